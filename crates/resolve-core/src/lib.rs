@@ -1,0 +1,78 @@
+//! The I/O-free runtime behind `resolve`: staged agent actions that land only when the model
+//! (or a person) calls the `resolve` tool.
+//!
+//! A tool computes a change as a preview and stages it as a [`PendingAction`] with
+//! [`ResolveSession::queue_resolve_handler`]. Nothing happens until a `resolve` call
+//! ([`ResolveSession::execute_resolve`]) applies or discards it, with a reason.
+//!
+//! # Overview
+//!
+//! - [`ToolChoiceQueue`]: consuming hard tool-choice directives with lifecycle callbacks, and
+//!   beside them the non-forcing [`PendingStack`] (most recent first).
+//! - [`ResolveSession`]: one session's queue, standing handler and id allocator; dispatches
+//!   `resolve` (in-flight invoker → pending head → standing handler) and produces the per-turn
+//!   [`ToolChoiceDirective`] (a hard choice or a [`SoftToolRequirement`] with its reminder).
+//! - [`SoftGate`]: the per-run lifecycle of a soft requirement (remind once per id, skip a
+//!   declining turn's calls, force for one call, give up after three declines).
+//! - [`run_resolve_invocation`]: runs a callback and shapes details and error texts.
+//! - [`render_resolve_result`]: the terminal block for a finished `resolve` call.
+//! - [`schema::validate`]: checks tool arguments against their JSON schema.
+//!
+//! This crate does no file or network I/O; `resolve-edit` builds file changes on top of it.
+//!
+//! # Example
+//!
+//! ```
+//! use resolve_core::{PendingAction, ResolveSession, ToolResult};
+//! use serde_json::json;
+//! use tokio_util::sync::CancellationToken;
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let session = ResolveSession::new();
+//! let id = session.queue_resolve_handler(PendingAction::new(
+//!     "Config: raise the pool size",
+//!     "config_tool",
+//!     |reason, _extra| async move { Ok(ToolResult::text(format!("Pool size raised ({reason})"))) },
+//! ))?;
+//! assert!(id.starts_with("pending-action:config_tool:"));
+//!
+//! let result = session
+//!     .execute_resolve(&json!({"action": "apply", "reason": "Load test passed."}), &CancellationToken::new())
+//!     .await?;
+//! assert_eq!(result.text, "Pool size raised (Load test passed.)");
+//! assert!(!session.queue().pending().has_pending());
+//! # Ok::<(), resolve_core::Error>(())
+//! # }).unwrap();
+//! ```
+
+#![deny(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod choice;
+mod error;
+mod pending;
+mod queue;
+mod render;
+mod resolve;
+mod result;
+pub mod schema;
+mod session;
+mod soft;
+mod tool;
+
+pub use choice::{RESOLVE_REMINDER, RESOLVE_TOOL_NAME, ReminderMessage, SoftToolRequirement, ToolChoice, ToolChoiceDirective};
+pub use error::{ActionError, Error};
+pub use pending::{
+    ApplyFn, BoxFuture, Extra, IdAllocator, PendingAction, PendingEntry, PendingHead, PendingStack, ProcessIdAllocator,
+    RejectFn, pending_id,
+};
+pub use queue::{OnRejected, OnResolved, PushOptions, RejectInfo, RejectOutcome, RejectReason, ResolveInfo, ToolChoiceQueue};
+pub use render::{ColorMode, render_resolve_call, render_resolve_result};
+pub use resolve::{
+    NOTHING_TO_DISCARD, RESOLVE_DESCRIPTION, ResolveAction, ResolveArgs, ResolveHandler, base_details, resolve_tool_spec,
+    run_resolve_invocation,
+};
+pub use result::ToolResult;
+pub use session::{PendingSource, ResolveSession, TurnStop};
+pub use soft::{MAX_SOFT_ESCALATIONS, SoftGate, TurnVerdict, skipped_call_text};
+pub use tool::{ToolSpec, needs_resolve_tool};

@@ -1,0 +1,195 @@
+//! Pending actions and the non-forcing pending-action stack.
+//!
+//! A [`PendingAction`] is a staged change waiting for `resolve`: a label, the tool that staged
+//! it, an async apply and an optional async reject. The [`PendingStack`] holds them by id; the
+//! most recently registered id is the head, and re-registering an id moves it to the head.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::{Map, Value};
+
+use crate::{ActionError, Error, ToolResult};
+
+/// A boxed, sendable future, as the callbacks return.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// Free-form metadata passed through `resolve`'s `extra` argument.
+pub type Extra = Map<String, Value>;
+
+/// The apply callback of a pending action: `(reason, extra)`.
+pub type ApplyFn =
+    Arc<dyn Fn(String, Option<Extra>) -> BoxFuture<Result<ToolResult, ActionError>> + Send + Sync>;
+
+/// The reject callback of a pending action: `(reason, extra)`; `None` means "use the default
+/// discard text".
+pub type RejectFn = Arc<
+    dyn Fn(String, Option<Extra>) -> BoxFuture<Result<Option<ToolResult>, ActionError>> + Send + Sync,
+>;
+
+/// A staged change waiting for `resolve`.
+#[derive(Clone)]
+pub struct PendingAction {
+    /// Short label shown by renderers (`AST Edit: 1 replacement in 1 file`).
+    pub label: String,
+    /// The tool that staged it (`ast_edit`); part of the pending id.
+    pub source_tool: String,
+    /// Runs on `resolve` apply.
+    pub apply: ApplyFn,
+    /// Runs on `resolve` discard; without it, discard returns the default text.
+    pub reject: Option<RejectFn>,
+}
+
+impl fmt::Debug for PendingAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PendingAction")
+            .field("label", &self.label)
+            .field("source_tool", &self.source_tool)
+            .field("reject", &self.reject.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PendingAction {
+    /// A pending action with an apply callback and no reject callback.
+    pub fn new<F, Fut>(label: impl Into<String>, source_tool: impl Into<String>, apply: F) -> Self
+    where
+        F: Fn(String, Option<Extra>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolResult, ActionError>> + Send + 'static,
+    {
+        Self {
+            label: label.into(),
+            source_tool: source_tool.into(),
+            apply: Arc::new(move |reason, extra| Box::pin(apply(reason, extra))),
+            reject: None,
+        }
+    }
+
+    /// This action with a reject callback.
+    #[must_use]
+    pub fn with_reject<F, Fut>(mut self, reject: F) -> Self
+    where
+        F: Fn(String, Option<Extra>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Option<ToolResult>, ActionError>> + Send + 'static,
+    {
+        self.reject = Some(Arc::new(move |reason, extra| Box::pin(reject(reason, extra))));
+        self
+    }
+}
+
+/// Builds the id of a pending action: `pending-action:<source_tool>:<seq>`.
+pub fn pending_id(source_tool: &str, seq: u64) -> String {
+    format!("pending-action:{source_tool}:{seq}")
+}
+
+/// Hands out the sequence numbers in pending ids; they are monotonic and never reused.
+///
+/// The default is [`ProcessIdAllocator`]; a durable store persists its counter instead.
+pub trait IdAllocator: Send + Sync {
+    /// The next sequence number.
+    fn next_seq(&self) -> Result<u64, Error>;
+}
+
+/// The default id allocator: one counter for the whole process, shared by every session.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ProcessIdAllocator;
+
+static PROCESS_SEQ: AtomicU64 = AtomicU64::new(0);
+
+impl IdAllocator for ProcessIdAllocator {
+    fn next_seq(&self) -> Result<u64, Error> {
+        Ok(PROCESS_SEQ.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// One registered pending action.
+#[derive(Debug, Clone)]
+pub struct PendingEntry {
+    /// Its unique id.
+    pub id: String,
+    /// The action itself.
+    pub action: Arc<PendingAction>,
+}
+
+/// Id and source tool of the head pending action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingHead {
+    /// The head's id.
+    pub id: String,
+    /// The tool that staged it.
+    pub source_tool: String,
+}
+
+/// The LIFO stack of pending actions, keyed by id.
+#[derive(Debug, Default, Clone)]
+pub struct PendingStack {
+    /// Oldest first; the last entry is the head.
+    entries: Vec<PendingEntry>,
+}
+
+impl PendingStack {
+    /// Register `action` under `id` at the head; an id already present moves to the head.
+    pub fn register(&mut self, id: impl Into<String>, action: Arc<PendingAction>) {
+        let id = id.into();
+        self.remove(&id);
+        self.entries.push(PendingEntry { id, action });
+    }
+
+    /// Remove the entry with `id`; returns whether it was present.
+    pub fn remove(&mut self, id: &str) -> bool {
+        let before = self.entries.len();
+        self.entries.retain(|entry| entry.id != id);
+        self.entries.len() != before
+    }
+
+    /// Drop every entry.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// Whether anything is pending.
+    pub fn has_pending(&self) -> bool {
+        !self.entries.is_empty()
+    }
+
+    /// How many actions are pending.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the stack is empty.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The head (most recently registered) entry.
+    pub fn peek(&self) -> Option<&PendingEntry> {
+        self.entries.last()
+    }
+
+    /// Id and source tool of the head.
+    pub fn peek_head(&self) -> Option<PendingHead> {
+        self.peek().map(|entry| PendingHead {
+            id: entry.id.clone(),
+            source_tool: entry.action.source_tool.clone(),
+        })
+    }
+
+    /// The entry with `id`.
+    pub fn get(&self, id: &str) -> Option<&PendingEntry> {
+        self.entries.iter().find(|entry| entry.id == id)
+    }
+
+    /// Whether `id` is pending.
+    pub fn contains(&self, id: &str) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// Entries head first.
+    pub fn iter(&self) -> impl Iterator<Item = &PendingEntry> {
+        self.entries.iter().rev()
+    }
+}

@@ -60,17 +60,23 @@ mod session;
 mod soft;
 mod tool;
 
-pub use choice::{RESOLVE_REMINDER, RESOLVE_TOOL_NAME, ReminderMessage, SoftToolRequirement, ToolChoice, ToolChoiceDirective};
+pub use choice::{
+    RESOLVE_REMINDER, RESOLVE_TOOL_NAME, ReminderMessage, SoftToolRequirement, ToolChoice,
+    ToolChoiceDirective,
+};
 pub use error::{ActionError, Error};
 pub use pending::{
-    ApplyFn, BoxFuture, Extra, IdAllocator, PendingAction, PendingEntry, PendingHead, PendingStack, ProcessIdAllocator,
-    RejectFn, pending_id,
+    ApplyFn, BoxFuture, Extra, IdAllocator, PendingAction, PendingEntry, PendingHead, PendingStack,
+    ProcessIdAllocator, RejectFn, pending_id,
 };
-pub use queue::{OnRejected, OnResolved, PushOptions, RejectInfo, RejectOutcome, RejectReason, ResolveInfo, ToolChoiceQueue};
+pub use queue::{
+    OnRejected, OnResolved, PushOptions, RejectInfo, RejectOutcome, RejectReason, ResolveInfo,
+    ToolChoiceQueue,
+};
 pub use render::{ColorMode, render_resolve_call, render_resolve_result};
 pub use resolve::{
-    NOTHING_TO_DISCARD, RESOLVE_DESCRIPTION, ResolveAction, ResolveArgs, ResolveHandler, base_details, resolve_tool_spec,
-    run_resolve_invocation,
+    NOTHING_TO_DISCARD, RESOLVE_DESCRIPTION, ResolveAction, ResolveArgs, ResolveHandler,
+    base_details, resolve_tool_spec, run_resolve_invocation,
 };
 pub use result::ToolResult;
 pub use session::{PendingSource, ResolveSession, TurnStop};

@@ -27,7 +27,9 @@ pub type ApplyFn =
 /// The reject callback of a pending action: `(reason, extra)`; `None` means "use the default
 /// discard text".
 pub type RejectFn = Arc<
-    dyn Fn(String, Option<Extra>) -> BoxFuture<Result<Option<ToolResult>, ActionError>> + Send + Sync,
+    dyn Fn(String, Option<Extra>) -> BoxFuture<Result<Option<ToolResult>, ActionError>>
+        + Send
+        + Sync,
 >;
 
 /// A staged change waiting for `resolve`.
@@ -75,7 +77,9 @@ impl PendingAction {
         F: Fn(String, Option<Extra>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Option<ToolResult>, ActionError>> + Send + 'static,
     {
-        self.reject = Some(Arc::new(move |reason, extra| Box::pin(reject(reason, extra))));
+        self.reject = Some(Arc::new(move |reason, extra| {
+            Box::pin(reject(reason, extra))
+        }));
         self
     }
 }

@@ -13,9 +13,9 @@ use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::ToolChoice;
 use crate::pending::PendingStack;
 use crate::resolve::ResolveHandler;
-use crate::ToolChoice;
 
 /// Passed to `on_resolved` when an in-flight yield resolves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,7 +91,10 @@ pub struct PushOptions {
 
 impl fmt::Debug for PushOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PushOptions").field("now", &self.now).field("label", &self.label).finish_non_exhaustive()
+        f.debug_struct("PushOptions")
+            .field("now", &self.now)
+            .field("label", &self.label)
+            .finish_non_exhaustive()
     }
 }
 
@@ -124,7 +127,10 @@ impl PushOptions {
 
     /// Called when a yield is rejected. By default the yield is dropped.
     #[must_use]
-    pub fn on_rejected(mut self, f: impl Fn(&RejectInfo) -> RejectOutcome + Send + Sync + 'static) -> Self {
+    pub fn on_rejected(
+        mut self,
+        f: impl Fn(&RejectInfo) -> RejectOutcome + Send + Sync + 'static,
+    ) -> Self {
         self.on_rejected = Some(Arc::new(f));
         self
     }
@@ -236,23 +242,38 @@ impl ToolChoiceQueue {
     /// Resolve the in-flight yield; an `on_invoked` directive whose handler never ran is
     /// rejected with [`RejectReason::NotInvoked`] instead.
     pub fn resolve(&mut self) {
-        let Some(in_flight) = &self.in_flight else { return };
+        let Some(in_flight) = &self.in_flight else {
+            return;
+        };
         if in_flight.callbacks.on_invoked.is_some() && !in_flight.invoked.load(Ordering::SeqCst) {
             self.reject(RejectReason::NotInvoked);
             return;
         }
-        let Some(in_flight) = self.in_flight.take() else { return };
+        let Some(in_flight) = self.in_flight.take() else {
+            return;
+        };
         self.last_resolved_label = Some(in_flight.label);
         if let Some(on_resolved) = &in_flight.callbacks.on_resolved {
-            on_resolved(&ResolveInfo { choice: in_flight.yielded });
+            on_resolved(&ResolveInfo {
+                choice: in_flight.yielded,
+            });
         }
     }
 
     /// Reject the in-flight yield; `on_rejected` decides whether it is replayed.
     pub fn reject(&mut self, reason: RejectReason) {
-        let Some(in_flight) = self.in_flight.take() else { return };
-        let info = RejectInfo { choice: in_flight.yielded.clone(), reason };
-        let outcome = in_flight.callbacks.on_rejected.as_ref().map_or(RejectOutcome::Drop, |f| f(&info));
+        let Some(in_flight) = self.in_flight.take() else {
+            return;
+        };
+        let info = RejectInfo {
+            choice: in_flight.yielded.clone(),
+            reason,
+        };
+        let outcome = in_flight
+            .callbacks
+            .on_rejected
+            .as_ref()
+            .map_or(RejectOutcome::Drop, |f| f(&info));
         match outcome {
             RejectOutcome::Requeue => self.directives.push_front(Directive {
                 choices: Box::new(std::iter::once(in_flight.yielded)),
@@ -282,7 +303,11 @@ impl ToolChoiceQueue {
 
     /// Reject the in-flight directive if it has `label`, then drop queued directives with it.
     pub fn remove_by_label(&mut self, label: &str) {
-        if self.in_flight.as_ref().is_some_and(|in_flight| in_flight.label == label) {
+        if self
+            .in_flight
+            .as_ref()
+            .is_some_and(|in_flight| in_flight.label == label)
+        {
             self.reject(RejectReason::Removed);
         }
         self.directives.retain(|directive| directive.label != label);
@@ -303,7 +328,10 @@ impl ToolChoiceQueue {
 
     /// Labels of the queued directives, front first.
     pub fn inspect(&self) -> Vec<String> {
-        self.directives.iter().map(|directive| directive.label.clone()).collect()
+        self.directives
+            .iter()
+            .map(|directive| directive.label.clone())
+            .collect()
     }
 
     /// The pending-action stack.

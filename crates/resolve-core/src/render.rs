@@ -7,8 +7,8 @@
 
 use serde_json::Value;
 
-use crate::resolve::ResolveArgs;
 use crate::ResolveAction;
+use crate::resolve::ResolveArgs;
 
 /// Whether rendered text carries ANSI escape codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +49,10 @@ struct Span {
 }
 
 fn span(text: impl Into<String>, emphasis: Emphasis) -> Span {
-    Span { text: text.into(), emphasis }
+    Span {
+        text: text.into(),
+        emphasis,
+    }
 }
 
 /// Longest reason shown on the call line, in characters.
@@ -61,9 +64,18 @@ pub fn render_resolve_call(args: &ResolveArgs, mode: ColorMode) -> String {
         ResolveAction::Apply => ("proposed -> resolved", Color::Green),
         ResolveAction::Discard => ("proposed -> rejected", Color::Yellow),
     };
-    let reason: String = args.reason.trim().chars().take(CALL_REASON_COLUMNS).collect();
+    let reason: String = args
+        .reason
+        .trim()
+        .chars()
+        .take(CALL_REASON_COLUMNS)
+        .collect();
     let mut line = match mode {
-        ColorMode::Ansi => format!("… \x1b[1mResolve\x1b[22m {} {}{badge}\x1b[39m", args.action.as_str(), color.code()),
+        ColorMode::Ansi => format!(
+            "… \x1b[1mResolve\x1b[22m {} {}{badge}\x1b[39m",
+            args.action.as_str(),
+            color.code()
+        ),
         ColorMode::Plain => format!("… Resolve {} {badge}", args.action.as_str()),
     };
     if !reason.is_empty() {
@@ -79,9 +91,16 @@ pub fn render_resolve_call(args: &ResolveArgs, mode: ColorMode) -> String {
 ///
 /// `details` are the result's details (empty or missing for a thrown error, which renders as
 /// `Failed: pending action` / `No reason provided`).
-pub fn render_resolve_result(details: Option<&Value>, is_error: bool, width: usize, mode: ColorMode) -> String {
+pub fn render_resolve_result(
+    details: Option<&Value>,
+    is_error: bool,
+    width: usize,
+    mode: ColorMode,
+) -> String {
     let field = |key: &str| details.and_then(|d| d.get(key)).and_then(Value::as_str);
-    let label = field("label").unwrap_or("pending action").replace('\t', "  ");
+    let label = field("label")
+        .unwrap_or("pending action")
+        .replace('\t', "  ");
     let reason = match field("reason").map(str::trim) {
         Some(reason) if !reason.is_empty() => reason.replace(['\n', '\r'], " "),
         _ => "No reason provided".to_owned(),
@@ -94,17 +113,33 @@ pub fn render_resolve_result(details: Option<&Value>, is_error: bool, width: usi
         (false, true) => ("✘", "Discard", Color::Red),
     };
     let (summary, badge) = match label.find(": ") {
-        Some(index) if index > 0 => (label[index + 2..].to_owned(), Some(label[..index].to_owned())),
+        Some(index) if index > 0 => (
+            label[index + 2..].to_owned(),
+            Some(label[..index].to_owned()),
+        ),
         Some(_) | None => (label.clone(), None),
     };
-    let mut title = vec![span(format!("{icon} "), Emphasis::Normal), span(format!("{verb}:"), Emphasis::Bold)];
+    let mut title = vec![
+        span(format!("{icon} "), Emphasis::Normal),
+        span(format!("{verb}:"), Emphasis::Bold),
+    ];
     title.push(span(format!(" {summary}"), Emphasis::Normal));
     if let Some(badge) = badge {
         title.push(span(" ", Emphasis::Normal));
         title.push(span(format!("⟦{badge}⟧"), Emphasis::Bold));
     }
-    let lines = [vec![], title, vec![], vec![span(reason, Emphasis::Italic)], vec![]];
-    lines.iter().map(|spans| bar(spans, width, color, mode)).collect::<Vec<_>>().join("\n")
+    let lines = [
+        vec![],
+        title,
+        vec![],
+        vec![span(reason, Emphasis::Italic)],
+        vec![],
+    ];
+    lines
+        .iter()
+        .map(|spans| bar(spans, width, color, mode))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// One full-width line: content truncated to `width - 2`, a space on each side, padded.
@@ -120,7 +155,8 @@ fn bar(spans: &[Span], width: usize, color: Color, mode: ColorMode) -> String {
         match (mode, span.emphasis) {
             (ColorMode::Ansi, Emphasis::Bold) => body.push_str(&format!("\x1b[1m{text}\x1b[22m")),
             (ColorMode::Ansi, Emphasis::Italic) => body.push_str(&format!("\x1b[3m{text}\x1b[23m")),
-            (ColorMode::Ansi | ColorMode::Plain, Emphasis::Normal) | (ColorMode::Plain, Emphasis::Bold | Emphasis::Italic) => {
+            (ColorMode::Ansi | ColorMode::Plain, Emphasis::Normal)
+            | (ColorMode::Plain, Emphasis::Bold | Emphasis::Italic) => {
                 body.push_str(&text);
             }
         }

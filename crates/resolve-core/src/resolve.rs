@@ -41,7 +41,11 @@ pub struct ResolveArgs {
 impl ResolveArgs {
     /// Arguments for `action` with `reason` and no `extra`.
     pub fn new(action: ResolveAction, reason: impl Into<String>) -> Self {
-        Self { action, reason: reason.into(), extra: None }
+        Self {
+            action,
+            reason: reason.into(),
+            extra: None,
+        }
     }
 
     /// These arguments with `extra`.
@@ -58,9 +62,17 @@ impl ResolveArgs {
             Some("apply") => ResolveAction::Apply,
             _ => ResolveAction::Discard,
         };
-        let reason = value.get("reason").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let reason = value
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
         let extra = value.get("extra").and_then(Value::as_object).cloned();
-        Ok(Self { action, reason, extra })
+        Ok(Self {
+            action,
+            reason,
+            extra,
+        })
     }
 
     /// The arguments as JSON.
@@ -76,7 +88,8 @@ impl ResolveArgs {
 }
 
 /// A handler `resolve` can dispatch to: an in-flight directive's invoker or a standing handler.
-pub type ResolveHandler = Arc<dyn Fn(ResolveArgs) -> BoxFuture<Result<ToolResult, Error>> + Send + Sync>;
+pub type ResolveHandler =
+    Arc<dyn Fn(ResolveArgs) -> BoxFuture<Result<ToolResult, Error>> + Send + Sync>;
 
 /// Text of a successful discard when nothing is pending.
 pub const NOTHING_TO_DISCARD: &str = "Nothing to discard; no pending action remains.";
@@ -112,7 +125,11 @@ pub fn resolve_tool_spec() -> &'static ToolSpec {
 }
 
 /// The details every resolve result carries: `{action, reason, extra?, sourceToolName?, label?}`.
-pub fn base_details(args: &ResolveArgs, source_tool: Option<&str>, label: Option<&str>) -> Map<String, Value> {
+pub fn base_details(
+    args: &ResolveArgs,
+    source_tool: Option<&str>,
+    label: Option<&str>,
+) -> Map<String, Value> {
     let mut details = Map::new();
     details.insert("action".into(), args.action.as_str().into());
     details.insert("reason".into(), args.reason.clone().into());
@@ -135,23 +152,32 @@ pub fn base_details(args: &ResolveArgs, source_tool: Option<&str>, label: Option
 ///   gives `Discarded: <label>. Reason: <reason>`;
 /// - the result's details become the base details plus `sourceResultDetails` when the
 ///   callback's own details are present and not null.
-pub async fn run_resolve_invocation(args: &ResolveArgs, action: &PendingAction) -> Result<ToolResult, Error> {
+pub async fn run_resolve_invocation(
+    args: &ResolveArgs,
+    action: &PendingAction,
+) -> Result<ToolResult, Error> {
     let base = base_details(args, Some(&action.source_tool), Some(&action.label));
     let returned = match args.action {
-        ResolveAction::Apply => match (action.apply)(args.reason.clone(), args.extra.clone()).await {
+        ResolveAction::Apply => match (action.apply)(args.reason.clone(), args.extra.clone()).await
+        {
             Ok(result) => Some(result),
             Err(ActionError::Tool(message)) => return Err(Error::Tool(message)),
             Err(ActionError::Failed(message)) => return Err(Error::ApplyFailed(message)),
         },
         ResolveAction::Discard => match &action.reject {
-            Some(reject) => reject(args.reason.clone(), args.extra.clone()).await.map_err(|e| Error::Tool(e.to_string()))?,
+            Some(reject) => reject(args.reason.clone(), args.extra.clone())
+                .await
+                .map_err(|e| Error::Tool(e.to_string()))?,
             None => None,
         },
     };
     Ok(match returned {
         Some(result) => with_resolve_details(result, base),
-        None => ToolResult::text(format!("Discarded: {}. Reason: {}", action.label, args.reason))
-            .with_details(Value::Object(base)),
+        None => ToolResult::text(format!(
+            "Discarded: {}. Reason: {}",
+            action.label, args.reason
+        ))
+        .with_details(Value::Object(base)),
     })
 }
 

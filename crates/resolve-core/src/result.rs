@@ -20,12 +20,20 @@ pub struct ToolResult {
 impl ToolResult {
     /// A successful result carrying `text`.
     pub fn text(text: impl Into<String>) -> Self {
-        Self { text: text.into(), details: None, is_error: false }
+        Self {
+            text: text.into(),
+            details: None,
+            is_error: false,
+        }
     }
 
     /// An error result carrying `text`.
     pub fn error(text: impl Into<String>) -> Self {
-        Self { text: text.into(), details: None, is_error: true }
+        Self {
+            text: text.into(),
+            details: None,
+            is_error: true,
+        }
     }
 
     /// This result with `details` attached.
@@ -37,6 +45,10 @@ impl ToolResult {
 
     /// The error result a failed call becomes: its text and empty details (reference §1.6).
     pub fn from_error(error: &crate::Error) -> Self {
-        Self { text: error.to_string(), details: Some(Value::Object(serde_json::Map::new())), is_error: true }
+        Self {
+            text: error.to_string(),
+            details: Some(Value::Object(serde_json::Map::new())),
+            is_error: true,
+        }
     }
 }

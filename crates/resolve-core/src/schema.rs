@@ -35,7 +35,10 @@ pub fn validate(schema: &Value, value: &Value) -> Result<(), SchemaViolation> {
 }
 
 fn violation(path: &str, problem: impl Into<String>) -> SchemaViolation {
-    SchemaViolation { path: path.to_owned(), problem: problem.into() }
+    SchemaViolation {
+        path: path.to_owned(),
+        problem: problem.into(),
+    }
 }
 
 /// The JSON type name of a value, as JSON Schema spells it.
@@ -73,14 +76,21 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Result<(), SchemaV
     {
         return Err(violation(
             path,
-            format!("must be {} {expected} (was {})", article(expected), type_name(value)),
+            format!(
+                "must be {} {expected} (was {})",
+                article(expected),
+                type_name(value)
+            ),
         ));
     }
     if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
         && !allowed.contains(value)
     {
         let choices: Vec<String> = allowed.iter().map(Value::to_string).collect();
-        return Err(violation(path, format!("must be {} (was {value})", choices.join(" or "))));
+        return Err(violation(
+            path,
+            format!("must be {} (was {value})", choices.join(" or ")),
+        ));
     }
     match value {
         Value::Object(map) => check_object(schema, map, path),
@@ -89,7 +99,10 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Result<(), SchemaV
             if let Some(minimum) = schema.get("minimum").and_then(Value::as_f64)
                 && n.as_f64().is_some_and(|n| n < minimum)
             {
-                return Err(violation(path, format!("must be at least {minimum} (was {n})")));
+                return Err(violation(
+                    path,
+                    format!("must be at least {minimum} (was {n})"),
+                ));
             }
             Ok(())
         }
@@ -117,8 +130,9 @@ fn check_object(
         let outcome = match (field_schema, schema.get("additionalProperties")) {
             (Some(field_schema), _) => check(field_schema, field, path),
             (None, Some(Value::Bool(false))) => {
-                let allowed: Vec<&str> =
-                    properties.map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
+                let allowed: Vec<&str> = properties
+                    .map(|p| p.keys().map(String::as_str).collect())
+                    .unwrap_or_default();
                 Err(violation(
                     path,
                     format!("is not a known field (allowed: {})", allowed.join(", ")),
@@ -142,7 +156,10 @@ fn check_array(
         && (items.len() as u64) < min
     {
         let noun = if min == 1 { "item" } else { "items" };
-        return Err(violation(path, format!("must have at least {min} {noun} (has {})", items.len())));
+        return Err(violation(
+            path,
+            format!("must have at least {min} {noun} (has {})", items.len()),
+        ));
     }
     if let Some(item_schema) = schema.get("items") {
         for (index, item) in items.iter().enumerate() {
@@ -194,7 +211,13 @@ mod tests {
 
     #[test]
     fn accepts_a_value_matching_the_schema() {
-        assert_eq!(validate(&schema(), &json!({"ops": [{"pat": "a", "out": "b"}], "limit": 3})), Ok(()));
+        assert_eq!(
+            validate(
+                &schema(),
+                &json!({"ops": [{"pat": "a", "out": "b"}], "limit": 3})
+            ),
+            Ok(())
+        );
     }
 
     #[test]
@@ -205,8 +228,15 @@ mod tests {
 
     #[test]
     fn names_the_unknown_key_and_lists_the_allowed_ones() {
-        let err = validate(&schema(), &json!({"ops": [{"pat": "a", "out": "b"}], "extra": 1})).unwrap_err();
-        assert_eq!(err.to_string(), "`extra` is not a known field (allowed: ops, limit)");
+        let err = validate(
+            &schema(),
+            &json!({"ops": [{"pat": "a", "out": "b"}], "extra": 1}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`extra` is not a known field (allowed: ops, limit)"
+        );
     }
 
     #[test]
@@ -216,11 +246,18 @@ mod tests {
             "the arguments must be an object (was string)"
         );
         assert_eq!(
-            validate(&schema(), &json!({"ops": []})).unwrap_err().to_string(),
+            validate(&schema(), &json!({"ops": []}))
+                .unwrap_err()
+                .to_string(),
             "`ops` must have at least 1 item (has 0)"
         );
         assert_eq!(
-            validate(&schema(), &json!({"ops": [{"pat": "a", "out": "b"}], "limit": 0})).unwrap_err().to_string(),
+            validate(
+                &schema(),
+                &json!({"ops": [{"pat": "a", "out": "b"}], "limit": 0})
+            )
+            .unwrap_err()
+            .to_string(),
             "`limit` must be at least 1 (was 0)"
         );
     }

@@ -18,10 +18,18 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::pending::{IdAllocator, PendingAction, PendingEntry, PendingStack, ProcessIdAllocator, pending_id};
+use crate::pending::{
+    IdAllocator, PendingAction, PendingEntry, PendingStack, ProcessIdAllocator, pending_id,
+};
 use crate::queue::{PushOptions, RejectOutcome, RejectReason, ToolChoiceQueue};
-use crate::resolve::{NOTHING_TO_DISCARD, ResolveAction, ResolveArgs, ResolveHandler, base_details, run_resolve_invocation};
-use crate::{Error, RESOLVE_TOOL_NAME, ReminderMessage, SoftToolRequirement, ToolChoice, ToolChoiceDirective, ToolResult};
+use crate::resolve::{
+    NOTHING_TO_DISCARD, ResolveAction, ResolveArgs, ResolveHandler, base_details,
+    run_resolve_invocation,
+};
+use crate::{
+    Error, RESOLVE_TOOL_NAME, ReminderMessage, SoftToolRequirement, ToolChoice,
+    ToolChoiceDirective, ToolResult,
+};
 
 /// Keeps the pending stack in step with actions staged or consumed outside this session
 /// (for example by other processes sharing a durable store).
@@ -52,7 +60,9 @@ pub struct ResolveSession {
 
 impl std::fmt::Debug for ResolveSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ResolveSession").field("queue", &*self.queue()).finish_non_exhaustive()
+        f.debug_struct("ResolveSession")
+            .field("queue", &*self.queue())
+            .finish_non_exhaustive()
     }
 }
 
@@ -98,14 +108,18 @@ impl ResolveSession {
 
     /// The tool-choice queue (with the pending stack). Do not hold the guard across `.await`.
     pub fn queue(&self) -> MutexGuard<'_, ToolChoiceQueue> {
-        self.queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.queue
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Stage `action` as a pending action under a fresh `pending-action:<tool>:<seq>` id, at
     /// the head of the stack; returns the id.
     pub fn queue_resolve_handler(&self, action: PendingAction) -> Result<String, Error> {
         let id = pending_id(&action.source_tool, self.ids.next_seq()?);
-        self.queue().pending_mut().register(id.clone(), Arc::new(action));
+        self.queue()
+            .pending_mut()
+            .register(id.clone(), Arc::new(action));
         Ok(id)
     }
 
@@ -124,12 +138,18 @@ impl ResolveSession {
 
     /// Install (`Some`) or clear (`None`) the standing resolve handler.
     pub fn set_standing_resolve_handler(&self, handler: Option<ResolveHandler>) {
-        *self.standing.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = handler;
+        *self
+            .standing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = handler;
     }
 
     /// The standing resolve handler, if one is installed.
     pub fn peek_standing_resolve_handler(&self) -> Option<ResolveHandler> {
-        self.standing.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+        self.standing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// What the next model call should do, resolved once per logical turn.
@@ -137,7 +157,10 @@ impl ResolveSession {
     /// In order: a consumed hard choice (a choice naming a tool for which `is_active` is false
     /// is rejected as unavailable and skipped); else a soft requirement for the head pending
     /// action (a peek: nothing advances); else `None`.
-    pub fn next_tool_choice_directive(&self, is_active: impl Fn(&str) -> bool) -> Option<ToolChoiceDirective> {
+    pub fn next_tool_choice_directive(
+        &self,
+        is_active: impl Fn(&str) -> bool,
+    ) -> Option<ToolChoiceDirective> {
         let mut queue = self.queue();
         if let Some(choice) = queue.next_tool_choice() {
             match choice.tool_name() {
@@ -158,13 +181,21 @@ impl ResolveSession {
 
     /// Force `name` for the next turn, then `none` (the `user-force` directive); it is replayed
     /// when rejected.
-    pub fn set_forced_tool_choice(&self, name: &str, is_active: impl Fn(&str) -> bool) -> Result<(), Error> {
+    pub fn set_forced_tool_choice(
+        &self,
+        name: &str,
+        is_active: impl Fn(&str) -> bool,
+    ) -> Result<(), Error> {
         if !is_active(name) {
-            return Err(Error::ToolInactive { name: name.to_owned() });
+            return Err(Error::ToolInactive {
+                name: name.to_owned(),
+            });
         }
         self.queue().push_sequence(
             vec![ToolChoice::Tool(name.to_owned()), ToolChoice::None],
-            PushOptions::new().label("user-force").on_rejected(|_| RejectOutcome::Requeue),
+            PushOptions::new()
+                .label("user-force")
+                .on_rejected(|_| RejectOutcome::Requeue),
         );
         Ok(())
     }
@@ -188,7 +219,11 @@ impl ResolveSession {
     }
 
     /// Execute a `resolve` tool call with raw arguments: validate, then dispatch.
-    pub async fn execute_resolve(&self, args: &Value, cancel: &CancellationToken) -> Result<ToolResult, Error> {
+    pub async fn execute_resolve(
+        &self,
+        args: &Value,
+        cancel: &CancellationToken,
+    ) -> Result<ToolResult, Error> {
         if cancel.is_cancelled() {
             return Err(aborted());
         }
@@ -226,7 +261,9 @@ impl ResolveSession {
                         queue.pending_mut().remove(&entry.id);
                     }
                     // A failed apply stays pending, at the head, under the same id.
-                    (Err(_), ResolveAction::Apply) => queue.pending_mut().register(entry.id, entry.action),
+                    (Err(_), ResolveAction::Apply) => {
+                        queue.pending_mut().register(entry.id, entry.action)
+                    }
                     (Err(_), ResolveAction::Discard) => {}
                 }
                 outcome

@@ -91,7 +91,10 @@ impl SoftGate {
     /// The tool choice to send: host hard choice, else the one-turn escalation, else the static
     /// choice.
     pub fn tool_choice(&self, static_choice: Option<&ToolChoice>) -> Option<ToolChoice> {
-        self.host_choice.clone().or_else(|| self.forced.clone()).or_else(|| static_choice.cloned())
+        self.host_choice
+            .clone()
+            .or_else(|| self.forced.clone())
+            .or_else(|| static_choice.cloned())
     }
 
     /// The tool the current turn must call, if a soft requirement is active.
@@ -109,18 +112,29 @@ impl SoftGate {
     /// A turn with a requirement that does anything but call only the required tool (other
     /// tools, a mix, bare text) is a decline: nothing runs and the next call is forced. The
     /// fourth decline on one id is [`Error::EscalationCap`].
-    pub fn after_response(&mut self, static_choice: Option<&ToolChoice>, calls: &[&str]) -> Result<TurnVerdict, Error> {
+    pub fn after_response(
+        &mut self,
+        static_choice: Option<&ToolChoice>,
+        calls: &[&str],
+    ) -> Result<TurnVerdict, Error> {
         self.forced = None;
-        let Some(tool) = self.required_tool.clone() else { return Ok(TurnVerdict::Execute) };
+        let Some(tool) = self.required_tool.clone() else {
+            return Ok(TurnVerdict::Execute);
+        };
         let compliant = !calls.is_empty() && calls.iter().all(|name| *name == tool);
         if compliant || static_choice_blocks(static_choice, &tool) {
             return Ok(TurnVerdict::Execute);
         }
         if self.escalations >= MAX_SOFT_ESCALATIONS {
-            return Err(Error::EscalationCap { tool, cap: MAX_SOFT_ESCALATIONS });
+            return Err(Error::EscalationCap {
+                tool,
+                cap: MAX_SOFT_ESCALATIONS,
+            });
         }
         self.escalations += 1;
         self.forced = Some(ToolChoice::Tool(tool.clone()));
-        Ok(TurnVerdict::SkipAll { skipped_text: skipped_call_text(&tool) })
+        Ok(TurnVerdict::SkipAll {
+            skipped_text: skipped_call_text(&tool),
+        })
     }
 }

@@ -22,8 +22,12 @@ pub struct ToolSpec {
 impl ToolSpec {
     /// Check `args` against the input schema; the error names the offending field.
     pub fn validate(&self, args: &Value) -> Result<(), crate::Error> {
-        crate::schema::validate(&self.input_schema, args)
-            .map_err(|violation| crate::Error::InvalidArguments { tool: self.name.clone(), violation })
+        crate::schema::validate(&self.input_schema, args).map_err(|violation| {
+            crate::Error::InvalidArguments {
+                tool: self.name.clone(),
+                violation,
+            }
+        })
     }
 }
 

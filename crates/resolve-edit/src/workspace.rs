@@ -1,0 +1,243 @@
+//! Workspace confinement: every path a tool or a person names is resolved inside the root.
+//!
+//! `..` escapes, absolute paths elsewhere and symlinks leading outside are refused, and so is
+//! anything under `.resolve/`, where resolve keeps its own state.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::EditError;
+
+/// Name of the state directory under the root.
+pub const STATE_DIR: &str = ".resolve";
+
+/// A workspace root (canonical) that paths are confined to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Workspace {
+    root: PathBuf,
+}
+
+/// A path confined to the workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkspacePath {
+    /// The absolute path (through the canonical root).
+    pub absolute: PathBuf,
+    /// The path relative to the root, `/`-separated (`.` for the root itself).
+    pub relative: String,
+}
+
+impl Workspace {
+    /// Open the workspace rooted at `root`, which must be an existing directory.
+    pub fn open(root: impl AsRef<Path>) -> Result<Self, EditError> {
+        let root = root.as_ref();
+        let canonical = root
+            .canonicalize()
+            .map_err(|source| EditError::io("open the workspace root", root, source))?;
+        if !canonical.is_dir() {
+            return Err(EditError::WrongKind {
+                path: root.display().to_string(),
+                found: "a file",
+                expected: "a directory",
+            });
+        }
+        Ok(Self { root: canonical })
+    }
+
+    /// The canonical root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `<root>/.resolve`.
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.join(STATE_DIR)
+    }
+
+    /// Resolve `path` (relative to the root, or absolute inside it) to a confined path.
+    ///
+    /// The path need not exist; existing parts are checked for symlinks leading outside.
+    pub fn resolve(&self, path: &str) -> Result<WorkspacePath, EditError> {
+        let given = Path::new(path);
+        let outside = || EditError::OutsideWorkspace {
+            path: path.to_owned(),
+            root: self.root.clone(),
+        };
+        let relative_part = if given.is_absolute() {
+            // Compare lexically against the canonical root (and the root as the caller may
+            // spell it through a symlinked prefix, which canonicalization resolves).
+            let normalized = normalize(given).ok_or_else(outside)?;
+            match normalized.strip_prefix(&self.root) {
+                Ok(rest) => rest.to_path_buf(),
+                Err(_) => {
+                    let parent_canonical = canonical_prefix(&normalized);
+                    parent_canonical
+                        .strip_prefix(&self.root)
+                        .map_err(|_| outside())?
+                        .to_path_buf()
+                }
+            }
+        } else {
+            normalize(given).ok_or_else(outside)?
+        };
+        let relative = to_slash(&relative_part);
+        if relative.split('/').next() == Some(STATE_DIR) {
+            return Err(EditError::StateDir {
+                path: path.to_owned(),
+            });
+        }
+        let absolute = self.root.join(&relative_part);
+        // Follow symlinks on the longest existing prefix.
+        let real = canonical_prefix(&absolute);
+        if !real.starts_with(&self.root) {
+            return Err(EditError::SymlinkEscape {
+                path: path.to_owned(),
+                target: real,
+            });
+        }
+        if let Ok(rest) = real.strip_prefix(&self.root)
+            && to_slash(rest).split('/').next() == Some(STATE_DIR)
+        {
+            return Err(EditError::StateDir {
+                path: path.to_owned(),
+            });
+        }
+        Ok(WorkspacePath {
+            absolute,
+            relative: if relative.is_empty() {
+                ".".to_owned()
+            } else {
+                relative
+            },
+        })
+    }
+
+    /// The root-relative, `/`-separated name of an absolute path inside the root.
+    pub fn relative_name(&self, absolute: &Path) -> Option<String> {
+        absolute.strip_prefix(&self.root).ok().map(to_slash)
+    }
+}
+
+/// Resolve `.` and `..` lexically; `None` if `..` climbs above the start.
+fn normalize(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    let mut depth = 0usize;
+    for component in path.components() {
+        match component {
+            Component::Prefix(prefix) => out.push(prefix.as_os_str()),
+            Component::RootDir => out.push(Component::RootDir.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if depth == 0 {
+                    return None;
+                }
+                out.pop();
+                depth -= 1;
+            }
+            Component::Normal(name) => {
+                out.push(name);
+                depth += 1;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Canonicalize the longest existing prefix of `path` and append the rest.
+fn canonical_prefix(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(canonical) = existing.canonicalize() {
+            let mut result = canonical;
+            for name in rest.iter().rev() {
+                result.push(name);
+            }
+            return result;
+        }
+        match (
+            existing.file_name().map(ToOwned::to_owned),
+            existing.parent(),
+        ) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+fn to_slash(path: &Path) -> String {
+    path.components()
+        .filter_map(|component| match component {
+            Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+            Component::Prefix(_)
+            | Component::RootDir
+            | Component::CurDir
+            | Component::ParentDir => None,
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workspace() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        (dir, workspace)
+    }
+
+    #[test]
+    fn relative_paths_resolve_inside_the_root() {
+        let (_dir, ws) = workspace();
+        let path = ws.resolve("./src/../src/main.rs").unwrap();
+        assert_eq!(path.relative, "src/main.rs");
+        assert_eq!(path.absolute, ws.root().join("src/main.rs"));
+    }
+
+    #[test]
+    fn dot_dot_escapes_are_refused() {
+        let (_dir, ws) = workspace();
+        let err = ws.resolve("src/../../etc/passwd").unwrap_err();
+        assert!(matches!(err, EditError::OutsideWorkspace { .. }), "{err}");
+    }
+
+    #[test]
+    fn absolute_paths_outside_are_refused_and_inside_accepted() {
+        let (_dir, ws) = workspace();
+        assert!(matches!(
+            ws.resolve("/etc/passwd").unwrap_err(),
+            EditError::OutsideWorkspace { .. }
+        ));
+        let inside = ws.root().join("src/lib.rs");
+        assert_eq!(
+            ws.resolve(inside.to_str().unwrap()).unwrap().relative,
+            "src/lib.rs"
+        );
+    }
+
+    #[test]
+    fn symlinks_leading_outside_are_refused() {
+        let (dir, ws) = workspace();
+        let outside = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("escape")).unwrap();
+        let err = ws.resolve("escape/file.txt").unwrap_err();
+        assert!(matches!(err, EditError::SymlinkEscape { .. }), "{err}");
+    }
+
+    #[test]
+    fn the_state_directory_is_never_a_target() {
+        let (_dir, ws) = workspace();
+        assert!(matches!(
+            ws.resolve(".resolve/pending/x.json").unwrap_err(),
+            EditError::StateDir { .. }
+        ));
+        assert!(matches!(
+            ws.resolve("src/../.resolve").unwrap_err(),
+            EditError::StateDir { .. }
+        ));
+    }
+}

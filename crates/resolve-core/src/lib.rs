@@ -82,3 +82,8 @@ pub use result::ToolResult;
 pub use session::{PendingSource, ResolveSession, TurnStop};
 pub use soft::{MAX_SOFT_ESCALATIONS, SoftGate, TurnVerdict, skipped_call_text};
 pub use tool::{ToolSpec, needs_resolve_tool};
+
+/// The README's Rust examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -98,9 +98,12 @@ pub fn render_resolve_result(
     mode: ColorMode,
 ) -> String {
     let field = |key: &str| details.and_then(|d| d.get(key)).and_then(Value::as_str);
+    // An empty label falls back like a missing one; line breaks would split the block.
     let label = field("label")
+        .filter(|label| !label.is_empty())
         .unwrap_or("pending action")
-        .replace('\t', "  ");
+        .replace('\t', "  ")
+        .replace(['\n', '\r'], " ");
     let reason = match field("reason").map(str::trim) {
         Some(reason) if !reason.is_empty() => reason.replace(['\n', '\r'], " "),
         _ => "No reason provided".to_owned(),

@@ -1,0 +1,114 @@
+//! Helpers shared by the suite: deterministic ids, recording callbacks and argument builders.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use resolve_core::{Error, Extra, IdAllocator, PendingAction, ResolveSession, ToolResult};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+/// Sequence numbers 0, 1, 2, … private to one allocator, so ids are deterministic.
+#[derive(Debug, Default)]
+pub struct SeqIds(AtomicU64);
+
+impl IdAllocator for SeqIds {
+    fn next_seq(&self) -> Result<u64, Error> {
+        Ok(self.0.fetch_add(1, Ordering::SeqCst))
+    }
+}
+
+/// A session whose pending ids count from 0.
+pub fn session() -> ResolveSession {
+    ResolveSession::new().with_id_allocator(Arc::new(SeqIds::default()))
+}
+
+/// A shared, append-only log of values seen by callbacks.
+#[derive(Debug)]
+pub struct Log<T>(Arc<Mutex<Vec<T>>>);
+
+impl<T> Clone for Log<T> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
+
+impl<T> Default for Log<T> {
+    fn default() -> Self {
+        Self(Arc::new(Mutex::new(Vec::new())))
+    }
+}
+
+impl<T: Clone> Log<T> {
+    pub fn push(&self, value: T) {
+        self.0.lock().unwrap().push(value);
+    }
+
+    pub fn all(&self) -> Vec<T> {
+        self.0.lock().unwrap().clone()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap().len()
+    }
+}
+
+/// What a pending action's callback was called with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallbackCall {
+    pub reason: String,
+    pub extra: Option<Extra>,
+}
+
+/// A pending action whose apply records its arguments and returns `text`.
+pub fn recording_action(label: &str, tool: &str, text: &str) -> (PendingAction, Log<CallbackCall>) {
+    let calls = Log::default();
+    let log = calls.clone();
+    let text = text.to_owned();
+    let action = PendingAction::new(label, tool, move |reason, extra| {
+        log.push(CallbackCall { reason, extra });
+        let result = ToolResult::text(text.clone());
+        async move { Ok(result) }
+    });
+    (action, calls)
+}
+
+/// `resolve` arguments applying with `reason`.
+pub fn apply(reason: &str) -> Value {
+    json!({"action": "apply", "reason": reason})
+}
+
+/// `resolve` arguments discarding with `reason`.
+pub fn discard(reason: &str) -> Value {
+    json!({"action": "discard", "reason": reason})
+}
+
+/// A token that is never cancelled.
+pub fn token() -> CancellationToken {
+    CancellationToken::new()
+}
+
+/// `value` as an `extra` map.
+pub fn extra(value: Value) -> Extra {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("extra must be an object, got {other}"),
+    }
+}
+
+/// `text` without ANSI escape sequences (`ESC [ … letter`).
+pub fn strip_ansi(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

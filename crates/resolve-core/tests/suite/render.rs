@@ -1,0 +1,207 @@
+//! The merged `resolve` block (reference §7; checklist §9.1 #6–#7).
+
+use pretty_assertions::assert_eq;
+use resolve_core::{
+    ColorMode, ResolveAction, ResolveArgs, ToolResult, render_resolve_call, render_resolve_result,
+};
+use serde_json::{Value, json};
+
+use super::common::strip_ansi;
+
+const AST_LABEL: &str = "AST Edit: 2 replacements in 1 file";
+
+fn applied() -> Value {
+    json!({
+        "action": "apply",
+        "reason": "Rename is safe.",
+        "sourceToolName": "ast_edit",
+        "label": AST_LABEL
+    })
+}
+
+fn plain(details: Option<&Value>, is_error: bool, width: usize) -> String {
+    render_resolve_result(details, is_error, width, ColorMode::Plain)
+}
+
+#[test]
+fn applied_result_shows_accept_summary_badge_and_reason_but_not_the_result_text() {
+    let result = ToolResult::text("Applied 2 replacements in 1 file.").with_details(applied());
+    let out = render_resolve_result(result.details.as_ref(), false, 90, ColorMode::Ansi);
+    let visible = strip_ansi(&out);
+    assert!(
+        visible.contains("Accept: 2 replacements in 1 file"),
+        "{visible}"
+    );
+    assert!(visible.contains("AST Edit"), "{visible}");
+    assert!(visible.contains("Rename is safe."), "{visible}");
+    assert!(!visible.contains(&result.text), "{visible}");
+    assert!(!visible.contains("Decision"), "{visible}");
+    for corner in ['╭', '╮', '╰', '╯'] {
+        assert!(!visible.contains(corner), "{visible}");
+    }
+}
+
+#[test]
+fn applied_result_renders_the_exact_five_line_plain_block() {
+    let out = plain(Some(&applied()), false, 60);
+    let expected = [
+        String::new(),
+        " ✓ Accept: 2 replacements in 1 file ⟦AST Edit⟧".to_owned(),
+        String::new(),
+        " Rename is safe.".to_owned(),
+        String::new(),
+    ]
+    .map(|line| format!("{line:<60}"))
+    .join("\n");
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn every_ansi_line_has_exactly_one_foreground_reset() {
+    for (details, is_error) in [
+        (Some(applied()), false),
+        (Some(applied()), true),
+        (Some(json!({"action": "discard", "reason": "No."})), false),
+        (None, true),
+    ] {
+        let out = render_resolve_result(details.as_ref(), is_error, 90, ColorMode::Ansi);
+        let lines: Vec<&str> = out.split('\n').collect();
+        assert_eq!(lines.len(), 5);
+        for line in lines {
+            assert_eq!(line.matches("\x1b[39m").count(), 1, "{line:?}");
+        }
+    }
+}
+
+#[test]
+fn plain_mode_has_no_escape_codes() {
+    for (details, is_error) in [
+        (Some(applied()), false),
+        (Some(json!({"action": "discard", "reason": "No."})), true),
+        (None, true),
+    ] {
+        let out = plain(details.as_ref(), is_error, 40);
+        assert!(!out.contains('\x1b'), "{out:?}");
+    }
+    let args = ResolveArgs::new(ResolveAction::Apply, "Fine.");
+    assert!(!render_resolve_call(&args, ColorMode::Plain).contains('\x1b'));
+}
+
+#[test]
+fn discard_result_renders_discard_with_the_default_label_fallback_when_unlabelled() {
+    let nothing = json!({"action": "discard", "reason": "Abandoning the staged edit."});
+    let out = plain(Some(&nothing), false, 60);
+    let title = out.lines().nth(1).unwrap();
+    assert_eq!(title.trim_end(), " ✘ Discard: pending action");
+    assert!(out.contains("Abandoning the staged edit."));
+}
+
+#[test]
+fn discard_of_a_labelled_action_shows_its_badge() {
+    let details = json!({"action": "discard", "reason": "Wrong.", "label": AST_LABEL});
+    let out = plain(Some(&details), false, 70);
+    assert_eq!(
+        out.lines().nth(1).unwrap().trim_end(),
+        " ✘ Discard: 2 replacements in 1 file ⟦AST Edit⟧"
+    );
+}
+
+#[test]
+fn thrown_error_with_empty_details_renders_failed_pending_action_without_reason() {
+    let failure = ToolResult::from_error(&resolve_core::Error::ApplyFailed("disk full".into()));
+    let out = plain(failure.details.as_ref(), true, 60);
+    let lines: Vec<&str> = out.lines().map(str::trim_end).collect();
+    assert_eq!(lines[1], " ✘ Failed: pending action");
+    assert_eq!(lines[3], " No reason provided");
+    assert!(!out.contains("disk full"));
+}
+
+#[test]
+fn blank_reason_renders_no_reason_provided() {
+    let details = json!({"action": "apply", "reason": "   ", "label": "Write: a.txt"});
+    let out = plain(Some(&details), false, 50);
+    assert_eq!(
+        out.lines().nth(3).unwrap().trim_end(),
+        " No reason provided"
+    );
+}
+
+#[test]
+fn label_without_a_source_prefix_gets_no_badge() {
+    for label in ["Plan ready for approval", ": leading separator"] {
+        let details = json!({"action": "apply", "reason": "ok", "label": label});
+        let out = plain(Some(&details), false, 60);
+        let title = out.lines().nth(1).unwrap().trim_end().to_owned();
+        assert_eq!(title, format!(" ✓ Accept: {label}"));
+        assert!(!out.contains('⟦'));
+    }
+}
+
+#[test]
+fn every_line_is_exactly_width_visible_columns_even_when_truncated() {
+    let long = json!({
+        "action": "apply",
+        "reason": "A very long reason that certainly does not fit in a narrow terminal at all.",
+        "label": "AST Edit: 1234 replacements in 567 files across the whole workspace tree"
+    });
+    for width in [12, 30, 47, 90] {
+        for mode in [ColorMode::Ansi, ColorMode::Plain] {
+            let out = render_resolve_result(Some(&long), false, width, mode);
+            for line in out.split('\n') {
+                assert_eq!(
+                    strip_ansi(line).chars().count(),
+                    width,
+                    "{mode:?} width {width}: {line:?}"
+                );
+            }
+        }
+    }
+    let narrow = plain(Some(&long), false, 20);
+    assert_eq!(narrow.lines().nth(1).unwrap(), " ✓ Accept: 1234 rep ");
+}
+
+#[test]
+fn call_line_shows_action_badge_and_reason_cut_to_72_columns() {
+    let reason = format!("  {}  ", "x".repeat(100));
+    let apply = render_resolve_call(
+        &ResolveArgs::new(ResolveAction::Apply, reason),
+        ColorMode::Plain,
+    );
+    assert_eq!(
+        apply,
+        format!("… Resolve apply proposed -> resolved {}", "x".repeat(72))
+    );
+    let discard = render_resolve_call(
+        &ResolveArgs::new(ResolveAction::Discard, "  "),
+        ColorMode::Plain,
+    );
+    assert_eq!(discard, "… Resolve discard proposed -> rejected");
+}
+
+#[test]
+fn empty_label_falls_back_to_pending_action() {
+    let details = json!({"action": "apply", "reason": "ok", "label": ""});
+    let out = plain(Some(&details), false, 60);
+    assert_eq!(
+        out.lines().nth(1).unwrap().trim_end(),
+        " ✓ Accept: pending action"
+    );
+}
+
+#[test]
+fn label_with_line_breaks_stays_one_full_width_line() {
+    let details = json!({"action": "apply", "reason": "ok", "label": "Write: odd\nname\r.txt"});
+    for mode in [ColorMode::Ansi, ColorMode::Plain] {
+        let out = render_resolve_result(Some(&details), false, 50, mode);
+        let lines: Vec<&str> = out.split('\n').collect();
+        assert_eq!(lines.len(), 5, "{out:?}");
+        for line in &lines {
+            assert_eq!(strip_ansi(line).chars().count(), 50, "{line:?}");
+            assert!(!line.contains('\r'), "{line:?}");
+        }
+        assert_eq!(
+            strip_ansi(lines[1]).trim_end(),
+            " ✓ Accept: odd name .txt ⟦Write⟧"
+        );
+    }
+}

@@ -1,0 +1,602 @@
+//! `ResolveSession`: staging, the per-turn directive, dispatch order, failure, abort and
+//! concurrency (reference §1.6, §2, §3.5; checklist §9.3 and the §9.6 force-tool-choice and
+//! sdk-tool-activation cases).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use resolve_core::{
+    ActionError, Error, NOTHING_TO_DISCARD, PendingAction, PendingSource, PendingStack,
+    PushOptions, RESOLVE_REMINDER, ReminderMessage, ResolveArgs, ResolveHandler, ResolveSession,
+    SoftToolRequirement, ToolChoice, ToolChoiceDirective, ToolResult, ToolSpec, TurnStop,
+    needs_resolve_tool,
+};
+use serde_json::json;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::common::{Log, SeqIds, apply, discard, recording_action, session, token};
+
+const AST_LABEL: &str = "AST Edit: 2 replacements in 1 file";
+
+fn all_active(_: &str) -> bool {
+    true
+}
+
+fn soft(id: &str, source_tool: &str) -> Option<ToolChoiceDirective> {
+    Some(ToolChoiceDirective::Soft(SoftToolRequirement {
+        id: id.to_owned(),
+        tool_name: "resolve".to_owned(),
+        reminder: vec![ReminderMessage::resolve(source_tool)],
+    }))
+}
+
+fn handler(text: &'static str, calls: Log<ResolveArgs>) -> ResolveHandler {
+    Arc::new(move |args: ResolveArgs| {
+        calls.push(args);
+        Box::pin(async move { Ok(ToolResult::text(text)) })
+    })
+}
+
+#[test]
+fn staged_preview_forces_nothing_and_yields_a_soft_requirement_with_the_reminder() {
+    let session = session();
+    let id = session
+        .queue_resolve_handler(recording_action(AST_LABEL, "ast_edit", "ok").0)
+        .unwrap();
+    assert_eq!(session.queue().next_tool_choice(), None, "nothing forced");
+    let directive = session.next_tool_choice_directive(all_active);
+    assert_eq!(directive, soft(&id, "ast_edit"));
+    let Some(ToolChoiceDirective::Soft(requirement)) = directive else {
+        unreachable!()
+    };
+    assert_eq!(requirement.reminder[0].custom_type, "resolve-reminder");
+    assert_eq!(
+        requirement.reminder[0].content,
+        "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>"
+    );
+    assert_eq!(requirement.reminder[0].content, RESOLVE_REMINDER);
+}
+
+#[test]
+fn soft_directive_is_a_peek_that_advances_nothing() {
+    let session = session();
+    let id = session
+        .queue_resolve_handler(recording_action(AST_LABEL, "ast_edit", "ok").0)
+        .unwrap();
+    for _ in 0..3 {
+        assert_eq!(
+            session.next_tool_choice_directive(all_active),
+            soft(&id, "ast_edit")
+        );
+    }
+    assert_eq!(session.queue().pending().len(), 1);
+    assert!(!session.queue().has_in_flight());
+}
+
+#[tokio::test]
+async fn resolving_the_staged_preview_applies_once_and_drains_the_gate() {
+    let session = session();
+    let (action, applies) = recording_action(AST_LABEL, "ast_edit", "Applied.");
+    session.queue_resolve_handler(action).unwrap();
+    assert!(matches!(
+        session.next_tool_choice_directive(all_active),
+        Some(ToolChoiceDirective::Soft(_))
+    ));
+    session
+        .execute_resolve(&apply("Looks right."), &token())
+        .await
+        .unwrap();
+    assert_eq!(applies.len(), 1);
+    assert_eq!(session.next_tool_choice_directive(all_active), None);
+}
+
+/// A pending source that removes the ids consumed by "another process".
+#[derive(Default)]
+struct ConsumedElsewhere {
+    consumed: Mutex<Vec<String>>,
+}
+
+impl PendingSource for ConsumedElsewhere {
+    fn refresh(&self, stack: &mut PendingStack) -> Result<(), Error> {
+        for id in self.consumed.lock().unwrap().iter() {
+            stack.remove(id);
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn phantom_gate_discard_succeeds_and_opens_the_gate() {
+    let source = Arc::new(ConsumedElsewhere::default());
+    let session = ResolveSession::new()
+        .with_id_allocator(Arc::new(SeqIds::default()))
+        .with_pending_source(Arc::clone(&source) as Arc<dyn PendingSource>);
+    let (action, applies) = recording_action(AST_LABEL, "ast_edit", "ok");
+    let rejects = Log::default();
+    let log = rejects.clone();
+    let action = action.with_reject(move |reason, _| {
+        log.push(reason);
+        async { Ok(None) }
+    });
+    let id = session.queue_resolve_handler(action).unwrap();
+    assert_eq!(
+        session.next_tool_choice_directive(all_active),
+        soft(&id, "ast_edit")
+    );
+    source.consumed.lock().unwrap().push(id);
+
+    let result = session
+        .execute_resolve(&discard("Dropping it."), &token())
+        .await
+        .unwrap();
+    assert!(!result.is_error);
+    assert_eq!(
+        result.text,
+        "Nothing to discard; no pending action remains."
+    );
+    assert_eq!(
+        result.details,
+        Some(json!({"action": "discard", "reason": "Dropping it."}))
+    );
+    assert_eq!((applies.len(), rejects.len()), (0, 0));
+    assert_eq!(session.next_tool_choice_directive(all_active), None);
+}
+
+/// A pending source that hands over actions staged by "another process", once each.
+#[derive(Default)]
+struct StagedElsewhere {
+    incoming: Mutex<Vec<(String, PendingAction)>>,
+}
+
+impl PendingSource for StagedElsewhere {
+    fn refresh(&self, stack: &mut PendingStack) -> Result<(), Error> {
+        for (id, action) in self.incoming.lock().unwrap().drain(..) {
+            stack.register(id, Arc::new(action));
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn actions_from_the_pending_source_are_seen_by_directive_and_dispatch() {
+    let source = Arc::new(StagedElsewhere::default());
+    let session = session().with_pending_source(Arc::clone(&source) as Arc<dyn PendingSource>);
+    let (action, applies) = recording_action("Write: a.txt", "write", "Wrote a.txt.");
+    source
+        .incoming
+        .lock()
+        .unwrap()
+        .push(("pending-action:write:41".to_owned(), action));
+    assert_eq!(
+        session.next_tool_choice_directive(all_active),
+        soft("pending-action:write:41", "write")
+    );
+    let result = session
+        .execute_resolve(&apply("Fine."), &token())
+        .await
+        .unwrap();
+    assert_eq!(result.text, "Wrote a.txt.");
+    assert_eq!(applies.len(), 1);
+}
+
+struct BrokenSource;
+
+impl PendingSource for BrokenSource {
+    fn refresh(&self, _: &mut PendingStack) -> Result<(), Error> {
+        Err(Error::PendingSource(
+            "pending store is unreadable".to_owned(),
+        ))
+    }
+}
+
+#[tokio::test]
+async fn unreadable_pending_source_fails_dispatch_without_consuming() {
+    let session = session().with_pending_source(Arc::new(BrokenSource));
+    let (action, applies) = recording_action("Write: a.txt", "write", "ok");
+    let id = session.queue_resolve_handler(action).unwrap();
+    let error = session
+        .execute_resolve(&apply("Go."), &token())
+        .await
+        .unwrap_err();
+    assert_eq!(error.to_string(), "pending store is unreadable");
+    assert_eq!(applies.len(), 0);
+    assert!(session.queue().pending().contains(&id));
+}
+
+#[tokio::test]
+async fn stacked_previews_resolve_most_recent_first() {
+    let session = session();
+    let order = Log::default();
+    let mut ids = Vec::new();
+    for name in ["first", "second", "third"] {
+        let log = order.clone();
+        let action = PendingAction::new(format!("Edit: {name}"), "edit", move |_, _| {
+            log.push(name);
+            async move { Ok(ToolResult::text(format!("applied {name}"))) }
+        });
+        ids.push(session.queue_resolve_handler(action).unwrap());
+    }
+    let mut heads = Vec::new();
+    let mut texts = Vec::new();
+    for _ in 0..3 {
+        heads.push(session.queue().pending().peek_head().unwrap().id);
+        texts.push(
+            session
+                .execute_resolve(&apply("Yes."), &token())
+                .await
+                .unwrap()
+                .text,
+        );
+    }
+    ids.reverse();
+    assert_eq!(heads, ids);
+    assert_eq!(order.all(), vec!["third", "second", "first"]);
+    assert_eq!(
+        texts,
+        vec!["applied third", "applied second", "applied first"]
+    );
+    assert_eq!(
+        session.execute_resolve(&apply("Yes."), &token()).await,
+        Err(Error::NothingToApply)
+    );
+}
+
+#[tokio::test]
+async fn failed_apply_keeps_the_id_at_the_head_and_a_discard_then_consumes_it() {
+    let session = session();
+    let (below, below_applies) = recording_action("Edit: b.rs", "edit", "ok");
+    session.queue_resolve_handler(below).unwrap();
+    let failing = PendingAction::new("Edit: a.rs", "edit", |_, _| async {
+        Err(ActionError::Failed("disk full".to_owned()))
+    });
+    let id = session.queue_resolve_handler(failing).unwrap();
+
+    let error = session
+        .execute_resolve(&apply("Go."), &token())
+        .await
+        .unwrap_err();
+    assert_eq!(error.to_string(), "Apply failed: disk full");
+    assert_eq!(session.queue().pending().peek_head().unwrap().id, id);
+    assert_eq!(session.queue().pending().len(), 2);
+    assert_eq!(
+        session.next_tool_choice_directive(all_active),
+        soft(&id, "edit"),
+        "same id, so no new reminder"
+    );
+
+    let result = session
+        .execute_resolve(&discard("Cannot apply."), &token())
+        .await
+        .unwrap();
+    assert_eq!(result.text, "Discarded: Edit: a.rs. Reason: Cannot apply.");
+    assert!(!session.queue().pending().contains(&id));
+    assert_eq!(session.queue().pending().len(), 1);
+    assert_eq!(below_applies.len(), 0);
+}
+
+#[tokio::test]
+async fn failed_apply_moves_its_id_back_above_an_action_staged_meanwhile() {
+    let session = Arc::new(session());
+    let staged_during_apply = Arc::new(Mutex::new(None));
+    let (inner, slot) = (Arc::downgrade(&session), Arc::clone(&staged_during_apply));
+    let failing = PendingAction::new("Edit: a.rs", "edit", move |_, _| {
+        if let Some(session) = inner.upgrade() {
+            let id = session
+                .queue_resolve_handler(recording_action("Write: b", "write", "ok").0)
+                .unwrap();
+            *slot.lock().unwrap() = Some(id);
+        }
+        async { Err(ActionError::Failed("boom".to_owned())) }
+    });
+    let id = session.queue_resolve_handler(failing).unwrap();
+    session
+        .execute_resolve(&apply("Go."), &token())
+        .await
+        .unwrap_err();
+    let other = staged_during_apply.lock().unwrap().clone().unwrap();
+    let order: Vec<String> = session
+        .queue()
+        .pending()
+        .iter()
+        .map(|entry| entry.id.clone())
+        .collect();
+    assert_eq!(order, vec![id, other]);
+}
+
+#[tokio::test]
+async fn cancelled_token_aborts_before_anything_is_consumed() {
+    let session = session();
+    let (action, applies) = recording_action("Edit: a.rs", "edit", "ok");
+    let id = session.queue_resolve_handler(action).unwrap();
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let error = session
+        .execute_resolve(&apply("Go."), &cancel)
+        .await
+        .unwrap_err();
+    assert_eq!(error, Error::Aborted("Cancelled".to_owned()));
+    assert_eq!(error.to_string(), "Aborted: Cancelled");
+    assert_eq!(applies.len(), 0);
+    assert!(session.queue().pending().contains(&id));
+}
+
+#[tokio::test]
+async fn abort_during_a_slow_apply_returns_at_once_and_keeps_the_action_pending() {
+    let session = Arc::new(session());
+    let started = Arc::new(Notify::new());
+    let calls = Arc::new(AtomicUsize::new(0));
+    let (notify, counter) = (Arc::clone(&started), Arc::clone(&calls));
+    let action = PendingAction::new("Edit: a.rs", "edit", move |_, _| {
+        let first = counter.fetch_add(1, Ordering::SeqCst) == 0;
+        let notify = Arc::clone(&notify);
+        async move {
+            if first {
+                notify.notify_one();
+                std::future::pending::<()>().await;
+            }
+            Ok(ToolResult::text("Applied edit to a.rs."))
+        }
+    });
+    let id = session.queue_resolve_handler(action).unwrap();
+    let cancel = CancellationToken::new();
+    let task = tokio::spawn({
+        let (session, cancel) = (Arc::clone(&session), cancel.clone());
+        async move { session.execute_resolve(&apply("Go."), &cancel).await }
+    });
+    started.notified().await;
+    cancel.cancel();
+    let outcome = tokio::time::timeout(Duration::from_secs(5), task)
+        .await
+        .expect("the aborted call returns at once")
+        .unwrap();
+    assert_eq!(outcome, Err(Error::Aborted("Cancelled".to_owned())));
+    assert!(session.queue().pending().contains(&id));
+
+    let retry = tokio::time::timeout(
+        Duration::from_secs(5),
+        session.execute_resolve(&apply("Again."), &token()),
+    )
+    .await
+    .expect("dispatch is free again after the abort")
+    .unwrap();
+    assert_eq!(retry.text, "Applied edit to a.rs.");
+    assert!(!session.queue().pending().contains(&id));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_resolve_calls_never_consume_one_action_twice() {
+    let session = Arc::new(session());
+    let entered = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&entered);
+    session
+        .queue_resolve_handler(PendingAction::new("Edit: a.rs", "edit", move |_, _| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            async {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Ok(ToolResult::text("Applied edit to a.rs."))
+            }
+        }))
+        .unwrap();
+    let tasks: Vec<_> = (0..2)
+        .map(|_| {
+            let session = Arc::clone(&session);
+            tokio::spawn(async move { session.execute_resolve(&apply("Go."), &token()).await })
+        })
+        .collect();
+    let mut outcomes = Vec::new();
+    for task in tasks {
+        outcomes.push(task.await.unwrap());
+    }
+    assert_eq!(entered.load(Ordering::SeqCst), 1, "apply ran exactly once");
+    let applied = outcomes.iter().filter(|outcome| outcome.is_ok()).count();
+    assert_eq!(applied, 1, "{outcomes:?}");
+    assert!(
+        outcomes.contains(&Err(Error::NothingToApply)),
+        "{outcomes:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_resolve_calls_each_take_a_different_stacked_action() {
+    let session = Arc::new(session());
+    let runs = Log::default();
+    for name in ["a", "b", "c"] {
+        let log = runs.clone();
+        session
+            .queue_resolve_handler(PendingAction::new(
+                format!("Edit: {name}"),
+                "edit",
+                move |_, _| {
+                    log.push(name);
+                    async {
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                        Ok(ToolResult::text("ok"))
+                    }
+                },
+            ))
+            .unwrap();
+    }
+    let tasks: Vec<_> = (0..6)
+        .map(|_| {
+            let session = Arc::clone(&session);
+            tokio::spawn(async move { session.execute_resolve(&apply("Go."), &token()).await })
+        })
+        .collect();
+    let mut ok = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(_) => ok += 1,
+            Err(error) => assert_eq!(error, Error::NothingToApply),
+        }
+    }
+    let mut ran = runs.all();
+    ran.sort_unstable();
+    assert_eq!(ran, vec!["a", "b", "c"]);
+    assert_eq!(ok, 3);
+}
+
+#[tokio::test]
+async fn in_flight_invoker_takes_precedence_over_the_pending_head() {
+    let session = session();
+    let (action, applies) = recording_action(AST_LABEL, "ast_edit", "preview applied");
+    session.queue_resolve_handler(action).unwrap();
+    let invoked = Log::default();
+    session.queue().push_once(
+        ToolChoice::Tool("resolve".to_owned()),
+        PushOptions::new().on_invoked(handler("gate handled", invoked.clone())),
+    );
+    assert_eq!(
+        session.next_tool_choice_directive(all_active),
+        Some(ToolChoiceDirective::Hard(ToolChoice::Tool(
+            "resolve".to_owned()
+        )))
+    );
+    let result = session
+        .execute_resolve(&apply("Approve."), &token())
+        .await
+        .unwrap();
+    assert_eq!(
+        result,
+        ToolResult::text("gate handled"),
+        "returned unchanged"
+    );
+    assert_eq!(invoked.len(), 1);
+    assert_eq!(applies.len(), 0);
+    assert!(session.queue().pending().has_pending());
+}
+
+#[tokio::test]
+async fn pending_head_takes_precedence_over_the_standing_handler() {
+    let session = session();
+    let standing = Log::default();
+    session.set_standing_resolve_handler(Some(handler("plan submitted", standing.clone())));
+    let (action, applies) = recording_action(AST_LABEL, "ast_edit", "preview applied");
+    session.queue_resolve_handler(action).unwrap();
+    let first = session
+        .execute_resolve(&apply("Go."), &token())
+        .await
+        .unwrap();
+    assert_eq!(first.text, "preview applied");
+    assert_eq!((applies.len(), standing.len()), (1, 0));
+    let second = session
+        .execute_resolve(&apply("Go."), &token())
+        .await
+        .unwrap();
+    assert_eq!(second.text, "plan submitted");
+    assert_eq!(standing.len(), 1);
+}
+
+#[tokio::test]
+async fn standing_handler_creates_no_requirement_and_can_be_cleared() {
+    let session = session();
+    let standing = Log::default();
+    session.set_standing_resolve_handler(Some(handler("plan submitted", standing.clone())));
+    assert_eq!(session.next_tool_choice_directive(all_active), None);
+    session.set_standing_resolve_handler(None);
+    assert!(session.peek_standing_resolve_handler().is_none());
+    let result = session
+        .execute_resolve(&discard("Never mind."), &token())
+        .await
+        .unwrap();
+    assert_eq!(result.text, NOTHING_TO_DISCARD);
+    assert_eq!(standing.len(), 0);
+}
+
+#[test]
+fn forced_tool_choice_serves_the_tool_then_none_then_nothing() {
+    let session = session();
+    session.set_forced_tool_choice("write", all_active).unwrap();
+    let mut served = Vec::new();
+    for _ in 0..3 {
+        served.push(session.next_tool_choice_directive(all_active));
+        session.turn_end(TurnStop::Completed);
+    }
+    assert_eq!(
+        served,
+        vec![
+            Some(ToolChoiceDirective::Hard(ToolChoice::Tool(
+                "write".to_owned()
+            ))),
+            Some(ToolChoiceDirective::Hard(ToolChoice::None)),
+            None,
+        ]
+    );
+}
+
+#[test]
+fn forced_tool_that_became_inactive_is_held_back_until_reactivated() {
+    let session = session();
+    session.set_forced_tool_choice("write", all_active).unwrap();
+    let only_bash = |name: &str| name == "bash";
+    assert_eq!(session.next_tool_choice_directive(only_bash), None);
+    assert!(!session.queue().has_in_flight());
+    assert_eq!(
+        session.next_tool_choice_directive(all_active),
+        Some(ToolChoiceDirective::Hard(ToolChoice::Tool(
+            "write".to_owned()
+        )))
+    );
+}
+
+#[test]
+fn forcing_an_inactive_tool_is_an_error() {
+    let session = session();
+    let error = session
+        .set_forced_tool_choice("read", |name| name == "bash")
+        .unwrap_err();
+    assert_eq!(
+        error,
+        Error::ToolInactive {
+            name: "read".to_owned()
+        }
+    );
+    assert_eq!(error.to_string(), "Tool \"read\" is not currently active.");
+    assert_eq!(session.queue().inspect(), Vec::<String>::new());
+}
+
+#[test]
+fn aborted_turn_replays_the_forced_choice() {
+    let session = session();
+    session.set_forced_tool_choice("write", all_active).unwrap();
+    let write = Some(ToolChoiceDirective::Hard(ToolChoice::Tool(
+        "write".to_owned(),
+    )));
+    assert_eq!(session.next_tool_choice_directive(all_active), write);
+    session.turn_end(TurnStop::Aborted);
+    assert!(!session.queue().has_in_flight());
+    assert_eq!(session.next_tool_choice_directive(all_active), write);
+    session.turn_end(TurnStop::Completed);
+    assert_eq!(
+        session.queue().consume_last_served_label(),
+        Some("user-force-requeued".to_owned())
+    );
+}
+
+fn tool(name: &str, deferrable: bool) -> ToolSpec {
+    ToolSpec {
+        name: name.to_owned(),
+        description: String::new(),
+        input_schema: json!({"type": "object"}),
+        hidden: false,
+        strict: false,
+        deferrable,
+    }
+}
+
+#[test]
+fn resolve_is_needed_with_read_only_tools_when_plan_mode_is_enabled() {
+    let read_only = [tool("read", false), tool("ls", false), tool("grep", false)];
+    assert!(needs_resolve_tool(&read_only, true));
+}
+
+#[test]
+fn resolve_is_not_needed_without_plan_mode_or_a_deferrable_tool() {
+    assert!(!needs_resolve_tool(&[tool("read", false)], false));
+    assert!(needs_resolve_tool(
+        &[tool("read", false), tool("ast_edit", true)],
+        false
+    ));
+}

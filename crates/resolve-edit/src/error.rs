@@ -169,6 +169,21 @@ pub enum EditError {
     /// Bad arguments that the schema cannot express (an empty pattern, a duplicate op, …).
     #[error("{0}")]
     InvalidRequest(String),
+    // store and transaction
+    /// An origin string is not `cli`, `agent` or `mcp:<connection id>`.
+    #[error("Unknown origin `{origin}`; expected `cli`, `agent` or `mcp:<connection id>`.")]
+    UnknownOrigin {
+        /// The string given.
+        origin: String,
+    },
+    /// Undo asked for an action that is not an applied, not yet undone change.
+    #[error("Cannot undo `{id}`: it {state}; there is nothing to revert.")]
+    NothingToUndo {
+        /// The action asked for.
+        id: String,
+        /// Where it stands (`is still pending`, `was discarded`, `was already undone`).
+        state: &'static str,
+    },
 }
 
 impl EditError {

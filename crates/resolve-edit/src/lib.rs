@@ -13,10 +13,18 @@
 
 mod change_set;
 mod error;
+mod fs;
+mod lock;
+mod store;
+mod transaction;
 mod workspace;
 
 pub use change_set::{ChangeSet, FileChange, content_hash};
 pub use error::EditError;
+pub use fs::{BINARY_SNIFF_LEN, FileContent, atomic_write, read_content};
+pub use lock::{LOCK_FILE, LOCK_TIMEOUT, StoreLock};
+pub use store::{ApplyOutcome, HistoryRecord, Origin, Outcome, PendingRecord, Store, StoredAction};
+pub use transaction::{CRASH_AT_ENV, CRASH_STEPS, JOURNAL_DIR};
 pub use workspace::{STATE_DIR, Workspace, WorkspacePath};
 
 /// First line of every preview result.

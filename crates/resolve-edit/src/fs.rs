@@ -1,0 +1,295 @@
+//! File access for `resolve-edit`; the only module that writes, renames or removes files.
+//!
+//! Every error names the path and what was being done. Single-file writes are atomic (a temp
+//! file in the target's directory, written, fsynced, renamed over the target, then the
+//! directory fsynced) and keep the existing file's permissions. The transaction module builds
+//! its multi-file guarantee from the smaller steps here. Reads classify content as text or
+//! binary the way every producer must.
+
+use std::fs::{self, File, OpenOptions, Permissions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::EditError;
+
+/// How many leading bytes are searched for a NUL byte when classifying a file.
+pub const BINARY_SNIFF_LEN: usize = 8 * 1024;
+
+/// A file's content, classified as text or binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileContent {
+    /// Valid UTF-8 with no NUL byte in the first [`BINARY_SNIFF_LEN`] bytes.
+    Text(String),
+    /// Anything else; never rewritten.
+    Binary(Vec<u8>),
+}
+
+impl FileContent {
+    /// Classify `bytes`: binary when a NUL byte is in the first 8 KiB or it is not UTF-8.
+    pub fn classify(bytes: Vec<u8>) -> Self {
+        let sniffed = &bytes[..bytes.len().min(BINARY_SNIFF_LEN)];
+        if sniffed.contains(&0) {
+            return Self::Binary(bytes);
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => Self::Text(text),
+            Err(error) => Self::Binary(error.into_bytes()),
+        }
+    }
+
+    /// The raw bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Self::Text(text) => text.as_bytes(),
+            Self::Binary(bytes) => bytes,
+        }
+    }
+}
+
+/// Read and classify the file at `path`; `Ok(None)` when it does not exist.
+pub fn read_content(path: &Path) -> Result<Option<FileContent>, EditError> {
+    Ok(read_bytes(path)?.map(FileContent::classify))
+}
+
+/// Atomically replace (or create) `path` with `bytes`, keeping an existing file's permissions.
+///
+/// A reader sees either the old or the new content, never a mix; after a crash the file holds
+/// one of the two.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
+    let dir = parent_of(path);
+    let existing = permissions(path)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".resolve-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Subject to the umask, like any newly created file.
+        builder.permissions(Permissions::from_mode(0o666));
+    }
+    let mut temp = builder
+        .tempfile_in(&dir)
+        .map_err(|source| EditError::io("create a temporary file in", &dir, source))?;
+    temp.write_all(bytes)
+        .map_err(|source| EditError::io("write", temp.path(), source))?;
+    if let Some(permissions) = existing {
+        fs::set_permissions(temp.path(), permissions)
+            .map_err(|source| EditError::io("set permissions of", temp.path(), source))?;
+    }
+    temp.as_file()
+        .sync_all()
+        .map_err(|source| EditError::io("sync", temp.path(), source))?;
+    temp.persist(path)
+        .map_err(|error| EditError::io("rename a temporary file onto", path, error.error))?;
+    sync_dir(&dir)
+}
+
+/// The bytes of `path`, or `None` when it does not exist.
+pub(crate) fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, EditError> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(error) if is_absent(&error) => Ok(None),
+        Err(source) => Err(EditError::io("read", path, source)),
+    }
+}
+
+/// The permissions of `path` (following symlinks), or `None` when it does not exist.
+pub(crate) fn permissions(path: &Path) -> Result<Option<Permissions>, EditError> {
+    match fs::metadata(path) {
+        Ok(metadata) => Ok(Some(metadata.permissions())),
+        Err(error) if is_absent(&error) => Ok(None),
+        Err(source) => Err(EditError::io("read the metadata of", path, source)),
+    }
+}
+
+/// Write `bytes` to a fresh file at `path` (replacing a leftover one), set `permissions` when
+/// given, and fsync it. The directory is not synced; the caller renames and syncs.
+pub(crate) fn write_new(
+    path: &Path,
+    bytes: &[u8],
+    permissions: Option<&Permissions>,
+) -> Result<(), EditError> {
+    remove_file(path)?;
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|source| EditError::io("create", path, source))?;
+    file.write_all(bytes)
+        .map_err(|source| EditError::io("write", path, source))?;
+    if let Some(permissions) = permissions {
+        file.set_permissions(permissions.clone())
+            .map_err(|source| EditError::io("set permissions of", path, source))?;
+    }
+    file.sync_all()
+        .map_err(|source| EditError::io("sync", path, source))
+}
+
+/// Rename `from` onto `to`, replacing `to`.
+pub(crate) fn rename(from: &Path, to: &Path) -> Result<(), EditError> {
+    fs::rename(from, to).map_err(|source| EditError::io("rename a temporary file onto", to, source))
+}
+
+/// Remove the file at `path`; `Ok(false)` when there was none.
+pub(crate) fn remove_file(path: &Path) -> Result<bool, EditError> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(error) if is_absent(&error) => Ok(false),
+        Err(source) => Err(EditError::io("remove", path, source)),
+    }
+}
+
+/// Create the directory `path` (its parent must exist); fine when it already exists.
+pub(crate) fn create_dir(path: &Path) -> Result<(), EditError> {
+    match fs::create_dir(path) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists && path.is_dir() => Ok(()),
+        Err(source) => Err(EditError::io("create the directory", path, source)),
+    }
+}
+
+/// Create `path` and its missing parents.
+pub(crate) fn create_dir_all(path: &Path) -> Result<(), EditError> {
+    fs::create_dir_all(path).map_err(|source| EditError::io("create the directory", path, source))
+}
+
+/// Remove the directory `path` if it exists and is empty; a non-empty one is left alone.
+pub(crate) fn remove_empty_dir(path: &Path) -> Result<(), EditError> {
+    match fs::remove_dir(path) {
+        Ok(()) => Ok(()),
+        Err(error)
+            if matches!(
+                error.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::DirectoryNotEmpty
+            ) =>
+        {
+            Ok(())
+        }
+        Err(source) => Err(EditError::io("remove the directory", path, source)),
+    }
+}
+
+/// Fsync the directory `dir`, making renames and removals in it durable.
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), EditError> {
+    File::open(dir)
+        .and_then(|handle| handle.sync_all())
+        .map_err(|source| EditError::io("sync the directory", dir, source))
+}
+
+/// The names of the entries of `dir`, sorted; empty when it does not exist.
+pub(crate) fn list_dir(dir: &Path) -> Result<Vec<String>, EditError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(EditError::io("list", dir, source)),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| EditError::io("list", dir, source))?;
+        names.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Open (creating it when missing) the file an advisory lock is taken on.
+pub(crate) fn open_lock_file(path: &Path) -> Result<File, EditError> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|source| EditError::io("open the lock file", path, source))
+}
+
+/// The real file behind `path`: symlinks are followed when it exists, so a write replaces the
+/// file the link points to rather than the link.
+pub(crate) fn real_path(path: &Path) -> Result<PathBuf, EditError> {
+    match fs::canonicalize(path) {
+        Ok(real) => Ok(real),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(path.to_path_buf()),
+        Err(source) => Err(EditError::io("resolve", path, source)),
+    }
+}
+
+/// Whether `error` says the path does not exist (also when a parent is not a directory).
+fn is_absent(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}
+
+/// The directory holding `path` (`.` for a bare name).
+pub(crate) fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        Some(_) | None => PathBuf::from("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn text_is_utf8_without_nul_and_everything_else_is_binary() {
+        assert_eq!(
+            FileContent::classify(b"fn main() {}\r\n".to_vec()),
+            FileContent::Text("fn main() {}\r\n".into())
+        );
+        assert!(matches!(
+            FileContent::classify(b"a\0b".to_vec()),
+            FileContent::Binary(_)
+        ));
+        assert!(matches!(
+            FileContent::classify(vec![0xff, 0xfe, b'a']),
+            FileContent::Binary(_)
+        ));
+        let mut late_nul = vec![b'a'; BINARY_SNIFF_LEN];
+        late_nul.push(0);
+        assert!(matches!(
+            FileContent::classify(late_nul),
+            FileContent::Text(_)
+        ));
+    }
+
+    #[test]
+    fn read_content_of_a_missing_file_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(read_content(&dir.path().join("missing")).unwrap(), None);
+    }
+
+    #[test]
+    fn atomic_write_replaces_content_and_keeps_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.sh");
+        std::fs::write(&path, "old").unwrap();
+        std::fs::set_permissions(&path, Permissions::from_mode(0o751)).unwrap();
+        atomic_write(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o751);
+        assert_eq!(list_dir(dir.path()).unwrap(), vec!["run.sh"]);
+    }
+
+    #[test]
+    fn atomic_write_creates_a_missing_file_with_ordinary_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.txt");
+        atomic_write(&path, b"x").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        // 0o666 minus the umask: readable by others, unlike a bare temp file's 0o600.
+        assert_ne!(mode & 0o044, 0, "mode {mode:o}");
+    }
+
+    #[test]
+    fn io_errors_name_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("no/such/dir/file");
+        let err = atomic_write(&path, b"x").unwrap_err();
+        assert!(err.to_string().contains("no/such/dir"), "{err}");
+    }
+}

@@ -1,0 +1,788 @@
+//! The durable pending store: pending actions and their history, kept as JSON under
+//! `<root>/.resolve/`, so any process working in the root can list, apply, discard or undo
+//! what another staged.
+//!
+//! Layout (created on first use):
+//!
+//! ```text
+//! .resolve/
+//!   .gitignore          `*`: nothing in here is ever committed
+//!   lock                the flock target (see the lock module)
+//!   counters.json       {"nextSeq": N}: the never-reused id counter
+//!   pending/<seq>.json  one PendingRecord per pending action
+//!   history/<seq>.json  one HistoryRecord per applied or discarded action
+//!   journal/            the transaction in flight: journal.json and backups
+//! ```
+//!
+//! Every operation takes the lock, then runs recovery, then reads fresh state from disk, so
+//! changes made by other processes are always seen. Applying, discarding and undoing are
+//! transactions: the files and the pending→history move land together or not at all.
+//! Corrupt state files are reported as [`EditError::CorruptState`], never skipped.
+
+use std::cmp::Reverse;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use resolve_core::Extra;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::lock::{LOCK_TIMEOUT, StoreLock};
+use crate::transaction::{self, FileWrite, Purpose, StateChange, Transaction};
+use crate::{ChangeSet, EditError, Workspace, content_hash, fs};
+
+/// Pending records, by seq.
+const PENDING_DIR: &str = "pending";
+/// History records, by seq.
+const HISTORY_DIR: &str = "history";
+/// The id counter.
+const COUNTERS_FILE: &str = "counters.json";
+/// Every pending id starts with this.
+const ID_PREFIX: &str = "pending-action:";
+
+/// Who staged a pending action; a model's `resolve` sees only its own origin's actions.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// A person on the command line.
+    Cli,
+    /// `resolve agent` runs (all runs in one root share it).
+    Agent,
+    /// An MCP client connection, by connection id.
+    Mcp(String),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Cli => f.write_str("cli"),
+            Self::Agent => f.write_str("agent"),
+            Self::Mcp(connection) => write!(f, "mcp:{connection}"),
+        }
+    }
+}
+
+impl FromStr for Origin {
+    type Err = EditError;
+
+    fn from_str(origin: &str) -> Result<Self, Self::Err> {
+        match origin {
+            "cli" => Ok(Self::Cli),
+            "agent" => Ok(Self::Agent),
+            other => match other.strip_prefix("mcp:") {
+                Some(connection) if !connection.is_empty() => Ok(Self::Mcp(connection.to_owned())),
+                Some(_) | None => Err(EditError::UnknownOrigin {
+                    origin: origin.to_owned(),
+                }),
+            },
+        }
+    }
+}
+
+impl Serialize for Origin {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Origin {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A durable pending action: a staged change set waiting for `resolve`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingRecord {
+    /// `pending-action:<sourceTool>:<seq>`.
+    pub id: String,
+    /// The never-reused number in the id.
+    pub seq: u64,
+    /// Who staged it.
+    pub origin: Origin,
+    /// The tool that staged it.
+    pub source_tool: String,
+    /// Short label (`Edit: src/main.rs`).
+    pub label: String,
+    /// When it was staged, in Unix seconds.
+    pub created_at: u64,
+    /// Stack position, drawn from the id counter when staged, bumped or resolved; the highest
+    /// pending order is the head, and orders compare with the seqs of in-memory actions.
+    pub order: u64,
+    /// What applying it writes.
+    pub change_set: ChangeSet,
+    /// The preview text shown when it was staged.
+    pub preview_text: String,
+    /// The producer's result details.
+    pub details: Value,
+    /// [`ChangeSet::fingerprint`] of the change set.
+    pub fingerprint: String,
+}
+
+/// How a pending action was resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Its files were written.
+    Applied,
+    /// It was dropped; no file was touched.
+    Discarded,
+}
+
+/// A resolved action: the pending record plus how, why and what it changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryRecord {
+    /// The pending record as it was when resolved (`order` is the resolution's).
+    #[serde(flatten)]
+    pub action: PendingRecord,
+    /// Applied or discarded.
+    pub outcome: Outcome,
+    /// The `reason` given to `resolve`.
+    pub reason: String,
+    /// The `extra` given to `resolve`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<Extra>,
+    /// When it was resolved, in Unix seconds.
+    pub resolved_at: u64,
+    /// Files written (all of them, or the `only` subset).
+    pub applied_files: Vec<String>,
+    /// Files of the change set that were not written.
+    pub dropped_files: Vec<String>,
+    /// The content of each applied file before the apply (`None`: it did not exist), for undo.
+    pub before: BTreeMap<String, Option<String>>,
+    /// Whether the apply was undone.
+    pub undone: bool,
+}
+
+/// What [`Store::get`] finds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoredAction {
+    /// Still pending.
+    Pending(PendingRecord),
+    /// Applied or discarded.
+    Resolved(HistoryRecord),
+}
+
+/// The result of [`Store::apply`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApplyOutcome {
+    /// The history record the action became.
+    pub record: HistoryRecord,
+    /// Files written.
+    pub applied_files: Vec<String>,
+    /// Files of the preview left out by `only`.
+    pub dropped_files: Vec<String>,
+    /// Replacements in the written files.
+    pub total_replacements: usize,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Counters {
+    next_seq: u64,
+}
+
+/// The pending store of one workspace. Operations block while they wait for the lock.
+///
+/// ```
+/// use resolve_edit::{ChangeSet, FileChange, Origin, Store, Workspace};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let store = Store::open(Workspace::open(dir.path())?);
+/// let mut change_set = ChangeSet::new();
+/// change_set.insert("hello.txt", FileChange::Create { content: "hi\n".into() });
+/// let record = store.stage(
+///     Origin::Cli,
+///     "write",
+///     "Write: hello.txt",
+///     change_set,
+///     "preview".into(),
+///     serde_json::Value::Null,
+/// )?;
+/// assert_eq!(record.id, "pending-action:write:1");
+/// assert!(!dir.path().join("hello.txt").exists());
+///
+/// let outcome = store.apply(&record.id, None, "greet", None)?;
+/// assert_eq!(outcome.applied_files, ["hello.txt"]);
+/// assert_eq!(std::fs::read_to_string(dir.path().join("hello.txt"))?, "hi\n");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Store {
+    workspace: Workspace,
+    lock_timeout: Duration,
+}
+
+impl Store {
+    /// The store of `workspace`; touches nothing until an operation runs.
+    pub fn open(workspace: Workspace) -> Self {
+        Self {
+            workspace,
+            lock_timeout: LOCK_TIMEOUT,
+        }
+    }
+
+    /// This store waiting up to `timeout` for the lock. By default, [`LOCK_TIMEOUT`].
+    #[must_use]
+    pub fn with_lock_timeout(mut self, timeout: Duration) -> Self {
+        self.lock_timeout = timeout;
+        self
+    }
+
+    /// The workspace.
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    /// Settle a transaction a crash interrupted and say what was done (`None`: nothing to do).
+    ///
+    /// Every other operation recovers silently first; call this beforehand to report it.
+    pub fn recover(&self) -> Result<Option<String>, EditError> {
+        if !self.workspace.state_dir().is_dir() {
+            return Ok(None);
+        }
+        let _lock = self.lock()?;
+        transaction::recover(&self.workspace)
+    }
+
+    /// Take the next number of the never-reused id counter (in-memory actions share it).
+    pub fn next_seq(&self) -> Result<u64, EditError> {
+        let _lock = self.session()?;
+        self.take_seq()
+    }
+
+    /// Stage `change_set` as a pending action at the head of the stack.
+    pub fn stage(
+        &self,
+        origin: Origin,
+        source_tool: &str,
+        label: &str,
+        change_set: ChangeSet,
+        preview_text: String,
+        details: Value,
+    ) -> Result<PendingRecord, EditError> {
+        let _lock = self.session()?;
+        let seq = self.take_seq()?;
+        let record = PendingRecord {
+            id: format!("{ID_PREFIX}{source_tool}:{seq}"),
+            seq,
+            origin,
+            source_tool: source_tool.to_owned(),
+            label: label.to_owned(),
+            created_at: unix_now(),
+            order: seq,
+            fingerprint: change_set.fingerprint(),
+            change_set,
+            preview_text,
+            details,
+        };
+        write_json(&self.record_path(PENDING_DIR, seq), &record)?;
+        Ok(record)
+    }
+
+    /// Every pending action, head (highest `order`) first.
+    pub fn pending(&self) -> Result<Vec<PendingRecord>, EditError> {
+        let Some(_lock) = self.read_session()? else {
+            return Ok(Vec::new());
+        };
+        let mut records: Vec<PendingRecord> = self.load_all(PENDING_DIR)?;
+        records.sort_by_key(|record| Reverse(record.order));
+        Ok(records)
+    }
+
+    /// The pending actions of `origin`, head first.
+    pub fn pending_for(&self, origin: &Origin) -> Result<Vec<PendingRecord>, EditError> {
+        let mut records = self.pending()?;
+        records.retain(|record| &record.origin == origin);
+        Ok(records)
+    }
+
+    /// The pending or history record with this id; [`EditError::UnknownAction`] when neither.
+    pub fn get(&self, id: &str) -> Result<StoredAction, EditError> {
+        let unknown = || EditError::UnknownAction { id: id.to_owned() };
+        let Some(_lock) = self.read_session()? else {
+            return Err(unknown());
+        };
+        if let Some(record) = self.find_pending(id)? {
+            return Ok(StoredAction::Pending(record));
+        }
+        self.find_history(id)?
+            .map(StoredAction::Resolved)
+            .ok_or_else(unknown)
+    }
+
+    /// Every resolved action, most recently resolved first.
+    pub fn history(&self) -> Result<Vec<HistoryRecord>, EditError> {
+        let Some(_lock) = self.read_session()? else {
+            return Ok(Vec::new());
+        };
+        let mut records: Vec<HistoryRecord> = self.load_all(HISTORY_DIR)?;
+        records.sort_by_key(|record| Reverse(record.action.order));
+        Ok(records)
+    }
+
+    /// The most recently discarded action whose change set has this fingerprint.
+    pub fn discarded_with_fingerprint(
+        &self,
+        fingerprint: &str,
+    ) -> Result<Option<HistoryRecord>, EditError> {
+        Ok(self.history()?.into_iter().find(|record| {
+            record.outcome == Outcome::Discarded && record.action.fingerprint == fingerprint
+        }))
+    }
+
+    /// Move a pending action to the head of the stack (after a failed apply).
+    pub fn bump_to_head(&self, id: &str) -> Result<PendingRecord, EditError> {
+        let _lock = self.session()?;
+        let mut record = self.require_pending(id)?;
+        record.order = self.take_seq()?;
+        write_json(&self.record_path(PENDING_DIR, record.seq), &record)?;
+        Ok(record)
+    }
+
+    /// Apply a pending action (only the files in `only`, when given), consuming it.
+    ///
+    /// Every selected file is checked against its base hash before any write; a mismatch is
+    /// [`EditError::Stale`] naming every changed file, with nothing written and the action
+    /// still pending. The files and the move to history land together or not at all.
+    pub fn apply(
+        &self,
+        id: &str,
+        only: Option<&[String]>,
+        reason: &str,
+        extra: Option<Extra>,
+    ) -> Result<ApplyOutcome, EditError> {
+        let _lock = self.session()?;
+        let mut record = self.require_pending(id)?;
+        let (selected, dropped_files) = match only {
+            None => (record.change_set.clone(), Vec::new()),
+            Some([]) => {
+                return Err(EditError::InvalidRequest(
+                    "`only` names no file; name at least one file of the preview, or discard it."
+                        .to_owned(),
+                ));
+            }
+            Some(only) => record.change_set.restrict(only)?,
+        };
+        let files = self.check_fresh(&selected)?;
+        let mut before = BTreeMap::new();
+        for ((path, _change), file) in selected.files().zip(&files) {
+            let original = match &file.original {
+                Some(bytes) => Some(
+                    std::str::from_utf8(bytes)
+                        .map_err(|_| EditError::Binary {
+                            path: path.to_owned(),
+                        })?
+                        .to_owned(),
+                ),
+                None => None,
+            };
+            before.insert(path.to_owned(), original);
+        }
+        record.order = self.take_seq()?;
+        let history = HistoryRecord {
+            action: record,
+            outcome: Outcome::Applied,
+            reason: reason.to_owned(),
+            extra,
+            resolved_at: unix_now(),
+            applied_files: selected.paths(),
+            dropped_files: dropped_files.clone(),
+            before,
+            undone: false,
+        };
+        self.commit(Purpose::Apply, files, &history)?;
+        Ok(ApplyOutcome {
+            applied_files: history.applied_files.clone(),
+            dropped_files,
+            total_replacements: selected.total_replacements(),
+            record: history,
+        })
+    }
+
+    /// Discard a pending action: it moves to history with the reason; no file is touched.
+    pub fn discard(
+        &self,
+        id: &str,
+        reason: &str,
+        extra: Option<Extra>,
+    ) -> Result<HistoryRecord, EditError> {
+        let _lock = self.session()?;
+        let mut record = self.require_pending(id)?;
+        record.order = self.take_seq()?;
+        let history = HistoryRecord {
+            dropped_files: record.change_set.paths(),
+            action: record,
+            outcome: Outcome::Discarded,
+            reason: reason.to_owned(),
+            extra,
+            resolved_at: unix_now(),
+            applied_files: Vec::new(),
+            before: BTreeMap::new(),
+            undone: false,
+        };
+        self.commit(Purpose::Discard, Vec::new(), &history)?;
+        Ok(history)
+    }
+
+    /// Revert an applied action, when every file it wrote is still byte-identical to what it
+    /// wrote; otherwise [`EditError::UndoConflict`] names the changed files and nothing is
+    /// reverted. Directories the apply created for new files stay (empty).
+    pub fn undo(&self, id: &str) -> Result<HistoryRecord, EditError> {
+        let _lock = self.session()?;
+        let nothing_to_undo = |state| EditError::NothingToUndo {
+            id: id.to_owned(),
+            state,
+        };
+        let Some(mut record) = self.find_history(id)? else {
+            return Err(if self.find_pending(id)?.is_some() {
+                nothing_to_undo("is still pending")
+            } else {
+                EditError::UnknownAction { id: id.to_owned() }
+            });
+        };
+        match (record.outcome, record.undone) {
+            (Outcome::Discarded, _) => return Err(nothing_to_undo("was discarded")),
+            (Outcome::Applied, true) => return Err(nothing_to_undo("was already undone")),
+            (Outcome::Applied, false) => {}
+        }
+        let record_path = self.record_path(HISTORY_DIR, record.action.seq);
+        let corrupt = |reason: String| EditError::CorruptState {
+            path: record_path.clone(),
+            reason,
+        };
+        let mut changed = Vec::new();
+        let mut files = Vec::new();
+        for path in &record.applied_files {
+            let written = record
+                .action
+                .change_set
+                .get(path)
+                .ok_or_else(|| corrupt(format!("applied file `{path}` is not in its change set")))?
+                .new_content();
+            let before = record
+                .before
+                .get(path)
+                .ok_or_else(|| corrupt(format!("no original content of `{path}` is recorded")))?;
+            let (relative, current) = self.read_target(path)?;
+            if current.as_deref() != written.map(str::as_bytes) {
+                changed.push(path.clone());
+                continue;
+            }
+            files.push(FileWrite {
+                relative,
+                original: current,
+                content: before.as_ref().map(|text| text.as_bytes().to_vec()),
+            });
+        }
+        if !changed.is_empty() {
+            return Err(EditError::UndoConflict {
+                id: id.to_owned(),
+                files: changed,
+            });
+        }
+        record.undone = true;
+        self.commit(Purpose::Undo, files, &record)?;
+        Ok(record)
+    }
+
+    /// Take the lock without recovering.
+    fn lock(&self) -> Result<StoreLock, EditError> {
+        StoreLock::acquire_with_timeout(&self.workspace, self.lock_timeout)
+    }
+
+    /// Take the lock and recover; the lock is held until the returned guard drops.
+    fn session(&self) -> Result<StoreLock, EditError> {
+        let lock = self.lock()?;
+        transaction::recover(&self.workspace)?;
+        Ok(lock)
+    }
+
+    /// Like [`Store::session`], but `None` (nothing created) when there is no state yet.
+    fn read_session(&self) -> Result<Option<StoreLock>, EditError> {
+        if self.workspace.state_dir().is_dir() {
+            self.session().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Write `history` and, unless it is an undo, remove the pending record, in one
+    /// transaction with `files`.
+    fn commit(
+        &self,
+        purpose: Purpose,
+        files: Vec<FileWrite>,
+        history: &HistoryRecord,
+    ) -> Result<(), EditError> {
+        let seq = history.action.seq;
+        let history_path = self.record_path(HISTORY_DIR, seq);
+        let content = serde_json::to_value(history)
+            .map_err(|error| EditError::io("encode", &history_path, error.into()))?;
+        let mut state = vec![StateChange::Write {
+            path: format!("{HISTORY_DIR}/{seq}.json"),
+            content,
+        }];
+        match purpose {
+            Purpose::Apply | Purpose::Discard => state.push(StateChange::Remove {
+                path: format!("{PENDING_DIR}/{seq}.json"),
+            }),
+            Purpose::Undo => {}
+        }
+        Transaction {
+            workspace: &self.workspace,
+            purpose,
+            action: history.action.id.clone(),
+            files,
+            state,
+        }
+        .run()
+    }
+
+    /// Check every file of `set` against its base (absence for a create); on success the
+    /// files to write, with their current content as the original.
+    fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<FileWrite>, EditError> {
+        let mut stale = Vec::new();
+        let mut files = Vec::with_capacity(set.len());
+        for (path, change) in set.files() {
+            let (relative, current) = self.read_target(path)?;
+            let fresh = match (change.base_hash(), &current) {
+                (None, None) => true,
+                (Some(base), Some(bytes)) => content_hash(bytes) == base,
+                (None, Some(_)) | (Some(_), None) => false,
+            };
+            if !fresh {
+                stale.push(path.to_owned());
+            }
+            files.push(FileWrite {
+                relative,
+                original: current,
+                content: change.new_content().map(|text| text.as_bytes().to_vec()),
+            });
+        }
+        if stale.is_empty() {
+            Ok(files)
+        } else {
+            Err(EditError::Stale { files: stale })
+        }
+    }
+
+    /// Confine `path`, follow it to the real file, and read that: its root-relative name and
+    /// its content (`None` when absent).
+    fn read_target(&self, path: &str) -> Result<(String, Option<Vec<u8>>), EditError> {
+        let resolved = self.workspace.resolve(path)?;
+        let real = fs::real_path(&resolved.absolute)?;
+        let relative =
+            self.workspace
+                .relative_name(&real)
+                .ok_or_else(|| EditError::SymlinkEscape {
+                    path: path.to_owned(),
+                    target: real.clone(),
+                })?;
+        let current = fs::read_bytes(&real)?;
+        Ok((relative, current))
+    }
+
+    /// Hand out the next seq: never below what the counter says nor below any stored record.
+    fn take_seq(&self) -> Result<u64, EditError> {
+        let path = self.workspace.state_dir().join(COUNTERS_FILE);
+        let counted = read_json::<Counters>(&path)?.map_or(1, |counters| counters.next_seq);
+        let mut seq = counted.max(1);
+        for dir in [PENDING_DIR, HISTORY_DIR] {
+            for name in fs::list_dir(&self.workspace.state_dir().join(dir))? {
+                if let Some(stored) = record_seq(&name) {
+                    seq = seq.max(stored + 1);
+                }
+            }
+        }
+        write_json(&path, &Counters { next_seq: seq + 1 })?;
+        Ok(seq)
+    }
+
+    fn require_pending(&self, id: &str) -> Result<PendingRecord, EditError> {
+        self.find_pending(id)?
+            .ok_or_else(|| EditError::NotPending { id: id.to_owned() })
+    }
+
+    fn find_pending(&self, id: &str) -> Result<Option<PendingRecord>, EditError> {
+        let Some(seq) = id_seq(id) else {
+            return Ok(None);
+        };
+        let record: Option<PendingRecord> = read_json(&self.record_path(PENDING_DIR, seq))?;
+        Ok(record.filter(|record| record.id == id))
+    }
+
+    fn find_history(&self, id: &str) -> Result<Option<HistoryRecord>, EditError> {
+        let Some(seq) = id_seq(id) else {
+            return Ok(None);
+        };
+        let record: Option<HistoryRecord> = read_json(&self.record_path(HISTORY_DIR, seq))?;
+        Ok(record.filter(|record| record.action.id == id))
+    }
+
+    fn record_path(&self, dir: &str, seq: u64) -> PathBuf {
+        self.workspace
+            .state_dir()
+            .join(dir)
+            .join(format!("{seq}.json"))
+    }
+
+    /// Every record in `dir`; a record that does not parse is an error, never skipped.
+    fn load_all<T: DeserializeOwned>(&self, dir: &str) -> Result<Vec<T>, EditError> {
+        let dir = self.workspace.state_dir().join(dir);
+        let mut records = Vec::new();
+        for name in fs::list_dir(&dir)? {
+            if record_seq(&name).is_some()
+                && let Some(record) = read_json(&dir.join(&name))?
+            {
+                records.push(record);
+            }
+        }
+        Ok(records)
+    }
+}
+
+/// Create `<root>/.resolve/` with its record directories and `.gitignore` when missing;
+/// returns its path.
+pub(crate) fn ensure_state_dir(workspace: &Workspace) -> Result<PathBuf, EditError> {
+    let dir = workspace.state_dir();
+    for sub in [PENDING_DIR, HISTORY_DIR] {
+        fs::create_dir_all(&dir.join(sub))?;
+    }
+    let gitignore = dir.join(".gitignore");
+    if fs::read_bytes(&gitignore)?.is_none() {
+        fs::atomic_write(&gitignore, b"*\n")?;
+    }
+    Ok(dir)
+}
+
+/// The seq of a record file name (`42.json`); `None` for anything else (temp files).
+fn record_seq(name: &str) -> Option<u64> {
+    name.strip_suffix(".json")?.parse().ok()
+}
+
+/// The seq of a pending id (`pending-action:<tool>:<seq>`).
+fn id_seq(id: &str) -> Option<u64> {
+    let (_tool, seq) = id.strip_prefix(ID_PREFIX)?.rsplit_once(':')?;
+    seq.parse().ok()
+}
+
+fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, EditError> {
+    let Some(bytes) = fs::read_bytes(path)? else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|error| EditError::CorruptState {
+            path: path.to_path_buf(),
+            reason: error.to_string(),
+        })
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), EditError> {
+    let bytes = serde_json::to_vec_pretty(value)
+        .map_err(|error| EditError::io("encode", path, error.into()))?;
+    fs::atomic_write(path, &bytes)
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn origins_round_trip_as_their_strings() {
+        for (origin, text) in [
+            (Origin::Cli, "cli"),
+            (Origin::Agent, "agent"),
+            (Origin::Mcp("conn-7".into()), "mcp:conn-7"),
+        ] {
+            assert_eq!(origin.to_string(), text);
+            assert_eq!(text.parse::<Origin>().unwrap(), origin);
+            let json = serde_json::to_string(&origin).unwrap();
+            assert_eq!(json, format!("\"{text}\""));
+            assert_eq!(serde_json::from_str::<Origin>(&json).unwrap(), origin);
+        }
+    }
+
+    #[test]
+    fn unknown_origins_are_refused() {
+        for text in ["", "mcp:", "human", "CLI"] {
+            let err = text.parse::<Origin>().unwrap_err();
+            assert!(matches!(err, EditError::UnknownOrigin { .. }), "{err}");
+        }
+        assert!(serde_json::from_str::<Origin>("\"robot\"").is_err());
+    }
+
+    #[test]
+    fn ids_carry_their_seq_and_tool_names_may_hold_colons() {
+        assert_eq!(id_seq("pending-action:edit:12"), Some(12));
+        assert_eq!(id_seq("pending-action:a:b:3"), Some(3));
+        assert_eq!(id_seq("edit:12"), None);
+        assert_eq!(id_seq("pending-action:edit:x"), None);
+        assert_eq!(record_seq("12.json"), Some(12));
+        assert_eq!(record_seq(".resolve-abc.tmp"), None);
+    }
+
+    #[test]
+    fn records_use_camel_case_keys() {
+        let record = PendingRecord {
+            id: "pending-action:edit:1".into(),
+            seq: 1,
+            origin: Origin::Agent,
+            source_tool: "edit".into(),
+            label: "Edit: a".into(),
+            created_at: 5,
+            order: 1,
+            change_set: ChangeSet::new(),
+            preview_text: String::new(),
+            details: Value::Null,
+            fingerprint: "f".into(),
+        };
+        let history = HistoryRecord {
+            action: record,
+            outcome: Outcome::Discarded,
+            reason: "no".into(),
+            extra: None,
+            resolved_at: 6,
+            applied_files: Vec::new(),
+            dropped_files: Vec::new(),
+            before: BTreeMap::from([("new.txt".to_owned(), None)]),
+            undone: false,
+        };
+        let json = serde_json::to_value(&history).unwrap();
+        for key in [
+            "sourceTool",
+            "createdAt",
+            "changeSet",
+            "previewText",
+            "resolvedAt",
+            "appliedFiles",
+            "droppedFiles",
+        ] {
+            assert!(json.get(key).is_some(), "missing {key} in {json}");
+        }
+        assert_eq!(json["outcome"], "discarded");
+        assert_eq!(json["before"]["new.txt"], Value::Null);
+        assert!(json.get("extra").is_none());
+        assert_eq!(
+            serde_json::from_value::<HistoryRecord>(json).unwrap(),
+            history
+        );
+    }
+}

@@ -1,0 +1,848 @@
+//! The durable pending store and its transactional apply, through the public API.
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers outside #[test] functions fail the test by panicking"
+)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use resolve_edit::{
+    CRASH_AT_ENV, ChangeSet, EditError, FileChange, JOURNAL_DIR, Origin, Outcome, PendingRecord,
+    STATE_DIR, Store, StoreLock, StoredAction, Workspace, content_hash,
+};
+use serde_json::json;
+use tempfile::TempDir;
+
+fn setup() -> (TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(Workspace::open(dir.path()).unwrap());
+    (dir, store)
+}
+
+fn write(dir: &TempDir, path: &str, content: &str) {
+    let path = dir.path().join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+fn read(dir: &TempDir, path: &str) -> Option<String> {
+    std::fs::read_to_string(dir.path().join(path)).ok()
+}
+
+fn mode(dir: &TempDir, path: &str) -> u32 {
+    std::fs::metadata(dir.path().join(path))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+fn update(base: &str, content: &str) -> FileChange {
+    FileChange::Update {
+        base_hash: content_hash(base.as_bytes()),
+        content: content.to_owned(),
+        replacements: 1,
+    }
+}
+
+fn create(content: &str) -> FileChange {
+    FileChange::Create {
+        content: content.to_owned(),
+    }
+}
+
+fn delete(base: &str) -> FileChange {
+    FileChange::Delete {
+        base_hash: content_hash(base.as_bytes()),
+    }
+}
+
+fn change_set(changes: impl IntoIterator<Item = (&'static str, FileChange)>) -> ChangeSet {
+    let mut set = ChangeSet::new();
+    for (path, change) in changes {
+        set.insert(path, change);
+    }
+    set
+}
+
+fn stage(store: &Store, set: ChangeSet) -> PendingRecord {
+    stage_as(store, Origin::Agent, set)
+}
+
+fn stage_as(store: &Store, origin: Origin, set: ChangeSet) -> PendingRecord {
+    store
+        .stage(
+            origin,
+            "edit",
+            "Edit: test",
+            set,
+            "preview".to_owned(),
+            json!({"k": 1}),
+        )
+        .unwrap()
+}
+
+fn pending_ids(store: &Store) -> Vec<String> {
+    store
+        .pending()
+        .unwrap()
+        .into_iter()
+        .map(|record| record.id)
+        .collect()
+}
+
+#[test]
+fn stage_then_apply_writes_exactly_the_previewed_bytes() {
+    let (dir, store) = setup();
+    write(&dir, "src/a.rs", "\u{feff}fn a() {}\r\nfn b() {}");
+    let new = "\u{feff}fn a() { 1 }\r\nfn b() {}";
+    let record = stage(
+        &store,
+        change_set([("src/a.rs", update("\u{feff}fn a() {}\r\nfn b() {}", new))]),
+    );
+    assert_eq!(record.id, "pending-action:edit:1");
+    assert_eq!(pending_ids(&store), vec![record.id.clone()]);
+    assert_eq!(
+        read(&dir, "src/a.rs").unwrap(),
+        "\u{feff}fn a() {}\r\nfn b() {}",
+        "staging touches no file"
+    );
+
+    let outcome = store.apply(&record.id, None, "looks right", None).unwrap();
+
+    assert_eq!(
+        std::fs::read(dir.path().join("src/a.rs")).unwrap(),
+        new.as_bytes()
+    );
+    assert_eq!(outcome.applied_files, vec!["src/a.rs"]);
+    assert!(outcome.dropped_files.is_empty());
+    assert_eq!(outcome.total_replacements, 1);
+    assert_eq!(outcome.record.outcome, Outcome::Applied);
+    assert_eq!(outcome.record.reason, "looks right");
+    assert!(store.pending().unwrap().is_empty());
+    assert_eq!(
+        store.get(&record.id).unwrap(),
+        StoredAction::Resolved(outcome.record)
+    );
+}
+
+#[test]
+fn a_stale_apply_lists_every_changed_file_writes_nothing_and_stays_pending() {
+    let (dir, store) = setup();
+    write(&dir, "a.txt", "a");
+    write(&dir, "b.txt", "b");
+    write(&dir, "gone.txt", "g");
+    let record = stage(
+        &store,
+        change_set([
+            ("a.txt", update("a", "A")),
+            ("b.txt", update("b", "B")),
+            ("gone.txt", delete("g")),
+            ("new.txt", create("N")),
+        ]),
+    );
+    write(&dir, "b.txt", "changed by someone");
+    std::fs::remove_file(dir.path().join("gone.txt")).unwrap();
+    write(&dir, "new.txt", "appeared");
+
+    let err = store.apply(&record.id, None, "go", None).unwrap_err();
+
+    match &err {
+        EditError::Stale { files } => assert_eq!(files, &["b.txt", "gone.txt", "new.txt"]),
+        other => panic!("expected stale, got {other}"),
+    }
+    assert!(err.to_string().starts_with("Preview is stale:"), "{err}");
+    assert!(err.is_tool_error());
+    assert_eq!(
+        read(&dir, "a.txt").unwrap(),
+        "a",
+        "the fresh file is not written either"
+    );
+    assert_eq!(read(&dir, "b.txt").unwrap(), "changed by someone");
+    assert_eq!(read(&dir, "new.txt").unwrap(), "appeared");
+    assert_eq!(
+        store.get(&record.id).unwrap(),
+        StoredAction::Pending(record.clone())
+    );
+    assert!(store.history().unwrap().is_empty());
+}
+
+#[test]
+fn stacked_previews_of_one_file_make_the_other_stale_once_one_applies() {
+    let (dir, store) = setup();
+    write(&dir, "a.txt", "base");
+    let first = stage(&store, change_set([("a.txt", update("base", "first"))]));
+    let second = stage(&store, change_set([("a.txt", update("base", "second"))]));
+    assert_eq!(
+        pending_ids(&store),
+        vec![second.id.clone(), first.id.clone()]
+    );
+
+    store
+        .apply(&second.id, None, "take the second", None)
+        .unwrap();
+    let err = store
+        .apply(&first.id, None, "and the first", None)
+        .unwrap_err();
+
+    assert!(
+        matches!(&err, EditError::Stale { files } if files == &["a.txt"]),
+        "{err}"
+    );
+    assert_eq!(read(&dir, "a.txt").unwrap(), "second");
+    assert_eq!(pending_ids(&store), vec![first.id]);
+}
+
+#[test]
+fn only_applies_the_named_files_reports_the_dropped_ones_and_consumes_the_action() {
+    let (dir, store) = setup();
+    write(&dir, "a.txt", "a");
+    write(&dir, "b.txt", "b");
+    let record = stage(
+        &store,
+        change_set([
+            ("a.txt", update("a", "A")),
+            ("b.txt", update("b", "B")),
+            ("c.txt", create("C")),
+        ]),
+    );
+
+    let outcome = store
+        .apply(&record.id, Some(&["./b.txt".to_owned()]), "just b", None)
+        .unwrap();
+
+    assert_eq!(outcome.applied_files, vec!["b.txt"]);
+    assert_eq!(outcome.dropped_files, vec!["a.txt", "c.txt"]);
+    assert_eq!(outcome.record.dropped_files, vec!["a.txt", "c.txt"]);
+    assert_eq!(read(&dir, "a.txt").unwrap(), "a");
+    assert_eq!(read(&dir, "b.txt").unwrap(), "B");
+    assert_eq!(read(&dir, "c.txt"), None);
+    assert!(store.pending().unwrap().is_empty());
+    assert!(matches!(
+        store.apply(&record.id, None, "again", None).unwrap_err(),
+        EditError::NotPending { .. }
+    ));
+}
+
+#[test]
+fn only_refuses_a_file_outside_the_preview_and_an_empty_list() {
+    let (dir, store) = setup();
+    write(&dir, "a.txt", "a");
+    let record = stage(&store, change_set([("a.txt", update("a", "A"))]));
+    assert!(matches!(
+        store
+            .apply(&record.id, Some(&["b.txt".to_owned()]), "r", None)
+            .unwrap_err(),
+        EditError::NotInPreview { .. }
+    ));
+    assert!(matches!(
+        store.apply(&record.id, Some(&[]), "r", None).unwrap_err(),
+        EditError::InvalidRequest(_)
+    ));
+    assert_eq!(read(&dir, "a.txt").unwrap(), "a");
+    assert_eq!(pending_ids(&store), vec![record.id]);
+}
+
+#[test]
+fn discard_leaves_files_untouched_and_records_the_reason() {
+    let (dir, store) = setup();
+    write(&dir, "a.txt", "a");
+    let set = change_set([("a.txt", update("a", "A")), ("n.txt", create("n"))]);
+    let record = stage(&store, set.clone());
+    let extra = json!({"note": "x"}).as_object().cloned();
+
+    let history = store
+        .discard(&record.id, "wrong approach", extra.clone())
+        .unwrap();
+
+    assert_eq!(read(&dir, "a.txt").unwrap(), "a");
+    assert_eq!(read(&dir, "n.txt"), None);
+    assert_eq!(history.outcome, Outcome::Discarded);
+    assert_eq!(history.reason, "wrong approach");
+    assert_eq!(history.extra, extra);
+    assert!(history.applied_files.is_empty());
+    assert!(store.pending().unwrap().is_empty());
+    assert_eq!(store.history().unwrap(), vec![history.clone()]);
+    assert_eq!(
+        store
+            .discarded_with_fingerprint(&set.fingerprint())
+            .unwrap(),
+        Some(history)
+    );
+    assert!(matches!(
+        store
+            .apply(&record.id, None, "changed my mind", None)
+            .unwrap_err(),
+        EditError::NotPending { .. }
+    ));
+}
+
+#[test]
+fn history_keeps_every_reason_newest_first() {
+    let (dir, store) = setup();
+    write(&dir, "a.txt", "a");
+    let applied = stage(&store, change_set([("a.txt", update("a", "A"))]));
+    let discarded = stage(&store, change_set([("b.txt", create("b"))]));
+    // Resolved in the opposite order of staging.
+    store.discard(&discarded.id, "not needed", None).unwrap();
+    store
+        .apply(&applied.id, None, "fixes the bug", None)
+        .unwrap();
+
+    let history = store.history().unwrap();
+    let summary: Vec<(&str, Outcome, &str)> = history
+        .iter()
+        .map(|record| {
+            (
+                record.action.id.as_str(),
+                record.outcome,
+                record.reason.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            (applied.id.as_str(), Outcome::Applied, "fixes the bug"),
+            (discarded.id.as_str(), Outcome::Discarded, "not needed"),
+        ]
+    );
+    assert_eq!(
+        store
+            .discarded_with_fingerprint(&applied.fingerprint)
+            .unwrap(),
+        None,
+        "only discarded changes are found by fingerprint"
+    );
+}
+
+#[test]
+fn ids_are_monotonic_and_never_reused_across_store_reopen() {
+    let (dir, store) = setup();
+    let first = stage(&store, change_set([("a.txt", create("a"))]));
+    let shared = store.next_seq().unwrap();
+    store.discard(&first.id, "r", None).unwrap();
+    drop(store);
+
+    let reopened = Store::open(Workspace::open(dir.path()).unwrap());
+    let second = stage(&reopened, change_set([("a.txt", create("a"))]));
+    assert_eq!(first.seq, 1);
+    assert_eq!(shared, 2, "in-memory actions draw from the same counter");
+    assert!(second.seq > shared, "{} after {shared}", second.seq);
+
+    // Even a lost counter file does not bring an id back.
+    std::fs::remove_file(dir.path().join(STATE_DIR).join("counters.json")).unwrap();
+    let third = stage(&reopened, change_set([("b.txt", create("b"))]));
+    assert!(third.seq > second.seq);
+    assert_eq!(third.id, format!("pending-action:edit:{}", third.seq));
+}
+
+#[test]
+fn bump_to_head_moves_an_action_above_newer_ones() {
+    let (_dir, store) = setup();
+    let older = stage(&store, change_set([("a.txt", create("a"))]));
+    let newer = stage(&store, change_set([("b.txt", create("b"))]));
+    assert_eq!(
+        pending_ids(&store),
+        vec![newer.id.clone(), older.id.clone()]
+    );
+    let bumped = store.bump_to_head(&older.id).unwrap();
+    assert!(bumped.order > newer.order);
+    assert_eq!(pending_ids(&store), vec![older.id, newer.id]);
+}
+
+#[test]
+fn pending_for_sees_only_its_own_origin() {
+    let (_dir, store) = setup();
+    let agent = stage_as(&store, Origin::Agent, change_set([("a.txt", create("a"))]));
+    let mcp = stage_as(
+        &store,
+        Origin::Mcp("c1".into()),
+        change_set([("b.txt", create("b"))]),
+    );
+    let ids = |origin: Origin| -> Vec<String> {
+        store
+            .pending_for(&origin)
+            .unwrap()
+            .into_iter()
+            .map(|record| record.id)
+            .collect()
+    };
+    assert_eq!(ids(Origin::Agent), vec![agent.id.clone()]);
+    assert_eq!(ids(Origin::Mcp("c1".into())), vec![mcp.id.clone()]);
+    assert!(ids(Origin::Mcp("c2".into())).is_empty());
+    assert_eq!(
+        pending_ids(&store),
+        vec![mcp.id, agent.id],
+        "the CLI sees all"
+    );
+}
+
+#[test]
+fn undo_restores_the_original_bytes_of_every_file() {
+    let (dir, store) = setup();
+    write(&dir, "a.txt", "a\r\n");
+    write(&dir, "old.txt", "old");
+    let record = stage(
+        &store,
+        change_set([
+            ("a.txt", update("a\r\n", "A\r\n")),
+            ("new/n.txt", create("n")),
+            ("old.txt", delete("old")),
+        ]),
+    );
+    store.apply(&record.id, None, "r", None).unwrap();
+
+    let undone = store.undo(&record.id).unwrap();
+
+    assert!(undone.undone);
+    assert_eq!(read(&dir, "a.txt").unwrap(), "a\r\n");
+    assert_eq!(read(&dir, "old.txt").unwrap(), "old");
+    assert_eq!(read(&dir, "new/n.txt"), None);
+    match store.get(&record.id).unwrap() {
+        StoredAction::Resolved(history) => assert!(history.undone),
+        StoredAction::Pending(_) => panic!("an undone action is not pending again"),
+    }
+    assert!(matches!(
+        store.undo(&record.id).unwrap_err(),
+        EditError::NothingToUndo {
+            state: "was already undone",
+            ..
+        }
+    ));
+}
+
+#[test]
+fn undo_refuses_after_a_later_change_and_reverts_nothing() {
+    let (dir, store) = setup();
+    write(&dir, "a.txt", "a");
+    write(&dir, "b.txt", "b");
+    let record = stage(
+        &store,
+        change_set([("a.txt", update("a", "A")), ("b.txt", update("b", "B"))]),
+    );
+    store.apply(&record.id, None, "r", None).unwrap();
+    write(&dir, "b.txt", "B, then edited by hand");
+
+    let err = store.undo(&record.id).unwrap_err();
+
+    assert!(
+        matches!(&err, EditError::UndoConflict { files, .. } if files == &["b.txt"]),
+        "{err}"
+    );
+    assert_eq!(read(&dir, "a.txt").unwrap(), "A");
+    assert_eq!(read(&dir, "b.txt").unwrap(), "B, then edited by hand");
+}
+
+#[test]
+fn undo_refuses_pending_discarded_and_unknown_actions() {
+    let (_dir, store) = setup();
+    let pending = stage(&store, change_set([("a.txt", create("a"))]));
+    let discarded = stage(&store, change_set([("b.txt", create("b"))]));
+    store.discard(&discarded.id, "r", None).unwrap();
+    assert!(matches!(
+        store.undo(&pending.id).unwrap_err(),
+        EditError::NothingToUndo {
+            state: "is still pending",
+            ..
+        }
+    ));
+    assert!(matches!(
+        store.undo(&discarded.id).unwrap_err(),
+        EditError::NothingToUndo {
+            state: "was discarded",
+            ..
+        }
+    ));
+    assert!(matches!(
+        store.undo("pending-action:edit:99").unwrap_err(),
+        EditError::UnknownAction { .. }
+    ));
+}
+
+#[test]
+fn apply_and_undo_preserve_file_permissions() {
+    let (dir, store) = setup();
+    write(&dir, "run.sh", "echo a");
+    write(&dir, "secret.txt", "s");
+    std::fs::set_permissions(
+        dir.path().join("run.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        dir.path().join("secret.txt"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    let record = stage(
+        &store,
+        change_set([
+            ("run.sh", update("echo a", "echo b")),
+            ("secret.txt", update("s", "S")),
+        ]),
+    );
+    store.apply(&record.id, None, "r", None).unwrap();
+    assert_eq!(
+        (mode(&dir, "run.sh"), mode(&dir, "secret.txt")),
+        (0o755, 0o600)
+    );
+    store.undo(&record.id).unwrap();
+    assert_eq!(
+        (mode(&dir, "run.sh"), mode(&dir, "secret.txt")),
+        (0o755, 0o600)
+    );
+}
+
+#[test]
+fn create_and_delete_land_inside_one_transaction() {
+    let (dir, store) = setup();
+    write(&dir, "old.txt", "old");
+    write(&dir, "keep.txt", "k");
+    let record = stage(
+        &store,
+        change_set([
+            ("deep/er/new.txt", create("new")),
+            ("keep.txt", update("k", "K")),
+            ("old.txt", delete("old")),
+        ]),
+    );
+    store.apply(&record.id, None, "r", None).unwrap();
+    assert_eq!(read(&dir, "deep/er/new.txt").unwrap(), "new");
+    assert_eq!(read(&dir, "keep.txt").unwrap(), "K");
+    assert!(!dir.path().join("old.txt").exists());
+    assert_eq!(leftovers(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn apply_writes_through_a_symlink_and_keeps_the_link() {
+    let (dir, store) = setup();
+    write(&dir, "real.txt", "r");
+    std::os::unix::fs::symlink("real.txt", dir.path().join("link.txt")).unwrap();
+    let record = stage(&store, change_set([("link.txt", update("r", "R"))]));
+    store.apply(&record.id, None, "r", None).unwrap();
+    assert!(
+        std::fs::symlink_metadata(dir.path().join("link.txt"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(read(&dir, "real.txt").unwrap(), "R");
+}
+
+#[test]
+fn a_store_operation_waits_for_the_lock_then_times_out() {
+    let (dir, store) = setup();
+    let held = StoreLock::acquire(store.workspace()).unwrap();
+    let impatient = store.with_lock_timeout(Duration::from_millis(200));
+    let err = impatient.pending().unwrap_err();
+    assert!(matches!(err, EditError::LockTimeout { .. }), "{err}");
+    assert!(!err.is_tool_error());
+    drop(held);
+    assert!(impatient.pending().unwrap().is_empty());
+    drop(dir);
+}
+
+#[test]
+fn reading_a_fresh_root_creates_no_state() {
+    let (dir, store) = setup();
+    assert!(store.pending().unwrap().is_empty());
+    assert!(store.history().unwrap().is_empty());
+    assert_eq!(store.recover().unwrap(), None);
+    assert!(matches!(
+        store.get("pending-action:edit:1").unwrap_err(),
+        EditError::UnknownAction { .. }
+    ));
+    assert!(!dir.path().join(STATE_DIR).exists());
+}
+
+#[test]
+fn the_state_directory_is_ignored_by_git() {
+    let (dir, store) = setup();
+    stage(&store, change_set([("a.txt", create("a"))]));
+    assert_eq!(read(&dir, ".resolve/.gitignore").unwrap(), "*\n");
+}
+
+#[test]
+fn corrupt_or_truncated_state_is_reported_naming_the_file_and_kept() {
+    let (dir, store) = setup();
+    let record = stage(&store, change_set([("a.txt", create("a"))]));
+    let other = stage(&store, change_set([("b.txt", create("b"))]));
+    store.discard(&other.id, "r", None).unwrap();
+    let state = dir.path().join(STATE_DIR);
+    let pending_file = state.join(format!("pending/{}.json", record.seq));
+    let full = std::fs::read(&pending_file).unwrap();
+    std::fs::write(&pending_file, &full[..full.len() / 2]).unwrap();
+
+    for err in [
+        store.pending().unwrap_err(),
+        store.apply(&record.id, None, "r", None).unwrap_err(),
+    ] {
+        match &err {
+            EditError::CorruptState { path, .. } => assert_eq!(path, &pending_file),
+            other => panic!("expected corrupt state, got {other}"),
+        }
+        assert!(err.to_string().contains("move it aside"), "{err}");
+    }
+    assert_eq!(std::fs::read(&pending_file).unwrap().len(), full.len() / 2);
+
+    let history_file = state.join(format!("history/{}.json", other.seq));
+    std::fs::write(&history_file, "{\"id\": 3").unwrap();
+    assert!(matches!(
+        store.history().unwrap_err(),
+        EditError::CorruptState { path, .. } if path == history_file
+    ));
+
+    let counters = state.join("counters.json");
+    std::fs::write(&counters, "").unwrap();
+    assert!(matches!(
+        store.next_seq().unwrap_err(),
+        EditError::CorruptState { path, .. } if path == counters
+    ));
+
+    std::fs::write(&counters, "{\"nextSeq\": 10}").unwrap();
+    std::fs::create_dir_all(state.join(JOURNAL_DIR)).unwrap();
+    let journal = state.join(JOURNAL_DIR).join("journal.json");
+    std::fs::write(&journal, "{\"version\"").unwrap();
+    assert!(matches!(
+        store.next_seq().unwrap_err(),
+        EditError::CorruptState { path, .. } if path == journal
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Crash recovery: the test binary re-runs itself as a child that aborts at one crash point.
+
+/// Root directory of the child's workspace.
+const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_CHILD_ROOT";
+/// The pending id the child applies or undoes.
+const CHILD_ID_ENV: &str = "RESOLVE_TEST_CHILD_ID";
+/// `apply` or `undo`.
+const CHILD_OP_ENV: &str = "RESOLVE_TEST_CHILD_OP";
+const CHILD_TEST: &str = "crash_child_resolves_the_action";
+
+const A_OLD: &str = "fn a() {}\n";
+const A_NEW: &str = "fn a() { 1 }\n";
+const B_OLD: &str = "obsolete\n";
+const C_NEW: &str = "created\n";
+
+/// Run by the crash tests as a child process; does nothing when run directly.
+#[test]
+#[ignore = "a child process of the crash tests"]
+fn crash_child_resolves_the_action() {
+    let (Ok(root), Ok(id), Ok(op)) = (
+        std::env::var(CHILD_ROOT_ENV),
+        std::env::var(CHILD_ID_ENV),
+        std::env::var(CHILD_OP_ENV),
+    ) else {
+        return;
+    };
+    let store = Store::open(Workspace::open(root).unwrap());
+    match op.as_str() {
+        "apply" => {
+            store.apply(&id, None, "crash test", None).unwrap();
+        }
+        "undo" => {
+            store.undo(&id).unwrap();
+        }
+        other => panic!("unknown op {other}"),
+    }
+}
+
+/// A workspace with a 3-file action staged: update `src/a.rs` (mode 0o755), delete `b.txt`,
+/// create `src/new/c.txt` in a directory that does not exist yet.
+fn three_file_action() -> (TempDir, Store, String) {
+    let (dir, store) = setup();
+    write(&dir, "src/a.rs", A_OLD);
+    std::fs::set_permissions(
+        dir.path().join("src/a.rs"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    write(&dir, "b.txt", B_OLD);
+    let record = stage(
+        &store,
+        change_set([
+            ("src/a.rs", update(A_OLD, A_NEW)),
+            ("b.txt", delete(B_OLD)),
+            ("src/new/c.txt", create(C_NEW)),
+        ]),
+    );
+    (dir, store, record.id)
+}
+
+/// Run the child; `true` when it aborted at the crash point, `false` when it finished.
+fn run_child(dir: &TempDir, id: &str, op: &str, crash_at: &str) -> bool {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", CHILD_TEST, "--ignored", "--nocapture"])
+        .env(CHILD_ROOT_ENV, dir.path())
+        .env(CHILD_ID_ENV, id)
+        .env(CHILD_OP_ENV, op)
+        .env(CRASH_AT_ENV, crash_at)
+        .output()
+        .unwrap();
+    let aborted = output.status.signal() == Some(6);
+    assert!(
+        aborted || output.status.success(),
+        "child at {crash_at} failed: {:?}\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    aborted
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Landed {
+    /// Every file as before the apply.
+    Original,
+    /// Every file as the preview says.
+    New,
+}
+
+/// The files are all original or all new (never a mix), with nothing left behind. An undo
+/// leaves the directory its apply created (empty) in place; an apply's rollback removes it.
+fn landed(dir: &TempDir, context: &str) -> Landed {
+    landed_after(dir, context, "apply")
+}
+
+fn landed_after(dir: &TempDir, context: &str, op: &str) -> Landed {
+    let files = (
+        read(dir, "src/a.rs"),
+        read(dir, "b.txt"),
+        read(dir, "src/new/c.txt"),
+    );
+    let original = (Some(A_OLD.to_owned()), Some(B_OLD.to_owned()), None);
+    let new = (Some(A_NEW.to_owned()), None, Some(C_NEW.to_owned()));
+    let state = if files == original {
+        assert_eq!(
+            dir.path().join("src/new").exists(),
+            op == "undo",
+            "{context}: the created directory"
+        );
+        Landed::Original
+    } else if files == new {
+        Landed::New
+    } else {
+        panic!("{context}: a mix of original and new files: {files:?}");
+    };
+    assert_eq!(mode(dir, "src/a.rs"), 0o755, "{context}: permissions");
+    assert_eq!(leftovers(dir.path()), Vec::<String>::new(), "{context}");
+    state
+}
+
+/// Temp files anywhere in the root, and anything left in the journal directory.
+fn leftovers(root: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if name.ends_with(".tmp") || path.parent().unwrap().ends_with(JOURNAL_DIR) {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_crash_at_every_step_of_a_three_file_apply_leaves_all_or_nothing() {
+    // begin, backup:1-2, journal, staged:1-2, renamed:1-3, synced | committed, state:1-2,
+    // journal-removed: 14 points, the first 10 before the commit.
+    const POINTS: usize = 14;
+    const LAST_BEFORE_COMMIT: usize = 10;
+    for step in 1..=POINTS + 1 {
+        let (dir, store, id) = three_file_action();
+        let crashed = run_child(&dir, &id, "apply", &step.to_string());
+        assert_eq!(crashed, step <= POINTS, "step {step}: crash points reached");
+
+        let message = store.recover().unwrap();
+        let context = format!("step {step} (recovery said {message:?})");
+        let state = landed(&dir, &context);
+        match store.get(&id).unwrap() {
+            StoredAction::Pending(_) => assert_eq!(state, Landed::Original, "{context}"),
+            StoredAction::Resolved(record) => {
+                assert_eq!(state, Landed::New, "{context}");
+                assert_eq!(record.outcome, Outcome::Applied, "{context}");
+            }
+        }
+        let expected = if step <= LAST_BEFORE_COMMIT {
+            Landed::Original
+        } else {
+            Landed::New
+        };
+        assert_eq!(state, expected, "{context}");
+        match step {
+            4..=10 => assert!(
+                message.as_deref().is_some_and(|text| text
+                    .starts_with(&format!("Rolled back an interrupted apply of `{id}`"))
+                    && text.ends_with("it is still pending.")),
+                "{context}"
+            ),
+            11..=13 => assert_eq!(
+                message,
+                Some(format!(
+                    "Finished an interrupted apply of `{id}`; it is applied."
+                )),
+                "{context}"
+            ),
+            _ => assert_eq!(message, None, "{context}"),
+        }
+        if state == Landed::Original {
+            store.apply(&id, None, "again", None).unwrap();
+            assert_eq!(landed(&dir, &context), Landed::New);
+        }
+    }
+}
+
+#[test]
+fn crash_points_can_be_named() {
+    for (step, expected) in [
+        ("backup:2", Landed::Original),
+        ("journal", Landed::Original),
+        ("renamed:2", Landed::Original),
+        ("synced", Landed::Original),
+        ("committed", Landed::New),
+        ("state:1", Landed::New),
+        ("journal-removed", Landed::New),
+    ] {
+        let (dir, store, id) = three_file_action();
+        assert!(run_child(&dir, &id, "apply", step), "{step} is reached");
+        store.recover().unwrap();
+        assert_eq!(landed(&dir, step), expected, "{step}");
+    }
+}
+
+#[test]
+fn a_crash_at_every_step_of_an_undo_leaves_it_applied_or_undone() {
+    for step in 1.. {
+        assert!(step < 50, "the undo never finished");
+        let (dir, store, id) = three_file_action();
+        store.apply(&id, None, "r", None).unwrap();
+        let crashed = run_child(&dir, &id, "undo", &step.to_string());
+        let message = store.recover().unwrap();
+        let context = format!("undo step {step} (recovery said {message:?})");
+        let state = landed_after(&dir, &context, "undo");
+        let StoredAction::Resolved(record) = store.get(&id).unwrap() else {
+            panic!("{context}: an applied action became pending");
+        };
+        assert_eq!(record.undone, state == Landed::Original, "{context}");
+        if !crashed {
+            assert_eq!(state, Landed::Original, "{context}");
+            // begin, backup:1-2, journal, staged:1-2, renamed:1-3, synced, committed, state:1,
+            // journal-removed: every one of the 13 points crashed before the child finished.
+            assert_eq!(step, 14, "{context}");
+            break;
+        }
+    }
+}

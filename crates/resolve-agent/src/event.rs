@@ -79,3 +79,22 @@ where
         self(event);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_serialize_as_tagged_json_lines() {
+        let event = AgentEvent::ToolCall {
+            id: "c1".into(),
+            name: "resolve".into(),
+            arguments: "{}".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&event).unwrap(),
+            json!({"type": "tool_call", "id": "c1", "name": "resolve", "arguments": "{}"})
+        );
+    }
+}

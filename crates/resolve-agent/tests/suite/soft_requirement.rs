@@ -312,3 +312,40 @@ async fn preview_left_pending_by_an_earlier_run_is_reminded_in_the_next_runs_fir
     assert_eq!(tool_choice(&bodies[2]), None);
 }
 both_providers!(preview_left_pending_by_an_earlier_run_is_reminded_in_the_next_runs_first_request);
+
+async fn host_hard_choice_is_sent_once_and_settled_at_turn_end(kind: ProviderKind) {
+    let server = MockServer::start(vec![peek("c1"), text("Done.")]).await;
+    let tools = Tools::new();
+    let mut session = session(&server, kind, &tools);
+    let resolved = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = resolved.clone();
+    session.resolve_session().queue().push_once(
+        resolve_core::ToolChoice::Tool("peek".into()),
+        resolve_core::PushOptions::new().on_resolved(move |_| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }),
+    );
+    session
+        .run(
+            "Look",
+            &mut Events::default().sink(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(tools.peeks(), 1);
+    assert_eq!(resolved.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let bodies = server.bodies();
+    let forced_peek = match kind {
+        ProviderKind::OpenAi => json!({"type":"function","function":{"name":"peek"}}),
+        ProviderKind::Anthropic => json!({"type":"tool","name":"peek"}),
+    };
+    assert_eq!(tool_choice(&bodies[0]), Some(forced_peek));
+    assert_eq!(
+        tool_choice(&bodies[1]),
+        None,
+        "the consumed directive is not replayed"
+    );
+    assert!(!session.resolve_session().queue().has_in_flight());
+}
+both_providers!(host_hard_choice_is_sent_once_and_settled_at_turn_end);

@@ -215,3 +215,61 @@ async fn duplicate_or_reserved_tool_names_are_refused() {
     let error = AgentSession::new(config(&server, ProviderKind::OpenAi), reserved, "").unwrap_err();
     assert!(matches!(error, AgentError::DuplicateTool { name } if name == "resolve"));
 }
+
+/// Waits until the run is cancelled.
+struct Wait;
+
+impl Tool for Wait {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "wait".into(),
+            description: "Waits.".into(),
+            input_schema: json!({"type": "object"}),
+            hidden: false,
+            strict: false,
+            deferrable: false,
+        }
+    }
+
+    fn execute<'a>(&'a self, _args: Value, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            ctx.cancellation().cancelled().await;
+            Ok(resolve_core::ToolResult::text("woke up"))
+        })
+    }
+}
+
+#[tokio::test]
+async fn cancelling_during_a_tool_call_pairs_the_calls_and_stops() {
+    let server = MockServer::start(vec![
+        Reply::Turn(Turn::call("c1", "wait", json!({})).and_call("c2", "wait", "{}")),
+        text("never"),
+    ])
+    .await;
+    let tools: Vec<std::sync::Arc<dyn Tool>> = vec![std::sync::Arc::new(Wait)];
+    let mut session = AgentSession::new(config(&server, ProviderKind::OpenAi), tools, "").unwrap();
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    let mut sink = move |event: resolve_agent::AgentEvent| {
+        if matches!(event, resolve_agent::AgentEvent::ToolCall { .. }) {
+            trigger.cancel();
+        }
+    };
+    let error = session.run("Wait", &mut sink, &cancel).await.unwrap_err();
+    assert!(matches!(error, AgentError::Cancelled));
+    let results: Vec<(&str, &str)> = session
+        .transcript()
+        .iter()
+        .filter_map(|m| match m {
+            resolve_agent::Message::Tool { call_id, text, .. } => {
+                Some((call_id.as_str(), text.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        vec![("c1", "Aborted: Cancelled"), ("c2", "Aborted: Cancelled")]
+    );
+    assert_eq!(server.bodies().len(), 1);
+}

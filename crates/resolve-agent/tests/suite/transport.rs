@@ -401,3 +401,48 @@ async fn cancelling_mid_stream_stops_cleanly_and_rejects_the_in_flight_directive
     assert!(!session.resolve_session().queue().has_in_flight());
 }
 both_providers!(cancelling_mid_stream_stops_cleanly_and_rejects_the_in_flight_directive);
+
+#[tokio::test]
+async fn a_hanging_server_times_out_with_an_error_naming_the_url() {
+    let server = MockServer::start(vec![
+        Reply::Hang(Turn::text("hello there")),
+        Reply::Hang(Turn::text("hello there")),
+    ])
+    .await;
+    let mut config = config(&server, ProviderKind::OpenAi);
+    config.request_timeout = std::time::Duration::from_millis(300);
+    let mut session = AgentSession::new(config, Vec::new(), "").unwrap();
+    let error = session
+        .run(
+            "Hi",
+            &mut Events::default().sink(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(error, AgentError::Timeout { .. }), "{error}");
+    assert!(error.to_string().contains(&server.openai_base()), "{error}");
+    let streams: Vec<_> = server
+        .bodies()
+        .iter()
+        .map(|b| b["stream"].clone())
+        .collect();
+    assert_eq!(
+        streams,
+        vec![json!(true), json!(false)],
+        "a broken stream is retried once without streaming"
+    );
+}
+
+#[test]
+fn the_run_future_is_send() {
+    fn assert_send<T: Send>(_: &T) {}
+    resolve_agent::init();
+    let config =
+        resolve_agent::ProviderConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:9/v1", "m");
+    let mut session = AgentSession::new(config, Vec::new(), "").unwrap();
+    let mut sink = |_event: AgentEvent| {};
+    let cancel = CancellationToken::new();
+    let future = session.run("Hi", &mut sink, &cancel);
+    assert_send(&future);
+}

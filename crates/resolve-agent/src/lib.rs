@@ -1,0 +1,66 @@
+//! The agent side of `resolve`: sessions, the agent loop and thin model clients.
+//!
+//! An [`AgentSession`] owns a provider client (OpenAI Chat Completions-compatible or Anthropic
+//! Messages), a registry of [`Tool`]s, the session's [`ResolveSession`](resolve_core::ResolveSession)
+//! and the transcript. [`AgentSession::run`] drives the loop: a tool stages a preview with
+//! [`ToolContext::queue_resolve_handler`], the loop reminds the model once, and nothing lands
+//! until the model calls the hidden `resolve` tool. A model that does anything else meanwhile
+//! has its calls skipped and `resolve` forced for one call; the fourth decline ends the run.
+//!
+//! Owned here: the wire formats (streaming and not), retries, the forced-choice and streaming
+//! fallbacks, the loop, and the [`AgentEvent`]s it reports. Not owned: the queue, pending
+//! stack, `resolve` dispatch and soft-requirement state machine (`resolve-core`), file
+//! producers and the durable store (`resolve-edit`), and the `resolve agent` command
+//! (`resolve-cli`).
+//!
+//! # Example
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use resolve_agent::{AgentEvent, AgentSession, ProviderConfig, ProviderKind};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! # async fn demo() -> Result<(), resolve_agent::AgentError> {
+//! resolve_agent::init();
+//! let config = ProviderConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:8080/v1", "local");
+//! let mut session = AgentSession::new(config, Vec::new(), "You are a careful coding agent.")?;
+//! let mut sink = |event: AgentEvent| {
+//!     if let AgentEvent::TextDelta { text } = event {
+//!         let _ = text; // print it
+//!     }
+//! };
+//! let summary = session.run("Say hello.", &mut sink, &CancellationToken::new()).await?;
+//! assert!(summary.model_calls >= 1);
+//! # Ok(())
+//! # }
+//! ```
+
+#![deny(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod agent_loop;
+mod error;
+mod event;
+mod message;
+pub mod provider;
+mod secret;
+mod session;
+mod tool;
+
+pub use error::AgentError;
+pub use event::{AgentEvent, EventSink};
+pub use message::{Message, ToolCall};
+pub use provider::{ForcedChoiceSupport, ProviderConfig, ProviderKind};
+pub use secret::{ANTHROPIC_API_KEY_ENV, ApiKey, OPENAI_API_KEY_ENV};
+pub use session::{AgentSession, AgentSessionBuilder, RunSummary};
+pub use tool::{Tool, ToolContext, ToolError, ToolFuture};
+
+/// Process-wide set-up: installs rustls' `ring` crypto provider (gotcha G7; without it the
+/// HTTP client panics). Idempotent; sessions call it too, and so should tests.
+pub fn init() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // An error means another provider is already installed, which serves as well.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}

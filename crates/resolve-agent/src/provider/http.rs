@@ -1,0 +1,224 @@
+//! Sending one request: bounded retries with backoff for 429, 5xx and connection errors, the
+//! request timeout, cancellation, and error texts that name the URL and the model.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::{Provider, excerpt};
+use crate::{AgentError, AgentEvent, EventSink};
+
+/// Why a request produced no usable response.
+#[derive(Debug)]
+pub(super) enum SendError {
+    /// The server refused a forced tool choice (its error body names `tool_choice`).
+    ToolChoiceRejected { status: u16 },
+    /// Anything else; ends the model call.
+    Fatal(AgentError),
+}
+
+impl From<AgentError> for SendError {
+    fn from(error: AgentError) -> Self {
+        Self::Fatal(error)
+    }
+}
+
+/// Whether an error body blames the tool choice.
+fn blames_tool_choice(body: &str) -> bool {
+    let body = body.to_ascii_lowercase();
+    body.contains("tool_choice") || body.contains("tool choice") || body.contains("toolchoice")
+}
+
+fn retryable(status: StatusCode) -> bool {
+    status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error()
+}
+
+/// A `retry-after` header in seconds.
+fn retry_after(response: &reqwest::Response) -> Option<Duration> {
+    let value = response.headers().get(reqwest::header::RETRY_AFTER)?;
+    let seconds: f64 = value.to_str().ok()?.trim().parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
+}
+
+fn backoff(provider: &Provider, retry: u32, hint: Option<Duration>) -> Duration {
+    let config = provider.config();
+    let exponential = config
+        .retry_base_delay
+        .saturating_mul(2u32.saturating_pow(retry));
+    hint.unwrap_or(exponential).min(config.retry_max_delay)
+}
+
+async fn sleep(delay: Duration, cancel: &CancellationToken) -> Result<(), AgentError> {
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => Err(AgentError::Cancelled),
+        () = tokio::time::sleep(delay) => Ok(()),
+    }
+}
+
+/// POST `body` to the provider's endpoint and return a successful response.
+///
+/// 429, 5xx and connection errors are retried up to `max_retries` times; a 4xx/5xx whose body
+/// names `tool_choice` while a forced choice was sent is handed back as
+/// [`SendError::ToolChoiceRejected`] at once (the caller retries with a lower choice).
+pub(super) async fn send(
+    provider: &Provider,
+    body: &Value,
+    forced_choice: bool,
+    sink: &mut dyn EventSink,
+    cancel: &CancellationToken,
+) -> Result<reqwest::Response, SendError> {
+    let config = provider.config();
+    let url = &provider.url;
+    let mut retry = 0u32;
+    loop {
+        if cancel.is_cancelled() {
+            return Err(AgentError::Cancelled.into());
+        }
+        let request = provider
+            .http
+            .post(url)
+            .headers(provider.headers.clone())
+            .timeout(config.request_timeout)
+            .json(body);
+        let sent = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(AgentError::Cancelled.into()),
+            sent = request.send() => sent,
+        };
+        let response = match sent {
+            Ok(response) => response,
+            Err(error) if error.is_timeout() => {
+                return Err(AgentError::Timeout {
+                    url: url.clone(),
+                    after: config.request_timeout,
+                }
+                .into());
+            }
+            Err(error) => {
+                if retry >= config.max_retries {
+                    return Err(AgentError::Connection {
+                        url: url.clone(),
+                        attempts: retry + 1,
+                        source: error,
+                    }
+                    .into());
+                }
+                let delay = backoff(provider, retry, None);
+                sink.emit(AgentEvent::Notice {
+                    message: format!(
+                        "Could not reach `{url}`; retrying in {} ms.",
+                        delay.as_millis()
+                    ),
+                });
+                retry += 1;
+                sleep(delay, cancel).await?;
+                continue;
+            }
+        };
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let hint = retry_after(&response);
+        let text = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(AgentError::Cancelled.into()),
+            text = response.text() => text.unwrap_or_default(),
+        };
+        if forced_choice
+            && (status.is_client_error() || status.is_server_error())
+            && blames_tool_choice(&text)
+        {
+            return Err(SendError::ToolChoiceRejected {
+                status: status.as_u16(),
+            });
+        }
+        if retryable(status) && retry < config.max_retries {
+            let delay = backoff(provider, retry, hint);
+            sink.emit(AgentEvent::Notice {
+                message: format!(
+                    "HTTP {} from `{url}`; retrying in {} ms.",
+                    status.as_u16(),
+                    delay.as_millis()
+                ),
+            });
+            retry += 1;
+            sleep(delay, cancel).await?;
+            continue;
+        }
+        return Err(status_error(provider, status, &text).into());
+    }
+}
+
+fn status_error(provider: &Provider, status: StatusCode, text: &str) -> AgentError {
+    let url = provider.url.clone();
+    let model = provider.config().model.clone();
+    let body = excerpt(text);
+    match status {
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => AgentError::Unauthorized {
+            url,
+            model,
+            status: status.as_u16(),
+            body,
+        },
+        StatusCode::NOT_FOUND => AgentError::NotFound { url, model, body },
+        _ => AgentError::Status {
+            url,
+            model,
+            status: status.as_u16(),
+            body,
+        },
+    }
+}
+
+/// Read a whole JSON response body.
+pub(super) async fn read_json(
+    provider: &Provider,
+    response: reqwest::Response,
+    cancel: &CancellationToken,
+) -> Result<Value, AgentError> {
+    let bytes = tokio::select! {
+        biased;
+        () = cancel.cancelled() => return Err(AgentError::Cancelled),
+        bytes = response.bytes() => bytes,
+    };
+    let bytes = bytes.map_err(|error| {
+        if error.is_timeout() {
+            AgentError::Timeout {
+                url: provider.url.clone(),
+                after: provider.config().request_timeout,
+            }
+        } else {
+            AgentError::BadResponse {
+                url: provider.url.clone(),
+                message: format!("the body could not be read ({error})"),
+            }
+        }
+    })?;
+    serde_json::from_slice(&bytes).map_err(|error| AgentError::BadResponse {
+        url: provider.url.clone(),
+        message: format!(
+            "it is not JSON ({error}): {}",
+            excerpt(&String::from_utf8_lossy(&bytes))
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_choice_blame_is_found_in_error_bodies() {
+        assert!(blames_tool_choice(
+            r#"{"error":{"message":"Invalid value for 'tool_choice'"}}"#
+        ));
+        assert!(blames_tool_choice(
+            "Tool choice is not supported with thinking"
+        ));
+        assert!(!blames_tool_choice(r#"{"error":"model not found"}"#));
+    }
+}

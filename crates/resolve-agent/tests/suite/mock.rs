@@ -1,0 +1,370 @@
+//! A scripted mock model server on 127.0.0.1 that speaks both real wire formats:
+//! OpenAI Chat Completions (`/v1/chat/completions`) and Anthropic Messages (`/v1/messages`),
+//! streaming (SSE) or not, as each request asks. It records every request.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+/// A model turn the mock renders in whichever format the request asks for.
+#[derive(Debug, Clone, Default)]
+pub struct Turn {
+    pub text: String,
+    /// `(id, name, raw arguments)`.
+    pub calls: Vec<(String, String, String)>,
+    /// Leave out the finish reason (and `[DONE]` / `message_stop`).
+    pub no_finish: bool,
+    /// Force this finish reason (wire spelling).
+    pub finish: Option<String>,
+}
+
+impl Turn {
+    pub fn text(text: &str) -> Self {
+        Self {
+            text: text.to_owned(),
+            ..Self::default()
+        }
+    }
+
+    pub fn call(id: &str, name: &str, arguments: Value) -> Self {
+        Self::default().and_call(id, name, &arguments.to_string())
+    }
+
+    pub fn and_call(mut self, id: &str, name: &str, raw_arguments: &str) -> Self {
+        self.calls
+            .push((id.to_owned(), name.to_owned(), raw_arguments.to_owned()));
+        self
+    }
+
+    pub fn without_finish(mut self) -> Self {
+        self.no_finish = true;
+        self
+    }
+}
+
+/// One scripted answer.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// A model turn.
+    Turn(Turn),
+    /// An HTTP error status with a body (and an optional `retry-after`).
+    Status {
+        status: u16,
+        body: String,
+        retry_after: Option<u32>,
+    },
+    /// A raw SSE body, sent as given.
+    RawSse(Vec<String>),
+    /// Stream the first part of a turn (its first text piece), then hang without ending.
+    Hang(Turn),
+}
+
+/// What the mock saw.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub path: String,
+    pub headers: HeaderMap,
+    pub body: Value,
+}
+
+#[derive(Debug, Default)]
+struct MockState {
+    script: Mutex<VecDeque<Reply>>,
+    requests: Mutex<Vec<Recorded>>,
+}
+
+/// A running mock server; it stops when the test's runtime ends.
+#[derive(Debug, Clone)]
+pub struct MockServer {
+    addr: SocketAddr,
+    state: Arc<MockState>,
+}
+
+impl MockServer {
+    pub async fn start(script: Vec<Reply>) -> Self {
+        let state = Arc::new(MockState {
+            script: Mutex::new(script.into()),
+            requests: Mutex::new(Vec::new()),
+        });
+        let app = Router::new()
+            .route("/v1/chat/completions", post(handle))
+            .route("/v1/messages", post(handle))
+            .with_state(state.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Self { addr, state }
+    }
+
+    /// The OpenAI-compatible base URL (with `/v1`).
+    pub fn openai_base(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// The Anthropic base URL (without `/v1`).
+    pub fn anthropic_base(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.state.requests.lock().unwrap().clone()
+    }
+
+    pub fn bodies(&self) -> Vec<Value> {
+        self.requests().into_iter().map(|r| r.body).collect()
+    }
+
+    pub fn unused_replies(&self) -> usize {
+        self.state.script.lock().unwrap().len()
+    }
+}
+
+async fn handle(
+    State(state): State<Arc<MockState>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let anthropic = uri.path() == "/v1/messages";
+    let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    state.requests.lock().unwrap().push(Recorded {
+        path: uri.path().to_owned(),
+        headers,
+        body,
+    });
+    let reply = state.script.lock().unwrap().pop_front();
+    let Some(reply) = reply else {
+        return (StatusCode::INTERNAL_SERVER_ERROR, "mock script exhausted").into_response();
+    };
+    match reply {
+        Reply::Status {
+            status,
+            body,
+            retry_after,
+        } => {
+            let mut response = (StatusCode::from_u16(status).unwrap(), body).into_response();
+            if let Some(seconds) = retry_after {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, seconds.to_string().parse().unwrap());
+            }
+            response
+        }
+        Reply::RawSse(chunks) => sse(chunks, false),
+        Reply::Hang(turn) => {
+            let events = if anthropic {
+                anthropic_events(&turn)
+            } else {
+                openai_chunks(&turn)
+            };
+            // Up to and including the first text piece.
+            let cut = events
+                .iter()
+                .position(|e| e.contains("\"delta\":{\"content\":\"") || e.contains("text_delta"))
+                .map_or(1, |p| p + 1);
+            sse(events[..cut].to_vec(), true)
+        }
+        Reply::Turn(turn) => match (anthropic, stream) {
+            (false, true) => sse(openai_chunks(&turn), false),
+            (false, false) => axum::Json(openai_json(&turn)).into_response(),
+            (true, true) => sse(anthropic_events(&turn), false),
+            (true, false) => axum::Json(anthropic_json(&turn)).into_response(),
+        },
+    }
+}
+
+/// An SSE response; every event is sent in two network chunks split mid-event.
+fn sse(events: Vec<String>, hang: bool) -> Response {
+    let mut pieces: Vec<Result<Bytes, Infallible>> = Vec::new();
+    for event in events {
+        let mid = event.len() / 2;
+        let mid = (mid..event.len())
+            .find(|i| event.is_char_boundary(*i))
+            .unwrap_or(event.len());
+        pieces.push(Ok(Bytes::from(event[..mid].to_owned())));
+        pieces.push(Ok(Bytes::from(event[mid..].to_owned())));
+    }
+    let stream = futures::stream::iter(pieces);
+    let body = if hang {
+        Body::from_stream(stream.chain(futures::stream::pending()))
+    } else {
+        Body::from_stream(stream)
+    };
+    Response::builder()
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .body(body)
+        .unwrap()
+}
+
+/// Split `text` into pieces of at most `size` characters.
+fn pieces(text: &str, size: usize) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    chars.chunks(size).map(|c| c.iter().collect()).collect()
+}
+
+fn openai_finish(turn: &Turn) -> String {
+    turn.finish.clone().unwrap_or_else(|| {
+        if turn.calls.is_empty() {
+            "stop"
+        } else {
+            "tool_calls"
+        }
+        .to_owned()
+    })
+}
+
+/// OpenAI chunks, with the quirks of llama-cpp-python: the call id repeated in every chunk and
+/// a legacy `function_call` alongside for the first call. Arguments of parallel calls arrive
+/// interleaved, three characters at a time.
+fn openai_chunks(turn: &Turn) -> Vec<String> {
+    let data = |value: Value| format!("data: {value}\n\n");
+    let mut out = vec![data(
+        json!({"id":"chatcmpl-1","object":"chat.completion.chunk",
+        "choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}),
+    )];
+    for piece in pieces(&turn.text, 3) {
+        out.push(data(
+            json!({"id":"chatcmpl-1","object":"chat.completion.chunk",
+            "choices":[{"index":0,"delta":{"content":piece},"finish_reason":null}]}),
+        ));
+    }
+    for (index, (id, name, _)) in turn.calls.iter().enumerate() {
+        let mut delta = json!({"tool_calls":[{"index":index,"id":id,"type":"function",
+            "function":{"name":name,"arguments":""}}]});
+        if index == 0 {
+            delta["function_call"] = json!({"name": name, "arguments": ""});
+        }
+        out.push(data(
+            json!({"id":"chatcmpl-1","choices":[{"index":0,"delta":delta,"finish_reason":null}]}),
+        ));
+    }
+    let split: Vec<Vec<String>> = turn.calls.iter().map(|(_, _, a)| pieces(a, 3)).collect();
+    let longest = split.iter().map(Vec::len).max().unwrap_or(0);
+    for round in 0..longest {
+        for (index, parts) in split.iter().enumerate() {
+            if let Some(part) = parts.get(round) {
+                let mut delta = json!({"tool_calls":[{"index":index,"id":turn.calls[index].0,
+                    "type":"function","function":{"arguments":part}}]});
+                if index == 0 {
+                    delta["function_call"] = json!({"arguments": part});
+                }
+                out.push(data(json!({"id":"chatcmpl-1","choices":[{"index":0,"delta":delta,"finish_reason":null}]})));
+            }
+        }
+    }
+    if !turn.no_finish {
+        out.push(data(json!({"id":"chatcmpl-1","choices":[{"index":0,"delta":{},
+            "finish_reason":openai_finish(turn)}],"usage":{"prompt_tokens":1,"completion_tokens":1}})));
+        out.push("data: [DONE]\n\n".to_owned());
+    }
+    out
+}
+
+fn openai_json(turn: &Turn) -> Value {
+    let mut message = json!({"role":"assistant",
+        "content": if turn.text.is_empty() { Value::Null } else { json!(turn.text) }});
+    if !turn.calls.is_empty() {
+        message["tool_calls"] = turn
+            .calls
+            .iter()
+            .map(|(id, name, args)| json!({"id":id,"type":"function","function":{"name":name,"arguments":args}}))
+            .collect();
+    }
+    json!({"id":"chatcmpl-1","object":"chat.completion","model":"mock",
+        "choices":[{"index":0,"message":message,"finish_reason":openai_finish(turn)}],
+        "usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}})
+}
+
+fn anthropic_stop(turn: &Turn) -> String {
+    turn.finish.clone().unwrap_or_else(|| {
+        if turn.calls.is_empty() {
+            "end_turn"
+        } else {
+            "tool_use"
+        }
+        .to_owned()
+    })
+}
+
+fn anthropic_events(turn: &Turn) -> Vec<String> {
+    let event = |name: &str, value: Value| format!("event: {name}\ndata: {value}\n\n");
+    let mut out = vec![
+        event(
+            "message_start",
+            json!({"type":"message_start","message":{"id":"msg_1","type":"message",
+            "role":"assistant","content":[],"model":"mock","stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}),
+        ),
+        event("ping", json!({"type":"ping"})),
+    ];
+    let mut index = 0;
+    if !turn.text.is_empty() {
+        out.push(event(
+            "content_block_start",
+            json!({"type":"content_block_start","index":index,
+            "content_block":{"type":"text","text":""}}),
+        ));
+        for piece in pieces(&turn.text, 3) {
+            out.push(event(
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":index,
+                "delta":{"type":"text_delta","text":piece}}),
+            ));
+        }
+        out.push(event(
+            "content_block_stop",
+            json!({"type":"content_block_stop","index":index}),
+        ));
+        index += 1;
+    }
+    for (id, name, args) in &turn.calls {
+        out.push(event(
+            "content_block_start",
+            json!({"type":"content_block_start","index":index,
+            "content_block":{"type":"tool_use","id":id,"name":name,"input":{}}}),
+        ));
+        for piece in pieces(args, 3) {
+            out.push(event(
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":index,
+                "delta":{"type":"input_json_delta","partial_json":piece}}),
+            ));
+        }
+        out.push(event(
+            "content_block_stop",
+            json!({"type":"content_block_stop","index":index}),
+        ));
+        index += 1;
+    }
+    if !turn.no_finish {
+        out.push(event("message_delta", json!({"type":"message_delta",
+            "delta":{"stop_reason":anthropic_stop(turn),"stop_sequence":null},"usage":{"output_tokens":2}})));
+        out.push(event("message_stop", json!({"type":"message_stop"})));
+    }
+    out
+}
+
+fn anthropic_json(turn: &Turn) -> Value {
+    let mut content = Vec::new();
+    if !turn.text.is_empty() {
+        content.push(json!({"type":"text","text":turn.text}));
+    }
+    for (id, name, args) in &turn.calls {
+        let input: Value = serde_json::from_str(args).unwrap_or(json!({}));
+        content.push(json!({"type":"tool_use","id":id,"name":name,"input":input}));
+    }
+    json!({"id":"msg_1","type":"message","role":"assistant","model":"mock","content":content,
+        "stop_reason":anthropic_stop(turn),"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}})
+}

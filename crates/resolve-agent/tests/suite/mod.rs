@@ -1,0 +1,7 @@
+mod mock;
+mod support;
+
+mod soft_requirement;
+mod tool_calls;
+mod transport;
+mod wire;

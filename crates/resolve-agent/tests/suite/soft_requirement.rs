@@ -1,0 +1,351 @@
+//! Reference §9.2 end to end, through the real HTTP client, for both wire formats: the soft
+//! `resolve` requirement (remind once, skip and force on a decline, cap on the fourth).
+
+use pretty_assertions::assert_eq;
+use resolve_agent::{AgentError, AgentEvent, ProviderKind};
+use resolve_core::skipped_call_text;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::mock::{MockServer, Reply, Turn};
+use super::support::{
+    Events, Tools, forced_resolve, reminder_count, session, tool_choice, tool_results,
+};
+use crate::both_providers;
+
+pub fn stage(id: &str, path: &str) -> Reply {
+    Reply::Turn(Turn::call(id, "stage", json!({"path": path})))
+}
+
+pub fn resolve(id: &str, action: &str) -> Reply {
+    Reply::Turn(Turn::call(
+        id,
+        "resolve",
+        json!({"action": action, "reason": "The preview is right."}),
+    ))
+}
+
+pub fn peek(id: &str) -> Reply {
+    Reply::Turn(Turn::call(id, "peek", json!({})))
+}
+
+pub fn text(text: &str) -> Reply {
+    Reply::Turn(Turn::text(text))
+}
+
+async fn compliant_resolve_sends_no_tool_choice_and_one_reminder(kind: ProviderKind) {
+    let server = MockServer::start(vec![
+        stage("c1", "a.txt"),
+        resolve("c2", "apply"),
+        text("Done."),
+    ])
+    .await;
+    let tools = Tools::new();
+    let mut session = session(&server, kind, &tools);
+    let events = Events::default();
+    let summary = session
+        .run(
+            "Change a.txt",
+            &mut events.sink(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(tools.applied(), 1, "resolve ran once");
+    assert_eq!(summary.model_calls, 3);
+    assert_eq!(summary.final_text, "Done.");
+    assert_eq!(summary.pending_actions, 0);
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 3);
+    for body in &bodies {
+        assert_eq!(tool_choice(body), None, "no tool_choice on any call");
+    }
+    assert_eq!(reminder_count(&bodies[0]), 0);
+    assert_eq!(reminder_count(&bodies[1]), 1);
+    assert_eq!(
+        reminder_count(&bodies[2]),
+        1,
+        "the reminder appears exactly once"
+    );
+    assert_eq!(events.reminders(), 1);
+    let results = tool_results(&bodies[2]);
+    assert_eq!(results[1].0, "c2");
+    assert_eq!(results[1].1, "Applied stage to a.txt.");
+}
+both_providers!(compliant_resolve_sends_no_tool_choice_and_one_reminder);
+
+async fn detour_is_not_executed_gets_a_skipped_result_and_the_next_call_is_forced(
+    kind: ProviderKind,
+) {
+    let server = MockServer::start(vec![
+        stage("c1", "a.txt"),
+        peek("c2"),
+        resolve("c3", "apply"),
+        text("Done."),
+    ])
+    .await;
+    let tools = Tools::new();
+    let mut session = session(&server, kind, &tools);
+    let events = Events::default();
+    let summary = session
+        .run(
+            "Change a.txt",
+            &mut events.sink(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(tools.peeks(), 0, "the detour never ran");
+    assert_eq!(tools.applied(), 1);
+    assert_eq!(summary.skipped_calls, 1);
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 4);
+    assert_eq!(tool_choice(&bodies[0]), None);
+    assert_eq!(tool_choice(&bodies[1]), None);
+    assert_eq!(tool_choice(&bodies[2]), Some(forced_resolve(kind)));
+    assert_eq!(tool_choice(&bodies[3]), None, "the force lasts one call");
+    let skipped = tool_results(&bodies[2])
+        .into_iter()
+        .find(|(id, ..)| id == "c2")
+        .expect("the skipped call has a paired result");
+    assert_eq!(skipped.1, skipped_call_text("resolve"));
+    if kind == ProviderKind::Anthropic {
+        assert!(skipped.2, "the skipped result is an error");
+    }
+    assert!(events.all().contains(&AgentEvent::ToolResult {
+        id: "c2".into(),
+        name: "peek".into(),
+        text: skipped_call_text("resolve"),
+        is_error: true,
+        details: None,
+        executed: false,
+    }));
+    assert_eq!(
+        reminder_count(&bodies[3]),
+        1,
+        "no second reminder for the same id"
+    );
+}
+both_providers!(detour_is_not_executed_gets_a_skipped_result_and_the_next_call_is_forced);
+
+async fn bare_text_while_pending_does_not_stop_the_loop_and_forces_resolve(kind: ProviderKind) {
+    let server = MockServer::start(vec![
+        stage("c1", "a.txt"),
+        text("Looks good to me."),
+        resolve("c2", "apply"),
+        text("Done."),
+    ])
+    .await;
+    let tools = Tools::new();
+    let mut session = session(&server, kind, &tools);
+    let summary = session
+        .run(
+            "Change a.txt",
+            &mut Events::default().sink(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(
+        summary.model_calls, 4,
+        "the loop did not stop at the bare text"
+    );
+    assert_eq!(tools.applied(), 1);
+    let bodies = server.bodies();
+    assert_eq!(tool_choice(&bodies[1]), None);
+    assert_eq!(tool_choice(&bodies[2]), Some(forced_resolve(kind)));
+    assert_eq!(tool_choice(&bodies[3]), None);
+}
+both_providers!(bare_text_while_pending_does_not_stop_the_loop_and_forces_resolve);
+
+async fn no_requirement_sends_no_tool_choice(kind: ProviderKind) {
+    let server = MockServer::start(vec![text("Hello.")]).await;
+    let tools = Tools::new();
+    let mut session = session(&server, kind, &tools);
+    let summary = session
+        .run(
+            "Say hello",
+            &mut Events::default().sink(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(summary.model_calls, 1);
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 1);
+    assert_eq!(tool_choice(&bodies[0]), None);
+    assert_eq!(reminder_count(&bodies[0]), 0);
+}
+both_providers!(no_requirement_sends_no_tool_choice);
+
+async fn fourth_decline_ends_the_run_with_the_cap_error(kind: ProviderKind) {
+    let server = MockServer::start(vec![
+        stage("c1", "a.txt"),
+        peek("c2"),
+        peek("c3"),
+        peek("c4"),
+        peek("c5"),
+        text("never sent"),
+    ])
+    .await;
+    let tools = Tools::new();
+    let mut session = session(&server, kind, &tools);
+    let error = session
+        .run(
+            "Change a.txt",
+            &mut Events::default().sink(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+
+    assert_eq!(
+        error.to_string(),
+        "Soft tool requirement 'resolve' was not satisfied after 3 forced turns; aborting to avoid an unbounded force loop."
+    );
+    assert!(matches!(error, AgentError::Core(_)));
+    assert_eq!(tools.peeks(), 0);
+    let bodies = server.bodies();
+    assert_eq!(
+        bodies.len(),
+        5,
+        "at most 3 forced calls after the first decline"
+    );
+    let choices: Vec<_> = bodies.iter().map(tool_choice).collect();
+    let forced = Some(forced_resolve(kind));
+    assert_eq!(
+        choices,
+        vec![None, None, forced.clone(), forced.clone(), forced]
+    );
+    // The transcript stays valid: the last calls are paired with results.
+    let last = session.transcript().last().unwrap();
+    assert!(matches!(last, resolve_agent::Message::Tool { call_id, .. } if call_id == "c5"));
+    assert_eq!(
+        session.resolve_session().queue().pending().len(),
+        1,
+        "still pending"
+    );
+}
+both_providers!(fourth_decline_ends_the_run_with_the_cap_error);
+
+async fn resolve_mixed_into_a_detour_batch_is_not_executed(kind: ProviderKind) {
+    let server = MockServer::start(vec![
+        stage("c1", "a.txt"),
+        Reply::Turn(
+            Turn::call("c2", "resolve", json!({"action":"apply","reason":"ok"}))
+                .and_call("c3", "peek", "{}"),
+        ),
+        resolve("c4", "discard"),
+        text("Dropped."),
+    ])
+    .await;
+    let tools = Tools::new();
+    let mut session = session(&server, kind, &tools);
+    session
+        .run(
+            "Change a.txt",
+            &mut Events::default().sink(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(tools.applied(), 0, "the mixed-in resolve did not apply");
+    assert_eq!(tools.peeks(), 0);
+    let bodies = server.bodies();
+    assert_eq!(tool_choice(&bodies[2]), Some(forced_resolve(kind)));
+    let results = tool_results(&bodies[3]);
+    assert_eq!(results[1].1, skipped_call_text("resolve"));
+    assert_eq!(results[2].1, skipped_call_text("resolve"));
+    assert_eq!(
+        results[3].1,
+        "Discarded: Stage: a.txt. Reason: The preview is right."
+    );
+}
+both_providers!(resolve_mixed_into_a_detour_batch_is_not_executed);
+
+async fn preview_left_pending_by_an_earlier_run_is_reminded_in_the_next_runs_first_request(
+    kind: ProviderKind,
+) {
+    let server = MockServer::start(vec![
+        stage("c1", "a.txt"),
+        text("Staged; stopping here."),
+        resolve("c2", "apply"),
+        text("Done."),
+    ])
+    .await;
+    let tools = Tools::new();
+    let mut builder = resolve_agent::AgentSession::builder(super::support::config(&server, kind));
+    builder.tools(tools.all()).max_turns(Some(2));
+    let mut session = builder.build().unwrap();
+    let error = session
+        .run(
+            "Change a.txt",
+            &mut Events::default().sink(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Stopped after 2 model calls (--max-turns)."
+    );
+    assert_eq!(session.resolve_session().queue().pending().len(), 1);
+
+    let events = Events::default();
+    session
+        .run("Go on", &mut events.sink(), &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        events.reminders(),
+        1,
+        "a new run re-injects the reminder once"
+    );
+    assert_eq!(tools.applied(), 1);
+    let bodies = server.bodies();
+    assert_eq!(reminder_count(&bodies[2]), 2);
+    assert_eq!(tool_choice(&bodies[2]), None);
+}
+both_providers!(preview_left_pending_by_an_earlier_run_is_reminded_in_the_next_runs_first_request);
+
+async fn host_hard_choice_is_sent_once_and_settled_at_turn_end(kind: ProviderKind) {
+    let server = MockServer::start(vec![peek("c1"), text("Done.")]).await;
+    let tools = Tools::new();
+    let mut session = session(&server, kind, &tools);
+    let resolved = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = resolved.clone();
+    session.resolve_session().queue().push_once(
+        resolve_core::ToolChoice::Tool("peek".into()),
+        resolve_core::PushOptions::new().on_resolved(move |_| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }),
+    );
+    session
+        .run(
+            "Look",
+            &mut Events::default().sink(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(tools.peeks(), 1);
+    assert_eq!(resolved.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let bodies = server.bodies();
+    let forced_peek = match kind {
+        ProviderKind::OpenAi => json!({"type":"function","function":{"name":"peek"}}),
+        ProviderKind::Anthropic => json!({"type":"tool","name":"peek"}),
+    };
+    assert_eq!(tool_choice(&bodies[0]), Some(forced_peek));
+    assert_eq!(
+        tool_choice(&bodies[1]),
+        None,
+        "the consumed directive is not replayed"
+    );
+    assert!(!session.resolve_session().queue().has_in_flight());
+}
+both_providers!(host_hard_choice_is_sent_once_and_settled_at_turn_end);

@@ -169,6 +169,29 @@ pub enum EditError {
     /// Bad arguments that the schema cannot express (an empty pattern, a duplicate op, …).
     #[error("{0}")]
     InvalidRequest(String),
+    // producers
+    /// A glob in `paths` cannot be compiled.
+    #[error("Invalid glob `{glob}`: {reason}")]
+    InvalidGlob {
+        /// The glob as given.
+        glob: String,
+        /// Why it is invalid.
+        reason: String,
+    },
+    /// A `grep` pattern is not a valid regular expression.
+    #[error("Invalid regular expression `{pattern}`: {reason}")]
+    InvalidRegex {
+        /// The pattern as given.
+        pattern: String,
+        /// Why it is invalid.
+        reason: String,
+    },
+    /// An `edit` or `write` would leave the file exactly as it is.
+    #[error("`{path}` already has this content; nothing to stage.")]
+    NoChange {
+        /// The file.
+        path: String,
+    },
 }
 
 impl EditError {

@@ -184,6 +184,29 @@ pub enum EditError {
         /// Where it stands (`is still pending`, `was discarded`, `was already undone`).
         state: &'static str,
     },
+    // producers
+    /// A glob in `paths` cannot be compiled.
+    #[error("Invalid glob `{glob}`: {reason}")]
+    InvalidGlob {
+        /// The glob as given.
+        glob: String,
+        /// Why it is invalid.
+        reason: String,
+    },
+    /// A `grep` pattern is not a valid regular expression.
+    #[error("Invalid regular expression `{pattern}`: {reason}")]
+    InvalidRegex {
+        /// The pattern as given.
+        pattern: String,
+        /// Why it is invalid.
+        reason: String,
+    },
+    /// An `edit` or `write` would leave the file exactly as it is.
+    #[error("`{path}` already has this content; nothing to stage.")]
+    NoChange {
+        /// The file.
+        path: String,
+    },
 }
 
 impl EditError {

@@ -19,6 +19,15 @@ mod store;
 mod transaction;
 mod workspace;
 
+// Preview producers and read-only tools.
+mod ast_edit;
+mod diff;
+mod preview;
+mod read_tools;
+mod scope;
+mod text_edit;
+mod text_file;
+
 pub use change_set::{ChangeSet, FileChange, content_hash};
 pub use error::EditError;
 pub use fs::{BINARY_SNIFF_LEN, FileContent, atomic_write, read_content};
@@ -26,6 +35,20 @@ pub use lock::{LOCK_FILE, LOCK_TIMEOUT, StoreLock};
 pub use store::{ApplyOutcome, HistoryRecord, Origin, Outcome, PendingRecord, Store, StoredAction};
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS, JOURNAL_DIR};
 pub use workspace::{STATE_DIR, Workspace, WorkspacePath};
+
+pub use ast_edit::{
+    AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
+    ast_edit_applied_text, preview_ast_edit, supported_languages,
+};
+pub use diff::{change_diff, unified_diff};
+pub use preview::{AST_EDIT_TOOL, EDIT_TOOL, Preview, WRITE_TOOL, applied_text};
+pub use read_tools::{
+    DEFAULT_READ_LIMIT, GREP_MAX_MATCHES, GrepRequest, LsRequest, ReadRequest, grep, ls, read,
+};
+pub use text_edit::{
+    EditRequest, WriteRequest, edit_applied_text, preview_edit, preview_write, write_applied_text,
+};
+pub use text_file::is_binary;
 
 /// First line of every preview result.
 pub const PREVIEW_BANNER: &str = "Staged as a preview — files are NOT modified yet. Call `resolve` with action \"apply\" to apply it or \"discard\" to drop it.";

@@ -1,0 +1,257 @@
+//! The `edit` and `write` producers: an exact-substring replacement in one file, and a whole
+//! file created or overwritten, each computed as a [`Preview`]; plus their success texts.
+//!
+//! `edit` matches `old_text` exactly. One courtesy: when it is not found, the file uses CRLF
+//! line endings and `old_text` uses bare LF, the search is repeated with both texts in CRLF, so
+//! a model that copied lines without their `\r` still hits them and the file keeps its endings.
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::preview::{EDIT_TOOL, WRITE_TOOL, preview_text};
+use crate::text_file::{decode, read_bytes};
+use crate::{
+    ChangeSet, EditError, FileChange, Preview, Workspace, WorkspacePath, change_diff, content_hash,
+};
+
+/// The arguments of `edit`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditRequest {
+    /// The file, relative to the root.
+    pub path: String,
+    /// The exact text to replace.
+    pub old_text: String,
+    /// What it becomes.
+    pub new_text: String,
+    /// Replace every occurrence instead of requiring exactly one.
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// The arguments of `write`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WriteRequest {
+    /// The file, relative to the root; created if it does not exist.
+    pub path: String,
+    /// The whole new content.
+    pub content: String,
+}
+
+/// The success text after applying an edit: `Applied edit to <path>.`
+pub fn edit_applied_text(path: &str) -> String {
+    format!("Applied edit to {path}.")
+}
+
+/// The success text after applying a write: `Wrote <path>.`
+pub fn write_applied_text(path: &str) -> String {
+    format!("Wrote {path}.")
+}
+
+/// Compute the `edit` preview: `old_text` must occur exactly once, or at least once with
+/// `replace_all`.
+pub fn preview_edit(workspace: &Workspace, request: &EditRequest) -> Result<Preview, EditError> {
+    if request.old_text.is_empty() {
+        return Err(EditError::InvalidRequest(
+            "`old_text` must not be empty; use `write` to create or replace a whole file."
+                .to_owned(),
+        ));
+    }
+    let target = workspace.resolve(&request.path)?;
+    let (base_hash, old) = match read_text(&request.path, &target)? {
+        Some(existing) => existing,
+        None => {
+            return Err(EditError::NotFound {
+                path: request.path.clone(),
+            });
+        }
+    };
+    let path = target.relative;
+
+    let mut find = request.old_text.clone();
+    let mut replace = request.new_text.clone();
+    let mut count = old.matches(find.as_str()).count();
+    if count == 0 && old.contains("\r\n") && find.contains('\n') && !find.contains("\r\n") {
+        find = to_crlf(&find);
+        replace = to_crlf(&replace);
+        count = old.matches(find.as_str()).count();
+    }
+    if count == 0 {
+        return Err(EditError::EditNotFound { path });
+    }
+    if count > 1 && !request.replace_all {
+        return Err(EditError::EditAmbiguous { path, count });
+    }
+    let new = if request.replace_all {
+        old.replace(find.as_str(), &replace)
+    } else {
+        old.replacen(find.as_str(), &replace, 1)
+    };
+    if new == old {
+        return Err(EditError::NoChange { path });
+    }
+    let replacements = if request.replace_all { count } else { 1 };
+
+    let diff = change_diff(&path, Some(&old), Some(&new));
+    let mut change_set = ChangeSet::new();
+    change_set.insert(
+        path.clone(),
+        FileChange::Update {
+            base_hash,
+            content: new,
+            replacements,
+        },
+    );
+    Ok(Preview {
+        change_set,
+        source_tool: EDIT_TOOL.to_owned(),
+        label: format!("Edit: {path}"),
+        text: preview_text(&diff, &[]),
+        details: json!({"path": path, "replacements": replacements}),
+    })
+}
+
+/// Compute the `write` preview: a create when the file does not exist, else an overwrite.
+pub fn preview_write(workspace: &Workspace, request: &WriteRequest) -> Result<Preview, EditError> {
+    let target = workspace.resolve(&request.path)?;
+    let existing = read_text(&request.path, &target)?;
+    let path = target.relative;
+    let created = existing.is_none();
+    let (change, diff) = match existing {
+        Some((base_hash, old)) => {
+            if old == request.content {
+                return Err(EditError::NoChange { path });
+            }
+            (
+                FileChange::Update {
+                    base_hash,
+                    content: request.content.clone(),
+                    replacements: 1,
+                },
+                change_diff(&path, Some(&old), Some(&request.content)),
+            )
+        }
+        None => (
+            FileChange::Create {
+                content: request.content.clone(),
+            },
+            change_diff(&path, None, Some(&request.content)),
+        ),
+    };
+    let mut change_set = ChangeSet::new();
+    change_set.insert(path.clone(), change);
+    Ok(Preview {
+        change_set,
+        source_tool: WRITE_TOOL.to_owned(),
+        label: format!("Write: {path}"),
+        text: preview_text(&diff, &[]),
+        details: json!({"path": path, "created": created, "bytes": request.content.len()}),
+    })
+}
+
+/// The base hash and text of an existing file, `None` if it does not exist; a directory or a
+/// binary file is an error.
+fn read_text(given: &str, target: &WorkspacePath) -> Result<Option<(String, String)>, EditError> {
+    let metadata = match std::fs::metadata(&target.absolute) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(EditError::io("inspect", &target.absolute, source)),
+    };
+    if metadata.is_dir() {
+        return Err(EditError::WrongKind {
+            path: given.to_owned(),
+            found: "a directory",
+            expected: "a file",
+        });
+    }
+    let bytes = read_bytes(&target.absolute)?;
+    let hash = content_hash(&bytes);
+    match decode(bytes) {
+        Some(text) => Ok(Some((hash, text))),
+        None => Err(EditError::Binary {
+            path: target.relative.clone(),
+        }),
+    }
+}
+
+/// `text` with every bare `\n` turned into `\r\n`.
+fn to_crlf(text: &str) -> String {
+    text.replace("\r\n", "\n").replace('\n', "\r\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn workspace(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, content) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, content).unwrap();
+        }
+        let workspace = Workspace::open(dir.path()).unwrap();
+        (dir, workspace)
+    }
+
+    fn edit(path: &str, old: &str, new: &str, all: bool) -> EditRequest {
+        EditRequest {
+            path: path.into(),
+            old_text: old.into(),
+            new_text: new.into(),
+            replace_all: all,
+        }
+    }
+
+    #[test]
+    fn an_edit_matching_bare_lf_lines_in_a_crlf_file_keeps_crlf() {
+        let (_dir, ws) = workspace(&[("w.txt", b"one\r\ntwo\r\nthree\r\n")]);
+        let preview = preview_edit(&ws, &edit("w.txt", "one\ntwo", "1\n2", false)).unwrap();
+        assert_eq!(
+            preview.change_set.get("w.txt").unwrap().new_content(),
+            Some("1\r\n2\r\nthree\r\n")
+        );
+    }
+
+    #[test]
+    fn an_empty_old_text_is_refused() {
+        let (_dir, ws) = workspace(&[("a.txt", b"a")]);
+        let error = preview_edit(&ws, &edit("a.txt", "", "b", false)).unwrap_err();
+        assert!(matches!(error, EditError::InvalidRequest(_)), "{error}");
+    }
+
+    #[test]
+    fn an_edit_or_write_that_changes_nothing_is_refused() {
+        let (_dir, ws) = workspace(&[("a.txt", b"same")]);
+        let error = preview_edit(&ws, &edit("a.txt", "same", "same", false)).unwrap_err();
+        assert!(matches!(error, EditError::NoChange { .. }), "{error}");
+        let error = preview_write(
+            &ws,
+            &WriteRequest {
+                path: "a.txt".into(),
+                content: "same".into(),
+            },
+        )
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "`a.txt` already has this content; nothing to stage."
+        );
+    }
+
+    #[test]
+    fn editing_a_directory_or_a_missing_file_is_refused() {
+        let (_dir, ws) = workspace(&[("src/a.txt", b"a")]);
+        assert!(matches!(
+            preview_edit(&ws, &edit("src", "a", "b", false)).unwrap_err(),
+            EditError::WrongKind { .. }
+        ));
+        assert!(matches!(
+            preview_edit(&ws, &edit("src/none.txt", "a", "b", false)).unwrap_err(),
+            EditError::NotFound { .. }
+        ));
+    }
+}

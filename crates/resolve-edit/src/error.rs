@@ -166,6 +166,9 @@ pub enum EditError {
         /// What was needed.
         expected: &'static str,
     },
+    /// Tool arguments that break the tool's schema (the core's error names the field).
+    #[error(transparent)]
+    Arguments(#[from] resolve_core::Error),
     /// Bad arguments that the schema cannot express (an empty pattern, a duplicate op, …).
     #[error("{0}")]
     InvalidRequest(String),

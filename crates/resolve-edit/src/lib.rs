@@ -28,6 +28,9 @@ mod scope;
 mod text_edit;
 mod text_file;
 
+// The model-facing file tools over the store.
+mod tools;
+
 pub use change_set::{ChangeSet, FileChange, content_hash};
 pub use error::EditError;
 pub use fs::{BINARY_SNIFF_LEN, FileContent, atomic_write, read_content};
@@ -49,6 +52,7 @@ pub use text_edit::{
     EditRequest, WriteRequest, edit_applied_text, preview_edit, preview_write, write_applied_text,
 };
 pub use text_file::is_binary;
+pub use tools::{FileTools, StorePendingSource, file_tool_specs};
 
 /// First line of every preview result.
 pub const PREVIEW_BANNER: &str = "Staged as a preview — files are NOT modified yet. Call `resolve` with action \"apply\" to apply it or \"discard\" to drop it.";

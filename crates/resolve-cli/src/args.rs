@@ -1,0 +1,174 @@
+//! Command-line arguments: the global options and one struct per subcommand.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Stage agent edits as previews, review them, and apply or discard them with a reason.
+#[derive(Debug, Parser)]
+#[command(
+    name = "resolve",
+    version,
+    about = "Stage edits as previews, review them, then apply or discard them with a reason.",
+    long_about = "Stage edits as previews, review them, then apply or discard them with a reason.\n\n\
+A producer (`ast-edit`, `edit`, `write`) computes a change and stores it as a pending action \
+under <root>/.resolve/ without touching any file. `resolve apply` writes exactly the previewed \
+bytes, all files or none, after checking that no file changed since the preview; \
+`resolve discard` drops it. Both record the reason in the history (`resolve log`).",
+    after_help = "Exit status: 0 success (including `No replacements made`), 1 the action failed, 2 usage error."
+)]
+pub struct Cli {
+    /// Global options.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options accepted before or after any subcommand.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Workspace root; every path must stay inside it and state lives in <ROOT>/.resolve/.
+    #[arg(long, global = true, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// Print one JSON object per result on stdout, and nothing else there.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// When to color output (NO_COLOR turns `auto` off).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+/// When to use color.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Color when stdout is a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always color.
+    Always,
+    /// Never color.
+    Never,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Stage a structural rewrite (ast-grep pattern → rewrite) as a preview.
+    #[command(name = "ast-edit")]
+    AstEdit(AstEditArgs),
+    /// Stage an exact text replacement in one file as a preview.
+    Edit(EditArgs),
+    /// Stage creating or overwriting one file as a preview.
+    Write(WriteArgs),
+    /// List pending actions, head (the one `apply` acts on) first.
+    Pending,
+    /// Print a preview: a pending action's, or one from the history.
+    Show(ShowArgs),
+    /// Apply the head pending action (or --id ID): writes exactly the previewed bytes.
+    Apply(ApplyArgs),
+    /// Discard the head pending action (or --id ID) without touching any file.
+    Discard(DiscardArgs),
+    /// Revert an applied change, if its files are untouched since.
+    Undo(UndoArgs),
+    /// History of applied and discarded actions, with their reasons, newest first.
+    Log,
+}
+
+/// `resolve ast-edit`.
+#[derive(Debug, Args)]
+pub struct AstEditArgs {
+    /// ast-grep pattern to match, e.g. '$X.unwrap()'.
+    #[arg(short = 'p', long, value_name = "PATTERN")]
+    pub pattern: String,
+    /// Replacement; metavariables of the pattern may be used, e.g. '$X.expect("todo")'.
+    #[arg(short = 'r', long, value_name = "REWRITE")]
+    pub rewrite: String,
+    /// Language of the files (rust, python, typescript, …); by default from each file's extension.
+    #[arg(long, value_name = "L")]
+    pub lang: Option<String>,
+    /// Refuse to stage a preview touching more than N files. By default there is no cap.
+    #[arg(long, value_name = "N")]
+    pub max_files: Option<usize>,
+    /// Files, directories or globs to rewrite, relative to the root. By default the whole root.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+}
+
+/// `resolve edit`.
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// The file to edit, relative to the root.
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// The exact text to replace; it must occur once unless --all is given.
+    #[arg(long = "old", value_name = "TEXT", allow_hyphen_values = true)]
+    pub old_text: String,
+    /// The replacement text.
+    #[arg(long = "new", value_name = "TEXT", allow_hyphen_values = true)]
+    pub new_text: String,
+    /// Replace every occurrence.
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// `resolve write`.
+#[derive(Debug, Args)]
+pub struct WriteArgs {
+    /// The file to create or overwrite, relative to the root.
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// The new content.
+    #[arg(
+        long,
+        value_name = "TEXT",
+        allow_hyphen_values = true,
+        conflicts_with = "from",
+        required_unless_present = "from"
+    )]
+    pub content: Option<String>,
+    /// Read the new content from FILE (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
+}
+
+/// `resolve show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Pending or historical id; by default the head pending action.
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
+}
+
+/// `resolve apply`.
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    /// Why the change should land; recorded in the history.
+    #[arg(long, value_name = "TEXT")]
+    pub reason: String,
+    /// Apply this pending action instead of the head.
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    /// Apply only these files of the preview; the rest are dropped with it.
+    #[arg(long, value_name = "PATH", num_args = 1..)]
+    pub only: Vec<String>,
+}
+
+/// `resolve discard`.
+#[derive(Debug, Args)]
+pub struct DiscardArgs {
+    /// Why the change is dropped; recorded in the history.
+    #[arg(long, value_name = "TEXT")]
+    pub reason: String,
+    /// Discard this pending action instead of the head.
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+}
+
+/// `resolve undo`.
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// The applied action to revert; by default the most recent applied one.
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
+}

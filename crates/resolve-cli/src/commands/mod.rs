@@ -1,0 +1,273 @@
+//! One function per subcommand, over a workspace opened (and recovered) once.
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
+use resolve_edit::{
+    FileTools, HistoryRecord, Origin, Outcome as HistoryOutcome, Store, StorePendingSource,
+    StoredAction, Workspace,
+};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::Outcome;
+use crate::args::{AstEditArgs, Cli, Command, EditArgs, WriteArgs};
+use crate::output::{Output, note};
+
+/// Open the workspace, recover, and run the subcommand.
+pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
+    let workspace = Workspace::open(&cli.global.root)?;
+    let store = Store::open(workspace);
+    if let Some(message) = store.recover()? {
+        note(&message);
+    }
+    match &cli.command {
+        Command::AstEdit(args) => ast_edit(&store, args, output),
+        Command::Edit(args) => edit(&store, args, output),
+        Command::Write(args) => write(&store, args, output),
+        Command::Pending => pending(&store, output),
+        Command::Show(args) => show(&store, args.id.as_deref(), output),
+        Command::Apply(args) => {
+            let mut resolve_args = ResolveArgs::new(ResolveAction::Apply, args.reason.clone());
+            if !args.only.is_empty() {
+                let mut extra = Map::new();
+                extra.insert("only".into(), json!(args.only));
+                resolve_args = resolve_args.with_extra(extra);
+            }
+            resolve(&store, resolve_args, args.id.as_deref(), output)
+        }
+        Command::Discard(args) => resolve(
+            &store,
+            ResolveArgs::new(ResolveAction::Discard, args.reason.clone()),
+            args.id.as_deref(),
+            output,
+        ),
+        Command::Undo(args) => undo(&store, args.id.as_deref(), output),
+        Command::Log => log(&store, output),
+    }
+}
+
+/// File tools as a person at the CLI uses them: origin `cli`, no file cap unless asked.
+fn cli_tools(store: &Store, max_files: Option<usize>) -> FileTools {
+    FileTools::new(store.clone(), Origin::Cli).with_max_files(max_files)
+}
+
+/// Print a producer's result and turn it into an outcome.
+fn staged(
+    result: Result<ToolResult, resolve_edit::EditError>,
+    output: Output,
+) -> anyhow::Result<Outcome> {
+    let result = result.unwrap_or_else(|error| ToolResult::error(error.to_string()));
+    output.result(&result);
+    Ok(if result.is_error {
+        Outcome::Failed
+    } else {
+        Outcome::Success
+    })
+}
+
+fn ast_edit(store: &Store, args: &AstEditArgs, output: Output) -> anyhow::Result<Outcome> {
+    let paths = if args.paths.is_empty() {
+        vec![".".to_owned()]
+    } else {
+        args.paths.clone()
+    };
+    let mut call = json!({"ops": [{"pat": args.pattern, "out": args.rewrite}], "paths": paths});
+    if let Some(lang) = &args.lang {
+        call["lang"] = json!(lang);
+    }
+    staged(
+        cli_tools(store, args.max_files).call("ast_edit", &call),
+        output,
+    )
+}
+
+fn edit(store: &Store, args: &EditArgs, output: Output) -> anyhow::Result<Outcome> {
+    let call = json!({"path": args.path, "old_text": args.old_text, "new_text": args.new_text, "replace_all": args.all});
+    staged(cli_tools(store, None).call("edit", &call), output)
+}
+
+fn write(store: &Store, args: &WriteArgs, output: Output) -> anyhow::Result<Outcome> {
+    let content = match (&args.content, &args.from) {
+        (Some(content), _) => content.clone(),
+        (None, Some(from)) if from.as_os_str() == "-" => std::io::read_to_string(std::io::stdin())
+            .context("could not read the content from standard input")?,
+        (None, Some(from)) => std::fs::read_to_string(from)
+            .with_context(|| format!("could not read `{}`", from.display()))?,
+        (None, None) => anyhow::bail!("give the content with --content TEXT or --from FILE"),
+    };
+    staged(
+        cli_tools(store, None).call("write", &json!({"path": args.path, "content": content})),
+        output,
+    )
+}
+
+/// Apply or discard through the core dispatch, over every origin's pending actions.
+fn resolve(
+    store: &Store,
+    args: ResolveArgs,
+    id: Option<&str>,
+    output: Output,
+) -> anyhow::Result<Outcome> {
+    let session = ResolveSession::new()
+        .with_id_allocator(Arc::new(store.clone()))
+        .with_pending_source(Arc::new(StorePendingSource::new(store.clone(), None)));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let cancel = CancellationToken::new();
+    let outcome = runtime.block_on(session.resolve_with(args, id, &cancel));
+    let result = outcome.unwrap_or_else(|error| ToolResult::from_error(&error));
+    output.resolve_outcome(&result);
+    Ok(if result.is_error {
+        Outcome::Failed
+    } else {
+        Outcome::Success
+    })
+}
+
+fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
+    let records = store.pending()?;
+    let json = json!(
+        records
+            .iter()
+            .map(|record| json!({
+                "id": record.id,
+                "label": record.label,
+                "origin": record.origin.to_string(),
+                "sourceTool": record.source_tool,
+                "files": record.change_set.paths(),
+                "createdAt": record.created_at,
+            }))
+            .collect::<Vec<_>>()
+    );
+    let human = if records.is_empty() {
+        "No pending actions.".to_owned()
+    } else {
+        records
+            .iter()
+            .map(|record| format!("{}  {}  [{}]", record.id, record.label, record.origin))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    output.data(&json!({"pending": json}), &human);
+    Ok(Outcome::Success)
+}
+
+fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outcome> {
+    let id = match id {
+        Some(id) => id.to_owned(),
+        None => match store.pending()?.into_iter().next() {
+            Some(record) => record.id,
+            None => {
+                crate::output::failure(
+                    output,
+                    "No pending action to show. Give an id from `resolve log` to show a resolved one.",
+                );
+                return Ok(Outcome::Failed);
+            }
+        },
+    };
+    let (json, human) = match store.get(&id)? {
+        StoredAction::Pending(record) => (
+            json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "preview": record.preview_text}),
+            format!(
+                "{} — pending ({}): {}\n\n{}",
+                record.id, record.origin, record.label, record.preview_text
+            ),
+        ),
+        StoredAction::Resolved(entry) => (
+            history_json(&entry),
+            format!("{}\n\n{}", history_line(&entry), entry.action.preview_text),
+        ),
+    };
+    output.data(&json, &human);
+    Ok(Outcome::Success)
+}
+
+fn undo(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outcome> {
+    let id = match id {
+        Some(id) => id.to_owned(),
+        None => match store
+            .history()?
+            .into_iter()
+            .find(|entry| entry.outcome == HistoryOutcome::Applied && !entry.undone)
+        {
+            Some(entry) => entry.action.id,
+            None => {
+                crate::output::failure(
+                    output,
+                    "Nothing to undo: no applied change in the history.",
+                );
+                return Ok(Outcome::Failed);
+            }
+        },
+    };
+    match store.undo(&id) {
+        Ok(entry) => {
+            let text = format!(
+                "Undid {}: restored {}.",
+                entry.action.id,
+                entry.applied_files.join(", ")
+            );
+            output.data(
+                &json!({"text": text, "isError": false, "details": history_json(&entry)}),
+                &text,
+            );
+            Ok(Outcome::Success)
+        }
+        Err(error) => {
+            crate::output::failure(output, &error.to_string());
+            Ok(Outcome::Failed)
+        }
+    }
+}
+
+fn log(store: &Store, output: Output) -> anyhow::Result<Outcome> {
+    let history = store.history()?;
+    let human = if history.is_empty() {
+        "No applied or discarded actions yet.".to_owned()
+    } else {
+        history
+            .iter()
+            .map(history_line)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    output.data(
+        &json!({"history": history.iter().map(history_json).collect::<Vec<Value>>()}),
+        &human,
+    );
+    Ok(Outcome::Success)
+}
+
+/// One line of `resolve log`: id, outcome, label and reason.
+fn history_line(entry: &HistoryRecord) -> String {
+    let outcome = match (entry.outcome, entry.undone) {
+        (HistoryOutcome::Applied, false) => "applied",
+        (HistoryOutcome::Applied, true) => "applied, undone",
+        (HistoryOutcome::Discarded, _) => "discarded",
+    };
+    format!(
+        "{}  {outcome}  {}  — {}",
+        entry.action.id, entry.action.label, entry.reason
+    )
+}
+
+/// The JSON shape of a history entry in `log`, `show` and `undo`.
+fn history_json(entry: &HistoryRecord) -> Value {
+    json!({
+        "id": entry.action.id,
+        "state": match entry.outcome { HistoryOutcome::Applied => "applied", HistoryOutcome::Discarded => "discarded" },
+        "label": entry.action.label,
+        "origin": entry.action.origin.to_string(),
+        "reason": entry.reason,
+        "extra": entry.extra,
+        "appliedFiles": entry.applied_files,
+        "droppedFiles": entry.dropped_files,
+        "undone": entry.undone,
+        "resolvedAt": entry.resolved_at,
+        "preview": entry.action.preview_text,
+    })
+}

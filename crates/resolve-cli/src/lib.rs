@@ -1,0 +1,56 @@
+//! The `resolve` command: one module per job, thin over `resolve-edit` and `resolve-core`.
+//!
+//! [`run`] parses arguments, opens the workspace (recovering any interrupted apply first and
+//! saying so on stderr), runs the subcommand and maps the outcome to an exit code: 0 success, 1
+//! the action failed, 2 usage error.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+mod args;
+mod commands;
+mod output;
+
+pub use args::Cli;
+
+/// Exit code of a successful run.
+const EXIT_OK: u8 = 0;
+/// Exit code when the action failed.
+const EXIT_FAILED: u8 = 1;
+/// Exit code of a usage error.
+const EXIT_USAGE: u8 = 2;
+
+/// What a subcommand reports: success, or a failure already printed.
+pub(crate) enum Outcome {
+    /// The job succeeded.
+    Success,
+    /// The job failed; its message was printed.
+    Failed,
+}
+
+/// Run `resolve` with `args` (including the program name) and return its exit code.
+pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = if error.use_stderr() {
+                EXIT_USAGE
+            } else {
+                EXIT_OK
+            };
+            let _ = error.print();
+            return ExitCode::from(code);
+        }
+    };
+    let output = output::Output::new(&cli.global);
+    match commands::run(&cli, output) {
+        Ok(Outcome::Success) => ExitCode::from(EXIT_OK),
+        Ok(Outcome::Failed) => ExitCode::from(EXIT_FAILED),
+        Err(error) => {
+            output::failure(output, &format!("{error:#}"));
+            ExitCode::from(EXIT_FAILED)
+        }
+    }
+}

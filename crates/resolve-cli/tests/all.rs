@@ -1,0 +1,15 @@
+//! Behavior of the `resolve` binary, driven as a person (or a script) would drive it.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests fail by panicking"
+)]
+
+mod suite {
+    pub mod common;
+
+    mod confinement;
+    mod crash;
+    mod staging;
+}

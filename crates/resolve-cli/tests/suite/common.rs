@@ -1,0 +1,113 @@
+//! A fresh workspace per test and a way to run `resolve` in it.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use std::process::Command;
+
+/// A temporary workspace root.
+pub struct Workspace {
+    dir: tempfile::TempDir,
+}
+
+/// What one `resolve` invocation did.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(output: Output) -> Self {
+        Self {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// Assert the exit code, showing both streams when it differs.
+    #[track_caller]
+    pub fn expect_code(self, code: i32) -> Self {
+        assert_eq!(
+            self.code, code,
+            "exit code\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+}
+
+impl Workspace {
+    /// An empty workspace.
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// A workspace with `files` (path, content).
+    pub fn with(files: &[(&str, &str)]) -> Self {
+        let workspace = Self::new();
+        for (path, content) in files {
+            workspace.write(path, content.as_bytes());
+        }
+        workspace
+    }
+
+    /// The root.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Absolute path of `relative`.
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.root().join(relative)
+    }
+
+    /// Write a file (creating directories).
+    pub fn write(&self, relative: &str, content: &[u8]) {
+        let path = self.path(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+
+    /// Read a file as text.
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.path(relative)).unwrap()
+    }
+
+    /// Run `resolve --root <root> ARGS…`.
+    pub fn run(&self, args: &[&str]) -> Run {
+        Run::from(self.command(args).output().unwrap())
+    }
+
+    /// The command for `resolve --root <root> ARGS…`, to adjust before running.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = resolve();
+        command
+            .arg("--root")
+            .arg(self.root())
+            .args(args)
+            .env_remove("NO_COLOR")
+            .env("COLUMNS", "80");
+        command
+    }
+
+    /// Ids of the pending actions, head first.
+    pub fn pending_ids(&self) -> Vec<String> {
+        let run = self.run(&["pending", "--json"]).expect_code(0);
+        let value: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+        value["pending"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["id"].as_str().unwrap().to_owned())
+            .collect()
+    }
+}
+
+/// A command running the built `resolve` binary.
+pub fn resolve() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_resolve"))
+}

@@ -1,0 +1,76 @@
+//! Paths outside the workspace, and `.resolve/`, are refused with a clear error.
+
+use super::common::Workspace;
+
+#[test]
+fn paths_leaving_the_workspace_are_refused_and_nothing_is_staged() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "secret\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), workspace.path("link")).unwrap();
+    let outside_file = outside.path().join("secret.txt");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["edit", "../escape.txt", "--old", "a", "--new", "b"],
+            "outside the workspace",
+        ),
+        (
+            vec!["write", "../escape.txt", "--content", "x"],
+            "outside the workspace",
+        ),
+        (
+            vec![
+                "edit",
+                outside_file.to_str().unwrap(),
+                "--old",
+                "secret",
+                "--new",
+                "b",
+            ],
+            "outside the workspace",
+        ),
+        (
+            vec!["edit", "link/secret.txt", "--old", "secret", "--new", "b"],
+            "symlink",
+        ),
+        (
+            vec!["write", ".resolve/lock", "--content", "x"],
+            ".resolve/",
+        ),
+        (
+            vec!["ast-edit", "-p", "a", "-r", "b", "--lang", "rust", "../"],
+            "outside the workspace",
+        ),
+    ];
+    for (args, expected) in cases {
+        let run = workspace.run(&args).expect_code(1);
+        assert!(run.stderr.contains(expected), "{args:?}: {}", run.stderr);
+    }
+    assert!(workspace.pending_ids().is_empty());
+    assert_eq!(std::fs::read_to_string(outside_file).unwrap(), "secret\n");
+}
+
+#[test]
+fn the_lock_makes_a_second_process_wait_then_fail_naming_it() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    workspace
+        .run(&["write", "b.txt", "--content", "b\n"])
+        .expect_code(0);
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(workspace.path(".resolve/lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let started = std::time::Instant::now();
+    let run = workspace.run(&["pending"]).expect_code(1);
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(9),
+        "waited {:?}",
+        started.elapsed()
+    );
+    assert!(run.stderr.contains(".resolve/lock"), "{}", run.stderr);
+    drop(lock);
+    workspace.run(&["pending"]).expect_code(0);
+}

@@ -1,0 +1,420 @@
+//! The model-facing file tools (`ast_edit`, `edit`, `write`, `read`, `ls`, `grep`): their
+//! specs, argument checking, and staging previews in the durable store; plus the
+//! [`StorePendingSource`] that turns stored previews into `resolve-core` pending actions.
+
+use std::collections::HashSet;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use resolve_core::{
+    ActionError, IdAllocator, PendingAction, PendingSource, PendingStack, ToolResult, ToolSpec,
+};
+use serde_json::{Map, Value, json};
+
+use crate::ast_edit::{AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, preview_ast_edit};
+use crate::read_tools::{GrepRequest, LsRequest, ReadRequest};
+use crate::store::{ApplyOutcome, Origin, PendingRecord, Store};
+use crate::text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
+use crate::{EditError, Preview, Workspace, read_tools};
+
+const AST_EDIT_DESCRIPTION: &str = "\
+Structural search-and-rewrite with ast-grep patterns, staged as a preview: nothing is written until you call `resolve`.
+- `ops`: [{`pat`, `out`}]. `pat` is code in the target language with metavariables: `$X` matches one node, `$$$ARGS` any number of nodes. `out` is the replacement and may use the same metavariables. All ops match the original text; only the outermost of nested matches is rewritten.
+- `paths`: files, directories or globs relative to the workspace root (`.gitignore` is honored).
+- `lang` (optional): language name (rust, python, typescript, tsx, javascript, go, …); by default from each file's extension.
+Patterns do not match inside macro invocations such as `println!(…)`. The result is a unified diff of the staged change.";
+
+const EDIT_DESCRIPTION: &str = "\
+Replace exact text in one file, staged as a preview: nothing is written until you call `resolve`.
+`old_text` must match the file exactly (whitespace included) and occur once, unless `replace_all` is true.";
+
+const WRITE_DESCRIPTION: &str = "\
+Create a file or replace its whole content, staged as a preview: nothing is written until you call `resolve`.";
+
+const READ_DESCRIPTION: &str = "\
+Read a text file with line numbers. `offset` is the first line (1-based), `limit` the number of lines.";
+
+const LS_DESCRIPTION: &str =
+    "List a directory of the workspace (default: the root); directories end with `/`.";
+
+const GREP_DESCRIPTION: &str = "\
+Search files for a regular expression (`.gitignore` is honored). `path` limits the search to a file or directory. Output lines are `path:line:text`.";
+
+static SPECS: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
+    let spec = |name: &str, description: &str, deferrable: bool, schema: Value| ToolSpec {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        input_schema: schema,
+        hidden: false,
+        strict: false,
+        deferrable,
+    };
+    vec![
+        spec(
+            "ast_edit",
+            AST_EDIT_DESCRIPTION,
+            true,
+            json!({
+                "type": "object",
+                "properties": {
+                    "ops": {"type": "array", "minItems": 1, "description": "rewrite operations", "items": {
+                        "type": "object",
+                        "properties": {
+                            "pat": {"type": "string", "description": "ast-grep pattern"},
+                            "out": {"type": "string", "description": "replacement"}
+                        },
+                        "required": ["pat", "out"],
+                        "additionalProperties": false
+                    }},
+                    "paths": {"type": "array", "minItems": 1, "items": {"type": "string"}, "description": "files, directories or globs"},
+                    "lang": {"type": "string", "description": "language name; default: from file extensions"}
+                },
+                "required": ["ops", "paths"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "edit",
+            EDIT_DESCRIPTION,
+            true,
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "old_text": {"type": "string"},
+                    "new_text": {"type": "string"},
+                    "replace_all": {"type": "boolean"}
+                },
+                "required": ["path", "old_text", "new_text"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "write",
+            WRITE_DESCRIPTION,
+            true,
+            json!({
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "read",
+            READ_DESCRIPTION,
+            false,
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "offset": {"type": "integer", "minimum": 1},
+                    "limit": {"type": "integer", "minimum": 1}
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "ls",
+            LS_DESCRIPTION,
+            false,
+            json!({
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            "grep",
+            GREP_DESCRIPTION,
+            false,
+            json!({
+                "type": "object",
+                "properties": {"pattern": {"type": "string"}, "path": {"type": "string"}},
+                "required": ["pattern"],
+                "additionalProperties": false
+            }),
+        ),
+    ]
+});
+
+/// The specs of the file tools, producers first.
+pub fn file_tool_specs() -> &'static [ToolSpec] {
+    &SPECS
+}
+
+/// Runs file tool calls for one origin: producers stage previews in the store, read-only tools
+/// answer at once.
+#[derive(Debug, Clone)]
+pub struct FileTools {
+    workspace: Workspace,
+    store: Store,
+    origin: Origin,
+    max_files: Option<usize>,
+}
+
+impl FileTools {
+    /// File tools staging previews for `origin`, capped at [`DEFAULT_MAX_FILES`] files per
+    /// `ast_edit` preview.
+    pub fn new(store: Store, origin: Origin) -> Self {
+        Self {
+            workspace: store.workspace().clone(),
+            store,
+            origin,
+            max_files: Some(DEFAULT_MAX_FILES),
+        }
+    }
+
+    /// Change the file cap of `ast_edit` previews (`None`: no cap). By default
+    /// [`DEFAULT_MAX_FILES`].
+    #[must_use]
+    pub fn with_max_files(mut self, max_files: Option<usize>) -> Self {
+        self.max_files = max_files;
+        self
+    }
+
+    /// The store previews are staged in.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Run the tool `name` with raw JSON arguments (checked against its schema first).
+    pub fn call(&self, name: &str, args: &Value) -> Result<ToolResult, EditError> {
+        let spec = file_tool_specs()
+            .iter()
+            .find(|spec| spec.name == name)
+            .ok_or_else(|| EditError::InvalidRequest(format!("Unknown tool `{name}`.")))?;
+        spec.validate(args)?;
+        match name {
+            "ast_edit" => self.ast_edit(&parse(name, args)?),
+            "edit" => self.stage(preview_edit(
+                &self.workspace,
+                &parse::<EditRequest>(name, args)?,
+            )?),
+            "write" => self.stage(preview_write(
+                &self.workspace,
+                &parse::<WriteRequest>(name, args)?,
+            )?),
+            "read" => Ok(ToolResult::text(read_tools::read(
+                &self.workspace,
+                &parse::<ReadRequest>(name, args)?,
+            )?)),
+            "ls" => Ok(ToolResult::text(read_tools::ls(
+                &self.workspace,
+                &parse::<LsRequest>(name, args)?,
+            )?)),
+            _ => Ok(ToolResult::text(read_tools::grep(
+                &self.workspace,
+                &parse::<GrepRequest>(name, args)?,
+            )?)),
+        }
+    }
+
+    /// Preview an `ast_edit` and stage it; zero matches stage nothing.
+    pub fn ast_edit(&self, request: &AstEditRequest) -> Result<ToolResult, EditError> {
+        match preview_ast_edit(&self.workspace, request, self.max_files)? {
+            AstEditOutcome::NoReplacements { text } => Ok(ToolResult::text(text)),
+            AstEditOutcome::Preview(preview) => self.stage(preview),
+        }
+    }
+
+    /// Stage `preview` as a durable pending action of this origin; the result is the preview
+    /// text with the pending id in its details.
+    pub fn stage(&self, preview: Preview) -> Result<ToolResult, EditError> {
+        let earlier = self
+            .store
+            .discarded_with_fingerprint(&preview.change_set.fingerprint())?;
+        let record = self.store.stage(
+            self.origin.clone(),
+            &preview.source_tool,
+            &preview.label,
+            preview.change_set,
+            preview.text.clone(),
+            preview.details.clone(),
+        )?;
+        let mut text = preview.text;
+        if let Some(earlier) = earlier {
+            text.push_str(&format!(
+                "\nNote: an identical change was discarded earlier ({}). Reason given then: {}",
+                earlier.action.id, earlier.reason
+            ));
+        }
+        let mut details = match preview.details {
+            Value::Object(map) => map,
+            Value::Null
+            | Value::Bool(_)
+            | Value::Number(_)
+            | Value::String(_)
+            | Value::Array(_) => Map::new(),
+        };
+        details.insert("pendingId".into(), record.id.clone().into());
+        details.insert("label".into(), record.label.into());
+        Ok(ToolResult::text(text).with_details(Value::Object(details)))
+    }
+
+    /// A pending source over the store for this origin.
+    pub fn pending_source(&self) -> StorePendingSource {
+        StorePendingSource::new(self.store.clone(), Some(self.origin.clone()))
+    }
+}
+
+/// Keeps a session's pending stack in step with the durable store: previews staged by any
+/// process appear, previews consumed by any process disappear.
+#[derive(Debug)]
+pub struct StorePendingSource {
+    store: Store,
+    origin: Option<Origin>,
+    known: Mutex<HashSet<String>>,
+}
+
+impl StorePendingSource {
+    /// A source of the pending actions of `origin` (`None`: every origin, as a person at the
+    /// CLI sees them).
+    pub fn new(store: Store, origin: Option<Origin>) -> Self {
+        Self {
+            store,
+            origin,
+            known: Mutex::new(HashSet::new()),
+        }
+    }
+}
+
+/// The store's persisted counter numbers in-memory pending actions too, so no two actions in a
+/// root ever share an id.
+impl IdAllocator for Store {
+    fn next_seq(&self) -> Result<u64, resolve_core::Error> {
+        Store::next_seq(self).map_err(|e| resolve_core::Error::PendingSource(e.to_string()))
+    }
+}
+
+impl PendingSource for StorePendingSource {
+    fn refresh(&self, stack: &mut PendingStack) -> Result<(), resolve_core::Error> {
+        let records = self
+            .store
+            .pending()
+            .map_err(|e| resolve_core::Error::PendingSource(e.to_string()))?;
+        let records: Vec<PendingRecord> = records
+            .into_iter()
+            .filter(|record| {
+                self.origin
+                    .as_ref()
+                    .is_none_or(|origin| &record.origin == origin)
+            })
+            .collect();
+        let live: HashSet<String> = records.iter().map(|record| record.id.clone()).collect();
+        let mut known = self
+            .known
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for gone in known.difference(&live) {
+            stack.remove(gone);
+        }
+        known.retain(|id| live.contains(id));
+        // Oldest first, so the newest ends at the head.
+        for record in records.iter().rev() {
+            if known.insert(record.id.clone()) {
+                stack.register(
+                    record.id.clone(),
+                    Arc::new(durable_action(&self.store, record)),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The pending action of a stored preview: apply and discard go through the store, under its
+/// lock, on a blocking thread (so an abort cannot interrupt a transaction half-way).
+fn durable_action(store: &Store, record: &PendingRecord) -> PendingAction {
+    let apply_store = store.clone();
+    let apply_id = record.id.clone();
+    let source_tool = record.source_tool.clone();
+    let reject_store = store.clone();
+    let reject_id = record.id.clone();
+    PendingAction::new(
+        record.label.clone(),
+        record.source_tool.clone(),
+        move |reason, extra| {
+            let store = apply_store.clone();
+            let id = apply_id.clone();
+            let source_tool = source_tool.clone();
+            async move {
+                let only = only_paths(extra.as_ref())?;
+                let outcome = tokio::task::spawn_blocking(move || {
+                    let outcome = store.apply(&id, only.as_deref(), &reason, extra);
+                    if outcome.is_err() {
+                        // Keep the failed action at the head for every process.
+                        let _ = store.bump_to_head(&id);
+                    }
+                    outcome
+                })
+                .await
+                .map_err(|e| ActionError::Failed(format!("the apply task died: {e}")))??;
+                Ok(applied_result(&source_tool, &outcome))
+            }
+        },
+    )
+    .with_reject(move |reason, extra| {
+        let store = reject_store.clone();
+        let id = reject_id.clone();
+        async move {
+            tokio::task::spawn_blocking(move || store.discard(&id, &reason, extra))
+                .await
+                .map_err(|e| ActionError::Failed(format!("the discard task died: {e}")))??;
+            Ok(None)
+        }
+    })
+}
+
+/// Arguments already checked against the schema, as the producer's request type.
+fn parse<T: serde::de::DeserializeOwned>(tool: &str, args: &Value) -> Result<T, EditError> {
+    serde_json::from_value(args.clone()).map_err(|error| {
+        EditError::InvalidRequest(format!("Invalid arguments for `{tool}`: {error}"))
+    })
+}
+
+/// `extra.only`, checked: a list of paths.
+fn only_paths(extra: Option<&Map<String, Value>>) -> Result<Option<Vec<String>>, ActionError> {
+    let Some(only) = extra.and_then(|extra| extra.get("only")) else {
+        return Ok(None);
+    };
+    let paths = only.as_array().and_then(|items| {
+        items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+    });
+    match paths {
+        Some(paths) if !paths.is_empty() => Ok(Some(paths)),
+        Some(_) | None => Err(ActionError::Tool(
+            "`extra.only` must be a non-empty array of file paths from the preview.".to_owned(),
+        )),
+    }
+}
+
+/// The success text and details of an apply.
+fn applied_result(source_tool: &str, outcome: &ApplyOutcome) -> ToolResult {
+    let applied = outcome
+        .record
+        .action
+        .change_set
+        .restrict(&outcome.applied_files)
+        .map_or_else(
+            |_| outcome.record.action.change_set.clone(),
+            |(applied, _)| applied,
+        );
+    let mut text = crate::preview::applied_text(source_tool, &applied);
+    if !outcome.dropped_files.is_empty() {
+        text.push_str(&format!(
+            "\nApplied files: {}\nDropped files: {}",
+            outcome.applied_files.join(", "),
+            outcome.dropped_files.join(", ")
+        ));
+    }
+    ToolResult::text(text).with_details(json!({
+        "pendingId": outcome.record.action.id,
+        "appliedFiles": outcome.applied_files,
+        "droppedFiles": outcome.dropped_files,
+        "totalReplacements": outcome.total_replacements,
+    }))
+}

@@ -41,6 +41,7 @@
 mod agent_loop;
 mod error;
 mod event;
+mod file_tools;
 mod message;
 pub mod provider;
 mod secret;
@@ -49,6 +50,7 @@ mod tool;
 
 pub use error::AgentError;
 pub use event::{AgentEvent, EventSink};
+pub use file_tools::file_tools;
 pub use message::{Message, ToolCall};
 pub use provider::{ForcedChoiceSupport, ProviderConfig, ProviderKind};
 pub use secret::{ANTHROPIC_API_KEY_ENV, ApiKey, OPENAI_API_KEY_ENV};

@@ -73,6 +73,59 @@ pub enum Command {
     Undo(UndoArgs),
     /// History of applied and discarded actions, with their reasons, newest first.
     Log,
+    /// Run a coding agent on TASK against an OpenAI-compatible or Anthropic endpoint.
+    ///
+    /// The model reads and searches the workspace and stages edits as previews; each preview
+    /// lands only when the model calls `resolve` (with `--approve ask`, after you agree).
+    /// Previews left pending by an earlier run are picked up by the next one.
+    Agent(AgentArgs),
+}
+
+/// Which wire format the model server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProviderChoice {
+    /// OpenAI Chat Completions and compatible servers (llama.cpp, vLLM, Ollama, …).
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+/// Who approves an `apply` the model asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ApproveChoice {
+    /// The model's `resolve` applies at once.
+    Auto,
+    /// Show the diff and ask; a discard asks for a reason, which the model receives.
+    Ask,
+}
+
+/// `resolve agent`.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// Wire format of the model server.
+    #[arg(long, value_enum, default_value_t = ProviderChoice::Openai)]
+    pub provider: ProviderChoice,
+    /// Base URL as the official SDKs take it: OpenAI-compatible bases include `/v1`
+    /// (http://127.0.0.1:8080/v1); Anthropic bases do not (https://api.anthropic.com).
+    /// By default the provider's official URL.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Model name. By default `gpt-4.1-mini` (openai) or `claude-sonnet-4-5` (anthropic).
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
+    /// Environment variable holding the API key. By default OPENAI_API_KEY or
+    /// ANTHROPIC_API_KEY; without a key, requests go unauthenticated (fine for local servers).
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// Stop after N model calls (exit 1). By default there is no limit.
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+    /// Who approves an apply the model asks for.
+    #[arg(long, value_enum, default_value_t = ApproveChoice::Auto, value_name = "MODE")]
+    pub approve: ApproveChoice,
+    /// What the agent should do.
+    #[arg(value_name = "TASK")]
+    pub task: String,
 }
 
 /// `resolve ast-edit`.

@@ -34,6 +34,21 @@ impl Output {
         }
     }
 
+    /// Whether results are printed as JSON.
+    pub fn is_json(self) -> bool {
+        self.json
+    }
+
+    /// Whether output is colored.
+    pub fn is_colored(self) -> bool {
+        self.color
+    }
+
+    /// Print one JSON value as a line on stdout.
+    pub fn json_value(self, value: &Value) {
+        self.json_line(value);
+    }
+
     fn color_mode(self) -> ColorMode {
         if self.color {
             ColorMode::Ansi

@@ -9,6 +9,7 @@
 mod suite {
     pub mod common;
 
+    mod agent;
     mod confinement;
     mod crash;
     mod staging;

@@ -52,7 +52,7 @@ pub use text_edit::{
     EditRequest, WriteRequest, edit_applied_text, preview_edit, preview_write, write_applied_text,
 };
 pub use text_file::is_binary;
-pub use tools::{FileTools, StorePendingSource, file_tool_specs};
+pub use tools::{ApplyGate, FileTools, GateDecision, StorePendingSource, file_tool_specs};
 
 /// First line of every preview result.
 pub const PREVIEW_BANNER: &str = "Staged as a preview — files are NOT modified yet. Call `resolve` with action \"apply\" to apply it or \"discard\" to drop it.";

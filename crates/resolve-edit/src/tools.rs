@@ -258,12 +258,31 @@ impl FileTools {
     }
 }
 
+/// A person's say before a stored preview is applied (`resolve agent --approve ask`).
+pub trait ApplyGate: Send + Sync + std::fmt::Debug {
+    /// Decide whether `record` may be applied. Runs on a blocking thread; may prompt.
+    fn review(&self, record: &PendingRecord) -> GateDecision;
+}
+
+/// What the person decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GateDecision {
+    /// Let the apply go ahead.
+    Apply,
+    /// Discard the preview instead, with the person's reason.
+    Discard {
+        /// Why the person discarded it.
+        reason: String,
+    },
+}
+
 /// Keeps a session's pending stack in step with the durable store: previews staged by any
 /// process appear, previews consumed by any process disappear.
 #[derive(Debug)]
 pub struct StorePendingSource {
     store: Store,
     origin: Option<Origin>,
+    gate: Option<Arc<dyn ApplyGate>>,
     known: Mutex<HashSet<String>>,
 }
 
@@ -274,8 +293,16 @@ impl StorePendingSource {
         Self {
             store,
             origin,
+            gate: None,
             known: Mutex::new(HashSet::new()),
         }
+    }
+
+    /// This source asking `gate` before every apply. By default applies are not reviewed.
+    #[must_use]
+    pub fn with_gate(mut self, gate: Arc<dyn ApplyGate>) -> Self {
+        self.gate = Some(gate);
+        self
     }
 }
 
@@ -315,7 +342,7 @@ impl PendingSource for StorePendingSource {
             if known.insert(record.id.clone()) {
                 stack.register(
                     record.id.clone(),
-                    Arc::new(durable_action(&self.store, record)),
+                    Arc::new(durable_action(&self.store, record, self.gate.clone())),
                 );
             }
         }
@@ -325,7 +352,11 @@ impl PendingSource for StorePendingSource {
 
 /// The pending action of a stored preview: apply and discard go through the store, under its
 /// lock, on a blocking thread (so an abort cannot interrupt a transaction half-way).
-fn durable_action(store: &Store, record: &PendingRecord) -> PendingAction {
+fn durable_action(
+    store: &Store,
+    record: &PendingRecord,
+    gate: Option<Arc<dyn ApplyGate>>,
+) -> PendingAction {
     let apply_store = store.clone();
     let apply_id = record.id.clone();
     let source_tool = record.source_tool.clone();
@@ -338,19 +369,33 @@ fn durable_action(store: &Store, record: &PendingRecord) -> PendingAction {
             let store = apply_store.clone();
             let id = apply_id.clone();
             let source_tool = source_tool.clone();
+            let gate = gate.clone();
             async move {
                 let only = only_paths(extra.as_ref())?;
                 let outcome = tokio::task::spawn_blocking(move || {
+                    if let Some(gate) = gate
+                        && let Some(record) =
+                            store.pending()?.into_iter().find(|record| record.id == id)
+                        && let GateDecision::Discard { reason } = gate.review(&record)
+                    {
+                        store.discard(&id, &reason, None)?;
+                        return Ok(Err(reason));
+                    }
                     let outcome = store.apply(&id, only.as_deref(), &reason, extra);
                     if outcome.is_err() {
                         // Keep the failed action at the head for every process.
                         let _ = store.bump_to_head(&id);
                     }
-                    outcome
+                    outcome.map(Ok)
                 })
                 .await
                 .map_err(|e| ActionError::Failed(format!("the apply task died: {e}")))??;
-                Ok(applied_result(&source_tool, &outcome))
+                match outcome {
+                    Ok(outcome) => Ok(applied_result(&source_tool, &outcome)),
+                    Err(human_reason) => Ok(ToolResult::error(format!(
+                        "Not applied: the user reviewed this preview and discarded it. Their reason: {human_reason}"
+                    ))),
+                }
             }
         },
     )

@@ -1,4 +1,3 @@
-mod mock;
 mod support;
 
 mod soft_requirement;

@@ -7,11 +7,11 @@ use resolve_core::skipped_call_text;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::mock::{MockServer, Reply, Turn};
 use super::support::{
     Events, Tools, forced_resolve, reminder_count, session, tool_choice, tool_results,
 };
 use crate::both_providers;
+use resolve_test_support::{MockServer, Reply, Turn};
 
 pub fn stage(id: &str, path: &str) -> Reply {
     Reply::Turn(Turn::call(id, "stage", json!({"path": path})))

@@ -10,7 +10,7 @@ use resolve_agent::{
 use resolve_core::{PendingAction, RESOLVE_REMINDER, ToolResult, ToolSpec};
 use serde_json::{Value, json};
 
-use super::mock::MockServer;
+use resolve_test_support::MockServer;
 
 /// Stages `Stage: <path>` as a pending action (the preview producer); apply counts.
 #[derive(Debug, Default)]

@@ -8,10 +8,10 @@ use resolve_core::ToolSpec;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::mock::{MockServer, Reply, Turn};
 use super::soft_requirement::{peek, text};
 use super::support::{Events, Tools, config, session, tool_results};
 use crate::both_providers;
+use resolve_test_support::{MockServer, Reply, Turn};
 
 async fn malformed_json_arguments_become_an_error_tool_result(kind: ProviderKind) {
     let server = MockServer::start(vec![

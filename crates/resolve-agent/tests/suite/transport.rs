@@ -10,12 +10,12 @@ use resolve_core::{PushOptions, RejectReason, ToolChoice};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::mock::{MockServer, Reply, Turn};
 use super::soft_requirement::{peek, resolve, stage, text};
 use super::support::{
     Events, Tools, any_tool, config, forced_resolve, session, tool_choice, tool_results,
 };
 use crate::both_providers;
+use resolve_test_support::{MockServer, Reply, Turn};
 
 fn rejects_tool_choice(status: u16) -> Reply {
     Reply::Status {

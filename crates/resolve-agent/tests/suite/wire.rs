@@ -7,16 +7,16 @@ use resolve_core::RESOLVE_REMINDER;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::mock::MockServer;
 use super::soft_requirement::{peek, resolve, stage, text};
 use super::support::{Events, Tools, messages_without_cache_markers, session};
 use crate::both_providers;
+use resolve_test_support::MockServer;
 
 #[tokio::test]
 async fn openai_reminder_is_a_user_message_after_the_tool_messages() {
     let server = MockServer::start(vec![
-        super::mock::Reply::Turn(
-            super::mock::Turn::call("c1", "stage", json!({"path": "a.txt"})).and_call(
+        resolve_test_support::Reply::Turn(
+            resolve_test_support::Turn::call("c1", "stage", json!({"path": "a.txt"})).and_call(
                 "c2",
                 "echo",
                 r#"{"text":"hi"}"#,
@@ -57,8 +57,8 @@ async fn openai_reminder_is_a_user_message_after_the_tool_messages() {
 #[tokio::test]
 async fn anthropic_reminder_is_a_text_block_after_the_tool_results_in_the_same_user_turn() {
     let server = MockServer::start(vec![
-        super::mock::Reply::Turn(
-            super::mock::Turn::call("t1", "stage", json!({"path": "a.txt"})).and_call(
+        resolve_test_support::Reply::Turn(
+            resolve_test_support::Turn::call("t1", "stage", json!({"path": "a.txt"})).and_call(
                 "t2",
                 "echo",
                 r#"{"text":"hi"}"#,

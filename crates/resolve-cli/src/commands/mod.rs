@@ -1,5 +1,7 @@
 //! One function per subcommand, over a workspace opened (and recovered) once.
 
+mod agent;
+
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -45,6 +47,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         ),
         Command::Undo(args) => undo(&store, args.id.as_deref(), output),
         Command::Log => log(&store, output),
+        Command::Agent(args) => agent::run(&store, args, output),
     }
 }
 

@@ -18,7 +18,8 @@ pub struct Run {
 }
 
 impl Run {
-    fn from(output: Output) -> Self {
+    /// Collect a finished process's output.
+    pub fn from(output: Output) -> Self {
         Self {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),

@@ -2,6 +2,12 @@
 //! OpenAI Chat Completions (`/v1/chat/completions`) and Anthropic Messages (`/v1/messages`),
 //! streaming (SSE) or not, as each request asks. It records every request.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test support panics on broken fixtures, like the tests using it"
+)]
+
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;

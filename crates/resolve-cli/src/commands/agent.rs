@@ -1,0 +1,215 @@
+//! `resolve agent`: a coding agent over the workspace, printing the conversation as it streams.
+//!
+//! All runs in one root share the `agent` origin in the durable store, so a preview left pending
+//! by one run is picked up (and reminded) by the next.
+
+use std::io::{BufRead, Write};
+use std::sync::{Arc, Mutex};
+
+use resolve_agent::{AgentEvent, AgentSession, ApiKey, ProviderConfig, ProviderKind, file_tools};
+use resolve_core::{ColorMode, RESOLVE_TOOL_NAME, ResolveSession, render_resolve_result};
+use resolve_edit::{
+    ApplyGate, FileTools, GateDecision, Origin, PendingRecord, Store, StorePendingSource,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::Outcome;
+use crate::args::{AgentArgs, ApproveChoice, ProviderChoice};
+use crate::output::Output;
+
+/// The system prompt of `resolve agent`.
+const SYSTEM_PROMPT: &str = "\
+You are a careful coding agent working inside one workspace. Use `read`, `ls` and `grep` to look around. \
+`ast_edit`, `edit` and `write` do not change files: they stage a preview and show its diff. \
+Review the diff, then call `resolve` with action \"apply\" (to write it) or \"discard\" (to drop it) and a one-sentence reason, \
+before doing anything else. When the task is done, answer with a short summary.";
+
+/// Run the agent on the task.
+pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Result<Outcome> {
+    resolve_agent::init();
+    let kind = match args.provider {
+        ProviderChoice::Openai => ProviderKind::OpenAi,
+        ProviderChoice::Anthropic => ProviderKind::Anthropic,
+    };
+    let model = args.model.clone().unwrap_or_else(|| {
+        match kind {
+            ProviderKind::OpenAi => "gpt-4.1-mini",
+            ProviderKind::Anthropic => "claude-sonnet-4-5",
+        }
+        .to_owned()
+    });
+    let base_url = args
+        .base_url
+        .clone()
+        .unwrap_or_else(|| kind.default_base_url().to_owned());
+    let mut config = ProviderConfig::new(kind, base_url, model);
+    config.api_key = ApiKey::from_env(args.api_key_env.as_deref().unwrap_or(kind.api_key_env()));
+
+    let mut source = StorePendingSource::new(store.clone(), Some(Origin::Agent));
+    if args.approve == ApproveChoice::Ask {
+        source = source.with_gate(Arc::new(TerminalGate));
+    }
+    let resolve = ResolveSession::new()
+        .with_id_allocator(Arc::new(store.clone()))
+        .with_pending_source(Arc::new(source));
+    let tools = FileTools::new(store.clone(), Origin::Agent);
+    let mut session = AgentSession::builder(config)
+        .tools(file_tools(&tools))
+        .system_prompt(SYSTEM_PROMPT)
+        .resolve_session(Arc::new(resolve))
+        .max_turns(args.max_turns)
+        .build()?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let cancel = CancellationToken::new();
+    let printer = Arc::new(Mutex::new(Printer::new(output)));
+    let outcome = runtime.block_on(async {
+        let on_interrupt = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_interrupt.cancel();
+            }
+        });
+        let sink_printer = Arc::clone(&printer);
+        let mut sink = move |event: AgentEvent| {
+            sink_printer
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .event(event);
+        };
+        session.run(&args.task, &mut sink, &cancel).await
+    });
+    printer
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .finish();
+    match outcome {
+        Ok(_) => Ok(Outcome::Success),
+        Err(error) => {
+            crate::output::failure(output, &error.to_string());
+            Ok(Outcome::Failed)
+        }
+    }
+}
+
+/// Prints events: JSON lines with `--json`, otherwise the conversation.
+struct Printer {
+    output: Output,
+    in_text: bool,
+}
+
+impl Printer {
+    fn new(output: Output) -> Self {
+        Self {
+            output,
+            in_text: false,
+        }
+    }
+
+    fn event(&mut self, event: AgentEvent) {
+        if self.output.is_json() {
+            if let Ok(value) = serde_json::to_value(&event) {
+                self.output.json_value(&value);
+            }
+            return;
+        }
+        match event {
+            AgentEvent::TextDelta { text } => {
+                print!("{text}");
+                let _ = std::io::stdout().flush();
+                self.in_text = true;
+            }
+            AgentEvent::ToolCall {
+                name, arguments, ..
+            } => {
+                self.end_text();
+                println!("→ {name} {arguments}");
+            }
+            AgentEvent::ToolResult {
+                name,
+                text,
+                is_error,
+                details,
+                executed,
+                ..
+            } => {
+                self.end_text();
+                if name == RESOLVE_TOOL_NAME && executed {
+                    println!("{text}");
+                    let mode = if self.output.is_colored() {
+                        ColorMode::Ansi
+                    } else {
+                        ColorMode::Plain
+                    };
+                    println!(
+                        "{}",
+                        render_resolve_result(details.as_ref(), is_error, 80, mode)
+                    );
+                } else if is_error {
+                    println!("✘ {text}");
+                } else {
+                    println!("{text}");
+                }
+            }
+            AgentEvent::Notice { message } => {
+                self.end_text();
+                eprintln!("note: {message}");
+            }
+            AgentEvent::ModelCall { .. }
+            | AgentEvent::AssistantText { .. }
+            | AgentEvent::Reminder { .. } => {}
+            _ => {}
+        }
+    }
+
+    fn end_text(&mut self) {
+        if self.in_text {
+            println!();
+            self.in_text = false;
+        }
+    }
+
+    fn finish(&mut self) {
+        self.end_text();
+    }
+}
+
+/// Asks the person at the terminal before an apply the model requested.
+#[derive(Debug)]
+struct TerminalGate;
+
+impl ApplyGate for TerminalGate {
+    fn review(&self, record: &PendingRecord) -> GateDecision {
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(
+            stderr,
+            "\nThe model wants to apply {} ({}):\n{}",
+            record.id, record.label, record.preview_text
+        );
+        let _ = write!(stderr, "Apply this change? [a]pply / [d]iscard: ");
+        let _ = stderr.flush();
+        let answer = read_line();
+        if answer.trim().to_ascii_lowercase().starts_with('a') {
+            return GateDecision::Apply;
+        }
+        let _ = write!(stderr, "Why discard it (the model reads this)? ");
+        let _ = stderr.flush();
+        let reason = read_line().trim().to_owned();
+        GateDecision::Discard {
+            reason: if reason.is_empty() {
+                "The user declined without a reason.".to_owned()
+            } else {
+                reason
+            },
+        }
+    }
+}
+
+fn read_line() -> String {
+    let mut line = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut line);
+    line
+}

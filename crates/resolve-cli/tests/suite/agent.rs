@@ -1,0 +1,262 @@
+//! `resolve agent` end to end: the real binary against a scripted mock model server on
+//! 127.0.0.1, speaking the OpenAI-compatible wire format.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use resolve_test_support::{MockServer, Reply, Turn};
+use serde_json::{Value, json};
+
+use super::common::{Run, Workspace};
+
+const REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
+
+/// A mock server kept alive by its own runtime while the binary talks to it.
+struct Model {
+    _runtime: tokio::runtime::Runtime,
+    server: MockServer,
+}
+
+impl Model {
+    fn start(script: Vec<Turn>) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = runtime.block_on(MockServer::start(
+            script.into_iter().map(Reply::Turn).collect(),
+        ));
+        Self {
+            _runtime: runtime,
+            server,
+        }
+    }
+
+    fn bodies(&self) -> Vec<Value> {
+        self.server.bodies()
+    }
+}
+
+fn agent(workspace: &Workspace, model: &Model, extra: &[&str], stdin: &str) -> Run {
+    let base = model.server.openai_base();
+    let mut args = vec![
+        "agent",
+        "--base-url",
+        base.as_str(),
+        "--model",
+        "mock",
+        "--api-key-env",
+        "RESOLVE_TEST_NO_KEY",
+    ];
+    args.extend_from_slice(extra);
+    args.push("Change one to uno in a.txt.");
+    let mut child = workspace
+        .command(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    Run::from(child.wait_with_output().unwrap())
+}
+
+fn edit_call() -> Turn {
+    Turn::call(
+        "c1",
+        "edit",
+        json!({"path": "a.txt", "old_text": "one", "new_text": "uno"}),
+    )
+}
+
+fn resolve_call(action: &str, reason: &str) -> Turn {
+    Turn::call("c2", "resolve", json!({"action": action, "reason": reason}))
+}
+
+/// The messages of a request that are reminders.
+fn reminders(body: &Value) -> usize {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user" && m["content"] == REMINDER)
+        .count()
+}
+
+#[test]
+fn the_model_stages_an_edit_and_its_resolve_applies_it() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        edit_call(),
+        resolve_call("apply", "Matches the task."),
+        Turn::text("Done."),
+    ]);
+    let run = agent(&workspace, &model, &[], "").expect_code(0);
+    assert_eq!(workspace.read("a.txt"), "uno\n");
+    assert!(
+        run.stdout.contains("Applied edit to a.txt."),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("Accept: a.txt ⟦Edit⟧"),
+        "{}",
+        run.stdout
+    );
+    let bodies = model.bodies();
+    assert_eq!(bodies.len(), 3);
+    assert!(
+        bodies.iter().all(|body| body.get("tool_choice").is_none()),
+        "a compliant model is never forced"
+    );
+    assert_eq!(
+        reminders(&bodies[1]),
+        1,
+        "the reminder follows the preview's tool result"
+    );
+    let messages = bodies[1]["messages"].as_array().unwrap();
+    assert_eq!(messages.last().unwrap()["content"], REMINDER);
+    assert_eq!(messages[messages.len() - 2]["role"], "tool");
+    assert!(workspace.pending_ids().is_empty());
+}
+
+#[test]
+fn approve_ask_lets_a_person_discard_and_the_model_reads_why() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        edit_call(),
+        resolve_call("apply", "Matches the task."),
+        Turn::text("Understood."),
+    ]);
+    let run = agent(
+        &workspace,
+        &model,
+        &["--approve", "ask"],
+        "d\nKeep the English word.\n",
+    )
+    .expect_code(0);
+    assert_eq!(workspace.read("a.txt"), "one\n");
+    assert!(run.stderr.contains("Apply this change?"), "{}", run.stderr);
+    let last = model.bodies().pop().unwrap();
+    let tool_result = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "tool")
+        .unwrap()
+        .clone();
+    assert!(
+        tool_result["content"]
+            .as_str()
+            .unwrap()
+            .contains("Keep the English word."),
+        "{tool_result}"
+    );
+    let log = workspace.run(&["log"]).expect_code(0);
+    assert!(
+        log.stdout.contains("discarded") && log.stdout.contains("Keep the English word."),
+        "{}",
+        log.stdout
+    );
+}
+
+#[test]
+fn approve_ask_applies_when_the_person_agrees() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        edit_call(),
+        resolve_call("apply", "Matches the task."),
+        Turn::text("Done."),
+    ]);
+    agent(&workspace, &model, &["--approve", "ask"], "a\n").expect_code(0);
+    assert_eq!(workspace.read("a.txt"), "uno\n");
+}
+
+#[test]
+fn max_turns_stops_with_exit_one_and_a_preview_left_pending_is_reminded_next_run() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let first = Model::start(vec![edit_call()]);
+    let run = agent(&workspace, &first, &["--max-turns", "1"], "").expect_code(1);
+    assert!(
+        run.stderr
+            .contains("Stopped after 1 model calls (--max-turns)."),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(workspace.pending_ids().len(), 1);
+
+    let second = Model::start(vec![
+        resolve_call("discard", "Not needed after all."),
+        Turn::text("Dropped."),
+    ]);
+    agent(&workspace, &second, &[], "").expect_code(0);
+    assert_eq!(
+        reminders(&second.bodies()[0]),
+        1,
+        "the first request of the next run carries the reminder"
+    );
+    assert!(workspace.pending_ids().is_empty());
+    assert_eq!(workspace.read("a.txt"), "one\n");
+}
+
+#[test]
+fn a_model_that_keeps_declining_ends_with_the_cap_error_and_exit_one() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let mut script = vec![edit_call()];
+    script.extend((0..4).map(|_| Turn::text("I would rather not.")));
+    let model = Model::start(script);
+    let run = agent(&workspace, &model, &[], "").expect_code(1);
+    assert!(
+        run.stderr.contains("Soft tool requirement 'resolve' was not satisfied after 3 forced turns; aborting to avoid an unbounded force loop."),
+        "{}",
+        run.stderr
+    );
+    let forced: Vec<bool> = model
+        .bodies()
+        .iter()
+        .map(|body| body.get("tool_choice").is_some())
+        .collect();
+    assert_eq!(forced, vec![false, false, true, true, true]);
+    assert_eq!(
+        model.bodies()[2]["tool_choice"],
+        json!({"type": "function", "function": {"name": "resolve"}})
+    );
+    assert_eq!(
+        workspace.read("a.txt"),
+        "one\n",
+        "nothing lands without resolve"
+    );
+}
+
+#[test]
+fn json_mode_writes_one_event_per_line() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        edit_call(),
+        resolve_call("apply", "Fine."),
+        Turn::text("Done."),
+    ]);
+    let run = agent(&workspace, &model, &["--json"], "").expect_code(0);
+    let events: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "tool_call" && e["name"] == "edit")
+    );
+    assert!(
+        events.iter().any(|e| e["type"] == "tool_result"
+            && e["name"] == "resolve"
+            && e["is_error"] == false)
+    );
+}

@@ -12,6 +12,7 @@ use clap::Parser;
 mod args;
 mod commands;
 mod output;
+mod progress;
 
 pub use args::Cli;
 

@@ -80,10 +80,10 @@ fn ast_edit(store: &Store, args: &AstEditArgs, output: Output) -> anyhow::Result
     if let Some(lang) = &args.lang {
         call["lang"] = json!(lang);
     }
-    staged(
-        cli_tools(store, args.max_files).call("ast_edit", &call),
-        output,
-    )
+    let scanning = crate::progress::Progress::start("Scanning files…");
+    let result = cli_tools(store, args.max_files).call("ast_edit", &call);
+    drop(scanning);
+    staged(result, output)
 }
 
 fn edit(store: &Store, args: &EditArgs, output: Output) -> anyhow::Result<Outcome> {

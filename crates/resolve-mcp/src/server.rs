@@ -301,7 +301,11 @@ impl ServerHandler for ResolveServer {
         &self,
         _requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(SubscriptionFilter::builder().resources_list_changed().build())
+        Some(
+            SubscriptionFilter::builder()
+                .resources_list_changed()
+                .build(),
+        )
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {

@@ -47,11 +47,9 @@ fn mcp_tool(spec: &ToolSpec) -> Tool {
 fn schema_object(schema: &Value) -> JsonObject {
     match schema {
         Value::Object(map) => map.clone(),
-        Value::Null
-        | Value::Bool(_)
-        | Value::Number(_)
-        | Value::String(_)
-        | Value::Array(_) => JsonObject::new(),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => {
+            JsonObject::new()
+        }
     }
 }
 
@@ -125,7 +123,10 @@ mod tests {
         );
         for tool in &tools {
             let text = serde_json::to_string(&tool.input_schema).unwrap();
-            assert!(!text.contains("$ref") && !text.contains("$schema"), "{text}");
+            assert!(
+                !text.contains("$ref") && !text.contains("$schema"),
+                "{text}"
+            );
             assert!(tool.output_schema.is_none(), "{}", tool.name);
             assert!(tool.description.as_deref().is_some_and(|d| !d.is_empty()));
         }
@@ -149,7 +150,10 @@ mod tests {
 
     #[test]
     fn a_pending_result_ends_with_the_exact_reminder_even_when_it_is_an_error() {
-        for result in [ToolResult::text("1: a"), ToolResult::error("Preview is stale: …")] {
+        for result in [
+            ToolResult::text("1: a"),
+            ToolResult::error("Preview is stale: …"),
+        ] {
             let mcp = call_tool_result(result.clone(), true);
             let text = &mcp.content[0].as_text().unwrap().text;
             assert!(text.starts_with(&result.text));
@@ -162,8 +166,8 @@ mod tests {
 
     #[test]
     fn details_travel_in_meta_and_empty_details_are_left_out() {
-        let staged = ToolResult::text("preview")
-            .with_details(json!({"pendingId": "pending-action:edit:1"}));
+        let staged =
+            ToolResult::text("preview").with_details(json!({"pendingId": "pending-action:edit:1"}));
         let mcp = call_tool_result(staged, false);
         assert_eq!(
             mcp.meta.unwrap().get(DETAILS_META_KEY),

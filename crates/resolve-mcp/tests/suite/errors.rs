@@ -13,7 +13,10 @@ async fn malformed_resolve_arguments_name_the_field_and_dispatch_nothing() {
     let workspace = Workspace::with(&[("a.txt", "a\n")]);
     let connection = Connection::open(&workspace).await;
     connection
-        .call("edit", json!({"path": "a.txt", "old_text": "a", "new_text": "A"}))
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
         .await;
     for (arguments, expected) in [
         (
@@ -41,7 +44,10 @@ async fn malformed_resolve_arguments_name_the_field_and_dispatch_nothing() {
     }
     assert_eq!(workspace.read("a.txt"), "a\n", "nothing was applied");
     let applied = connection
-        .call("resolve", json!({"action": "apply", "reason": "Now properly."}))
+        .call(
+            "resolve",
+            json!({"action": "apply", "reason": "Now properly."}),
+        )
         .await;
     assert_eq!(text(&applied), "Applied edit to a.txt.");
 }
@@ -80,7 +86,11 @@ async fn tool_errors_are_results_with_the_cli_text() {
     ] {
         let result = connection.call(name, arguments).await;
         assert!(is_error(&result), "{name}: {result:?}");
-        assert!(text(&result).starts_with(expected), "{name}: {}", text(&result));
+        assert!(
+            text(&result).starts_with(expected),
+            "{name}: {}",
+            text(&result)
+        );
         assert!(!reminds(&result));
     }
     // Still serving.
@@ -112,11 +122,18 @@ async fn a_cancelled_resolve_is_aborted_and_keeps_the_preview() {
         )
         .await;
     assert_eq!(aborted.is_error, Some(true));
-    assert!(text(&aborted).starts_with("Aborted: Cancelled"), "{aborted:?}");
+    assert!(
+        text(&aborted).starts_with("Aborted: Cancelled"),
+        "{aborted:?}"
+    );
     assert!(reminds(&aborted));
     assert_eq!(workspace.read("a.txt"), "a\n");
     let applied = server
-        .run_tool("resolve", json!({"action": "apply", "reason": "Now."}), &live)
+        .run_tool(
+            "resolve",
+            json!({"action": "apply", "reason": "Now."}),
+            &live,
+        )
         .await;
     assert_eq!(text(&applied), "Applied edit to a.txt.");
 }

@@ -14,10 +14,16 @@ async fn two_connections_cannot_resolve_each_others_previews() {
     assert_ne!(first.connection_id, second.connection_id);
 
     first
-        .call("edit", json!({"path": "a.txt", "old_text": "a", "new_text": "A"}))
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
         .await;
     let other = second.call("read", json!({"path": "a.txt"})).await;
-    assert!(!reminds(&other), "the second connection has nothing pending");
+    assert!(
+        !reminds(&other),
+        "the second connection has nothing pending"
+    );
     let refused = second
         .call("resolve", json!({"action": "apply", "reason": "Not mine."}))
         .await;
@@ -27,9 +33,15 @@ async fn two_connections_cannot_resolve_each_others_previews() {
         "No pending action to resolve. Nothing to apply or discard."
     );
     let nothing = second
-        .call("resolve", json!({"action": "discard", "reason": "Not mine."}))
+        .call(
+            "resolve",
+            json!({"action": "discard", "reason": "Not mine."}),
+        )
         .await;
-    assert_eq!(text(&nothing), "Nothing to discard; no pending action remains.");
+    assert_eq!(
+        text(&nothing),
+        "Nothing to discard; no pending action remains."
+    );
     assert_eq!(workspace.read("a.txt"), "a\n");
 
     let applied = first
@@ -64,7 +76,10 @@ async fn a_preview_applied_elsewhere_leaves_the_connection_with_nothing_pending(
     let workspace = Workspace::with(&[("a.txt", "a\n")]);
     let connection = Connection::open(&workspace).await;
     let staged = connection
-        .call("edit", json!({"path": "a.txt", "old_text": "a", "new_text": "A"}))
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
         .await;
     let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
 

@@ -15,7 +15,9 @@ async fn read_text(connection: &Connection, uri: &str) -> String {
         .await
         .unwrap();
     match &result.contents[0] {
-        ResourceContents::TextResourceContents { text, mime_type, .. } => {
+        ResourceContents::TextResourceContents {
+            text, mime_type, ..
+        } => {
             assert_eq!(mime_type.as_deref(), Some("text/plain"));
             text.clone()
         }
@@ -41,14 +43,20 @@ async fn pending_previews_and_history_are_listed_and_read_as_text() {
     assert_eq!(uris(&connection).await, Vec::<String>::new());
 
     let staged = connection
-        .call("edit", json!({"path": "a.txt", "old_text": "a", "new_text": "A"}))
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
         .await;
     let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
     let pending_uri = format!("resolve://pending/{id}");
-    assert_eq!(uris(&connection).await, [pending_uri.clone()]);
+    assert_eq!(uris(&connection).await, vec![pending_uri.clone()]);
     let preview = read_text(&connection, &pending_uri).await;
     assert!(
-        preview.starts_with(&format!("{id} — pending (mcp:{}): Edit: a.txt\n\n", connection.connection_id)),
+        preview.starts_with(&format!(
+            "{id} — pending (mcp:{}): Edit: a.txt\n\n",
+            connection.connection_id
+        )),
         "{preview}"
     );
     assert!(preview.contains("-a\n+A"), "{preview}");
@@ -57,7 +65,7 @@ async fn pending_previews_and_history_are_listed_and_read_as_text() {
         .call("resolve", json!({"action": "apply", "reason": "Capital."}))
         .await;
     let history_uri = format!("resolve://history/{id}");
-    assert_eq!(uris(&connection).await, [history_uri.clone()]);
+    assert_eq!(uris(&connection).await, vec![history_uri.clone()]);
     let history = read_text(&connection, &history_uri).await;
     assert!(
         history.starts_with(&format!("{id}  applied  Edit: a.txt  — Capital.\n\n")),
@@ -76,7 +84,10 @@ async fn pending_previews_and_history_are_listed_and_read_as_text() {
         .read_resource(ReadResourceRequestParams::new("resolve://elsewhere/x"))
         .await
         .unwrap_err();
-    assert!(unknown.to_string().contains("Unknown resource"), "{unknown}");
+    assert!(
+        unknown.to_string().contains("Unknown resource"),
+        "{unknown}"
+    );
 }
 
 #[tokio::test]
@@ -100,7 +111,10 @@ async fn list_changed_is_sent_after_staging_apply_and_discard_but_not_after_read
     let workspace = Workspace::with(&[("a.txt", "a\n")]);
     let connection = Connection::open(&workspace).await;
     connection
-        .call("edit", json!({"path": "a.txt", "old_text": "a", "new_text": "A"}))
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
         .await;
     connection.wait_list_changed(1).await;
 

@@ -13,10 +13,17 @@ async fn a_preview_touches_nothing_and_every_result_reminds_until_it_is_applied(
     let connection = Connection::open(&workspace).await;
 
     let staged = connection
-        .call("edit", json!({"path": "a.txt", "old_text": "two", "new_text": "2"}))
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "two", "new_text": "2"}),
+        )
         .await;
     assert!(!is_error(&staged), "{staged:?}");
-    assert!(text(&staged).starts_with(PREVIEW_BANNER), "{}", text(&staged));
+    assert!(
+        text(&staged).starts_with(PREVIEW_BANNER),
+        "{}",
+        text(&staged)
+    );
     assert!(text(&staged).contains("-two\n+2"), "{}", text(&staged));
     assert!(reminds(&staged));
     assert_eq!(details(&staged)["pendingId"], "pending-action:edit:1");
@@ -39,7 +46,10 @@ async fn a_preview_touches_nothing_and_every_result_reminds_until_it_is_applied(
     );
 
     let applied = connection
-        .call("resolve", json!({"action": "apply", "reason": "Numbers read better."}))
+        .call(
+            "resolve",
+            json!({"action": "apply", "reason": "Numbers read better."}),
+        )
         .await;
     assert!(!is_error(&applied), "{applied:?}");
     assert_eq!(text(&applied), "Applied edit to a.txt.");
@@ -60,7 +70,10 @@ async fn discard_drops_the_preview_with_the_reason_and_writes_nothing() {
         .await;
     assert!(reminds(&staged));
     let discarded = connection
-        .call("resolve", json!({"action": "discard", "reason": "Not needed."}))
+        .call(
+            "resolve",
+            json!({"action": "discard", "reason": "Not needed."}),
+        )
         .await;
     assert!(!is_error(&discarded), "{discarded:?}");
     assert_eq!(
@@ -83,7 +96,10 @@ async fn a_stale_preview_is_an_error_result_and_stays_pending() {
     let workspace = Workspace::with(&[("a.txt", "old\n")]);
     let connection = Connection::open(&workspace).await;
     connection
-        .call("edit", json!({"path": "a.txt", "old_text": "old", "new_text": "new"}))
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "old", "new_text": "new"}),
+        )
         .await;
     workspace.write("a.txt", "old\nchanged by someone else\n");
 
@@ -111,14 +127,20 @@ async fn stacked_previews_resolve_head_first() {
     let workspace = Workspace::with(&[("a.txt", "a\n")]);
     let connection = Connection::open(&workspace).await;
     connection
-        .call("edit", json!({"path": "a.txt", "old_text": "a", "new_text": "A"}))
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
         .await;
     connection
         .call("write", json!({"path": "b.txt", "content": "b\n"}))
         .await;
 
     let first = connection
-        .call("resolve", json!({"action": "apply", "reason": "Newest first."}))
+        .call(
+            "resolve",
+            json!({"action": "apply", "reason": "Newest first."}),
+        )
         .await;
     assert_eq!(
         text(&first),
@@ -128,7 +150,10 @@ async fn stacked_previews_resolve_head_first() {
     assert_eq!(workspace.read("a.txt"), "a\n");
 
     let second = connection
-        .call("resolve", json!({"action": "apply", "reason": "Then the edit."}))
+        .call(
+            "resolve",
+            json!({"action": "apply", "reason": "Then the edit."}),
+        )
         .await;
     assert_eq!(text(&second), "Applied edit to a.txt.");
     assert_eq!(workspace.read("a.txt"), "A\n");
@@ -162,6 +187,9 @@ async fn ast_edit_stages_a_structural_rewrite_and_only_paths_apply_part_of_it() 
         .await;
     assert!(!is_error(&applied), "{}", text(&applied));
     assert!(!reminds(&applied));
-    assert_eq!(workspace.read("src/a.rs"), "fn a() { x.expect(\"checked\"); }\n");
+    assert_eq!(
+        workspace.read("src/a.rs"),
+        "fn a() { x.expect(\"checked\"); }\n"
+    );
     assert_eq!(workspace.read("src/b.rs"), "fn b() { y.unwrap(); }\n");
 }

@@ -14,7 +14,10 @@ async fn lists_seven_tools_with_literal_schemas_annotations_and_no_output_schema
         .iter()
         .map(|tool| serde_json::to_value(tool).unwrap())
         .collect();
-    let names: Vec<&str> = wire.iter().map(|tool| tool["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = wire
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
     assert_eq!(
         names,
         ["ast_edit", "edit", "write", "read", "ls", "grep", "resolve"]
@@ -22,7 +25,10 @@ async fn lists_seven_tools_with_literal_schemas_annotations_and_no_output_schema
     for tool in &wire {
         assert!(tool.get("outputSchema").is_none(), "{tool}");
         let schema = tool["inputSchema"].to_string();
-        assert!(!schema.contains("$ref") && !schema.contains("$schema"), "{schema}");
+        assert!(
+            !schema.contains("$ref") && !schema.contains("$schema"),
+            "{schema}"
+        );
         assert_eq!(tool["inputSchema"]["additionalProperties"], json!(false));
     }
     let by_name = |name: &str| wire.iter().find(|tool| tool["name"] == name).unwrap();
@@ -72,7 +78,10 @@ async fn the_server_introduces_itself_with_instructions_and_resource_notificatio
     let connection = Connection::open(&workspace).await;
     let info = connection.client.peer_info().unwrap();
     assert_eq!(info.server_info.as_ref().unwrap().name, "resolve");
-    assert_eq!(info.instructions.as_deref(), Some(resolve_mcp::INSTRUCTIONS));
+    assert_eq!(
+        info.instructions.as_deref(),
+        Some(resolve_mcp::INSTRUCTIONS)
+    );
     let resources = info.capabilities.resources.as_ref().unwrap();
     assert_eq!(resources.list_changed, Some(true));
     assert!(info.capabilities.tools.is_some());

@@ -73,6 +73,18 @@ pub enum Command {
     Undo(UndoArgs),
     /// History of applied and discarded actions, with their reasons, newest first.
     Log,
+    /// Serve the tools and `resolve` to an MCP client over stdin/stdout.
+    #[command(
+        long_about = "Serve the tools and `resolve` to an MCP client over stdin/stdout.\n\n\
+The client gets `ast_edit`, `edit` and `write` (they stage a preview and change no file), \
+`read`, `ls`, `grep`, and `resolve` (apply or discard the connection's most recent preview, \
+with a reason). While a preview is pending, every tool result ends with a reminder to call \
+`resolve`. Each connection stages under its own origin `mcp:<id>`; `resolve pending` and \
+`resolve apply` in a terminal see and resolve those previews too. Pending previews and the \
+history are resources (resolve://pending/<id>, resolve://history/<id>).\n\n\
+Stdout carries only MCP messages; logs go to stderr (set RESOLVE_LOG, e.g. RESOLVE_LOG=debug)."
+    )]
+    Mcp,
     /// Run a coding agent on TASK against an OpenAI-compatible or Anthropic endpoint.
     ///
     /// The model reads and searches the workspace and stages edits as previews; each preview

@@ -167,3 +167,19 @@ pub fn failure(output: Output, message: &str) {
     }
     eprintln!("error: {message}");
 }
+
+/// The environment variable holding the log filter of `resolve mcp` (`warn` when unset), in
+/// `tracing_subscriber::EnvFilter` syntax.
+pub const LOG_ENV: &str = "RESOLVE_LOG";
+
+/// Send `tracing` output to stderr, filtered by [`LOG_ENV`]; stdout stays for the protocol.
+pub fn init_stderr_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env(LOG_ENV)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    // A subscriber installed earlier (in tests) stays; that is fine.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}

@@ -48,7 +48,18 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Undo(args) => undo(&store, args.id.as_deref(), output),
         Command::Log => log(&store, output),
         Command::Agent(args) => agent::run(&store, args, output),
+        Command::Mcp => mcp(&cli.global.root),
     }
+}
+
+/// Serve MCP on stdio until the client disconnects; logs go to stderr.
+fn mcp(root: &std::path::Path) -> anyhow::Result<Outcome> {
+    crate::output::init_stderr_tracing();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(resolve_mcp::serve_stdio(root))?;
+    Ok(Outcome::Success)
 }
 
 /// File tools as a person at the CLI uses them: origin `cli`, no file cap unless asked.

@@ -1,0 +1,92 @@
+//! The MCP server behind `resolve mcp`: any MCP client gets staged, reviewable, transactional
+//! file edits.
+//!
+//! It owns the MCP face of `resolve`:
+//!
+//! - **Tools** `ast_edit`, `edit`, `write` (producers: they stage a preview and touch no file),
+//!   `read`, `ls`, `grep` (read-only) and `resolve` (applies or discards the head pending
+//!   action, with a reason). Schemas are the literal JSON of the tool specs, without `$ref` or
+//!   `$schema`; annotations mark read-only tools `readOnlyHint`, producers non-destructive and
+//!   `resolve` destructive.
+//! - **The reminder.** MCP cannot force a tool choice, so while this connection has pending
+//!   actions every tool result ends with [`RESOLVE_REMINDER`](resolve_core::RESOLVE_REMINDER).
+//!   Nothing is refused because a preview is pending.
+//! - **Origins.** Each connection is its own origin `mcp:<connection id>`; its `resolve` sees only
+//!   its own previews, head first. A person can still apply them with `resolve apply` (the store
+//!   is shared), and the connection sees that at its next call.
+//! - **Resources** `resolve://pending/<id>` (this connection's pending previews) and
+//!   `resolve://history/<id>` (every resolved action of the workspace), read as text, with
+//!   `notifications/resources/list_changed` when the set changes.
+//! - **Errors** the model should read (bad arguments, stale preview, confinement, nothing
+//!   pending, unknown tool) are `isError: true` tool results with the CLI's text; JSON-RPC errors
+//!   are only for malformed protocol messages.
+//!
+//! It does not own the tools themselves, the durable store or the transactional apply
+//! (`resolve-edit`), nor the `resolve` dispatch (`resolve-core`), nor the command line
+//! (`resolve-cli`, whose `resolve mcp` calls [`serve_stdio`]).
+//!
+//! Stdout belongs to the protocol: this crate never prints, and logs only through `tracing`
+//! (the binary sends it to stderr).
+//!
+//! # Example
+//!
+//! Serve one connection over an in-memory pipe (a real client speaks on the other end):
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), resolve_mcp::McpError> {
+//! let (server_end, _client_end) = tokio::io::duplex(64 * 1024);
+//! let server = resolve_mcp::ResolveServer::open(std::path::Path::new("."))?;
+//! resolve_mcp::serve(server, server_end).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+#![deny(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+use std::path::Path;
+
+use rmcp::service::ServerInitializeError;
+use rmcp::transport::IntoTransport;
+use rmcp::{RoleServer, ServiceExt};
+
+mod error;
+mod resources;
+mod server;
+mod tools;
+
+pub use error::McpError;
+pub use resources::{HISTORY_URI_PREFIX, PENDING_URI_PREFIX};
+pub use server::{INSTRUCTIONS, ResolveServer, new_connection_id};
+pub use tools::mcp_tools;
+
+/// Serve `resolve mcp` for the workspace at `root` on stdin/stdout until the client closes the
+/// connection.
+pub async fn serve_stdio(root: &Path) -> Result<(), McpError> {
+    let server = ResolveServer::open(root)?;
+    tracing::info!(
+        connection = server.connection_id(),
+        root = %root.display(),
+        "serving MCP on stdio"
+    );
+    serve(server, rmcp::transport::stdio_pipes()).await
+}
+
+/// Serve one connection of `server` over `transport` (a reader/writer pair, a duplex stream, or
+/// any rmcp transport) until the client closes it.
+///
+/// A client that goes away before initializing is not an error.
+pub async fn serve<T, E, A>(server: ResolveServer, transport: T) -> Result<(), McpError>
+where
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let running = match server.serve(transport).await {
+        Ok(running) => running,
+        Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(error) => return Err(McpError::Initialize(Box::new(error))),
+    };
+    let reason = running.waiting().await.map_err(McpError::Task)?;
+    tracing::info!(?reason, "MCP connection ended");
+    Ok(())
+}

@@ -1,0 +1,179 @@
+//! The tools as MCP lists them, and tool results as MCP returns them: text, the error flag,
+//! the reminder while a preview is pending, and the details under `_meta`.
+
+use std::sync::Arc;
+
+use resolve_core::{RESOLVE_REMINDER, RESOLVE_TOOL_NAME, ToolResult, ToolSpec, resolve_tool_spec};
+use resolve_edit::file_tool_specs;
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
+use serde_json::Value;
+
+/// The `_meta` key under which a result carries its structured details (`pendingId`, `label`,
+/// `action`, …). The model reads the text; programs read this.
+pub(crate) const DETAILS_META_KEY: &str = "resolve/details";
+
+/// Every tool the server lists: the file tools (producers first), then `resolve`.
+///
+/// Each has its spec's literal schema and model-facing description, no output schema, and
+/// annotations: read-only tools `readOnlyHint: true`; producers `readOnlyHint: false,
+/// destructiveHint: false` (they only stage); `resolve` `destructiveHint: true`. None reaches
+/// outside the workspace (`openWorldHint: false`).
+pub fn mcp_tools() -> Vec<Tool> {
+    file_tool_specs()
+        .iter()
+        .chain(std::iter::once(resolve_tool_spec()))
+        .map(mcp_tool)
+        .collect()
+}
+
+fn mcp_tool(spec: &ToolSpec) -> Tool {
+    let annotations = if spec.name == RESOLVE_TOOL_NAME {
+        ToolAnnotations::new().read_only(false).destructive(true)
+    } else if spec.deferrable {
+        ToolAnnotations::new().read_only(false).destructive(false)
+    } else {
+        ToolAnnotations::new().read_only(true)
+    };
+    Tool::new(
+        spec.name.clone(),
+        spec.description.clone(),
+        Arc::new(schema_object(&spec.input_schema)),
+    )
+    .with_annotations(annotations.open_world(false))
+}
+
+/// A schema as the JSON object MCP wants. Our schemas are always objects; anything else (a
+/// bug) becomes the empty schema, which accepts any arguments, and our own checks still run.
+fn schema_object(schema: &Value) -> JsonObject {
+    match schema {
+        Value::Object(map) => map.clone(),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => {
+            JsonObject::new()
+        }
+    }
+}
+
+/// `result` as an MCP tool result. While `pending`, the text ends with the reminder (also for
+/// errors and read-only tools), so a model that cannot be forced is at least told.
+pub(crate) fn call_tool_result(result: ToolResult, pending: bool) -> CallToolResult {
+    let text = if pending {
+        with_reminder(&result.text)
+    } else {
+        result.text
+    };
+    let content = vec![ContentBlock::text(text)];
+    let mcp = if result.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    match result.details {
+        Some(details) if !is_empty_details(&details) => {
+            let mut meta = MetaObject::new();
+            meta.insert(DETAILS_META_KEY.to_owned(), details);
+            mcp.with_meta(Some(meta))
+        }
+        Some(_) | None => mcp,
+    }
+}
+
+/// `text`, then a blank line, then the reminder, which ends the result exactly.
+pub(crate) fn with_reminder(text: &str) -> String {
+    if text.is_empty() {
+        RESOLVE_REMINDER.to_owned()
+    } else {
+        format!("{text}\n\n{RESOLVE_REMINDER}")
+    }
+}
+
+fn is_empty_details(details: &Value) -> bool {
+    match details {
+        Value::Null => true,
+        Value::Object(map) => map.is_empty(),
+        Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn lists_the_file_tools_then_resolve_with_literal_schemas() {
+        let tools = mcp_tools();
+        let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+        assert_eq!(
+            names,
+            ["ast_edit", "edit", "write", "read", "ls", "grep", "resolve"]
+        );
+        let resolve = tools.iter().find(|tool| tool.name == "resolve").unwrap();
+        let mut schema = Value::Object(resolve.input_schema.as_ref().clone());
+        for property in ["action", "reason", "extra"] {
+            schema["properties"][property]
+                .as_object_mut()
+                .unwrap()
+                .remove("description");
+        }
+        assert_eq!(
+            schema,
+            json!({"type":"object","properties":{"action":{"type":"string","enum":["apply","discard"]},"reason":{"type":"string"},"extra":{"type":"object"}},"required":["action","reason"],"additionalProperties":false})
+        );
+        for tool in &tools {
+            let text = serde_json::to_string(&tool.input_schema).unwrap();
+            assert!(
+                !text.contains("$ref") && !text.contains("$schema"),
+                "{text}"
+            );
+            assert!(tool.output_schema.is_none(), "{}", tool.name);
+            assert!(tool.description.as_deref().is_some_and(|d| !d.is_empty()));
+        }
+    }
+
+    #[test]
+    fn annotations_mark_read_only_tools_staging_producers_and_a_destructive_resolve() {
+        for tool in mcp_tools() {
+            let annotations = tool.annotations.clone().unwrap();
+            let (read_only, destructive) = match tool.name.as_ref() {
+                "read" | "ls" | "grep" => (Some(true), None),
+                "ast_edit" | "edit" | "write" => (Some(false), Some(false)),
+                "resolve" => (Some(false), Some(true)),
+                other => panic!("unexpected tool {other}"),
+            };
+            assert_eq!(annotations.read_only_hint, read_only, "{}", tool.name);
+            assert_eq!(annotations.destructive_hint, destructive, "{}", tool.name);
+            assert_eq!(annotations.open_world_hint, Some(false), "{}", tool.name);
+        }
+    }
+
+    #[test]
+    fn a_pending_result_ends_with_the_exact_reminder_even_when_it_is_an_error() {
+        for result in [
+            ToolResult::text("1: a"),
+            ToolResult::error("Preview is stale: …"),
+        ] {
+            let mcp = call_tool_result(result.clone(), true);
+            let text = &mcp.content[0].as_text().unwrap().text;
+            assert!(text.starts_with(&result.text));
+            assert!(text.ends_with(RESOLVE_REMINDER), "{text}");
+            assert_eq!(mcp.is_error, Some(result.is_error));
+            let plain = call_tool_result(result.clone(), false);
+            assert_eq!(plain.content[0].as_text().unwrap().text, result.text);
+        }
+    }
+
+    #[test]
+    fn details_travel_in_meta_and_empty_details_are_left_out() {
+        let staged =
+            ToolResult::text("preview").with_details(json!({"pendingId": "pending-action:edit:1"}));
+        let mcp = call_tool_result(staged, false);
+        assert_eq!(
+            mcp.meta.unwrap().get(DETAILS_META_KEY),
+            Some(&json!({"pendingId": "pending-action:edit:1"}))
+        );
+        let error = ToolResult::from_error(&resolve_core::Error::NothingToApply);
+        assert!(call_tool_result(error, false).meta.is_none());
+    }
+}

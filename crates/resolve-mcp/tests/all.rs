@@ -1,0 +1,18 @@
+//! The MCP server through the protocol: an rmcp client talks to [`resolve_mcp::serve`] over an
+//! in-memory duplex pipe, as an MCP host would over stdio.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests fail by panicking"
+)]
+
+mod suite {
+    pub mod common;
+
+    mod errors;
+    mod origins;
+    mod resources;
+    mod staging;
+    mod tools;
+}

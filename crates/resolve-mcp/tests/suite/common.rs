@@ -1,0 +1,156 @@
+//! A workspace per test and MCP connections to a server for it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use resolve_core::RESOLVE_REMINDER;
+use resolve_mcp::ResolveServer;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::Value;
+
+/// A temporary workspace root.
+pub struct Workspace {
+    dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    /// A workspace with `files` (path, content).
+    pub fn with(files: &[(&str, &str)]) -> Self {
+        let workspace = Self {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        for (path, content) in files {
+            workspace.write(path, content);
+        }
+        workspace
+    }
+
+    /// The root.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Absolute path of `relative`.
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.root().join(relative)
+    }
+
+    /// Write a file (creating directories).
+    pub fn write(&self, relative: &str, content: &str) {
+        let path = self.path(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+
+    /// Read a file as text.
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.path(relative)).unwrap()
+    }
+
+    /// The durable store, as another process (say `resolve apply` in a terminal) sees it.
+    pub fn store(&self) -> resolve_edit::Store {
+        resolve_edit::Store::open(resolve_edit::Workspace::open(self.root()).unwrap())
+    }
+}
+
+/// Counts `notifications/resources/list_changed`.
+#[derive(Clone, Default)]
+pub struct Recorder {
+    list_changed: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for Recorder {
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default()
+    }
+}
+
+/// One MCP connection to a fresh server for a workspace.
+pub struct Connection {
+    pub client: RunningService<RoleClient, Recorder>,
+    recorder: Recorder,
+    pub connection_id: String,
+}
+
+impl Connection {
+    /// Connect to a new server (its own connection id) for `workspace`.
+    pub async fn open(workspace: &Workspace) -> Self {
+        let server = ResolveServer::open(workspace.root()).unwrap();
+        let connection_id = server.connection_id().to_owned();
+        let (server_end, client_end) = tokio::io::duplex(1 << 20);
+        tokio::spawn(async move {
+            resolve_mcp::serve(server, server_end).await.unwrap();
+        });
+        let recorder = Recorder::default();
+        let client = recorder.clone().serve(client_end).await.unwrap();
+        Self {
+            client,
+            recorder,
+            connection_id,
+        }
+    }
+
+    /// Call `name` with `arguments` (an object).
+    pub async fn call(&self, name: &str, arguments: Value) -> CallToolResult {
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments must be an object");
+        };
+        self.client
+            .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments))
+            .await
+            .unwrap()
+    }
+
+    /// How many `list_changed` notifications arrived so far.
+    pub fn list_changed(&self) -> usize {
+        self.recorder.list_changed.load(Ordering::SeqCst)
+    }
+
+    /// Wait (up to 5 s) until at least `count` notifications arrived.
+    pub async fn wait_list_changed(&self, count: usize) {
+        for _ in 0..500 {
+            if self.list_changed() >= count {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!(
+            "expected {count} list_changed notifications, got {}",
+            self.list_changed()
+        );
+    }
+}
+
+/// The single text block of a result.
+pub fn text(result: &CallToolResult) -> &str {
+    assert_eq!(result.content.len(), 1, "{result:?}");
+    &result.content[0].as_text().unwrap().text
+}
+
+/// Whether the result ends with the reminder.
+pub fn reminds(result: &CallToolResult) -> bool {
+    text(result).ends_with(RESOLVE_REMINDER)
+}
+
+/// The result's `isError` flag.
+pub fn is_error(result: &CallToolResult) -> bool {
+    result.is_error == Some(true)
+}
+
+/// The details the result carries under `_meta`.
+pub fn details(result: &CallToolResult) -> Value {
+    result
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.get("resolve/details"))
+        .cloned()
+        .unwrap_or(Value::Null)
+}

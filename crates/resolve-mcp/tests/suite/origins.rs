@@ -1,0 +1,103 @@
+//! Each connection is its own origin; the durable store is shared with the CLI.
+
+use pretty_assertions::assert_eq;
+use resolve_edit::Origin;
+use serde_json::json;
+
+use super::common::{Connection, Workspace, details, is_error, reminds, text};
+
+#[tokio::test]
+async fn two_connections_cannot_resolve_each_others_previews() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    let first = Connection::open(&workspace).await;
+    let second = Connection::open(&workspace).await;
+    assert_ne!(first.connection_id, second.connection_id);
+
+    first
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
+        .await;
+    let other = second.call("read", json!({"path": "a.txt"})).await;
+    assert!(
+        !reminds(&other),
+        "the second connection has nothing pending"
+    );
+    let refused = second
+        .call("resolve", json!({"action": "apply", "reason": "Not mine."}))
+        .await;
+    assert!(is_error(&refused));
+    assert_eq!(
+        text(&refused),
+        "No pending action to resolve. Nothing to apply or discard."
+    );
+    let nothing = second
+        .call(
+            "resolve",
+            json!({"action": "discard", "reason": "Not mine."}),
+        )
+        .await;
+    assert_eq!(
+        text(&nothing),
+        "Nothing to discard; no pending action remains."
+    );
+    assert_eq!(workspace.read("a.txt"), "a\n");
+
+    let applied = first
+        .call("resolve", json!({"action": "apply", "reason": "Mine."}))
+        .await;
+    assert_eq!(text(&applied), "Applied edit to a.txt.");
+}
+
+#[tokio::test]
+async fn previews_are_staged_under_the_connection_origin() {
+    let workspace = Workspace::with(&[]);
+    let connection = Connection::open(&workspace).await;
+    let staged = connection
+        .call("write", json!({"path": "n.txt", "content": "n\n"}))
+        .await;
+    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
+    let pending = workspace.store().pending().unwrap();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].id, id);
+    assert_eq!(
+        pending[0].origin,
+        Origin::Mcp(connection.connection_id.clone())
+    );
+    assert_eq!(
+        pending[0].origin.to_string(),
+        format!("mcp:{}", connection.connection_id)
+    );
+}
+
+#[tokio::test]
+async fn a_preview_applied_elsewhere_leaves_the_connection_with_nothing_pending() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    let connection = Connection::open(&workspace).await;
+    let staged = connection
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
+        .await;
+    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
+
+    // A person applies it from a terminal (another process, same store).
+    workspace
+        .store()
+        .apply(&id, None, "Reviewed in a terminal.", None)
+        .unwrap();
+    assert_eq!(workspace.read("a.txt"), "A\n");
+
+    let read = connection.call("read", json!({"path": "a.txt"})).await;
+    assert!(!reminds(&read), "{}", text(&read));
+    let apply = connection
+        .call("resolve", json!({"action": "apply", "reason": "Again?"}))
+        .await;
+    assert!(is_error(&apply));
+    assert_eq!(
+        text(&apply),
+        "No pending action to resolve. Nothing to apply or discard."
+    );
+}

@@ -1,0 +1,138 @@
+//! Pending previews and history as resources, and `list_changed` notifications.
+
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use rmcp::model::{ReadResourceRequestParams, ResourceContents};
+use serde_json::json;
+
+use super::common::{Connection, Workspace, details};
+
+async fn read_text(connection: &Connection, uri: &str) -> String {
+    let result = connection
+        .client
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+        .unwrap();
+    match &result.contents[0] {
+        ResourceContents::TextResourceContents {
+            text, mime_type, ..
+        } => {
+            assert_eq!(mime_type.as_deref(), Some("text/plain"));
+            text.clone()
+        }
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+async fn uris(connection: &Connection) -> Vec<String> {
+    connection
+        .client
+        .list_all_resources()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|resource| resource.uri)
+        .collect()
+}
+
+#[tokio::test]
+async fn pending_previews_and_history_are_listed_and_read_as_text() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    let connection = Connection::open(&workspace).await;
+    assert_eq!(uris(&connection).await, Vec::<String>::new());
+
+    let staged = connection
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
+        .await;
+    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
+    let pending_uri = format!("resolve://pending/{id}");
+    assert_eq!(uris(&connection).await, vec![pending_uri.clone()]);
+    let preview = read_text(&connection, &pending_uri).await;
+    assert!(
+        preview.starts_with(&format!(
+            "{id} — pending (mcp:{}): Edit: a.txt\n\n",
+            connection.connection_id
+        )),
+        "{preview}"
+    );
+    assert!(preview.contains("-a\n+A"), "{preview}");
+
+    connection
+        .call("resolve", json!({"action": "apply", "reason": "Capital."}))
+        .await;
+    let history_uri = format!("resolve://history/{id}");
+    assert_eq!(uris(&connection).await, vec![history_uri.clone()]);
+    let history = read_text(&connection, &history_uri).await;
+    assert!(
+        history.starts_with(&format!("{id}  applied  Edit: a.txt  — Capital.\n\n")),
+        "{history}"
+    );
+    assert!(history.contains("-a\n+A"), "{history}");
+
+    let gone = connection
+        .client
+        .read_resource(ReadResourceRequestParams::new(pending_uri))
+        .await
+        .unwrap_err();
+    assert!(gone.to_string().contains("no longer pending"), "{gone}");
+    let unknown = connection
+        .client
+        .read_resource(ReadResourceRequestParams::new("resolve://elsewhere/x"))
+        .await
+        .unwrap_err();
+    assert!(
+        unknown.to_string().contains("Unknown resource"),
+        "{unknown}"
+    );
+}
+
+#[tokio::test]
+async fn resource_templates_name_both_kinds_of_uri() {
+    let workspace = Workspace::with(&[]);
+    let connection = Connection::open(&workspace).await;
+    let templates = connection
+        .client
+        .list_all_resource_templates()
+        .await
+        .unwrap();
+    let uris: Vec<&str> = templates
+        .iter()
+        .map(|template| template.uri_template.as_str())
+        .collect();
+    assert_eq!(uris, ["resolve://pending/{id}", "resolve://history/{id}"]);
+}
+
+#[tokio::test]
+async fn list_changed_is_sent_after_staging_apply_and_discard_but_not_after_reads() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    let connection = Connection::open(&workspace).await;
+    connection
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
+        .await;
+    connection.wait_list_changed(1).await;
+
+    connection.call("read", json!({"path": "a.txt"})).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(connection.list_changed(), 1, "a read changes nothing");
+
+    connection
+        .call("resolve", json!({"action": "apply", "reason": "Yes."}))
+        .await;
+    connection.wait_list_changed(2).await;
+
+    connection
+        .call("write", json!({"path": "b.txt", "content": "b\n"}))
+        .await;
+    connection.wait_list_changed(3).await;
+    connection
+        .call("resolve", json!({"action": "discard", "reason": "No."}))
+        .await;
+    connection.wait_list_changed(4).await;
+}

@@ -13,6 +13,11 @@
 //!    become error results the model can read;
 //! 5. `turn_end` settles the in-flight hard directive; after the run, `abort` is the safety net.
 //!
+//! In plan mode (`plan_mode`), a text-only stop gets the plan-mode reminder and a `required`
+//! directive (at most three in a row; a `resolve` call resets the count), a `resolve` that hit
+//! a pending preview says the plan was not submitted, and an approval swaps in the session's
+//! full tools before the next model call.
+//!
 //! The transcript only grows: every tool call is paired with a result even when the run stops
 //! (cap, cancellation, a fatal tool error), so the next run can continue from it.
 
@@ -22,6 +27,7 @@ use resolve_core::{
 };
 use tokio_util::sync::CancellationToken;
 
+use crate::plan_mode::note_preview_ahead_of_plan;
 use crate::provider::{FinishReason, ModelRequest, WireState};
 use crate::{
     AgentError, AgentEvent, AgentSession, EventSink, Message, RunSummary, ToolCall, ToolContext,
@@ -57,6 +63,7 @@ impl AgentSession {
         let outcome = self.run_loop(task, sink, cancel).await;
         // Safety net (reference §3.5): a hard directive still in flight is rejected as aborted.
         self.resolve.abort();
+        self.finish_plan_run();
         outcome
     }
 
@@ -69,7 +76,8 @@ impl AgentSession {
         let mut gate = SoftGate::new();
         let mut wire = WireState::new(self.provider.config());
         let mut counts = Counts::default();
-        let static_choice = self.active_static_choice();
+        // Plan mode: reminders after text-only stops since the last `resolve` call.
+        let mut plan_reminders = 0;
         self.transcript.push(Message::User {
             text: task.to_owned(),
         });
@@ -77,11 +85,14 @@ impl AgentSession {
             if cancel.is_cancelled() {
                 return Err(AgentError::Cancelled);
             }
+            // The tools array changes here, between model calls, only when plan mode ends.
+            self.sync_plan_mode(sink)?;
             if let Some(max) = self.max_turns
                 && counts.model_calls >= max
             {
                 return Err(AgentError::MaxTurns(max));
             }
+            let static_choice = self.active_static_choice();
             let directive = self.directive();
             for reminder in gate.begin_turn(directive) {
                 sink.emit(AgentEvent::Reminder {
@@ -157,6 +168,9 @@ impl AgentSession {
                 Ok(TurnVerdict::Execute) => {
                     if response.tool_calls.is_empty() {
                         self.resolve.turn_end(TurnStop::Completed);
+                        if self.remind_plan_mode(&mut plan_reminders, sink) {
+                            continue;
+                        }
                         return Ok(RunSummary {
                             final_text: response.text,
                             model_calls: counts.model_calls,
@@ -173,6 +187,9 @@ impl AgentSession {
                     }
                     self.execute_calls(&response.tool_calls, &mut counts, sink, cancel)
                         .await?;
+                    if names.contains(&RESOLVE_TOOL_NAME) {
+                        plan_reminders = 0;
+                    }
                     if cancel.is_cancelled() {
                         self.resolve.turn_end(TurnStop::Aborted);
                         return Err(AgentError::Cancelled);
@@ -297,9 +314,14 @@ impl AgentSession {
             }
         };
         if call.name == RESOLVE_TOOL_NAME && self.offers_resolve {
-            return Ok(match self.resolve.execute_resolve(&args, cancel).await {
+            let preview = self.preview_ahead_of_plan();
+            let result = match self.resolve.execute_resolve(&args, cancel).await {
                 Ok(result) => result,
                 Err(error) => ToolResult::from_error(&error),
+            };
+            return Ok(match preview {
+                Some(label) => note_preview_ahead_of_plan(result, &label),
+                None => result,
             });
         }
         let Some(tool) = self.tools.iter().find(|tool| tool.spec().name == call.name) else {

@@ -114,6 +114,12 @@ pub enum AgentError {
         /// Its message.
         message: String,
     },
+    /// Plan approval could not be had (for example, nobody could answer the prompt).
+    #[error("Plan approval stopped the run: {reason}")]
+    PlanApprovalStopped {
+        /// The approver's reason.
+        reason: String,
+    },
     /// The run was cancelled.
     #[error("Cancelled.")]
     Cancelled,

@@ -58,6 +58,20 @@ pub enum AgentEvent {
         /// The tool that staged the pending action.
         source_tool: String,
     },
+    /// Plan mode: the model stopped without calling `resolve`; the loop appended the plan-mode
+    /// reminder and forces some tool call for the next model call.
+    PlanModeReminder {
+        /// The reminder text.
+        text: String,
+        /// How many reminders in a row so far (at most `PLAN_MODE_REMINDER_MAX`).
+        number: u32,
+    },
+    /// Plan mode ended: the plan was approved, and every tool is offered from the next model
+    /// call on.
+    PlanApproved {
+        /// The plan file, relative to the root.
+        plan_path: String,
+    },
     /// Something the operator may want to know (a retry, a fallback).
     Notice {
         /// What happened.

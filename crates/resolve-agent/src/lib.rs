@@ -8,8 +8,8 @@
 //! has its calls skipped and `resolve` forced for one call; the fourth decline ends the run.
 //!
 //! Owned here: the wire formats (streaming and not), retries, the forced-choice and streaming
-//! fallbacks, the loop, and the [`AgentEvent`]s it reports. Not owned: the queue, pending
-//! stack, `resolve` dispatch and soft-requirement state machine (`resolve-core`), file
+//! fallbacks, the loop, plan mode ([`PlanMode`]), and the [`AgentEvent`]s it reports. Not
+//! owned: the queue, pending stack, `resolve` dispatch and soft-requirement state machine (`resolve-core`), file
 //! producers and the durable store (`resolve-edit`), and the `resolve agent` command
 //! (`resolve-cli`).
 //!
@@ -43,6 +43,7 @@ mod error;
 mod event;
 mod file_tools;
 mod message;
+mod plan_mode;
 pub mod provider;
 mod secret;
 mod session;
@@ -52,6 +53,11 @@ pub use error::AgentError;
 pub use event::{AgentEvent, EventSink};
 pub use file_tools::file_tools;
 pub use message::{Message, ToolCall};
+pub use plan_mode::{
+    AutoApprove, PLAN_APPROVAL_LABEL, PLAN_APPROVAL_TOOL, PLAN_DIR, PLAN_MODE_DECISION,
+    PLAN_MODE_PROMPT, PLAN_MODE_REMINDER, PLAN_MODE_REMINDER_MAX, PlanApprover, PlanDecision,
+    PlanMode, PlanReview, PlanTitleError, normalize_plan_title, resolve_plan_title,
+};
 pub use provider::{ForcedChoiceSupport, ProviderConfig, ProviderKind};
 pub use secret::{ANTHROPIC_API_KEY_ENV, ApiKey, OPENAI_API_KEY_ENV};
 pub use session::{AgentSession, AgentSessionBuilder, RunSummary};

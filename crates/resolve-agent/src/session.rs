@@ -11,8 +11,9 @@ use resolve_core::{
     RESOLVE_TOOL_NAME, ResolveSession, ToolChoice, ToolSpec, needs_resolve_tool, resolve_tool_spec,
 };
 
+use crate::plan_mode::PlanRuntime;
 use crate::provider::Provider;
-use crate::{AgentError, Message, ProviderConfig, Tool};
+use crate::{AgentError, Message, PlanMode, ProviderConfig, Tool};
 
 /// What a finished run did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +45,10 @@ pub struct AgentSession {
     pub(crate) transcript: Vec<Message>,
     pub(crate) max_turns: Option<u32>,
     pub(crate) tool_choice: Option<ToolChoice>,
+    /// Plan mode while it lasts (see `plan_mode`).
+    pub(crate) plan: Option<PlanRuntime>,
+    /// The approved plan's path, once plan mode ended with approval.
+    pub(crate) approved_plan: Option<String>,
 }
 
 impl fmt::Debug for AgentSession {
@@ -112,6 +117,7 @@ pub struct AgentSessionBuilder {
     max_turns: Option<u32>,
     offer_resolve: bool,
     tool_choice: Option<ToolChoice>,
+    plan: Option<PlanMode>,
 }
 
 impl fmt::Debug for AgentSessionBuilder {
@@ -136,6 +142,7 @@ impl AgentSessionBuilder {
             max_turns: None,
             offer_resolve: false,
             tool_choice: None,
+            plan: None,
         }
     }
 
@@ -186,22 +193,20 @@ impl AgentSessionBuilder {
         self
     }
 
+    /// Start the session in plan mode (see [`PlanMode`]): until a plan is approved the model
+    /// has only the plan mode's tools, a `write` for plan files and `resolve`, and
+    /// [`PLAN_MODE_PROMPT`](crate::PLAN_MODE_PROMPT) is appended to the system prompt; the
+    /// tools registered here are offered once the plan is approved. By default, a session
+    /// starts with all its tools.
+    pub fn plan_mode(&mut self, plan: PlanMode) -> &mut Self {
+        self.plan = Some(plan);
+        self
+    }
+
     /// Build the session: check tool names, create the HTTP client.
     pub fn build(&self) -> Result<AgentSession, AgentError> {
-        let mut specs: Vec<ToolSpec> = self.tools.iter().map(|tool| tool.spec()).collect();
-        let mut seen = HashSet::new();
-        for spec in &specs {
-            if spec.name == RESOLVE_TOOL_NAME || !seen.insert(spec.name.clone()) {
-                return Err(AgentError::DuplicateTool {
-                    name: spec.name.clone(),
-                });
-            }
-        }
-        let offers_resolve = needs_resolve_tool(&specs, self.offer_resolve);
-        if offers_resolve {
-            specs.push(resolve_tool_spec().clone());
-        }
-        Ok(AgentSession {
+        let (specs, offers_resolve) = offered_specs(&self.tools, self.offer_resolve)?;
+        let mut session = AgentSession {
             provider: Provider::new(self.config.clone())?,
             tools: self.tools.clone(),
             specs,
@@ -214,6 +219,34 @@ impl AgentSessionBuilder {
             transcript: Vec::new(),
             max_turns: self.max_turns,
             tool_choice: self.tool_choice.clone(),
-        })
+            plan: None,
+            approved_plan: None,
+        };
+        if let Some(plan) = &self.plan {
+            session.enter_plan_mode(plan)?;
+        }
+        Ok(session)
     }
+}
+
+/// The specs sent to the model for `tools`, with `resolve` last when it is offered (some tool
+/// is deferrable, or `offer_resolve`); whether it is. Names must be unique and not `resolve`.
+pub(crate) fn offered_specs(
+    tools: &[Arc<dyn Tool>],
+    offer_resolve: bool,
+) -> Result<(Vec<ToolSpec>, bool), AgentError> {
+    let mut specs: Vec<ToolSpec> = tools.iter().map(|tool| tool.spec()).collect();
+    let mut seen = HashSet::new();
+    for spec in &specs {
+        if spec.name == RESOLVE_TOOL_NAME || !seen.insert(spec.name.clone()) {
+            return Err(AgentError::DuplicateTool {
+                name: spec.name.clone(),
+            });
+        }
+    }
+    let offers_resolve = needs_resolve_tool(&specs, offer_resolve);
+    if offers_resolve {
+        specs.push(resolve_tool_spec().clone());
+    }
+    Ok((specs, offers_resolve))
 }

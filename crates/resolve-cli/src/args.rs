@@ -89,7 +89,8 @@ Stdout carries only MCP messages; logs go to stderr (set RESOLVE_LOG, e.g. RESOL
     ///
     /// The model reads and searches the workspace and stages edits as previews; each preview
     /// lands only when the model calls `resolve` (with `--approve ask`, after you agree).
-    /// Previews left pending by an earlier run are picked up by the next one.
+    /// Previews left pending by an earlier run are picked up by the next one. With `--plan`,
+    /// the model first writes a plan for approval and implements it once approved.
     Agent(AgentArgs),
 }
 
@@ -108,6 +109,16 @@ pub enum ApproveChoice {
     /// The model's `resolve` applies at once.
     Auto,
     /// Show the diff and ask; a discard asks for a reason, which the model receives.
+    Ask,
+}
+
+/// Who approves a plan the model submits (`--plan`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlanApproveChoice {
+    /// Approve at once; the run goes on to implement the plan.
+    Auto,
+    /// Show the plan and ask: approve, or refine with feedback the model receives (plan mode
+    /// stays on until a plan is approved).
     Ask,
 }
 
@@ -135,6 +146,18 @@ pub struct AgentArgs {
     /// Who approves an apply the model asks for.
     #[arg(long, value_enum, default_value_t = ApproveChoice::Auto, value_name = "MODE")]
     pub approve: ApproveChoice,
+    /// Start in plan mode: until a plan is approved, the model can only look around (`read`,
+    /// `ls`, `grep`) and write plan files under <ROOT>/.resolve/plans/ (written at once, not
+    /// staged; any other path is refused); `ast_edit` and `edit` are not offered. It submits
+    /// the plan with `resolve` (action "apply", `extra.title`); once the plan is approved, every
+    /// tool is offered and the run goes on to implement it. Exits 1 if the run ends without an
+    /// approved plan.
+    #[arg(long)]
+    pub plan: bool,
+    /// Who approves the plan in plan mode. By default `ask` when standard input is a terminal,
+    /// otherwise `auto`.
+    #[arg(long, value_enum, value_name = "MODE", requires = "plan")]
+    pub plan_approve: Option<PlanApproveChoice>,
     /// What the agent should do.
     #[arg(value_name = "TASK")]
     pub task: String,

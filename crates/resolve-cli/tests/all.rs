@@ -12,5 +12,6 @@ mod suite {
     mod agent;
     mod confinement;
     mod crash;
+    mod plan;
     mod staging;
 }

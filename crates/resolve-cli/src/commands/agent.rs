@@ -2,11 +2,18 @@
 //!
 //! All runs in one root share the `agent` origin in the durable store, so a preview left pending
 //! by one run is picked up (and reminded) by the next.
+//!
+//! With `--plan` the session starts in plan mode (`resolve_agent::PlanMode`): the read-only
+//! file tools plus a plan-file `write`, and a plan approver (`--plan-approve`: at once, or a
+//! terminal prompt).
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, IsTerminal, Write};
 use std::sync::{Arc, Mutex};
 
-use resolve_agent::{AgentEvent, AgentSession, ApiKey, ProviderConfig, ProviderKind, file_tools};
+use resolve_agent::{
+    AgentEvent, AgentSession, ApiKey, AutoApprove, PlanApprover, PlanDecision, PlanMode,
+    PlanReview, ProviderConfig, ProviderKind, file_tools,
+};
 use resolve_core::{ColorMode, RESOLVE_TOOL_NAME, ResolveSession, render_resolve_result};
 use resolve_edit::{
     ApplyGate, FileTools, GateDecision, Origin, PendingRecord, Store, StorePendingSource,
@@ -14,7 +21,7 @@ use resolve_edit::{
 use tokio_util::sync::CancellationToken;
 
 use crate::Outcome;
-use crate::args::{AgentArgs, ApproveChoice, ProviderChoice};
+use crate::args::{AgentArgs, ApproveChoice, PlanApproveChoice, ProviderChoice};
 use crate::output::Output;
 
 /// The system prompt of `resolve agent`.
@@ -53,12 +60,16 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
         .with_id_allocator(Arc::new(store.clone()))
         .with_pending_source(Arc::new(source));
     let tools = FileTools::new(store.clone(), Origin::Agent);
-    let mut session = AgentSession::builder(config)
+    let mut builder = AgentSession::builder(config);
+    builder
         .tools(file_tools(&tools))
         .system_prompt(SYSTEM_PROMPT)
         .resolve_session(Arc::new(resolve))
-        .max_turns(args.max_turns)
-        .build()?;
+        .max_turns(args.max_turns);
+    if args.plan {
+        builder.plan_mode(plan_mode(store, &tools, args.plan_approve));
+    }
+    let mut session = builder.build()?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -87,12 +98,39 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .finish();
     match outcome {
+        Ok(_) if session.in_plan_mode() => {
+            crate::output::failure(
+                output,
+                "The run ended in plan mode: no plan was approved, so nothing was implemented.",
+            );
+            Ok(Outcome::Failed)
+        }
         Ok(_) => Ok(Outcome::Success),
         Err(error) => {
             crate::output::failure(output, &error.to_string());
             Ok(Outcome::Failed)
         }
     }
+}
+
+/// Plan mode over `tools`' read-only tools, approved as `--plan-approve` says (by default:
+/// ask when standard input is a terminal).
+fn plan_mode(store: &Store, tools: &FileTools, approve: Option<PlanApproveChoice>) -> PlanMode {
+    let approve = approve.unwrap_or(if std::io::stdin().is_terminal() {
+        PlanApproveChoice::Ask
+    } else {
+        PlanApproveChoice::Auto
+    });
+    let approver: Arc<dyn PlanApprover> = match approve {
+        PlanApproveChoice::Auto => Arc::new(AutoApprove),
+        PlanApproveChoice::Ask => Arc::new(TerminalPlanApprover),
+    };
+    let read_only = file_tools(tools)
+        .into_iter()
+        .filter(|tool| !tool.spec().deferrable);
+    PlanMode::new(store.workspace())
+        .with_approver(approver)
+        .with_tools(read_only)
 }
 
 /// Prints events: JSON lines with `--json`, otherwise the conversation.
@@ -160,7 +198,9 @@ impl Printer {
             }
             AgentEvent::ModelCall { .. }
             | AgentEvent::AssistantText { .. }
-            | AgentEvent::Reminder { .. } => {}
+            | AgentEvent::Reminder { .. }
+            | AgentEvent::PlanModeReminder { .. }
+            | AgentEvent::PlanApproved { .. } => {}
             _ => {}
         }
     }
@@ -205,6 +245,47 @@ impl ApplyGate for TerminalGate {
                 reason
             },
         }
+    }
+}
+
+/// Shows a submitted plan to the person at the terminal: approve, or refine with feedback.
+#[derive(Debug)]
+struct TerminalPlanApprover;
+
+impl PlanApprover for TerminalPlanApprover {
+    fn review(&self, plan: &PlanReview) -> PlanDecision {
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(
+            stderr,
+            "\nThe model submitted a plan for approval: {} (title `{}`)\n\n{}\n",
+            plan.path,
+            plan.title,
+            plan.content.trim_end()
+        );
+        let _ = write!(stderr, "Approve this plan? [a]pprove / [r]efine: ");
+        let _ = stderr.flush();
+        let Some(answer) = read_answer() else {
+            return PlanDecision::Stop {
+                reason: "standard input closed before the plan was approved or refined. Use `--plan-approve auto` to approve plans without asking.".to_owned(),
+            };
+        };
+        if answer.trim().to_ascii_lowercase().starts_with('a') {
+            return PlanDecision::Approve;
+        }
+        let _ = write!(stderr, "What should change (the model reads this)? ");
+        let _ = stderr.flush();
+        PlanDecision::Refine {
+            feedback: read_answer().unwrap_or_default().trim().to_owned(),
+        }
+    }
+}
+
+/// A line from standard input; `None` at its end.
+fn read_answer() -> Option<String> {
+    let mut line = String::new();
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => Some(line),
     }
 }
 

@@ -1,0 +1,602 @@
+//! `resolve agent --plan` end to end: the real binary against a scripted mock model server
+//! (OpenAI-compatible wire format). Plan mode offers the read-only tools and a plan-file
+//! `write`; `resolve` submits the plan; approval restores every tool and the run goes on.
+
+use std::io::Write;
+use std::process::Stdio;
+
+use resolve_agent::PLAN_MODE_REMINDER;
+use resolve_test_support::{MockServer, Reply, Turn};
+use serde_json::{Value, json};
+
+use super::common::{Run, Workspace};
+
+const PLAN_PATH: &str = ".resolve/plans/words-counter-plan.md";
+const PLAN: &str = "# Words counter\n\n1. Change one to uno in a.txt.\n";
+const APPROVED: &str = "Plan approved at .resolve/plans/words-counter-plan.md. Plan mode exited; proceed with the implementation.";
+const PLAN_TOOLS: [&str; 5] = ["read", "ls", "grep", "write", "resolve"];
+const ALL_TOOLS: [&str; 7] = ["ast_edit", "edit", "write", "read", "ls", "grep", "resolve"];
+const REFUSED: &str = "Plan mode: `write` only writes plan files, as `.resolve/plans/<name>.md` (for example `.resolve/plans/words-counter-plan.md`);";
+const NOT_APPROVED: &str =
+    "The run ended in plan mode: no plan was approved, so nothing was implemented.";
+
+/// A mock server kept alive by its own runtime while the binary talks to it.
+struct Model {
+    _runtime: tokio::runtime::Runtime,
+    server: MockServer,
+}
+
+impl Model {
+    fn start(script: Vec<Turn>) -> Self {
+        Self::replies(script.into_iter().map(Reply::Turn).collect())
+    }
+
+    fn replies(script: Vec<Reply>) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = runtime.block_on(MockServer::start(script));
+        Self {
+            _runtime: runtime,
+            server,
+        }
+    }
+
+    fn bodies(&self) -> Vec<Value> {
+        self.server.bodies()
+    }
+}
+
+/// `resolve agent [--plan] EXTRA… TASK` with `stdin` piped in (so it is never a terminal).
+fn run_agent(workspace: &Workspace, model: &Model, args: &[&str], stdin: &str) -> Run {
+    let base = model.server.openai_base();
+    let mut all = vec![
+        "agent",
+        "--base-url",
+        base.as_str(),
+        "--model",
+        "mock",
+        "--api-key-env",
+        "RESOLVE_TEST_NO_KEY",
+    ];
+    all.extend_from_slice(args);
+    all.push("Change one to uno in a.txt.");
+    let mut child = workspace
+        .command(&all)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    Run::from(child.wait_with_output().unwrap())
+}
+
+fn plan_agent(workspace: &Workspace, model: &Model, extra: &[&str], stdin: &str) -> Run {
+    let mut args = vec!["--plan"];
+    args.extend_from_slice(extra);
+    run_agent(workspace, model, &args, stdin)
+}
+
+fn write_plan(id: &str, path: &str, content: &str) -> Turn {
+    Turn::call(id, "write", json!({"path": path, "content": content}))
+}
+
+fn submit(id: &str, title: &str) -> Turn {
+    Turn::call(
+        id,
+        "resolve",
+        json!({"action": "apply", "reason": "The plan is complete.", "extra": {"title": title}}),
+    )
+}
+
+fn edit_call(id: &str) -> Turn {
+    Turn::call(
+        id,
+        "edit",
+        json!({"path": "a.txt", "old_text": "one", "new_text": "uno"}),
+    )
+}
+
+fn resolve_call(id: &str, action: &str, reason: &str) -> Turn {
+    Turn::call(id, "resolve", json!({"action": action, "reason": reason}))
+}
+
+/// The names of the tools a request offered.
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|tool| tool["function"]["name"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn messages(body: &Value) -> &Vec<Value> {
+    body["messages"].as_array().unwrap()
+}
+
+/// The texts of a request's tool results, oldest first.
+fn tool_results(body: &Value) -> Vec<String> {
+    messages(body)
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn last_tool_result(body: &Value) -> String {
+    tool_results(body).pop().unwrap()
+}
+
+fn plan_reminders(body: &Value) -> usize {
+    messages(body)
+        .iter()
+        .filter(|m| m["role"] == "user" && m["content"] == PLAN_MODE_REMINDER)
+        .count()
+}
+
+/// The `tool_choice` of each request (`None` when absent).
+fn tool_choices(model: &Model) -> Vec<Option<Value>> {
+    model
+        .bodies()
+        .iter()
+        .map(|body| body.get("tool_choice").cloned())
+        .collect()
+}
+
+/// Write the plan, submit it, implement it (edit + resolve), finish.
+fn plan_then_implement() -> Vec<Turn> {
+    vec![
+        write_plan("p1", PLAN_PATH, PLAN),
+        submit("p2", "words-counter"),
+        edit_call("e1"),
+        resolve_call("e2", "apply", "Matches the plan."),
+        Turn::text("Done."),
+    ]
+}
+
+#[test]
+fn a_plan_written_and_approved_automatically_is_then_implemented_in_the_same_run() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(plan_then_implement());
+    // stdin is a pipe, not a terminal: `--plan-approve` defaults to auto.
+    let run = plan_agent(&workspace, &model, &[], "").expect_code(0);
+    assert!(
+        !run.stderr.contains("Approve this plan?"),
+        "auto never asks: {}",
+        run.stderr
+    );
+    assert_eq!(workspace.read(PLAN_PATH), PLAN);
+    assert_eq!(
+        workspace.read("a.txt"),
+        "uno\n",
+        "the approved plan was implemented"
+    );
+
+    let bodies = model.bodies();
+    assert_eq!(bodies.len(), 5);
+    assert!(
+        messages(&bodies[0])[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("You start in plan mode."),
+        "the system prompt explains plan mode"
+    );
+    let wrote = last_tool_result(&bodies[1]);
+    assert!(
+        wrote.starts_with("Wrote plan .resolve/plans/words-counter-plan.md (3 lines)."),
+        "{wrote}"
+    );
+    assert!(
+        workspace.pending_ids().is_empty(),
+        "a plan is not a preview"
+    );
+    let approved = last_tool_result(&bodies[2]);
+    assert!(approved.starts_with(APPROVED), "{approved}");
+    assert!(
+        approved.contains(PLAN.trim_end()),
+        "the plan stays in context: {approved}"
+    );
+    assert_eq!(
+        last_tool_result(&bodies[4]),
+        "Applied edit to a.txt.",
+        "after approval `edit` stages a preview and `resolve` applies it"
+    );
+}
+
+#[test]
+fn producers_are_not_offered_in_plan_mode_and_are_offered_after_approval() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(plan_then_implement());
+    plan_agent(&workspace, &model, &[], "").expect_code(0);
+    let names: Vec<Vec<String>> = model.bodies().iter().map(tool_names).collect();
+    assert_eq!(names[0], PLAN_TOOLS);
+    assert_eq!(names[1], PLAN_TOOLS, "unchanged within plan mode");
+    for later in &names[2..] {
+        assert_eq!(later, &ALL_TOOLS, "every tool once the plan is approved");
+    }
+    let write = &model.bodies()[0]["tools"][3]["function"];
+    assert!(
+        write["description"]
+            .as_str()
+            .unwrap()
+            .contains("`.resolve/plans/<name>.md`"),
+        "{write}"
+    );
+}
+
+#[test]
+fn plan_approve_ask_shows_the_plan_and_approves_when_the_person_agrees() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(plan_then_implement());
+    let run = plan_agent(&workspace, &model, &["--plan-approve", "ask"], "a\n").expect_code(0);
+    assert!(run.stderr.contains("Approve this plan?"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("submitted a plan for approval: .resolve/plans/words-counter-plan.md")
+            && run.stderr.contains("1. Change one to uno in a.txt."),
+        "the person sees the plan: {}",
+        run.stderr
+    );
+    assert!(last_tool_result(&model.bodies()[2]).starts_with(APPROVED));
+    assert_eq!(workspace.read("a.txt"), "uno\n");
+}
+
+#[test]
+fn refine_gives_the_model_the_feedback_and_plan_mode_stays_until_approval() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let revised = "# Words counter\n\n1. Change one to uno in a.txt.\n2. Test empty input.\n";
+    let model = Model::start(vec![
+        write_plan("p1", PLAN_PATH, PLAN),
+        submit("p2", "words-counter"),
+        write_plan("p3", PLAN_PATH, revised),
+        submit("p4", "words-counter"),
+        Turn::text("Done."),
+    ]);
+    let run = plan_agent(
+        &workspace,
+        &model,
+        &["--plan-approve", "ask"],
+        "r\nAdd a test for empty input.\na\n",
+    )
+    .expect_code(0);
+    assert!(run.stderr.contains("What should change"), "{}", run.stderr);
+    let bodies = model.bodies();
+    assert_eq!(
+        last_tool_result(&bodies[2]),
+        "Plan refinement requested: Add a test for empty input. Update the plan file, then call `resolve` with action \"apply\" again when ready."
+    );
+    assert_eq!(tool_names(&bodies[2]), PLAN_TOOLS, "still in plan mode");
+    assert_eq!(tool_names(&bodies[3]), PLAN_TOOLS);
+    assert!(last_tool_result(&bodies[4]).starts_with(APPROVED));
+    assert_eq!(tool_names(&bodies[4]), ALL_TOOLS);
+    assert_eq!(workspace.read(PLAN_PATH), revised);
+}
+
+#[test]
+fn discard_answers_with_the_plan_label_and_plan_mode_stays() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        write_plan("p1", PLAN_PATH, PLAN),
+        resolve_call("p2", "discard", "Rethinking the approach."),
+        submit("p3", "words-counter"),
+        Turn::text("Done."),
+    ]);
+    plan_agent(&workspace, &model, &[], "").expect_code(0);
+    let bodies = model.bodies();
+    assert_eq!(
+        last_tool_result(&bodies[2]),
+        "Discarded: Plan ready for approval. Reason: Rethinking the approach."
+    );
+    assert_eq!(tool_names(&bodies[2]), PLAN_TOOLS, "still in plan mode");
+    assert!(last_tool_result(&bodies[3]).starts_with(APPROVED));
+    assert_eq!(tool_names(&bodies[3]), ALL_TOOLS);
+}
+
+#[test]
+fn apply_without_a_plan_file_says_where_to_write_it_and_plan_mode_stays() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        submit("p1", "ghost"),
+        write_plan("p2", ".resolve/plans/ghost-plan.md", PLAN),
+        submit("p3", "ghost"),
+        Turn::text("Done."),
+    ]);
+    plan_agent(&workspace, &model, &[], "").expect_code(0);
+    let bodies = model.bodies();
+    assert_eq!(
+        last_tool_result(&bodies[1]),
+        "Plan file not found at .resolve/plans/ghost-plan.md. Write the finalized plan to .resolve/plans/ghost-plan.md before requesting approval."
+    );
+    assert_eq!(tool_names(&bodies[1]), PLAN_TOOLS);
+    assert!(
+        last_tool_result(&bodies[3]).starts_with("Plan approved at .resolve/plans/ghost-plan.md."),
+        "{}",
+        last_tool_result(&bodies[3])
+    );
+}
+
+#[test]
+fn unusable_plan_titles_get_the_three_normalization_errors() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let bad_titles = submit("t1", "   ")
+        .and_call(
+            "t2",
+            "resolve",
+            &json!({"action": "apply", "reason": "Ready.", "extra": {"title": "../plans/x"}})
+                .to_string(),
+        )
+        .and_call(
+            "t3",
+            "resolve",
+            &json!({"action": "apply", "reason": "Ready.", "extra": {"title": "!!!"}}).to_string(),
+        );
+    let model = Model::start(vec![
+        write_plan("p1", PLAN_PATH, PLAN),
+        bad_titles,
+        submit("p2", "words-counter"),
+        Turn::text("Done."),
+    ]);
+    plan_agent(&workspace, &model, &[], "").expect_code(0);
+    let results = tool_results(&model.bodies()[2]);
+    assert_eq!(
+        results[results.len() - 3..],
+        [
+            "Plan title is required and must not be empty.",
+            "Plan title must not contain path separators or '..'.",
+            "Plan title must contain at least one letter, number, underscore, or hyphen after sanitization.",
+        ]
+    );
+    assert_eq!(
+        tool_names(&model.bodies()[2]),
+        PLAN_TOOLS,
+        "still in plan mode"
+    );
+}
+
+#[test]
+fn write_outside_the_plan_directory_is_refused_and_nothing_is_written() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let paths = [
+        "a.txt",
+        ".resolve/plans/../../b.txt",
+        ".resolve/pending/9.json",
+        "notes/plan.md",
+        ".resolve/plans/plan.txt",
+    ];
+    let mut outside = Turn::default();
+    for (index, path) in paths.iter().enumerate() {
+        outside = outside.and_call(
+            &format!("w{index}"),
+            "write",
+            &json!({"path": path, "content": "changed\n"}).to_string(),
+        );
+    }
+    let model = Model::start(vec![
+        outside,
+        write_plan("p1", PLAN_PATH, PLAN),
+        submit("p2", "words-counter"),
+        Turn::text("Done."),
+    ]);
+    plan_agent(&workspace, &model, &[], "").expect_code(0);
+    let results = tool_results(&model.bodies()[1]);
+    assert_eq!(results.len(), paths.len());
+    for (result, path) in results.iter().zip(paths) {
+        assert!(result.starts_with(REFUSED), "{result}");
+        assert!(
+            result.contains(&format!("`{path}` was not written")),
+            "{result}"
+        );
+    }
+    assert_eq!(workspace.read("a.txt"), "one\n");
+    for path in &paths[1..] {
+        assert!(!workspace.path(path).exists(), "{path} was written");
+    }
+    assert!(!workspace.path("b.txt").exists());
+    assert!(
+        workspace.pending_ids().is_empty(),
+        "nothing was staged either"
+    );
+}
+
+#[test]
+fn text_stops_in_plan_mode_get_a_reminder_and_a_forced_tool_call_at_most_three_times() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start((0..5).map(|_| Turn::text("Here is my plan: …")).collect());
+    let run = plan_agent(&workspace, &model, &[], "").expect_code(1);
+    assert!(run.stderr.contains(NOT_APPROVED), "{}", run.stderr);
+    let bodies = model.bodies();
+    assert_eq!(bodies.len(), 4, "the fourth text-only stop ends the run");
+    let required = Some(json!("required"));
+    assert_eq!(
+        tool_choices(&model),
+        [None, required.clone(), required.clone(), required]
+    );
+    assert_eq!(plan_reminders(&bodies[3]), 3);
+    let last = messages(&bodies[1]).last().unwrap();
+    assert_eq!(last["role"], "user");
+    assert_eq!(
+        last["content"], PLAN_MODE_REMINDER,
+        "the reminder is its own message"
+    );
+}
+
+#[test]
+fn a_resolve_call_resets_the_plan_mode_reminder_count() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        Turn::text("Thinking."),
+        resolve_call("d1", "discard", "Not ready yet."),
+        Turn::text("Still thinking."),
+        Turn::text("Still thinking."),
+        Turn::text("Still thinking."),
+        Turn::text("Still thinking."),
+        Turn::text("Never requested."),
+    ]);
+    plan_agent(&workspace, &model, &[], "").expect_code(1);
+    let bodies = model.bodies();
+    assert_eq!(bodies.len(), 6, "three reminders after the reset, not two");
+    assert_eq!(plan_reminders(&bodies[5]), 4);
+    let required = Some(json!("required"));
+    assert_eq!(
+        tool_choices(&model),
+        [
+            None,
+            required.clone(),
+            None,
+            required.clone(),
+            required.clone(),
+            required
+        ]
+    );
+}
+
+#[test]
+fn a_server_rejecting_the_forced_choice_still_gets_the_reminder() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::replies(vec![
+        Reply::Turn(Turn::text("Thinking.")),
+        Reply::Status {
+            status: 400,
+            body: r#"{"error":{"message":"tool_choice 'required' is not supported"}}"#.to_owned(),
+            retry_after: None,
+        },
+        Reply::Turn(write_plan("p1", PLAN_PATH, PLAN)),
+        Reply::Turn(submit("p2", "words-counter")),
+        Reply::Turn(Turn::text("Done.")),
+    ]);
+    let run = plan_agent(&workspace, &model, &[], "").expect_code(0);
+    assert!(
+        run.stderr.contains("rejected the forced tool_choice"),
+        "{}",
+        run.stderr
+    );
+    let bodies = model.bodies();
+    assert_eq!(bodies[1]["tool_choice"], "required");
+    assert_eq!(
+        bodies[2].get("tool_choice"),
+        None,
+        "degraded to reminder-only"
+    );
+    assert_eq!(
+        messages(&bodies[2]).last().unwrap()["content"],
+        PLAN_MODE_REMINDER
+    );
+    assert!(last_tool_result(&bodies[4]).starts_with(APPROVED));
+}
+
+#[test]
+fn a_pending_preview_is_resolved_before_the_plan_and_the_result_says_so() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let first = Model::start(vec![edit_call("e1")]);
+    run_agent(&workspace, &first, &["--max-turns", "1"], "").expect_code(1);
+    assert_eq!(workspace.pending_ids().len(), 1);
+
+    let model = Model::start(vec![
+        submit("p1", "words-counter"),
+        write_plan("p2", PLAN_PATH, PLAN),
+        submit("p3", "words-counter"),
+        Turn::text("Done."),
+    ]);
+    plan_agent(&workspace, &model, &[], "").expect_code(0);
+    let bodies = model.bodies();
+    assert_eq!(
+        last_tool_result(&bodies[1]),
+        "Applied edit to a.txt.\n\nThis resolved the pending preview `Edit: a.txt`, not the plan; call `resolve` again to submit the plan."
+    );
+    assert_eq!(workspace.read("a.txt"), "uno\n");
+    assert_eq!(
+        tool_names(&bodies[1]),
+        PLAN_TOOLS,
+        "the plan was not submitted"
+    );
+    assert!(last_tool_result(&bodies[3]).starts_with(APPROVED));
+}
+
+#[test]
+fn apply_without_a_title_finds_the_written_plan_and_titles_it_from_its_heading() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        write_plan(
+            "p1",
+            ".resolve/plans/counter.md",
+            "# Words Counter\n\nSteps.\n",
+        ),
+        resolve_call("p2", "apply", "The plan is complete."),
+        Turn::text("Done."),
+    ]);
+    let run = plan_agent(&workspace, &model, &["--json"], "").expect_code(0);
+    let events: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let result = events
+        .iter()
+        .find(|e| e["type"] == "tool_result" && e["name"] == "resolve")
+        .unwrap();
+    assert_eq!(result["is_error"], false);
+    assert_eq!(result["details"]["sourceToolName"], "plan_approval");
+    assert_eq!(result["details"]["label"], "Plan ready for approval");
+    assert_eq!(
+        result["details"]["sourceResultDetails"],
+        json!({"planFilePath": ".resolve/plans/counter.md", "title": "Words-Counter",
+               "planExists": true, "approved": true})
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "plan_approved" && e["plan_path"] == ".resolve/plans/counter.md"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn plan_approve_ask_with_standard_input_closed_ends_the_run_with_a_clear_error() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        write_plan("p1", PLAN_PATH, PLAN),
+        submit("p2", "words-counter"),
+        Turn::text("Never requested."),
+    ]);
+    let run = plan_agent(&workspace, &model, &["--plan-approve", "ask"], "").expect_code(1);
+    assert!(
+        run.stderr
+            .contains("Plan approval stopped the run: standard input closed"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(model.bodies().len(), 2);
+}
+
+#[test]
+fn plan_approve_needs_plan() {
+    let workspace = Workspace::new();
+    let run = workspace.run(&["agent", "--plan-approve", "auto", "Do it."]);
+    run.expect_code(2);
+}
+
+#[test]
+fn agent_help_describes_plan_mode() {
+    let run = Workspace::new().run(&["agent", "--help"]).expect_code(0);
+    for needle in [
+        "--plan",
+        "--plan-approve <MODE>",
+        ".resolve/plans/",
+        "ask:  Show the plan and ask",
+    ] {
+        assert!(run.stdout.contains(needle), "{needle}: {}", run.stdout);
+    }
+}

@@ -12,5 +12,6 @@ mod suite {
     mod agent;
     mod confinement;
     mod crash;
+    mod custom_tools;
     mod staging;
 }

@@ -1,7 +1,8 @@
 //! `resolve agent`: a coding agent over the workspace, printing the conversation as it streams.
 //!
 //! All runs in one root share the `agent` origin in the durable store, so a preview left pending
-//! by one run is picked up (and reminded) by the next.
+//! by one run is picked up (and reminded) by the next. The tools of the configured MCP servers
+//! are offered beside the file tools; a server that fails to start is reported and skipped.
 
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
@@ -45,7 +46,18 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
     let mut config = ProviderConfig::new(kind, base_url, model);
     config.api_key = ApiKey::from_env(args.api_key_env.as_deref().unwrap_or(kind.api_key_env()));
 
-    let mut source = StorePendingSource::new(store.clone(), Some(Origin::Agent));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let hub = super::mcp_hub(store, args.config.as_deref())?;
+    let mcp_tools = runtime.block_on(async {
+        hub.start_all().await;
+        hub.tools(store, &Origin::Agent).await
+    });
+
+    let mut source = StorePendingSource::new(store.clone(), Some(Origin::Agent))
+        .with_external_runner(Arc::new(hub.clone()));
     if args.approve == ApproveChoice::Ask {
         source = source.with_gate(Arc::new(TerminalGate));
     }
@@ -53,17 +65,20 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
         .with_id_allocator(Arc::new(store.clone()))
         .with_pending_source(Arc::new(source));
     let tools = FileTools::new(store.clone(), Origin::Agent);
-    let mut session = AgentSession::builder(config)
+    let built = AgentSession::builder(config)
         .tools(file_tools(&tools))
+        .tools(mcp_tools)
         .system_prompt(SYSTEM_PROMPT)
         .resolve_session(Arc::new(resolve))
         .max_turns(args.max_turns)
-        .build()?;
-
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+        .build();
+    let mut session = match built {
+        Ok(session) => session,
+        Err(error) => {
+            runtime.block_on(hub.shutdown());
+            return Err(error.into());
+        }
+    };
     let cancel = CancellationToken::new();
     let printer = Arc::new(Mutex::new(Printer::new(output)));
     let outcome = runtime.block_on(async {
@@ -80,7 +95,9 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .event(event);
         };
-        session.run(&args.task, &mut sink, &cancel).await
+        let outcome = session.run(&args.task, &mut sink, &cancel).await;
+        hub.shutdown().await;
+        outcome
     });
     printer
         .lock()

@@ -3,13 +3,16 @@
 //! An [`AgentSession`] owns a provider client (OpenAI Chat Completions-compatible or Anthropic
 //! Messages), a registry of [`Tool`]s, the session's [`ResolveSession`](resolve_core::ResolveSession)
 //! and the transcript. [`AgentSession::run`] drives the loop: a tool stages a preview with
-//! [`ToolContext::queue_resolve_handler`], the loop reminds the model once, and nothing lands
+//! [`ToolContext::queue_resolve_handler`] (a custom tool with
+//! [`ToolContext::push_pending_action`]), the loop reminds the model once, and nothing lands
 //! until the model calls the hidden `resolve` tool. A model that does anything else meanwhile
 //! has its calls skipped and `resolve` forced for one call; the fourth decline ends the run.
 //!
 //! Owned here: the wire formats (streaming and not), retries, the forced-choice and streaming
-//! fallbacks, the loop, plan mode ([`PlanMode`]), and the [`AgentEvent`]s it reports. Not
-//! owned: the queue, pending stack, `resolve` dispatch and soft-requirement state machine (`resolve-core`), file
+//! fallbacks, the loop, plan mode ([`PlanMode`]), the [`AgentEvent`]s it reports, and custom
+//! tools, both in-process ([`CustomPendingAction`]) and from MCP servers ([`mcp`]). Not owned:
+//! the queue, pending stack, `resolve` dispatch and soft-requirement state machine
+//! (`resolve-core`), file
 //! producers and the durable store (`resolve-edit`), and the `resolve agent` command
 //! (`resolve-cli`).
 //!
@@ -42,6 +45,7 @@ mod agent_loop;
 mod error;
 mod event;
 mod file_tools;
+pub mod mcp;
 mod message;
 mod plan_mode;
 pub mod provider;
@@ -61,7 +65,7 @@ pub use plan_mode::{
 pub use provider::{ForcedChoiceSupport, ProviderConfig, ProviderKind};
 pub use secret::{ANTHROPIC_API_KEY_ENV, ApiKey, OPENAI_API_KEY_ENV};
 pub use session::{AgentSession, AgentSessionBuilder, RunSummary};
-pub use tool::{Tool, ToolContext, ToolError, ToolFuture};
+pub use tool::{CUSTOM_TOOL_SOURCE, CustomPendingAction, Tool, ToolContext, ToolError, ToolFuture};
 
 /// Process-wide set-up: installs rustls' `ring` crypto provider (gotcha G7; without it the
 /// HTTP client panics). Idempotent; sessions call it too, and so should tests.

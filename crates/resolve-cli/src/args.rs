@@ -143,6 +143,10 @@ pub struct AgentArgs {
     /// Stop after N model calls (exit 1). By default there is no limit.
     #[arg(long, value_name = "N")]
     pub max_turns: Option<u32>,
+    /// MCP servers whose tools the model may use, as `[mcp_servers.NAME]` tables (command,
+    /// args, env). By default <ROOT>/.resolve/config.toml, when it exists.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Who approves an apply the model asks for.
     #[arg(long, value_enum, default_value_t = ApproveChoice::Auto, value_name = "MODE")]
     pub approve: ApproveChoice,
@@ -240,6 +244,10 @@ pub struct ApplyArgs {
     /// Apply only these files of the preview; the rest are dropped with it.
     #[arg(long, value_name = "PATH", num_args = 1..)]
     pub only: Vec<String>,
+    /// Where the MCP servers are configured, for actions staged by their tools. By default
+    /// <ROOT>/.resolve/config.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// `resolve discard`.
@@ -251,6 +259,10 @@ pub struct DiscardArgs {
     /// Discard this pending action instead of the head.
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
+    /// Where the MCP servers are configured, for actions staged by their tools. By default
+    /// <ROOT>/.resolve/config.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// `resolve undo`.

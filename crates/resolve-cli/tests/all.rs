@@ -12,6 +12,7 @@ mod suite {
     mod agent;
     mod confinement;
     mod crash;
+    mod custom_tools;
     mod plan;
     mod staging;
 }

@@ -3,7 +3,8 @@
 //! This crate turns tool calls into [`ChangeSet`]s (previews that touch nothing), keeps them as
 //! durable pending actions under `<root>/.resolve/`, and applies them transactionally: every
 //! file's base hash is checked before any write, and a multi-file apply lands whole or not at
-//! all, also across a crash.
+//! all, also across a crash. A durable pending action may also carry a call to a tool of an MCP
+//! server instead of a change set ([`McpAction`]); an [`ExternalActionRunner`] makes that call.
 //!
 //! It does not own the `resolve` dispatch, the pending stack or the soft requirement
 //! (`resolve-core`), nor the agent loop or the MCP server.
@@ -31,8 +32,12 @@ mod text_file;
 // The model-facing file tools over the store.
 mod tools;
 
+// Durable MCP tool calls (the `resolve/pendingAction` convention).
+mod external;
+
 pub use change_set::{ChangeSet, FileChange, content_hash};
 pub use error::EditError;
+pub use external::{ExternalActionRunner, McpAction, McpToolCall, Payload};
 pub use fs::{BINARY_SNIFF_LEN, FileContent, atomic_write, read_content};
 pub use lock::{LOCK_FILE, LOCK_TIMEOUT, StoreLock};
 pub use store::{ApplyOutcome, HistoryRecord, Origin, Outcome, PendingRecord, Store, StoredAction};

@@ -31,6 +31,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use crate::external::{McpAction, Payload};
 use crate::lock::{LOCK_TIMEOUT, StoreLock};
 use crate::transaction::{self, FileWrite, Purpose, StateChange, Transaction};
 use crate::{ChangeSet, EditError, Workspace, content_hash, fs};
@@ -95,7 +96,7 @@ impl<'de> Deserialize<'de> for Origin {
     }
 }
 
-/// A durable pending action: a staged change set waiting for `resolve`.
+/// A durable pending action: a staged change set (or an MCP tool call) waiting for `resolve`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingRecord {
@@ -114,14 +115,29 @@ pub struct PendingRecord {
     /// Stack position, drawn from the id counter when staged, bumped or resolved; the highest
     /// pending order is the head, and orders compare with the seqs of in-memory actions.
     pub order: u64,
-    /// What applying it writes.
+    /// What applying it writes (empty when the payload is an MCP call).
+    #[serde(default)]
     pub change_set: ChangeSet,
+    /// When present, the payload: an MCP tool call to make instead of writing files. Records
+    /// without it (all records before MCP calls existed) carry a change set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpAction>,
     /// The preview text shown when it was staged.
     pub preview_text: String,
     /// The producer's result details.
     pub details: Value,
     /// [`ChangeSet::fingerprint`] of the change set.
     pub fingerprint: String,
+}
+
+impl PendingRecord {
+    /// What resolving it does: write its change set, or call an MCP tool.
+    pub fn payload(&self) -> Payload<'_> {
+        match &self.mcp {
+            Some(action) => Payload::Mcp(action),
+            None => Payload::ChangeSet(&self.change_set),
+        }
+    }
 }
 
 /// How a pending action was resolved.
@@ -269,6 +285,54 @@ impl Store {
         preview_text: String,
         details: Value,
     ) -> Result<PendingRecord, EditError> {
+        let fingerprint = change_set.fingerprint();
+        self.stage_payload(
+            origin,
+            source_tool,
+            label,
+            (change_set, None),
+            fingerprint,
+            preview_text,
+            details,
+        )
+    }
+
+    /// Stage an MCP tool call as a pending action at the head of the stack; resolving it makes
+    /// the call (see [`ExternalActionRunner`](crate::ExternalActionRunner)).
+    pub fn stage_mcp(
+        &self,
+        origin: Origin,
+        source_tool: &str,
+        label: &str,
+        action: McpAction,
+        preview_text: String,
+        details: Value,
+    ) -> Result<PendingRecord, EditError> {
+        let encoded = serde_json::to_vec(&action).unwrap_or_default();
+        let fingerprint = format!("mcp:{}", content_hash(&encoded));
+        let payload = (ChangeSet::new(), Some(action));
+        self.stage_payload(
+            origin,
+            source_tool,
+            label,
+            payload,
+            fingerprint,
+            preview_text,
+            details,
+        )
+    }
+
+    #[expect(clippy::too_many_arguments, reason = "the fields of a pending record")]
+    fn stage_payload(
+        &self,
+        origin: Origin,
+        source_tool: &str,
+        label: &str,
+        (change_set, mcp): (ChangeSet, Option<McpAction>),
+        fingerprint: String,
+        preview_text: String,
+        details: Value,
+    ) -> Result<PendingRecord, EditError> {
         let _lock = self.session()?;
         let seq = self.take_seq()?;
         let record = PendingRecord {
@@ -279,8 +343,9 @@ impl Store {
             label: label.to_owned(),
             created_at: unix_now(),
             order: seq,
-            fingerprint: change_set.fingerprint(),
+            fingerprint,
             change_set,
+            mcp,
             preview_text,
             details,
         };
@@ -362,6 +427,12 @@ impl Store {
     ) -> Result<ApplyOutcome, EditError> {
         let _lock = self.session()?;
         let mut record = self.require_pending(id)?;
+        if let Some(action) = &record.mcp {
+            return Err(EditError::InvalidRequest(format!(
+                "`{id}` calls the tool `{}` of the MCP server `{}`; it is applied through an MCP client, not by writing files.",
+                action.apply.tool, action.server
+            )));
+        }
         let (selected, dropped_files) = match only {
             None => (record.change_set.clone(), Vec::new()),
             Some([]) => {
@@ -433,6 +504,51 @@ impl Store {
         Ok(history)
     }
 
+    /// Resolve a pending action whose payload is not a change set: under the store's lock,
+    /// `perform` does the work (an MCP tool call, say) on the current record, and only when it
+    /// succeeds does the action move to history as `outcome`. So two processes can never both
+    /// perform one action. When `perform` fails, the action stays pending; a failed apply moves
+    /// it to the head of the stack. No file is written either way.
+    pub fn resolve_external<T, E>(
+        &self,
+        id: &str,
+        outcome: Outcome,
+        reason: &str,
+        extra: Option<Extra>,
+        perform: impl FnOnce(&PendingRecord) -> Result<T, E>,
+    ) -> Result<Result<T, E>, EditError> {
+        let _lock = self.session()?;
+        let mut record = self.require_pending(id)?;
+        let performed = perform(&record);
+        match (&performed, outcome) {
+            (Ok(_), Outcome::Applied | Outcome::Discarded) => {
+                record.order = self.take_seq()?;
+                let history = HistoryRecord {
+                    action: record,
+                    outcome,
+                    reason: reason.to_owned(),
+                    extra,
+                    resolved_at: unix_now(),
+                    applied_files: Vec::new(),
+                    dropped_files: Vec::new(),
+                    before: BTreeMap::new(),
+                    undone: false,
+                };
+                let purpose = match outcome {
+                    Outcome::Applied => Purpose::Apply,
+                    Outcome::Discarded => Purpose::Discard,
+                };
+                self.commit(purpose, Vec::new(), &history)?;
+            }
+            (Err(_), Outcome::Applied) => {
+                record.order = self.take_seq()?;
+                write_json(&self.record_path(PENDING_DIR, record.seq), &record)?;
+            }
+            (Err(_), Outcome::Discarded) => {}
+        }
+        Ok(performed)
+    }
+
     /// Revert an applied action, when every file it wrote is still byte-identical to what it
     /// wrote; otherwise [`EditError::UndoConflict`] names the changed files and nothing is
     /// reverted. Directories the apply created for new files stay (empty).
@@ -453,6 +569,11 @@ impl Store {
             (Outcome::Discarded, _) => return Err(nothing_to_undo("was discarded")),
             (Outcome::Applied, true) => return Err(nothing_to_undo("was already undone")),
             (Outcome::Applied, false) => {}
+        }
+        if record.action.mcp.is_some() {
+            return Err(nothing_to_undo(
+                "called a tool of an MCP server, which resolve cannot revert",
+            ));
         }
         let record_path = self.record_path(HISTORY_DIR, record.action.seq);
         let corrupt = |reason: String| EditError::CorruptState {
@@ -750,6 +871,7 @@ mod tests {
             created_at: 5,
             order: 1,
             change_set: ChangeSet::new(),
+            mcp: None,
             preview_text: String::new(),
             details: Value::Null,
             fingerprint: "f".into(),

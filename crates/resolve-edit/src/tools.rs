@@ -1,6 +1,7 @@
 //! The model-facing file tools (`ast_edit`, `edit`, `write`, `read`, `ls`, `grep`): their
 //! specs, argument checking, and staging previews in the durable store; plus the
-//! [`StorePendingSource`] that turns stored previews into `resolve-core` pending actions.
+//! [`StorePendingSource`] that turns stored previews (and stored MCP tool calls, through an
+//! [`ExternalActionRunner`]) into `resolve-core` pending actions.
 
 use std::collections::HashSet;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -11,8 +12,9 @@ use resolve_core::{
 use serde_json::{Map, Value, json};
 
 use crate::ast_edit::{AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, preview_ast_edit};
+use crate::external::{ExternalActionRunner, Payload};
 use crate::read_tools::{GrepRequest, LsRequest, ReadRequest};
-use crate::store::{ApplyOutcome, Origin, PendingRecord, Store};
+use crate::store::{ApplyOutcome, Origin, Outcome, PendingRecord, Store};
 use crate::text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
 use crate::{EditError, Preview, Workspace, read_tools};
 
@@ -283,6 +285,7 @@ pub struct StorePendingSource {
     store: Store,
     origin: Option<Origin>,
     gate: Option<Arc<dyn ApplyGate>>,
+    runner: Option<Arc<dyn ExternalActionRunner>>,
     known: Mutex<HashSet<String>>,
 }
 
@@ -294,8 +297,17 @@ impl StorePendingSource {
             store,
             origin,
             gate: None,
+            runner: None,
             known: Mutex::new(HashSet::new()),
         }
+    }
+
+    /// This source resolving stored MCP tool calls through `runner`. By default there is no
+    /// runner, and applying such an action fails with a message saying so (it stays pending).
+    #[must_use]
+    pub fn with_external_runner(mut self, runner: Arc<dyn ExternalActionRunner>) -> Self {
+        self.runner = Some(runner);
+        self
     }
 
     /// This source asking `gate` before every apply. By default applies are not reviewed.
@@ -340,10 +352,13 @@ impl PendingSource for StorePendingSource {
         // Oldest first, so the newest ends at the head.
         for record in records.iter().rev() {
             if known.insert(record.id.clone()) {
-                stack.register(
-                    record.id.clone(),
-                    Arc::new(durable_action(&self.store, record, self.gate.clone())),
-                );
+                let action = match record.payload() {
+                    Payload::ChangeSet(_) => durable_action(&self.store, record, self.gate.clone()),
+                    Payload::Mcp(_) => {
+                        mcp_action(&self.store, record, self.gate.clone(), self.runner.clone())
+                    }
+                };
+                stack.register(record.id.clone(), Arc::new(action));
             }
         }
         Ok(())
@@ -409,6 +424,141 @@ fn durable_action(
             Ok(None)
         }
     })
+}
+
+/// The pending action of a stored MCP tool call: apply (and discard, when the record has a
+/// reject call) make the call through `runner`, under the store's lock, on a blocking thread;
+/// the action is consumed only when the call succeeds.
+fn mcp_action(
+    store: &Store,
+    record: &PendingRecord,
+    gate: Option<Arc<dyn ApplyGate>>,
+    runner: Option<Arc<dyn ExternalActionRunner>>,
+) -> PendingAction {
+    let apply_store = store.clone();
+    let apply_id = record.id.clone();
+    let apply_runner = runner.clone();
+    let reject_store = store.clone();
+    let reject_id = record.id.clone();
+    PendingAction::new(
+        record.label.clone(),
+        record.source_tool.clone(),
+        move |reason, extra| {
+            let store = apply_store.clone();
+            let id = apply_id.clone();
+            let runner = apply_runner.clone();
+            let gate = gate.clone();
+            let handle = tokio::runtime::Handle::current();
+            async move {
+                tokio::task::spawn_blocking(move || {
+                    if let Some(gate) = gate
+                        && let Some(record) =
+                            store.pending()?.into_iter().find(|record| record.id == id)
+                        && let GateDecision::Discard { reason } = gate.review(&record)
+                    {
+                        mcp_discard(&store, runner.as_ref(), &handle, &id, &reason, None)?;
+                        return Ok(ToolResult::error(format!(
+                            "Not applied: the user reviewed this preview and discarded it. Their reason: {reason}"
+                        )));
+                    }
+                    store
+                        .resolve_external(&id, Outcome::Applied, &reason, extra.clone(), |record| {
+                            mcp_call(runner.as_ref(), &handle, record, Step::Apply, &reason, extra.as_ref())
+                        })?
+                        .map_err(ActionError::Failed)
+                })
+                .await
+                .map_err(|e| ActionError::Failed(format!("the apply task died: {e}")))?
+            }
+        },
+    )
+    .with_reject(move |reason, extra| {
+        let store = reject_store.clone();
+        let id = reject_id.clone();
+        let runner = runner.clone();
+        let handle = tokio::runtime::Handle::current();
+        async move {
+            tokio::task::spawn_blocking(move || {
+                mcp_discard(&store, runner.as_ref(), &handle, &id, &reason, extra)
+            })
+            .await
+            .map_err(|e| ActionError::Failed(format!("the discard task died: {e}")))?
+        }
+    })
+}
+
+/// Which call of an MCP action to make.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Apply,
+    Reject,
+}
+
+/// Discard a stored MCP action: call its reject tool when it has one (the result is the
+/// discard's result), else call nothing (`None`: the default discard text).
+fn mcp_discard(
+    store: &Store,
+    runner: Option<&Arc<dyn ExternalActionRunner>>,
+    handle: &tokio::runtime::Handle,
+    id: &str,
+    reason: &str,
+    extra: Option<resolve_core::Extra>,
+) -> Result<Option<ToolResult>, ActionError> {
+    store
+        .resolve_external(
+            id,
+            Outcome::Discarded,
+            reason,
+            extra.clone(),
+            |record| match record
+                .mcp
+                .as_ref()
+                .and_then(|action| action.reject.as_ref())
+            {
+                None => Ok(None),
+                Some(_) => {
+                    mcp_call(runner, handle, record, Step::Reject, reason, extra.as_ref()).map(Some)
+                }
+            },
+        )?
+        .map_err(ActionError::Tool)
+}
+
+/// Make the apply or reject call of `record` and wait for it (on this blocking thread). An
+/// error result, like a call that could not be made, is an `Err` with a message naming the
+/// server and the tool.
+fn mcp_call(
+    runner: Option<&Arc<dyn ExternalActionRunner>>,
+    handle: &tokio::runtime::Handle,
+    record: &PendingRecord,
+    step: Step,
+    reason: &str,
+    extra: Option<&resolve_core::Extra>,
+) -> Result<ToolResult, String> {
+    let Some(action) = &record.mcp else {
+        return Err(format!("`{}` is not an MCP tool call.", record.id));
+    };
+    let call = match step {
+        Step::Apply => &action.apply,
+        Step::Reject => action
+            .reject
+            .as_ref()
+            .ok_or_else(|| format!("`{}` has no reject call.", record.id))?,
+    };
+    let Some(runner) = runner else {
+        return Err(format!(
+            "`{}` calls the tool `{}` of the MCP server `{}`, and no MCP client is set up in this process.",
+            record.id, call.tool, action.server
+        ));
+    };
+    let result = handle.block_on(runner.call(&action.server, call, reason, extra))?;
+    if result.is_error {
+        return Err(format!(
+            "the tool `{}` of the MCP server `{}` returned an error: {}",
+            call.tool, action.server, result.text
+        ));
+    }
+    Ok(result)
 }
 
 /// Arguments already checked against the schema, as the producer's request type.

@@ -1,5 +1,6 @@
 mod support;
 
+mod custom_tools;
 mod soft_requirement;
 mod tool_calls;
 mod transport;

@@ -1,7 +1,8 @@
 //! `resolve agent`: a coding agent over the workspace, printing the conversation as it streams.
 //!
 //! All runs in one root share the `agent` origin in the durable store, so a preview left pending
-//! by one run is picked up (and reminded) by the next.
+//! by one run is picked up (and reminded) by the next. The tools of the configured MCP servers
+//! are offered beside the file tools; a server that fails to start is reported and skipped.
 //!
 //! With `--plan` the session starts in plan mode (`resolve_agent::PlanMode`): the read-only
 //! file tools plus a plan-file `write`, and a plan approver (`--plan-approve`: at once, or a
@@ -52,7 +53,18 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
     let mut config = ProviderConfig::new(kind, base_url, model);
     config.api_key = ApiKey::from_env(args.api_key_env.as_deref().unwrap_or(kind.api_key_env()));
 
-    let mut source = StorePendingSource::new(store.clone(), Some(Origin::Agent));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let hub = super::mcp_hub(store, args.config.as_deref())?;
+    let mcp_tools = runtime.block_on(async {
+        hub.start_all().await;
+        hub.tools(store, &Origin::Agent).await
+    });
+
+    let mut source = StorePendingSource::new(store.clone(), Some(Origin::Agent))
+        .with_external_runner(Arc::new(hub.clone()));
     if args.approve == ApproveChoice::Ask {
         source = source.with_gate(Arc::new(TerminalGate));
     }
@@ -63,18 +75,20 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
     let mut builder = AgentSession::builder(config);
     builder
         .tools(file_tools(&tools))
+        .tools(mcp_tools)
         .system_prompt(SYSTEM_PROMPT)
         .resolve_session(Arc::new(resolve))
         .max_turns(args.max_turns);
     if args.plan {
         builder.plan_mode(plan_mode(store, &tools, args.plan_approve));
     }
-    let mut session = builder.build()?;
-
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let mut session = match builder.build() {
+        Ok(session) => session,
+        Err(error) => {
+            runtime.block_on(hub.shutdown());
+            return Err(error.into());
+        }
+    };
     let cancel = CancellationToken::new();
     let printer = Arc::new(Mutex::new(Printer::new(output)));
     let outcome = runtime.block_on(async {
@@ -91,7 +105,9 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .event(event);
         };
-        session.run(&args.task, &mut sink, &cancel).await
+        let outcome = session.run(&args.task, &mut sink, &cancel).await;
+        hub.shutdown().await;
+        outcome
     });
     printer
         .lock()

@@ -2,9 +2,11 @@
 
 mod agent;
 
+use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
+use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
 use resolve_edit::{
     FileTools, HistoryRecord, Origin, Outcome as HistoryOutcome, Store, StorePendingSource,
@@ -37,12 +39,19 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
                 extra.insert("only".into(), json!(args.only));
                 resolve_args = resolve_args.with_extra(extra);
             }
-            resolve(&store, resolve_args, args.id.as_deref(), output)
+            resolve(
+                &store,
+                resolve_args,
+                args.id.as_deref(),
+                args.config.as_deref(),
+                output,
+            )
         }
         Command::Discard(args) => resolve(
             &store,
             ResolveArgs::new(ResolveAction::Discard, args.reason.clone()),
             args.id.as_deref(),
+            args.config.as_deref(),
             output,
         ),
         Command::Undo(args) => undo(&store, args.id.as_deref(), output),
@@ -60,6 +69,16 @@ fn mcp(root: &std::path::Path) -> anyhow::Result<Outcome> {
         .build()?;
     runtime.block_on(resolve_mcp::serve_stdio(root))?;
     Ok(Outcome::Success)
+}
+
+/// The MCP servers of `config` (by default `<root>/.resolve/config.toml`), started only when
+/// needed; their notices go to stderr.
+fn mcp_hub(store: &Store, config: Option<&Path>) -> anyhow::Result<McpHub> {
+    let root = store.workspace().root();
+    let config = McpConfig::discover(root, config)?;
+    Ok(McpHub::builder(config, root)
+        .notices(|message| note(&format!("note: {message}")))
+        .build())
 }
 
 /// File tools as a person at the CLI uses them: origin `cli`, no file cap unless asked.
@@ -117,21 +136,31 @@ fn write(store: &Store, args: &WriteArgs, output: Output) -> anyhow::Result<Outc
     )
 }
 
-/// Apply or discard through the core dispatch, over every origin's pending actions.
+/// Apply or discard through the core dispatch, over every origin's pending actions. An action
+/// staged by an MCP server's tool calls that server, started from the configuration.
 fn resolve(
     store: &Store,
     args: ResolveArgs,
     id: Option<&str>,
+    config: Option<&Path>,
     output: Output,
 ) -> anyhow::Result<Outcome> {
+    let hub = mcp_hub(store, config)?;
+    let source =
+        StorePendingSource::new(store.clone(), None).with_external_runner(Arc::new(hub.clone()));
     let session = ResolveSession::new()
         .with_id_allocator(Arc::new(store.clone()))
-        .with_pending_source(Arc::new(StorePendingSource::new(store.clone(), None)));
-    let runtime = tokio::runtime::Builder::new_current_thread()
+        .with_pending_source(Arc::new(source));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
         .enable_all()
         .build()?;
     let cancel = CancellationToken::new();
-    let outcome = runtime.block_on(session.resolve_with(args, id, &cancel));
+    let outcome = runtime.block_on(async {
+        let outcome = session.resolve_with(args, id, &cancel).await;
+        hub.shutdown().await;
+        outcome
+    });
     let result = outcome.unwrap_or_else(|error| ToolResult::from_error(&error));
     output.resolve_outcome(&result);
     Ok(if result.is_error {

@@ -1,0 +1,194 @@
+//! The MCP servers section of `<root>/.resolve/config.toml`:
+//!
+//! ```toml
+//! [mcp_servers.notes]            # tools offered to the model as notes__<tool>
+//! command = "python3"
+//! args = ["notes_server.py"]
+//! env = { NOTES_FILE = "notes.log" }
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// Where the configuration lives, relative to the workspace root.
+pub const CONFIG_PATH: &str = ".resolve/config.toml";
+
+/// How to start one MCP server over stdio.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerConfig {
+    /// The program: a name looked up on `PATH`, an absolute path, or a path relative to the
+    /// workspace root.
+    pub command: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment variables set for it, on top of the inherited environment.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+/// The MCP servers a `resolve` process may start, by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpConfig {
+    /// The servers, by the name that prefixes their tools (`<name>__<tool>`).
+    pub servers: BTreeMap<String, McpServerConfig>,
+    /// The file they were read from, if any.
+    pub source: Option<PathBuf>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ConfigFile {
+    #[serde(default)]
+    mcp_servers: BTreeMap<String, McpServerConfig>,
+}
+
+/// A configuration file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpConfigError {
+    /// The file could not be read.
+    #[error("Could not read the configuration `{}`.", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML of the expected shape.
+    #[error("The configuration `{}` is invalid: {message}", .path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with its line.
+        message: String,
+    },
+    /// A server name cannot prefix tool names.
+    #[error(
+        "The configuration `{}` names an MCP server `{name}`; server names may use only letters, digits, `_` and `-`.",
+        .path.display()
+    )]
+    ServerName {
+        /// The file.
+        path: PathBuf,
+        /// The name.
+        name: String,
+    },
+}
+
+impl McpConfig {
+    /// Parse the text of a configuration file read from `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, McpConfigError> {
+        let file: ConfigFile = toml::from_str(text).map_err(|error| McpConfigError::Parse {
+            path: path.to_path_buf(),
+            message: error.to_string().trim_end().to_owned(),
+        })?;
+        if let Some(name) = file.mcp_servers.keys().find(|name| {
+            name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        }) {
+            return Err(McpConfigError::ServerName {
+                path: path.to_path_buf(),
+                name: name.clone(),
+            });
+        }
+        Ok(Self {
+            servers: file.mcp_servers,
+            source: Some(path.to_path_buf()),
+        })
+    }
+
+    /// Read the configuration file at `path`, which must exist.
+    pub fn load(path: &Path) -> Result<Self, McpConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| McpConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Read `file` when given, else `<root>/.resolve/config.toml` when it exists (no servers
+    /// when it does not).
+    pub fn discover(root: &Path, file: Option<&Path>) -> Result<Self, McpConfigError> {
+        if let Some(file) = file {
+            return Self::load(file);
+        }
+        let path = root.join(CONFIG_PATH);
+        if path.is_file() {
+            Self::load(&path)
+        } else {
+            Ok(Self::default())
+        }
+    }
+
+    /// Whether no server is configured.
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn the_documented_format_parses() {
+        let config = McpConfig::parse(
+            r#"
+[mcp_servers.notes]            # tools offered to the model as notes__<tool>
+command = "python3"
+args = ["notes_server.py"]
+env = { NOTES_FILE = "notes.log" }
+
+[mcp_servers.bare]
+command = "srv"
+"#,
+            Path::new("config.toml"),
+        )
+        .unwrap();
+        assert_eq!(
+            config.servers["notes"],
+            McpServerConfig {
+                command: "python3".into(),
+                args: vec!["notes_server.py".into()],
+                env: BTreeMap::from([("NOTES_FILE".into(), "notes.log".into())]),
+            }
+        );
+        assert!(config.servers["bare"].args.is_empty());
+    }
+
+    #[test]
+    fn an_empty_file_has_no_servers() {
+        assert!(
+            McpConfig::parse("", Path::new("c.toml"))
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn mistakes_are_named_with_the_file() {
+        let typo = McpConfig::parse(
+            "[mcp_servers.a]\ncommand = \"x\"\narg = []\n",
+            Path::new("c.toml"),
+        )
+        .unwrap_err();
+        assert!(typo.to_string().contains("c.toml"), "{typo}");
+        assert!(typo.to_string().contains("arg"), "{typo}");
+        let missing = McpConfig::parse("[mcp_servers.a]\n", Path::new("c.toml")).unwrap_err();
+        assert!(missing.to_string().contains("command"), "{missing}");
+        let name = McpConfig::parse(
+            "[mcp_servers.\"a.b\"]\ncommand = \"x\"\n",
+            Path::new("c.toml"),
+        )
+        .unwrap_err();
+        assert!(matches!(name, McpConfigError::ServerName { .. }), "{name}");
+    }
+}

@@ -35,7 +35,10 @@ pub use change_set::{ChangeSet, FileChange, content_hash};
 pub use error::EditError;
 pub use fs::{BINARY_SNIFF_LEN, FileContent, atomic_write, read_content};
 pub use lock::{LOCK_FILE, LOCK_TIMEOUT, StoreLock};
-pub use store::{ApplyOutcome, HistoryRecord, Origin, Outcome, PendingRecord, Store, StoredAction};
+pub use store::{
+    ApplyOutcome, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary, Store,
+    StoredAction,
+};
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS, JOURNAL_DIR};
 pub use workspace::{STATE_DIR, Workspace, WorkspacePath};
 

@@ -30,13 +30,20 @@ pub enum FileContent {
 impl FileContent {
     /// Classify `bytes`: binary when a NUL byte is in the first 8 KiB or it is not UTF-8.
     pub fn classify(bytes: Vec<u8>) -> Self {
-        let sniffed = &bytes[..bytes.len().min(BINARY_SNIFF_LEN)];
-        if sniffed.contains(&0) {
+        if nul_sniffed(&bytes) {
             return Self::Binary(bytes);
         }
         match String::from_utf8(bytes) {
             Ok(text) => Self::Text(text),
             Err(error) => Self::Binary(error.into_bytes()),
+        }
+    }
+
+    /// The text of `bytes`, or `None` when they classify as binary.
+    pub fn into_text(self) -> Option<String> {
+        match self {
+            Self::Text(text) => Some(text),
+            Self::Binary(_) => None,
         }
     }
 
@@ -47,6 +54,17 @@ impl FileContent {
             Self::Binary(bytes) => bytes,
         }
     }
+}
+
+/// Whether `bytes` classify as binary (see [`FileContent::classify`]): a NUL byte in the
+/// first 8 KiB, or not valid UTF-8.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    nul_sniffed(bytes) || std::str::from_utf8(bytes).is_err()
+}
+
+/// The first half of the binary rule: a NUL byte in the first [`BINARY_SNIFF_LEN`] bytes.
+fn nul_sniffed(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(BINARY_SNIFF_LEN)].contains(&0)
 }
 
 /// Read and classify the file at `path`; `Ok(None)` when it does not exist.
@@ -356,10 +374,15 @@ mod tests {
         ));
         let mut late_nul = vec![b'a'; BINARY_SNIFF_LEN];
         late_nul.push(0);
+        assert!(!is_binary(&late_nul), "a NUL after 8 KiB is valid UTF-8 text");
         assert!(matches!(
             FileContent::classify(late_nul),
             FileContent::Text(_)
         ));
+        assert!(is_binary(b"abc\0def"));
+        assert!(is_binary(&[b'a', 0xff, b'b']));
+        assert!(!is_binary("héllo\r\n".as_bytes()));
+        assert_eq!(FileContent::classify(vec![0xc3, 0x28]).into_text(), None);
     }
 
     #[test]

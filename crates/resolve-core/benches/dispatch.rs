@@ -24,7 +24,9 @@ fn action(index: usize) -> PendingAction {
         "ast_edit",
         move |_reason, _extra| {
             let details = json!({"pendingId": id, "appliedFiles": [path], "totalReplacements": 3});
-            async move { Ok(ToolResult::text("Applied 3 replacements in 3 files.").with_details(details)) }
+            async move {
+                Ok(ToolResult::text("Applied 3 replacements in 3 files.").with_details(details))
+            }
         },
     )
     .with_reject(move |_reason, _extra| {
@@ -52,7 +54,10 @@ fn dispatch(c: &mut Criterion) {
             "apply",
             json!({"action": "apply", "reason": "Reviewed the diff.", "extra": {"ticket": 7}}),
         ),
-        ("discard", json!({"action": "discard", "reason": "Not needed."})),
+        (
+            "discard",
+            json!({"action": "discard", "reason": "Not needed."}),
+        ),
     ];
     let mut group = c.benchmark_group("resolve_dispatch");
     for depth in [0usize, 10_000] {

@@ -235,7 +235,10 @@ mod tests {
         stack.register("a", noop("A2"));
         assert_eq!(stack.len(), 2);
         assert_eq!(stack.peek().map(|entry| entry.id.as_str()), Some("a"));
-        assert_eq!(stack.get("a").map(|entry| entry.action.label.as_str()), Some("A2"));
+        assert_eq!(
+            stack.get("a").map(|entry| entry.action.label.as_str()),
+            Some("A2")
+        );
         assert!(stack.remove("a"));
         assert!(!stack.remove("a"));
         assert!(!stack.contains("a"));

@@ -450,7 +450,11 @@ fn process_file(file: ScopedFile, lang: SupportLang, ops: &LanguageOps) -> FileR
         Ok(None) => FileResult::Unchanged,
         Ok(Some(rewritten)) => FileResult::Changed {
             base_hash: content_hash(old.as_bytes()),
-            diff: unified_diff(&file.relative, &old, &rewritten.text),
+            diff: {
+                let mut diff = unified_diff(&file.relative, &old, &rewritten.text);
+                diff.shrink_to_fit();
+                diff
+            },
             path: file.relative,
             new: rewritten.text,
             replacements: rewritten.replacements,
@@ -555,7 +559,11 @@ fn rewrite_source(
     }
 
     let body_bytes = body.as_bytes();
-    let mut out = Vec::with_capacity(source.len());
+    // The exact length, so the new text (held until the preview is staged) never over-allocates.
+    let new_len = spans.iter().fold(source.len(), |len, span| {
+        (len + span.text.len()).saturating_sub(span.range.len())
+    });
+    let mut out = Vec::with_capacity(new_len);
     out.extend_from_slice(bom.as_bytes());
     let mut cursor = 0;
     let mut replacements = 0;

@@ -195,7 +195,11 @@ fn create_new(path: &Path) -> Result<File, EditError> {
 /// Make `backup` hold the content of the existing file `original`: a hard link when the file
 /// system allows one (no data is copied, and the data is as durable as the original's), else
 /// a copy of `bytes`, which the caller must sync. Returns whether it copied.
-pub(crate) fn link_or_copy(original: &Path, backup: &Path, bytes: &[u8]) -> Result<bool, EditError> {
+pub(crate) fn link_or_copy(
+    original: &Path,
+    backup: &Path,
+    bytes: &[u8],
+) -> Result<bool, EditError> {
     remove_file(backup)?;
     match fs::hard_link(original, backup) {
         Ok(()) => Ok(false),
@@ -210,7 +214,7 @@ pub(crate) fn link_or_copy(original: &Path, backup: &Path, bytes: &[u8]) -> Resu
 /// file system's journal commits, so N files cost about as much as a few. Returns when all
 /// are durable; the first error wins.
 pub(crate) fn sync_all(paths: &[PathBuf]) -> Result<(), EditError> {
-    const SYNC_THREADS: usize = 16;
+    const SYNC_THREADS: usize = 8;
     let sync = |path: &PathBuf| {
         File::open(path)
             .and_then(|handle| handle.sync_all())
@@ -374,7 +378,10 @@ mod tests {
         ));
         let mut late_nul = vec![b'a'; BINARY_SNIFF_LEN];
         late_nul.push(0);
-        assert!(!is_binary(&late_nul), "a NUL after 8 KiB is valid UTF-8 text");
+        assert!(
+            !is_binary(&late_nul),
+            "a NUL after 8 KiB is valid UTF-8 text"
+        );
         assert!(matches!(
             FileContent::classify(late_nul),
             FileContent::Text(_)

@@ -547,7 +547,9 @@ impl Store {
                 .ok_or_else(|| corrupt(format!("applied file `{path}` is not in its change set")))?
                 .new_content();
             if !record.before.contains_key(path) {
-                return Err(corrupt(format!("no original content of `{path}` is recorded")));
+                return Err(corrupt(format!(
+                    "no original content of `{path}` is recorded"
+                )));
             }
             let (relative, current) = self.read_target(path)?;
             if current.as_deref() != written.map(str::as_bytes) {

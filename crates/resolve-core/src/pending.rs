@@ -4,6 +4,7 @@
 //! it, an async apply and an optional async reject. The [`PendingStack`] holds them by id; the
 //! most recently registered id is the head, and re-registering an id moves it to the head.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -128,10 +129,15 @@ pub struct PendingHead {
 }
 
 /// The LIFO stack of pending actions, keyed by id.
+///
+/// Registering, and finding or removing the head, take constant time however deep the stack
+/// is: a set of the ids answers "is it here?", and lookups search from the head down.
 #[derive(Debug, Default, Clone)]
 pub struct PendingStack {
-    /// Oldest first; the last entry is the head.
+    /// Oldest first; the last entry is the head. Ids are unique.
     entries: Vec<PendingEntry>,
+    /// The ids of `entries`.
+    ids: HashSet<String>,
 }
 
 impl PendingStack {
@@ -139,19 +145,32 @@ impl PendingStack {
     pub fn register(&mut self, id: impl Into<String>, action: Arc<PendingAction>) {
         let id = id.into();
         self.remove(&id);
+        self.ids.insert(id.clone());
         self.entries.push(PendingEntry { id, action });
     }
 
     /// Remove the entry with `id`; returns whether it was present.
     pub fn remove(&mut self, id: &str) -> bool {
-        let before = self.entries.len();
-        self.entries.retain(|entry| entry.id != id);
-        self.entries.len() != before
+        let Some(index) = self.position(id) else {
+            return false;
+        };
+        self.ids.remove(id);
+        self.entries.remove(index);
+        true
     }
 
     /// Drop every entry.
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.ids.clear();
+    }
+
+    /// Where `id` is in `entries`, searching from the head.
+    fn position(&self, id: &str) -> Option<usize> {
+        if !self.ids.contains(id) {
+            return None;
+        }
+        self.entries.iter().rposition(|entry| entry.id == id)
     }
 
     /// Whether anything is pending.
@@ -184,16 +203,47 @@ impl PendingStack {
 
     /// The entry with `id`.
     pub fn get(&self, id: &str) -> Option<&PendingEntry> {
-        self.entries.iter().find(|entry| entry.id == id)
+        self.position(id).and_then(|index| self.entries.get(index))
     }
 
     /// Whether `id` is pending.
     pub fn contains(&self, id: &str) -> bool {
-        self.get(id).is_some()
+        self.ids.contains(id)
     }
 
     /// Entries head first.
     pub fn iter(&self) -> impl Iterator<Item = &PendingEntry> {
         self.entries.iter().rev()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noop(label: &str) -> Arc<PendingAction> {
+        Arc::new(PendingAction::new(label, "t", |_reason, _extra| async {
+            Ok(ToolResult::text("ok"))
+        }))
+    }
+
+    #[test]
+    fn registering_an_id_again_moves_it_to_the_head_without_a_duplicate() {
+        let mut stack = PendingStack::default();
+        stack.register("a", noop("A"));
+        stack.register("b", noop("B"));
+        stack.register("a", noop("A2"));
+        assert_eq!(stack.len(), 2);
+        assert_eq!(stack.peek().map(|entry| entry.id.as_str()), Some("a"));
+        assert_eq!(
+            stack.get("a").map(|entry| entry.action.label.as_str()),
+            Some("A2")
+        );
+        assert!(stack.remove("a"));
+        assert!(!stack.remove("a"));
+        assert!(!stack.contains("a"));
+        assert_eq!(stack.peek().map(|entry| entry.id.as_str()), Some("b"));
+        stack.clear();
+        assert!(stack.is_empty() && !stack.contains("b"));
     }
 }

@@ -403,10 +403,11 @@ fn unusable_op_error(
 
 /// What happened to one file.
 enum FileResult {
+    /// The diff is rendered here, on the walker's thread, so the old text is dropped at once.
     Changed {
         path: String,
         base_hash: String,
-        old: String,
+        diff: String,
         new: String,
         replacements: usize,
     },
@@ -448,9 +449,13 @@ fn process_file(file: ScopedFile, lang: SupportLang, ops: &LanguageOps) -> FileR
     match rewrite_source(&old, lang, ops) {
         Ok(None) => FileResult::Unchanged,
         Ok(Some(rewritten)) => FileResult::Changed {
-            path: file.relative,
             base_hash: content_hash(old.as_bytes()),
-            old,
+            diff: {
+                let mut diff = unified_diff(&file.relative, &old, &rewritten.text);
+                diff.shrink_to_fit();
+                diff
+            },
+            path: file.relative,
             new: rewritten.text,
             replacements: rewritten.replacements,
         },
@@ -554,7 +559,11 @@ fn rewrite_source(
     }
 
     let body_bytes = body.as_bytes();
-    let mut out = Vec::with_capacity(source.len());
+    // The exact length, so the new text (held until the preview is staged) never over-allocates.
+    let new_len = spans.iter().fold(source.len(), |len, span| {
+        (len + span.text.len()).saturating_sub(span.range.len())
+    });
+    let mut out = Vec::with_capacity(new_len);
     out.extend_from_slice(bom.as_bytes());
     let mut cursor = 0;
     let mut replacements = 0;
@@ -594,10 +603,10 @@ fn assemble(
             FileResult::Changed {
                 path,
                 base_hash,
-                old,
+                diff,
                 new,
                 replacements,
-            } => changed.push((path, base_hash, old, new, replacements)),
+            } => changed.push((path, base_hash, diff, new, replacements)),
             FileResult::Skipped { path, reason, .. } => skipped.push((path, reason)),
             FileResult::Overlap {
                 path,
@@ -651,8 +660,8 @@ fn assemble(
     let mut change_set = ChangeSet::new();
     let mut diffs = String::new();
     let mut file_replacements = Vec::new();
-    for (path, base_hash, old, new, replacements) in changed {
-        diffs.push_str(&unified_diff(&path, &old, &new));
+    for (path, base_hash, diff, new, replacements) in changed {
+        diffs.push_str(&diff);
         file_replacements.push(json!({"path": path, "count": replacements}));
         change_set.insert(
             path,

@@ -7,8 +7,11 @@
 //! binary the way every producer must.
 
 use std::fs::{self, File, OpenOptions, Permissions};
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::Serialize;
 
 use crate::EditError;
 
@@ -27,13 +30,20 @@ pub enum FileContent {
 impl FileContent {
     /// Classify `bytes`: binary when a NUL byte is in the first 8 KiB or it is not UTF-8.
     pub fn classify(bytes: Vec<u8>) -> Self {
-        let sniffed = &bytes[..bytes.len().min(BINARY_SNIFF_LEN)];
-        if sniffed.contains(&0) {
+        if nul_sniffed(&bytes) {
             return Self::Binary(bytes);
         }
         match String::from_utf8(bytes) {
             Ok(text) => Self::Text(text),
             Err(error) => Self::Binary(error.into_bytes()),
+        }
+    }
+
+    /// The text of `bytes`, or `None` when they classify as binary.
+    pub fn into_text(self) -> Option<String> {
+        match self {
+            Self::Text(text) => Some(text),
+            Self::Binary(_) => None,
         }
     }
 
@@ -46,6 +56,17 @@ impl FileContent {
     }
 }
 
+/// Whether `bytes` classify as binary (see [`FileContent::classify`]): a NUL byte in the
+/// first 8 KiB, or not valid UTF-8.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    nul_sniffed(bytes) || std::str::from_utf8(bytes).is_err()
+}
+
+/// The first half of the binary rule: a NUL byte in the first [`BINARY_SNIFF_LEN`] bytes.
+fn nul_sniffed(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(BINARY_SNIFF_LEN)].contains(&0)
+}
+
 /// Read and classify the file at `path`; `Ok(None)` when it does not exist.
 pub fn read_content(path: &Path) -> Result<Option<FileContent>, EditError> {
     Ok(read_bytes(path)?.map(FileContent::classify))
@@ -56,6 +77,26 @@ pub fn read_content(path: &Path) -> Result<Option<FileContent>, EditError> {
 /// A reader sees either the old or the new content, never a mix; after a crash the file holds
 /// one of the two.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
+    atomic_write_with(path, |file| file.write_all(bytes))
+}
+
+/// [`atomic_write`] of `value` as pretty JSON, serialized straight into the temp file.
+pub(crate) fn atomic_write_json<T: Serialize + ?Sized>(
+    path: &Path,
+    value: &T,
+) -> Result<(), EditError> {
+    atomic_write_with(path, |file| {
+        let mut writer = BufWriter::with_capacity(64 * 1024, file);
+        serde_json::to_writer_pretty(&mut writer, value).map_err(io::Error::from)?;
+        writer.flush()
+    })
+}
+
+/// [`atomic_write`] with the content written by `write`.
+fn atomic_write_with(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+) -> Result<(), EditError> {
     let dir = parent_of(path);
     let existing = permissions(path)?;
     let mut builder = tempfile::Builder::new();
@@ -69,8 +110,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
     let mut temp = builder
         .tempfile_in(&dir)
         .map_err(|source| EditError::io("create a temporary file in", &dir, source))?;
-    temp.write_all(bytes)
-        .map_err(|source| EditError::io("write", temp.path(), source))?;
+    write(temp.as_file_mut()).map_err(|source| EditError::io("write", temp.path(), source))?;
     if let Some(permissions) = existing {
         fs::set_permissions(temp.path(), permissions)
             .map_err(|source| EditError::io("set permissions of", temp.path(), source))?;
@@ -92,6 +132,15 @@ pub(crate) fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, EditError> {
     }
 }
 
+/// The file at `path` opened for reading, or `None` when it does not exist.
+pub(crate) fn open_existing(path: &Path) -> Result<Option<File>, EditError> {
+    match File::open(path) {
+        Ok(file) => Ok(Some(file)),
+        Err(error) if is_absent(&error) => Ok(None),
+        Err(source) => Err(EditError::io("read", path, source)),
+    }
+}
+
 /// The permissions of `path` (following symlinks), or `None` when it does not exist.
 pub(crate) fn permissions(path: &Path) -> Result<Option<Permissions>, EditError> {
     match fs::metadata(path) {
@@ -101,27 +150,106 @@ pub(crate) fn permissions(path: &Path) -> Result<Option<Permissions>, EditError>
     }
 }
 
-/// Write `bytes` to a fresh file at `path` (replacing a leftover one), set `permissions` when
-/// given, and fsync it. The directory is not synced; the caller renames and syncs.
+/// Write `bytes` to a fresh file at `path` (replacing a leftover one) and set `permissions`
+/// when given. Nothing is synced: the caller syncs the file (see [`sync_all`]) before it
+/// renames it anywhere, and then the directory.
 pub(crate) fn write_new(
     path: &Path,
     bytes: &[u8],
     permissions: Option<&Permissions>,
 ) -> Result<(), EditError> {
-    remove_file(path)?;
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|source| EditError::io("create", path, source))?;
+    let mut file = create_new(path)?;
     file.write_all(bytes)
         .map_err(|source| EditError::io("write", path, source))?;
     if let Some(permissions) = permissions {
         file.set_permissions(permissions.clone())
             .map_err(|source| EditError::io("set permissions of", path, source))?;
     }
-    file.sync_all()
-        .map_err(|source| EditError::io("sync", path, source))
+    Ok(())
+}
+
+/// Serialize `value` as pretty JSON straight into a fresh file at `path` (replacing a leftover
+/// one), without building the text in memory. Nothing is synced, as with [`write_new`].
+pub(crate) fn write_new_json<T: Serialize + ?Sized>(
+    path: &Path,
+    value: &T,
+) -> Result<(), EditError> {
+    let mut writer = BufWriter::with_capacity(64 * 1024, create_new(path)?);
+    serde_json::to_writer_pretty(&mut writer, value)
+        .map_err(|error| EditError::io("write", path, error.into()))?;
+    writer
+        .flush()
+        .map_err(|source| EditError::io("write", path, source))
+}
+
+/// A fresh file at `path`, replacing a leftover one.
+fn create_new(path: &Path) -> Result<File, EditError> {
+    remove_file(path)?;
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|source| EditError::io("create", path, source))
+}
+
+/// Make `backup` hold the content of the existing file `original`: a hard link when the file
+/// system allows one (no data is copied, and the data is as durable as the original's), else
+/// a copy of `bytes`, which the caller must sync. Returns whether it copied.
+pub(crate) fn link_or_copy(
+    original: &Path,
+    backup: &Path,
+    bytes: &[u8],
+) -> Result<bool, EditError> {
+    remove_file(backup)?;
+    match fs::hard_link(original, backup) {
+        Ok(()) => Ok(false),
+        Err(_) => {
+            write_new(backup, bytes, None)?;
+            Ok(true)
+        }
+    }
+}
+
+/// Fsync every file or directory in `paths`, several at a time: concurrent fsyncs share the
+/// file system's journal commits, so N files cost about as much as a few. Returns when all
+/// are durable; the first error wins.
+pub(crate) fn sync_all(paths: &[PathBuf]) -> Result<(), EditError> {
+    const SYNC_THREADS: usize = 8;
+    let sync = |path: &PathBuf| {
+        File::open(path)
+            .and_then(|handle| handle.sync_all())
+            .map_err(|source| EditError::io("sync", path, source))
+    };
+    if paths.len() <= 1 {
+        return paths.iter().try_for_each(sync);
+    }
+    let next = AtomicUsize::new(0);
+    let threads = paths.len().min(SYNC_THREADS);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    while let Some(path) = paths.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        sync(path)?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| {
+                worker.join().unwrap_or_else(|_| {
+                    Err(EditError::io(
+                        "sync",
+                        Path::new("."),
+                        io::Error::other("a sync thread panicked"),
+                    ))
+                })
+            })
+            .collect::<Result<Vec<()>, EditError>>()
+    })?;
+    Ok(())
 }
 
 /// Rename `from` onto `to`, replacing `to`.
@@ -250,10 +378,18 @@ mod tests {
         ));
         let mut late_nul = vec![b'a'; BINARY_SNIFF_LEN];
         late_nul.push(0);
+        assert!(
+            !is_binary(&late_nul),
+            "a NUL after 8 KiB is valid UTF-8 text"
+        );
         assert!(matches!(
             FileContent::classify(late_nul),
             FileContent::Text(_)
         ));
+        assert!(is_binary(b"abc\0def"));
+        assert!(is_binary(&[b'a', 0xff, b'b']));
+        assert!(!is_binary("héllo\r\n".as_bytes()));
+        assert_eq!(FileContent::classify(vec![0xc3, 0x28]).into_text(), None);
     }
 
     #[test]

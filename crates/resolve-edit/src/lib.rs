@@ -38,9 +38,12 @@ mod external;
 pub use change_set::{ChangeSet, FileChange, content_hash};
 pub use error::EditError;
 pub use external::{ExternalActionRunner, McpAction, McpToolCall, Payload};
-pub use fs::{BINARY_SNIFF_LEN, FileContent, atomic_write, read_content};
+pub use fs::{BINARY_SNIFF_LEN, FileContent, atomic_write, is_binary, read_content};
 pub use lock::{LOCK_FILE, LOCK_TIMEOUT, StoreLock};
-pub use store::{ApplyOutcome, HistoryRecord, Origin, Outcome, PendingRecord, Store, StoredAction};
+pub use store::{
+    ApplyOutcome, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary, Store,
+    StoredAction,
+};
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS, JOURNAL_DIR};
 pub use workspace::{STATE_DIR, Workspace, WorkspacePath};
 
@@ -56,7 +59,6 @@ pub use read_tools::{
 pub use text_edit::{
     EditRequest, WriteRequest, edit_applied_text, preview_edit, preview_write, write_applied_text,
 };
-pub use text_file::is_binary;
 pub use tools::{ApplyGate, FileTools, GateDecision, StorePendingSource, file_tool_specs};
 
 /// First line of every preview result.

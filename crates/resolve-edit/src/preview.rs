@@ -40,11 +40,15 @@ impl Preview {
 /// The success text after applying `applied`, a change set staged by `source_tool`:
 /// `Applied 3 replacements in 2 files.`, `Applied edit to <path>.` or `Wrote <path>.`.
 pub fn applied_text(source_tool: &str, applied: &ChangeSet) -> String {
-    let paths = applied.paths();
-    match (source_tool, paths.as_slice()) {
+    applied_text_of(source_tool, &applied.paths(), applied.total_replacements())
+}
+
+/// [`applied_text`] from the applied paths and their replacements alone.
+pub(crate) fn applied_text_of(source_tool: &str, paths: &[String], replacements: usize) -> String {
+    match (source_tool, paths) {
         (EDIT_TOOL, [path]) => crate::text_edit::edit_applied_text(path),
         (WRITE_TOOL, [path]) => crate::text_edit::write_applied_text(path),
-        _ => crate::ast_edit::ast_edit_applied_text(applied.total_replacements(), applied.len()),
+        _ => crate::ast_edit::ast_edit_applied_text(replacements, paths.len()),
     }
 }
 

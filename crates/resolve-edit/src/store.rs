@@ -34,7 +34,7 @@ use serde_json::Value;
 use crate::external::{McpAction, Payload};
 use crate::lock::{LOCK_TIMEOUT, StoreLock};
 use crate::transaction::{self, FileWrite, Purpose, StateChange, Transaction};
-use crate::{ChangeSet, EditError, Workspace, content_hash, fs};
+use crate::{ChangeSet, EditError, FileChange, Workspace, content_hash, fs};
 
 /// Pending records, by seq.
 const PENDING_DIR: &str = "pending";
@@ -140,6 +140,38 @@ impl PendingRecord {
     }
 }
 
+/// The identifying fields of a [`PendingRecord`], read without its change set, preview text
+/// and details: what keeping a pending stack in step with the store needs.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingSummary {
+    /// `pending-action:<sourceTool>:<seq>`.
+    pub id: String,
+    /// The never-reused number in the id.
+    pub seq: u64,
+    /// Who staged it.
+    pub origin: Origin,
+    /// The tool that staged it.
+    pub source_tool: String,
+    /// Short label (`Edit: src/main.rs`).
+    pub label: String,
+    /// Stack position; the highest pending order is the head.
+    pub order: u64,
+    /// The MCP tool call it makes, for an action staged by an MCP custom tool.
+    #[serde(default)]
+    pub mcp: Option<McpAction>,
+}
+
+/// The fields of a [`HistoryRecord`] that finding an earlier discard needs.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HistorySummary {
+    id: String,
+    order: u64,
+    fingerprint: String,
+    outcome: Outcome,
+}
+
 /// How a pending action was resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -203,6 +235,10 @@ pub struct ApplyOutcome {
 struct Counters {
     next_seq: u64,
 }
+
+/// Each checked file of a change set: its real relative path and current content (`None`:
+/// absent).
+type FreshTargets = Vec<(String, Option<Vec<u8>>)>;
 
 /// The pending store of one workspace. Operations block while they wait for the lock.
 ///
@@ -363,6 +399,25 @@ impl Store {
         Ok(records)
     }
 
+    /// Every pending action's identifying fields, head first: [`Store::pending`] without
+    /// reading change sets into memory.
+    pub fn pending_summaries(&self) -> Result<Vec<PendingSummary>, EditError> {
+        let Some(_lock) = self.read_session()? else {
+            return Ok(Vec::new());
+        };
+        let mut records: Vec<PendingSummary> = self.load_all(PENDING_DIR)?;
+        records.sort_by_key(|record| Reverse(record.order));
+        Ok(records)
+    }
+
+    /// The pending action with this id, or `None` when it is not pending.
+    pub(crate) fn pending_record(&self, id: &str) -> Result<Option<PendingRecord>, EditError> {
+        let Some(_lock) = self.read_session()? else {
+            return Ok(None);
+        };
+        self.find_pending(id)
+    }
+
     /// The pending actions of `origin`, head first.
     pub fn pending_for(&self, origin: &Origin) -> Result<Vec<PendingRecord>, EditError> {
         let mut records = self.pending()?;
@@ -399,9 +454,17 @@ impl Store {
         &self,
         fingerprint: &str,
     ) -> Result<Option<HistoryRecord>, EditError> {
-        Ok(self.history()?.into_iter().find(|record| {
-            record.outcome == Outcome::Discarded && record.action.fingerprint == fingerprint
-        }))
+        let Some(_lock) = self.read_session()? else {
+            return Ok(None);
+        };
+        let mut summaries: Vec<HistorySummary> = self.load_all(HISTORY_DIR)?;
+        summaries.sort_by_key(|summary| Reverse(summary.order));
+        match summaries.into_iter().find(|summary| {
+            summary.outcome == Outcome::Discarded && summary.fingerprint == fingerprint
+        }) {
+            Some(summary) => self.find_history(&summary.id),
+            None => Ok(None),
+        }
     }
 
     /// Move a pending action to the head of the stack (after a failed apply).
@@ -433,31 +496,36 @@ impl Store {
                 action.apply.tool, action.server
             )));
         }
-        let (selected, dropped_files) = match only {
-            None => (record.change_set.clone(), Vec::new()),
+        let restricted = match only {
+            None => None,
             Some([]) => {
                 return Err(EditError::InvalidRequest(
                     "`only` names no file; name at least one file of the preview, or discard it."
                         .to_owned(),
                 ));
             }
-            Some(only) => record.change_set.restrict(only)?,
+            Some(only) => Some(record.change_set.restrict(only)?),
         };
-        let files = self.check_fresh(&selected)?;
+        let (selected, dropped_files) = match &restricted {
+            Some((kept, dropped)) => (kept, dropped.clone()),
+            None => (&record.change_set, Vec::new()),
+        };
+        let targets = self.check_fresh(selected)?;
         let mut before = BTreeMap::new();
-        for ((path, _change), file) in selected.files().zip(&files) {
-            let original = match &file.original {
-                Some(bytes) => Some(
-                    std::str::from_utf8(bytes)
-                        .map_err(|_| EditError::Binary {
-                            path: path.to_owned(),
-                        })?
-                        .to_owned(),
-                ),
+        let mut relatives = Vec::with_capacity(targets.len());
+        for ((path, _change), (relative, original)) in selected.files().zip(targets) {
+            let original = match original {
+                Some(bytes) => Some(String::from_utf8(bytes).map_err(|_| EditError::Binary {
+                    path: path.to_owned(),
+                })?),
                 None => None,
             };
             before.insert(path.to_owned(), original);
+            relatives.push((path.to_owned(), relative));
         }
+        let applied_files = selected.paths();
+        let total_replacements = selected.total_replacements();
+        drop(restricted);
         record.order = self.take_seq()?;
         let history = HistoryRecord {
             action: record,
@@ -465,16 +533,33 @@ impl Store {
             reason: reason.to_owned(),
             extra,
             resolved_at: unix_now(),
-            applied_files: selected.paths(),
+            applied_files,
             dropped_files: dropped_files.clone(),
             before,
             undone: false,
         };
+        let files = relatives
+            .into_iter()
+            .map(|(path, relative)| FileWrite {
+                relative,
+                original: history
+                    .before
+                    .get(&path)
+                    .and_then(Option::as_deref)
+                    .map(str::as_bytes),
+                content: history
+                    .action
+                    .change_set
+                    .get(&path)
+                    .and_then(FileChange::new_content)
+                    .map(str::as_bytes),
+            })
+            .collect();
         self.commit(Purpose::Apply, files, &history)?;
         Ok(ApplyOutcome {
             applied_files: history.applied_files.clone(),
             dropped_files,
-            total_replacements: selected.total_replacements(),
+            total_replacements,
             record: history,
         })
     }
@@ -581,7 +666,7 @@ impl Store {
             reason,
         };
         let mut changed = Vec::new();
-        let mut files = Vec::new();
+        let mut relatives = Vec::new();
         for path in &record.applied_files {
             let written = record
                 .action
@@ -589,20 +674,17 @@ impl Store {
                 .get(path)
                 .ok_or_else(|| corrupt(format!("applied file `{path}` is not in its change set")))?
                 .new_content();
-            let before = record
-                .before
-                .get(path)
-                .ok_or_else(|| corrupt(format!("no original content of `{path}` is recorded")))?;
+            if !record.before.contains_key(path) {
+                return Err(corrupt(format!(
+                    "no original content of `{path}` is recorded"
+                )));
+            }
             let (relative, current) = self.read_target(path)?;
             if current.as_deref() != written.map(str::as_bytes) {
                 changed.push(path.clone());
                 continue;
             }
-            files.push(FileWrite {
-                relative,
-                original: current,
-                content: before.as_ref().map(|text| text.as_bytes().to_vec()),
-            });
+            relatives.push((path.clone(), relative));
         }
         if !changed.is_empty() {
             return Err(EditError::UndoConflict {
@@ -611,6 +693,24 @@ impl Store {
             });
         }
         record.undone = true;
+        // Every file still holds what the apply wrote, so that is its original here.
+        let files = relatives
+            .into_iter()
+            .map(|(path, relative)| FileWrite {
+                relative,
+                original: record
+                    .action
+                    .change_set
+                    .get(&path)
+                    .and_then(FileChange::new_content)
+                    .map(str::as_bytes),
+                content: record
+                    .before
+                    .get(&path)
+                    .and_then(Option::as_deref)
+                    .map(str::as_bytes),
+            })
+            .collect();
         self.commit(Purpose::Undo, files, &record)?;
         Ok(record)
     }
@@ -641,16 +741,13 @@ impl Store {
     fn commit(
         &self,
         purpose: Purpose,
-        files: Vec<FileWrite>,
+        files: Vec<FileWrite<'_>>,
         history: &HistoryRecord,
     ) -> Result<(), EditError> {
         let seq = history.action.seq;
-        let history_path = self.record_path(HISTORY_DIR, seq);
-        let content = serde_json::to_value(history)
-            .map_err(|error| EditError::io("encode", &history_path, error.into()))?;
         let mut state = vec![StateChange::Write {
             path: format!("{HISTORY_DIR}/{seq}.json"),
-            content,
+            record: history,
         }];
         match purpose {
             Purpose::Apply | Purpose::Discard => state.push(StateChange::Remove {
@@ -668,9 +765,9 @@ impl Store {
         .run()
     }
 
-    /// Check every file of `set` against its base (absence for a create); on success the
-    /// files to write, with their current content as the original.
-    fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<FileWrite>, EditError> {
+    /// Check every file of `set` against its base (absence for a create); on success each
+    /// file's real root-relative name and current content, in the order of `set`.
+    fn check_fresh(&self, set: &ChangeSet) -> Result<FreshTargets, EditError> {
         let mut stale = Vec::new();
         let mut files = Vec::with_capacity(set.len());
         for (path, change) in set.files() {
@@ -683,11 +780,7 @@ impl Store {
             if !fresh {
                 stale.push(path.to_owned());
             }
-            files.push(FileWrite {
-                relative,
-                original: current,
-                content: change.new_content().map(|text| text.as_bytes().to_vec()),
-            });
+            files.push((relative, current));
         }
         if stale.is_empty() {
             Ok(files)
@@ -796,22 +889,28 @@ fn id_seq(id: &str) -> Option<u64> {
     seq.parse().ok()
 }
 
+/// Parse the JSON file at `path` as it is read (a record's text is never held whole);
+/// `None` when it does not exist.
 fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, EditError> {
-    let Some(bytes) = fs::read_bytes(path)? else {
+    let Some(file) = fs::open_existing(path)? else {
         return Ok(None);
     };
-    serde_json::from_slice(&bytes)
+    serde_json::from_reader(std::io::BufReader::with_capacity(64 * 1024, file))
         .map(Some)
-        .map_err(|error| EditError::CorruptState {
-            path: path.to_path_buf(),
-            reason: error.to_string(),
+        .map_err(|error| {
+            if error.is_io() {
+                EditError::io("read", path, error.into())
+            } else {
+                EditError::CorruptState {
+                    path: path.to_path_buf(),
+                    reason: error.to_string(),
+                }
+            }
         })
 }
 
 fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), EditError> {
-    let bytes = serde_json::to_vec_pretty(value)
-        .map_err(|error| EditError::io("encode", path, error.into()))?;
-    fs::atomic_write(path, &bytes)
+    fs::atomic_write_json(path, value)
 }
 
 fn unix_now() -> u64 {

@@ -1,29 +1,17 @@
 //! Reading workspace files as text: the binary rule (a NUL byte in the first 8 KiB, or not
-//! valid UTF-8) and the byte-order mark, which producers keep but never hand to a parser.
+//! valid UTF-8; it lives in [`FileContent::classify`]) and the byte-order mark, which producers
+//! keep but never hand to a parser.
 
 use std::path::Path;
 
-use crate::EditError;
-
-/// How many leading bytes are probed for a NUL byte.
-const BINARY_PROBE_LEN: usize = 8 * 1024;
+use crate::{EditError, FileContent};
 
 /// The UTF-8 byte-order mark.
 pub(crate) const BOM: &str = "\u{feff}";
 
-/// Whether `bytes` count as binary: a NUL byte in the first 8 KiB, or not valid UTF-8.
-pub fn is_binary(bytes: &[u8]) -> bool {
-    let probe = &bytes[..bytes.len().min(BINARY_PROBE_LEN)];
-    probe.contains(&0) || std::str::from_utf8(bytes).is_err()
-}
-
 /// The text of `bytes`, or `None` when they are binary.
 pub(crate) fn decode(bytes: Vec<u8>) -> Option<String> {
-    let probe = &bytes[..bytes.len().min(BINARY_PROBE_LEN)];
-    if probe.contains(&0) {
-        return None;
-    }
-    String::from_utf8(bytes).ok()
+    FileContent::classify(bytes).into_text()
 }
 
 /// Read a whole file, naming it in the error.
@@ -44,17 +32,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_nul_byte_in_the_first_8_kib_is_binary() {
-        assert!(is_binary(b"abc\0def"));
-        let mut late = vec![b'a'; BINARY_PROBE_LEN];
-        late.push(0);
-        assert!(!is_binary(&late), "a NUL after 8 KiB is valid UTF-8 text");
-    }
-
-    #[test]
-    fn invalid_utf8_is_binary_and_plain_text_is_not() {
-        assert!(is_binary(&[b'a', 0xff, b'b']));
-        assert!(!is_binary("héllo\r\n".as_bytes()));
+    fn decode_gives_the_text_of_text_only() {
+        assert_eq!(decode(b"abc\0def".to_vec()), None);
         assert_eq!(decode(vec![0xc3, 0x28]), None);
         assert_eq!(decode(b"ok".to_vec()).as_deref(), Some("ok"));
     }

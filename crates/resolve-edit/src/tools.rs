@@ -12,9 +12,9 @@ use resolve_core::{
 use serde_json::{Map, Value, json};
 
 use crate::ast_edit::{AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, preview_ast_edit};
-use crate::external::{ExternalActionRunner, Payload};
+use crate::external::ExternalActionRunner;
 use crate::read_tools::{GrepRequest, LsRequest, ReadRequest};
-use crate::store::{ApplyOutcome, Origin, Outcome, PendingRecord, Store};
+use crate::store::{ApplyOutcome, Origin, Outcome, PendingRecord, PendingSummary, Store};
 use crate::text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
 use crate::{EditError, Preview, Workspace, read_tools};
 
@@ -231,17 +231,17 @@ impl FileTools {
             &preview.source_tool,
             &preview.label,
             preview.change_set,
-            preview.text.clone(),
-            preview.details.clone(),
+            preview.text,
+            preview.details,
         )?;
-        let mut text = preview.text;
+        let mut text = record.preview_text;
         if let Some(earlier) = earlier {
             text.push_str(&format!(
                 "\nNote: an identical change was discarded earlier ({}). Reason given then: {}",
                 earlier.action.id, earlier.reason
             ));
         }
-        let mut details = match preview.details {
+        let mut details = match record.details {
             Value::Object(map) => map,
             Value::Null
             | Value::Bool(_)
@@ -330,9 +330,9 @@ impl PendingSource for StorePendingSource {
     fn refresh(&self, stack: &mut PendingStack) -> Result<(), resolve_core::Error> {
         let records = self
             .store
-            .pending()
+            .pending_summaries()
             .map_err(|e| resolve_core::Error::PendingSource(e.to_string()))?;
-        let records: Vec<PendingRecord> = records
+        let records: Vec<PendingSummary> = records
             .into_iter()
             .filter(|record| {
                 self.origin
@@ -352,9 +352,9 @@ impl PendingSource for StorePendingSource {
         // Oldest first, so the newest ends at the head.
         for record in records.iter().rev() {
             if known.insert(record.id.clone()) {
-                let action = match record.payload() {
-                    Payload::ChangeSet(_) => durable_action(&self.store, record, self.gate.clone()),
-                    Payload::Mcp(_) => {
+                let action = match record.mcp {
+                    None => durable_action(&self.store, record, self.gate.clone()),
+                    Some(_) => {
                         mcp_action(&self.store, record, self.gate.clone(), self.runner.clone())
                     }
                 };
@@ -369,7 +369,7 @@ impl PendingSource for StorePendingSource {
 /// lock, on a blocking thread (so an abort cannot interrupt a transaction half-way).
 fn durable_action(
     store: &Store,
-    record: &PendingRecord,
+    record: &PendingSummary,
     gate: Option<Arc<dyn ApplyGate>>,
 ) -> PendingAction {
     let apply_store = store.clone();
@@ -389,8 +389,7 @@ fn durable_action(
                 let only = only_paths(extra.as_ref())?;
                 let outcome = tokio::task::spawn_blocking(move || {
                     if let Some(gate) = gate
-                        && let Some(record) =
-                            store.pending()?.into_iter().find(|record| record.id == id)
+                        && let Some(record) = store.pending_record(&id)?
                         && let GateDecision::Discard { reason } = gate.review(&record)
                     {
                         store.discard(&id, &reason, None)?;
@@ -431,7 +430,7 @@ fn durable_action(
 /// the action is consumed only when the call succeeds.
 fn mcp_action(
     store: &Store,
-    record: &PendingRecord,
+    record: &PendingSummary,
     gate: Option<Arc<dyn ApplyGate>>,
     runner: Option<Arc<dyn ExternalActionRunner>>,
 ) -> PendingAction {
@@ -452,8 +451,7 @@ fn mcp_action(
             async move {
                 tokio::task::spawn_blocking(move || {
                     if let Some(gate) = gate
-                        && let Some(record) =
-                            store.pending()?.into_iter().find(|record| record.id == id)
+                        && let Some(record) = store.pending_record(&id)?
                         && let GateDecision::Discard { reason } = gate.review(&record)
                     {
                         mcp_discard(&store, runner.as_ref(), &handle, &id, &reason, None)?;
@@ -589,16 +587,11 @@ fn only_paths(extra: Option<&Map<String, Value>>) -> Result<Option<Vec<String>>,
 
 /// The success text and details of an apply.
 fn applied_result(source_tool: &str, outcome: &ApplyOutcome) -> ToolResult {
-    let applied = outcome
-        .record
-        .action
-        .change_set
-        .restrict(&outcome.applied_files)
-        .map_or_else(
-            |_| outcome.record.action.change_set.clone(),
-            |(applied, _)| applied,
-        );
-    let mut text = crate::preview::applied_text(source_tool, &applied);
+    let mut text = crate::preview::applied_text_of(
+        source_tool,
+        &outcome.applied_files,
+        outcome.total_replacements,
+    );
     if !outcome.dropped_files.is_empty() {
         text.push_str(&format!(
             "\nApplied files: {}\nDropped files: {}",

@@ -11,14 +11,20 @@
 //! | step | done when the point is reached |
 //! |---|---|
 //! | `begin` | nothing yet |
-//! | `backup:<n>` | the n-th original file is copied to `.resolve/journal/backup-<i>` (fsynced) |
-//! | `journal` | `.resolve/journal/journal.json` records the intent (fsynced): targets, backups, temp names, hashes, permissions, directories to create, the state change |
-//! | `staged:<n>` | the n-th new content is in its temp file next to its target (fsynced, permissions set) |
-//! | `renamed:<n>` | the n-th target is renamed into place or removed |
+//! | `backup:<n>` | the n-th original file is kept as `.resolve/journal/backup-<i>`: a hard link (a copy where the file system has none) |
+//! | `journal` | the state files (the history record to place) are written, and `.resolve/journal/journal.json` records the intent: targets, backups, temp names, hashes, permissions, directories to create, the state change; the backups, the state files and the journal are durable |
+//! | `staged:<n>` | the n-th new content is in its temp file next to its target (permissions set) |
+//! | `renamed:<n>` | the n-th target is renamed into place or removed; before the first, every temp file was synced |
 //! | `synced` | every touched directory is fsynced |
 //! | `committed` | the journal is marked committed |
-//! | `state:<n>` | the n-th store-state change is done (write the history record, remove the pending record) |
+//! | `state:<n>` | the n-th store-state change is done (place the history record, remove the pending record) |
 //! | `journal-removed` | `journal.json` is gone; the backups are removed next |
+//!
+//! Syncing is batched: one pass makes the backups, the state files and the journal durable
+//! before the journal is put in place, and one pass makes every temp file durable before the
+//! first rename, each pass syncing its files concurrently; every touched directory is synced
+//! once. So the journal and the backups are durable before any target changes, as a crash
+//! (also a power loss) requires, at a few sync rounds instead of two per file.
 //!
 //! [`recover`] rolls an uncommitted journal back from the backups (a file is restored only when
 //! it still holds what the transaction wrote; one changed since is left alone and named) or
@@ -34,6 +40,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::quote_list;
+use crate::store::HistoryRecord;
 use crate::{EditError, Workspace, content_hash, fs};
 
 /// Environment variable naming the crash point at which to abort (tests only).
@@ -100,25 +107,51 @@ impl Purpose {
 
 /// One file of a transaction.
 #[derive(Debug, Clone)]
-pub(crate) struct FileWrite {
+pub(crate) struct FileWrite<'a> {
     /// The target, relative to the root (symlinks already resolved).
     pub(crate) relative: String,
     /// Its content now (checked by the caller), or `None` when it does not exist.
-    pub(crate) original: Option<Vec<u8>>,
+    pub(crate) original: Option<&'a [u8]>,
     /// Its content afterwards, or `None` to remove it.
-    pub(crate) content: Option<Vec<u8>>,
+    pub(crate) content: Option<&'a [u8]>,
 }
 
 /// A change to a file of the state directory, made once the files are committed.
+#[derive(Debug, Clone)]
+pub(crate) enum StateChange<'a> {
+    /// Write `record` as JSON to `path` (relative to the state directory).
+    Write {
+        /// Relative to the state directory.
+        path: String,
+        /// What to write.
+        record: &'a HistoryRecord,
+    },
+    /// Remove `path` (relative to the state directory).
+    Remove {
+        /// Relative to the state directory.
+        path: String,
+    },
+}
+
+/// A state change as the journal records it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
-pub(crate) enum StateChange {
-    /// Write `content` as JSON to `path` (relative to the state directory).
+enum JournalState {
+    /// Write `content` as JSON to `path` (relative to the state directory); journals written
+    /// before state files were staged carry the content inline.
     Write {
         /// Relative to the state directory.
         path: String,
         /// The JSON to write.
         content: Value,
+    },
+    /// Move the state file `staged` (in the journal directory, durable before the journal) to
+    /// `path` (relative to the state directory).
+    Place {
+        /// Relative to the state directory.
+        path: String,
+        /// Its name in the journal directory.
+        staged: String,
     },
     /// Remove `path` (relative to the state directory).
     Remove {
@@ -137,9 +170,9 @@ pub(crate) struct Transaction<'a> {
     /// The pending id it applies, discards or undoes.
     pub(crate) action: String,
     /// The files, in order.
-    pub(crate) files: Vec<FileWrite>,
+    pub(crate) files: Vec<FileWrite<'a>>,
     /// The state changes, in order, made after the files are committed.
-    pub(crate) state: Vec<StateChange>,
+    pub(crate) state: Vec<StateChange<'a>>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -152,7 +185,7 @@ struct Journal {
     entries: Vec<JournalEntry>,
     /// Directories created for new files, relative to the root, outermost first.
     created_dirs: Vec<String>,
-    state: Vec<StateChange>,
+    state: Vec<JournalState>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -182,14 +215,19 @@ impl Transaction<'_> {
         let journal_dir = state_dir.join(JOURNAL_DIR);
         fs::create_dir_all(&journal_dir)?;
         let transaction_id = transaction_id();
+        // Files written here that must be durable before the journal is.
+        let mut unsynced = Vec::new();
         let mut entries = Vec::with_capacity(self.files.len());
         let mut backups = 0;
         for (index, file) in self.files.iter().enumerate() {
             let target = root.join(&file.relative);
-            let backup = match &file.original {
+            let backup = match file.original {
                 Some(bytes) => {
                     let name = format!("backup-{index}");
-                    fs::write_new(&journal_dir.join(&name), bytes, None)?;
+                    let path = journal_dir.join(&name);
+                    if fs::link_or_copy(&target, &path, bytes)? {
+                        unsynced.push(path);
+                    }
                     backups += 1;
                     hook.point(&format!("backup:{backups}"));
                     Some(name)
@@ -200,9 +238,25 @@ impl Transaction<'_> {
                 path: file.relative.clone(),
                 temp: temp_name(&file.relative, &transaction_id),
                 backup,
-                original_hash: file.original.as_deref().map(content_hash),
-                new_hash: file.content.as_deref().map(content_hash),
+                original_hash: file.original.map(content_hash),
+                new_hash: file.content.map(content_hash),
                 mode: fs::permissions(&target)?.as_ref().map(mode_of),
+            });
+        }
+        let mut state = Vec::with_capacity(self.state.len());
+        for (index, change) in self.state.iter().enumerate() {
+            state.push(match change {
+                StateChange::Write { path, record } => {
+                    let staged = format!("state-{index}.json");
+                    let staged_path = journal_dir.join(&staged);
+                    fs::write_new_json(&staged_path, record)?;
+                    unsynced.push(staged_path);
+                    JournalState::Place {
+                        path: path.clone(),
+                        staged,
+                    }
+                }
+                StateChange::Remove { path } => JournalState::Remove { path: path.clone() },
             });
         }
         let mut journal = Journal {
@@ -212,10 +266,12 @@ impl Transaction<'_> {
             committed: false,
             entries,
             created_dirs: missing_dirs(root, &self.files),
-            state: self.state,
+            state,
         };
-        // Backups are durable before the journal that points at them.
-        fs::sync_dir(&journal_dir)?;
+        // Backups (their names too) and state files are durable before the journal that
+        // points at them.
+        unsynced.push(journal_dir.clone());
+        fs::sync_all(&unsynced)?;
         write_journal(&journal_dir, &journal)?;
         hook.point("journal");
         let landed = write_files(root, &journal, &self.files, &mut hook).and_then(|()| {
@@ -289,25 +345,28 @@ pub(crate) fn recover(workspace: &Workspace) -> Result<Option<String>, EditError
     Ok(Some(message))
 }
 
-/// Create directories, stage every temp file, then rename or remove every target.
+/// Create directories, stage every temp file, sync them all, then rename or remove every
+/// target and sync each touched directory once.
 fn write_files(
     root: &Path,
     journal: &Journal,
-    files: &[FileWrite],
+    files: &[FileWrite<'_>],
     hook: &mut CrashHook,
 ) -> Result<(), EditError> {
     for dir in &journal.created_dirs {
         fs::create_dir(&root.join(dir))?;
     }
-    let mut staged = 0;
+    let mut staged = Vec::with_capacity(files.len());
     for (entry, file) in journal.entries.iter().zip(files) {
-        if let Some(content) = &file.content {
+        if let Some(content) = file.content {
             let permissions = entry.mode.map(permissions_from);
-            fs::write_new(&root.join(&entry.temp), content, permissions.as_ref())?;
-            staged += 1;
-            hook.point(&format!("staged:{staged}"));
+            let temp = root.join(&entry.temp);
+            fs::write_new(&temp, content, permissions.as_ref())?;
+            staged.push(temp);
+            hook.point(&format!("staged:{}", staged.len()));
         }
     }
+    fs::sync_all(&staged)?;
     let mut touched = BTreeSet::new();
     for (index, (entry, file)) in journal.entries.iter().zip(files).enumerate() {
         let target = root.join(&entry.path);
@@ -322,24 +381,29 @@ fn write_files(
     for dir in &journal.created_dirs {
         touched.insert(fs::parent_of(&root.join(dir)));
     }
-    for dir in &touched {
-        fs::sync_dir(dir)?;
-    }
+    fs::sync_all(&touched.into_iter().collect::<Vec<_>>())?;
     hook.point("synced");
     Ok(())
 }
 
 /// Make the state changes of a committed journal, then remove the journal.
 fn finish(state_dir: &Path, journal: &Journal, hook: &mut CrashHook) -> Result<(), EditError> {
+    let journal_dir = state_dir.join(JOURNAL_DIR);
     for (index, change) in journal.state.iter().enumerate() {
         match change {
-            StateChange::Write { path, content } => {
-                let path = state_dir.join(path);
-                let bytes = serde_json::to_vec_pretty(content)
-                    .map_err(|error| EditError::io("encode", &path, error.into()))?;
-                fs::atomic_write(&path, &bytes)?;
+            JournalState::Write { path, content } => {
+                fs::atomic_write_json(&state_dir.join(path), content)?;
             }
-            StateChange::Remove { path } => {
+            JournalState::Place { path, staged } => {
+                let path = state_dir.join(path);
+                let staged = journal_dir.join(staged);
+                // Already placed when a recovery finishes a transaction that got this far.
+                if fs::permissions(&staged)?.is_some() {
+                    fs::rename(&staged, &path)?;
+                }
+                fs::sync_dir(&fs::parent_of(&path))?;
+            }
+            JournalState::Remove { path } => {
                 let path = state_dir.join(path);
                 fs::remove_file(&path)?;
                 fs::sync_dir(&fs::parent_of(&path))?;
@@ -347,7 +411,7 @@ fn finish(state_dir: &Path, journal: &Journal, hook: &mut CrashHook) -> Result<(
         }
         hook.point(&format!("state:{}", index + 1));
     }
-    remove_journal(&state_dir.join(JOURNAL_DIR), hook)
+    remove_journal(&journal_dir, hook)
 }
 
 /// What a rollback did.
@@ -385,6 +449,7 @@ fn rollback(root: &Path, journal_dir: &Path, journal: &Journal) -> Result<Rollba
                 })?;
                 let permissions = entry.mode.map(permissions_from);
                 fs::write_new(&temp, &bytes, permissions.as_ref())?;
+                fs::sync_all(std::slice::from_ref(&temp))?;
                 fs::rename(&temp, &target)?;
             }
             None => {
@@ -416,14 +481,11 @@ fn remove_journal(journal_dir: &Path, hook: &mut CrashHook) -> Result<(), EditEr
 }
 
 fn write_journal(journal_dir: &Path, journal: &Journal) -> Result<(), EditError> {
-    let path = journal_dir.join(JOURNAL_FILE);
-    let bytes = serde_json::to_vec_pretty(journal)
-        .map_err(|error| EditError::io("encode", &path, error.into()))?;
-    fs::atomic_write(&path, &bytes)
+    fs::atomic_write_json(&journal_dir.join(JOURNAL_FILE), journal)
 }
 
 /// The directories (relative, outermost first) that must be created for new files.
-fn missing_dirs(root: &Path, files: &[FileWrite]) -> Vec<String> {
+fn missing_dirs(root: &Path, files: &[FileWrite<'_>]) -> Vec<String> {
     let mut dirs: Vec<String> = Vec::new();
     for file in files.iter().filter(|file| file.content.is_some()) {
         let mut missing = Vec::new();
@@ -538,7 +600,7 @@ mod tests {
         let file = |relative: &str| FileWrite {
             relative: relative.to_owned(),
             original: None,
-            content: Some(b"x".to_vec()),
+            content: Some(b"x"),
         };
         let files = [file("src/a/b/c.rs"), file("src/a/d.rs"), file("top.rs")];
         assert_eq!(missing_dirs(dir.path(), &files), vec!["src/a", "src/a/b"]);
@@ -565,13 +627,13 @@ mod tests {
             files: vec![
                 FileWrite {
                     relative: "a.txt".to_owned(),
-                    original: Some(b"a".to_vec()),
-                    content: Some(b"A".to_vec()),
+                    original: Some(b"a"),
+                    content: Some(b"A"),
                 },
                 FileWrite {
                     relative: "blocker/b.txt".to_owned(),
                     original: None,
-                    content: Some(b"B".to_vec()),
+                    content: Some(b"B"),
                 },
             ],
             state: Vec::new(),

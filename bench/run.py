@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""Benchmark `resolve ast-edit` / `resolve apply` against the `ast-grep` CLI.
+
+Usage:  python3 bench/run.py [--corpus DIR] [--runs N] [--scale 1,4,16] ...
+
+Downloads nothing at run time except, when it is missing, `ast-grep-cli==0.51.1` from PyPI
+into a virtual environment (the same one CI uses). Without `--corpus`, the corpus is built from
+the crate sources already in the local cargo registry (~/.cargo/registry/src): whole crate
+directories in name order until their `.rs` files reach `--corpus-mb` MB; without a registry,
+a generated tree. `.gitignore` files are dropped from the copy, because ast-grep ignores them
+outside a git repository while resolve honors them, and both tools must see the same files.
+
+Every measurement runs both tools alternately on fresh copies of the corpus, one process at a
+time, and reports the median of `--runs` runs: wall time, CPU time (user + system of the child)
+and peak RSS (the child's ru_maxrss, from wait4). Rows:
+
+  preview selective   resolve ast-edit (diff + staged pending action) vs ast-grep --json
+  preview broad       the same with a pattern matching almost everywhere
+  apply               resolve apply (hash check, journal, write, fsync, rename) of the broad
+                      preview vs ast-grep -U (search + write) on the same change
+
+Then a scaling table: resolve preview (broad) on 1x, 4x and 16x the corpus (copies side by
+side), with ast-grep on the same tree for reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+AST_GREP_VERSION = "0.51.1"
+SELECTIVE = ("Poll::Ready($V)", "Poll::Ready(Ok($V))")
+BROAD = ("$X.unwrap()", '$X.expect("todo")')
+
+
+# --- measuring ----------------------------------------------------------------------------
+
+
+class Sample:
+    def __init__(self, wall: float, cpu: float, rss_kb: int):
+        self.wall, self.cpu, self.rss_kb = wall, cpu, rss_kb
+
+
+def measure(argv: list[str], cwd: Path | None = None, stdout=subprocess.DEVNULL) -> Sample:
+    """Run argv once; wall time, CPU time and peak RSS of that child alone."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if proc.returncode != 0:
+        sys.exit(f"failed ({proc.returncode}): {' '.join(argv)}\n{err}")
+    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+
+
+def median(samples: list[Sample]) -> Sample:
+    return Sample(
+        statistics.median(s.wall for s in samples),
+        statistics.median(s.cpu for s in samples),
+        int(statistics.median(s.rss_kb for s in samples)),
+    )
+
+
+# --- setup --------------------------------------------------------------------------------
+
+
+def ensure_ast_grep(explicit: str | None) -> str:
+    if explicit:
+        return explicit
+    venv = Path(os.environ.get("RESOLVE_BENCH_VENV", Path.home() / ".cache/resolve-ci-venv"))
+    binary = venv / "bin/ast-grep"
+    if not binary.exists():
+        print(f"installing ast-grep-cli=={AST_GREP_VERSION} into {venv}", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run(
+            [str(venv / "bin/pip"), "install", "--quiet", f"ast-grep-cli=={AST_GREP_VERSION}"],
+            check=True,
+        )
+    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout
+    if AST_GREP_VERSION not in version:
+        sys.exit(f"{binary} is {version.strip()}, want {AST_GREP_VERSION}")
+    return str(binary)
+
+
+def ensure_resolve(explicit: str | None, build: bool) -> str:
+    if explicit:
+        return explicit
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+    if build:
+        subprocess.run(
+            ["cargo", "build", "--release", "--quiet", "-p", "resolve-cli"], cwd=REPO, check=True
+        )
+    binary = target / "release/resolve"
+    if not binary.exists():
+        sys.exit(f"no release build at {binary}; drop --no-build or pass --resolve")
+    return str(binary)
+
+
+def rs_bytes(directory: Path) -> int:
+    return sum(p.stat().st_size for p in directory.rglob("*.rs") if p.is_file())
+
+
+def build_corpus(dest: Path, megabytes: float) -> str:
+    """Crate sources from the cargo registry (or a generated tree) into dest."""
+    registry = Path.home() / ".cargo/registry/src"
+    crates = sorted(
+        (c for index in registry.glob("*") if index.is_dir() for c in index.iterdir() if c.is_dir()),
+        key=lambda c: c.name,
+    ) if registry.is_dir() else []
+    dest.mkdir(parents=True)
+    total, used = 0, 0
+    for crate in crates:
+        size = rs_bytes(crate)
+        if size == 0:
+            continue
+        shutil.copytree(crate, dest / crate.name, symlinks=True)
+        total += size
+        used += 1
+        if total >= megabytes * 1e6:
+            break
+    if used == 0:
+        generate_tree(dest, megabytes)
+        return f"generated tree ({rs_bytes(dest) / 1e6:.1f} MB of .rs)"
+    return f"{used} crates from {registry} ({total / 1e6:.1f} MB of .rs)"
+
+
+def generate_tree(dest: Path, megabytes: float) -> None:
+    n = 0
+    while rs_bytes(dest) < megabytes * 1e6:
+        d = dest / f"m{n // 50}"
+        d.mkdir(exist_ok=True)
+        body = []
+        for i in range(200):
+            body.append(
+                f"fn f{i}(x: Option<u32>) -> Poll<u32> {{\n"
+                f"    let v = x.unwrap() + {i};\n"
+                f"    if v > {i} {{ return Poll::Ready(v); }}\n"
+                f"    Poll::Pending\n}}\n"
+            )
+        (d / f"f{n}.rs").write_text("use std::task::Poll;\n" + "".join(body))
+        n += 1
+
+
+def strip_gitignores(tree: Path) -> None:
+    for path in tree.rglob(".gitignore"):
+        path.unlink()
+
+
+def fresh_copy(corpus: Path, dest: Path, copies: int = 1) -> Path:
+    if dest.exists():
+        shutil.rmtree(dest)
+    if copies == 1:
+        shutil.copytree(corpus, dest, symlinks=True)
+    else:
+        dest.mkdir()
+        for i in range(copies):
+            shutil.copytree(corpus, dest / f"copy{i}", symlinks=True)
+    return dest
+
+
+# --- the rows -----------------------------------------------------------------------------
+
+
+def resolve_preview(resolve: str, root: Path, pattern: tuple[str, str]) -> list[str]:
+    return [resolve, "--root", str(root), "ast-edit", "-p", pattern[0], "-r", pattern[1],
+            "--lang", "rust", "."]
+
+
+def ast_grep_preview(ast_grep: str, root: Path, pattern: tuple[str, str]) -> list[str]:
+    return [ast_grep, "run", "-p", pattern[0], "-r", pattern[1], "--lang", "rust",
+            "--json=compact", str(root)]
+
+
+def preview_row(args, resolve, ast_grep, corpus, work, pattern, copies=1, runs=None):
+    tree = fresh_copy(corpus, work / "tree", copies)
+    ours, theirs = [], []
+    for _ in range(runs or args.runs):
+        shutil.rmtree(tree / ".resolve", ignore_errors=True)
+        ours.append(measure(resolve_preview(resolve, tree, pattern)))
+        theirs.append(measure(ast_grep_preview(ast_grep, tree, pattern)))
+    shutil.rmtree(tree)
+    return median(ours), median(theirs)
+
+
+def apply_row(args, resolve, ast_grep, corpus, work, pattern):
+    ours, theirs = [], []
+    for run in range(args.runs):
+        mine = fresh_copy(corpus, work / "ours")
+        measure(resolve_preview(resolve, mine, pattern))
+        sync()
+        ours.append(measure([resolve, "--root", str(mine), "apply", "--reason", "bench"]))
+        other = fresh_copy(corpus, work / "theirs")
+        sync()
+        theirs.append(measure([ast_grep, "run", "-p", pattern[0], "-r", pattern[1],
+                               "--lang", "rust", "-U", str(other)]))
+        if run == 0:
+            compare_trees(corpus, mine, other)
+    return median(ours), median(theirs)
+
+
+def compare_trees(original: Path, ours: Path, theirs: Path) -> None:
+    """Every file resolve wrote is byte-identical to ast-grep's; ast-grep may also have
+    rewritten files that resolve skips by design (parse errors), which stay original."""
+    written = skipped = 0
+    for path in theirs.rglob("*.rs"):
+        relative = path.relative_to(theirs)
+        mine, before = (ours / relative).read_bytes(), (original / relative).read_bytes()
+        theirs_bytes = path.read_bytes()
+        if mine == theirs_bytes:
+            written += mine != before
+        elif mine == before:
+            skipped += 1
+        else:
+            sys.exit(f"resolve apply and ast-grep -U wrote different bytes to {relative}")
+    print(f"(apply check: {written} files byte-identical to ast-grep -U; {skipped} files "
+          "ast-grep rewrote despite parse errors were skipped by resolve)", file=sys.stderr)
+
+
+def sync() -> None:
+    """Flush the copy's dirty pages so neither tool pays for writing back the other's."""
+    os.sync()
+
+
+# --- output -------------------------------------------------------------------------------
+
+
+def fmt_row(name: str, ours: Sample, theirs: Sample) -> str:
+    return (
+        f"| {name} | {ours.wall:.3f} s | {theirs.wall:.3f} s | **{ours.wall / theirs.wall:.2f}×** "
+        f"| {ours.cpu:.3f} s | {theirs.cpu:.3f} s | {ours.cpu / theirs.cpu:.2f}× "
+        f"| {ours.rss_kb / 1024:.1f} MB | {theirs.rss_kb / 1024:.1f} MB "
+        f"| {ours.rss_kb / theirs.rss_kb:.2f}× |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, help="a directory of Rust sources")
+    parser.add_argument("--corpus-mb", type=float, default=16.0,
+                        help="size of the default corpus in MB of .rs (default 16)")
+    parser.add_argument("--runs", type=int, default=5, help="runs per row (default 5)")
+    parser.add_argument("--scale", default="1,4,16", help="corpus copies for the scaling table")
+    parser.add_argument("--scale-runs", type=int, default=3, help="runs per scaling row")
+    parser.add_argument("--resolve", help="the resolve binary (default: a release build)")
+    parser.add_argument("--no-build", action="store_true", help="do not run cargo build")
+    parser.add_argument("--ast-grep", help="the ast-grep binary (default: venv, installed if missing)")
+    parser.add_argument("--work", type=Path, help="scratch directory (default: a temp dir)")
+    parser.add_argument("--skip", default="", help="comma list of: selective,broad,apply,scale")
+    args = parser.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+
+    ast_grep = ensure_ast_grep(args.ast_grep)
+    resolve = ensure_resolve(args.resolve, not args.no_build)
+    work = Path(tempfile.mkdtemp(prefix="resolve-bench-", dir=args.work))
+    try:
+        corpus = work / "corpus"
+        if args.corpus:
+            shutil.copytree(args.corpus, corpus, symlinks=True)
+            described = f"{args.corpus} ({rs_bytes(corpus) / 1e6:.1f} MB of .rs)"
+        else:
+            described = build_corpus(corpus, args.corpus_mb)
+        strip_gitignores(corpus)
+        files = sum(1 for _ in corpus.rglob("*.rs"))
+        print(f"corpus: {described}, {files} .rs files; {os.cpu_count()} cores; "
+              f"median of {args.runs} alternating runs")
+        print(f"resolve: {resolve}\nast-grep: {ast_grep}\n")
+        print("| row | resolve wall | ast-grep wall | ratio | resolve CPU | ast-grep CPU | ratio "
+              "| resolve RSS | ast-grep RSS | ratio |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        if "selective" not in skip:
+            ours, theirs = preview_row(args, resolve, ast_grep, corpus, work, SELECTIVE)
+            print(fmt_row(f"preview selective `{SELECTIVE[0]}`", ours, theirs), flush=True)
+        if "broad" not in skip:
+            ours, theirs = preview_row(args, resolve, ast_grep, corpus, work, BROAD)
+            print(fmt_row(f"preview broad `{BROAD[0]}`", ours, theirs), flush=True)
+        if "apply" not in skip:
+            ours, theirs = apply_row(args, resolve, ast_grep, corpus, work, BROAD)
+            print(fmt_row(f"apply `{BROAD[0]}` (vs `-U`)", ours, theirs), flush=True)
+        if "scale" not in skip:
+            print(f"\nScaling, preview broad `{BROAD[0]}` (median of {args.scale_runs}):\n")
+            print("| corpus | .rs MB | resolve wall | resolve RSS | ast-grep wall | ast-grep RSS |")
+            print("|---|---|---|---|---|---|")
+            size = rs_bytes(corpus) / 1e6
+            for factor in (int(f) for f in args.scale.split(",")):
+                ours, theirs = preview_row(args, resolve, ast_grep, corpus, work, BROAD,
+                                           copies=factor, runs=args.scale_runs)
+                print(f"| {factor}× | {size * factor:.0f} | {ours.wall:.2f} s "
+                      f"| {ours.rss_kb / 1024:.1f} MB | {theirs.wall:.2f} s "
+                      f"| {theirs.rss_kb / 1024:.1f} MB |", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

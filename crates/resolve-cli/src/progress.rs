@@ -31,6 +31,7 @@ impl Progress {
             let started = Instant::now();
             let mut shown = false;
             let mut wait = DELAY;
+            // Stops on a message or when the sender is dropped.
             while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(wait) {
                 let _ = write!(
                     std::io::stderr(),

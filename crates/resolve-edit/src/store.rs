@@ -236,10 +236,6 @@ struct Counters {
     next_seq: u64,
 }
 
-/// Each checked file of a change set: its real relative path and current content (`None`:
-/// absent).
-type FreshTargets = Vec<(String, Option<Vec<u8>>)>;
-
 /// The pending store of one workspace. Operations block while they wait for the lock.
 ///
 /// ```
@@ -767,7 +763,7 @@ impl Store {
 
     /// Check every file of `set` against its base (absence for a create); on success each
     /// file's real root-relative name and current content, in the order of `set`.
-    fn check_fresh(&self, set: &ChangeSet) -> Result<FreshTargets, EditError> {
+    fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<Target>, EditError> {
         let mut stale = Vec::new();
         let mut files = Vec::with_capacity(set.len());
         for (path, change) in set.files() {
@@ -877,6 +873,9 @@ pub(crate) fn ensure_state_dir(workspace: &Workspace) -> Result<PathBuf, EditErr
     }
     Ok(dir)
 }
+
+/// A file to write: its real root-relative name and its current content (`None`: absent).
+type Target = (String, Option<Vec<u8>>);
 
 /// The seq of a record file name (`42.json`); `None` for anything else (temp files).
 fn record_seq(name: &str) -> Option<u64> {

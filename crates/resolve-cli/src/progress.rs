@@ -31,19 +31,15 @@ impl Progress {
             let started = Instant::now();
             let mut shown = false;
             let mut wait = DELAY;
-            loop {
-                match stopped.recv_timeout(wait) {
-                    Err(RecvTimeoutError::Timeout) => {
-                        let _ = write!(
-                            std::io::stderr(),
-                            "\r{message} {:.0}s",
-                            started.elapsed().as_secs_f64()
-                        );
-                        shown = true;
-                        wait = TICK;
-                    }
-                    Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
-                }
+            // A message or a hang-up (the `Progress` was dropped) ends the line.
+            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(wait) {
+                let _ = write!(
+                    std::io::stderr(),
+                    "\r{message} {:.0}s",
+                    started.elapsed().as_secs_f64()
+                );
+                shown = true;
+                wait = TICK;
             }
             if shown {
                 let _ = write!(std::io::stderr(), "\r\x1b[2K");

@@ -10,7 +10,9 @@ mod suite {
     pub mod common;
 
     mod agent;
+    mod concurrency;
     mod confinement;
     mod crash;
+    mod faults;
     mod staging;
 }

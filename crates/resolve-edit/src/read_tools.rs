@@ -101,7 +101,8 @@ pub fn read(workspace: &Workspace, request: &ReadRequest) -> Result<String, Edit
             target.relative
         )));
     }
-    let last = (offset - 1 + limit).min(total);
+    // `limit` comes from the model and may be as large as `usize::MAX`.
+    let last = (offset - 1).saturating_add(limit).min(total);
     let mut out = String::new();
     for (index, line) in lines[offset - 1..last].iter().enumerate() {
         out.push_str(&format!(

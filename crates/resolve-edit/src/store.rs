@@ -293,7 +293,7 @@ impl Store {
         let Some(_lock) = self.read_session()? else {
             return Ok(Vec::new());
         };
-        let mut records: Vec<PendingRecord> = self.load_all(PENDING_DIR)?;
+        let mut records: Vec<PendingRecord> = self.load_all(PENDING_DIR, pending_key)?;
         records.sort_by_key(|record| Reverse(record.order));
         Ok(records)
     }
@@ -324,7 +324,7 @@ impl Store {
         let Some(_lock) = self.read_session()? else {
             return Ok(Vec::new());
         };
-        let mut records: Vec<HistoryRecord> = self.load_all(HISTORY_DIR)?;
+        let mut records: Vec<HistoryRecord> = self.load_all(HISTORY_DIR, history_key)?;
         records.sort_by_key(|record| Reverse(record.action.order));
         Ok(records)
     }
@@ -553,7 +553,17 @@ impl Store {
         let mut stale = Vec::new();
         let mut files = Vec::with_capacity(set.len());
         for (path, change) in set.files() {
-            let (relative, current) = self.read_target(path)?;
+            let (relative, current) = match self.read_target(path) {
+                Ok(target) => target,
+                // A directory now stands where the preview saw a file (or none): it changed.
+                Err(EditError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::IsADirectory =>
+                {
+                    stale.push(path.to_owned());
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
             let fresh = match (change.base_hash(), &current) {
                 (None, None) => true,
                 (Some(base), Some(bytes)) => content_hash(bytes) == base,
@@ -594,16 +604,25 @@ impl Store {
     /// Hand out the next seq: never below what the counter says nor below any stored record.
     fn take_seq(&self) -> Result<u64, EditError> {
         let path = self.workspace.state_dir().join(COUNTERS_FILE);
+        let exhausted = |path: PathBuf| EditError::CorruptState {
+            path,
+            reason: "its number leaves no id to hand out".to_owned(),
+        };
         let counted = read_json::<Counters>(&path)?.map_or(1, |counters| counters.next_seq);
         let mut seq = counted.max(1);
         for dir in [PENDING_DIR, HISTORY_DIR] {
-            for name in fs::list_dir(&self.workspace.state_dir().join(dir))? {
+            let dir = self.workspace.state_dir().join(dir);
+            for name in fs::list_dir(&dir)? {
                 if let Some(stored) = record_seq(&name) {
-                    seq = seq.max(stored + 1);
+                    let after = stored
+                        .checked_add(1)
+                        .ok_or_else(|| exhausted(dir.join(&name)))?;
+                    seq = seq.max(after);
                 }
             }
         }
-        write_json(&path, &Counters { next_seq: seq + 1 })?;
+        let next_seq = seq.checked_add(1).ok_or_else(|| exhausted(path.clone()))?;
+        write_json(&path, &Counters { next_seq })?;
         Ok(seq)
     }
 
@@ -616,7 +635,7 @@ impl Store {
         let Some(seq) = id_seq(id) else {
             return Ok(None);
         };
-        let record: Option<PendingRecord> = read_json(&self.record_path(PENDING_DIR, seq))?;
+        let record = read_record(&self.record_path(PENDING_DIR, seq), seq, pending_key)?;
         Ok(record.filter(|record| record.id == id))
     }
 
@@ -624,7 +643,7 @@ impl Store {
         let Some(seq) = id_seq(id) else {
             return Ok(None);
         };
-        let record: Option<HistoryRecord> = read_json(&self.record_path(HISTORY_DIR, seq))?;
+        let record = read_record(&self.record_path(HISTORY_DIR, seq), seq, history_key)?;
         Ok(record.filter(|record| record.action.id == id))
     }
 
@@ -636,12 +655,16 @@ impl Store {
     }
 
     /// Every record in `dir`; a record that does not parse is an error, never skipped.
-    fn load_all<T: DeserializeOwned>(&self, dir: &str) -> Result<Vec<T>, EditError> {
+    fn load_all<T: DeserializeOwned>(
+        &self,
+        dir: &str,
+        key: fn(&T) -> (&str, u64),
+    ) -> Result<Vec<T>, EditError> {
         let dir = self.workspace.state_dir().join(dir);
         let mut records = Vec::new();
         for name in fs::list_dir(&dir)? {
-            if record_seq(&name).is_some()
-                && let Some(record) = read_json(&dir.join(&name))?
+            if let Some(seq) = record_seq(&name)
+                && let Some(record) = read_record(&dir.join(&name), seq, key)?
             {
                 records.push(record);
             }
@@ -673,6 +696,36 @@ fn record_seq(name: &str) -> Option<u64> {
 fn id_seq(id: &str) -> Option<u64> {
     let (_tool, seq) = id.strip_prefix(ID_PREFIX)?.rsplit_once(':')?;
     seq.parse().ok()
+}
+
+/// The id and seq a pending record carries.
+fn pending_key(record: &PendingRecord) -> (&str, u64) {
+    (&record.id, record.seq)
+}
+
+/// The id and seq a history record carries.
+fn history_key(record: &HistoryRecord) -> (&str, u64) {
+    (&record.action.id, record.action.seq)
+}
+
+/// Read the record stored as `<seq>.json`; a record whose own seq or id disagrees with its
+/// file name is corrupt (resolving it would move or remove another record's file).
+fn read_record<T: DeserializeOwned>(
+    path: &Path,
+    seq: u64,
+    key: fn(&T) -> (&str, u64),
+) -> Result<Option<T>, EditError> {
+    let Some(record) = read_json::<T>(path)? else {
+        return Ok(None);
+    };
+    let (id, own_seq) = key(&record);
+    if own_seq != seq || id_seq(id) != Some(seq) {
+        return Err(EditError::CorruptState {
+            path: path.to_path_buf(),
+            reason: format!("it holds `{id}` with seq {own_seq}, which does not match its name"),
+        });
+    }
+    Ok(Some(record))
 }
 
 fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, EditError> {

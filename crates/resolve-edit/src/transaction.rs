@@ -171,6 +171,53 @@ struct JournalEntry {
     mode: Option<u32>,
 }
 
+impl Journal {
+    /// Refuse a journal naming anything recovery must not touch: it writes, renames and removes
+    /// what the journal names, so every file and directory must be confined to the workspace
+    /// (outside `.resolve/`), every backup a bare name in the journal directory, and every
+    /// state path plain and relative.
+    fn check(&self, workspace: &Workspace) -> Result<(), String> {
+        let plain = |path: &str| {
+            !path.is_empty()
+                && Path::new(path)
+                    .components()
+                    .all(|component| matches!(component, std::path::Component::Normal(_)))
+        };
+        let confined = |path: &str| {
+            if plain(path) && workspace.resolve(path).is_ok() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "it names `{path}`, which is not a path inside the workspace"
+                ))
+            }
+        };
+        for entry in &self.entries {
+            confined(&entry.path)?;
+            confined(&entry.temp)?;
+            if let Some(backup) = &entry.backup
+                && (!plain(backup) || Path::new(backup).components().count() != 1)
+            {
+                return Err(format!(
+                    "it names the backup `{backup}`, which is not a bare name"
+                ));
+            }
+        }
+        for dir in &self.created_dirs {
+            confined(dir)?;
+        }
+        for change in &self.state {
+            let (StateChange::Write { path, .. } | StateChange::Remove { path }) = change;
+            if !plain(path) {
+                return Err(format!(
+                    "it names the state file `{path}`, which is not plain"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Transaction<'_> {
     /// Run it: on success everything landed; on an error everything was rolled back (or, if
     /// even that failed, the journal is left for the next recovery).
@@ -259,6 +306,9 @@ pub(crate) fn recover(workspace: &Workspace) -> Result<Option<String>, EditError
             reason: format!("unknown journal version {}", journal.version),
         });
     }
+    journal
+        .check(workspace)
+        .map_err(|reason| EditError::CorruptState { path, reason })?;
     let purpose = journal.purpose;
     if journal.committed {
         for entry in &journal.entries {
@@ -383,6 +433,16 @@ fn rollback(root: &Path, journal_dir: &Path, journal: &Journal) -> Result<Rollba
                     path: backup.clone(),
                     reason: "the backup the journal names is missing".to_owned(),
                 })?;
+                // Restoring a damaged backup would lose the original silently.
+                if entry.original_hash.as_deref() != Some(content_hash(&bytes).as_str()) {
+                    return Err(EditError::CorruptState {
+                        path: backup,
+                        reason: format!(
+                            "it does not hold the original content of `{}` that the journal records",
+                            entry.path
+                        ),
+                    });
+                }
                 let permissions = entry.mode.map(permissions_from);
                 fs::write_new(&temp, &bytes, permissions.as_ref())?;
                 fs::rename(&temp, &target)?;

@@ -225,6 +225,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_limit_as_large_as_usize_max_reads_to_the_end_instead_of_overflowing() {
+        // Found by the `file_tools` fuzz target: `offset - 1 + limit` overflowed and panicked.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let request = ReadRequest {
+            path: "a.txt".into(),
+            offset: Some(2),
+            limit: Some(usize::MAX),
+        };
+        assert_eq!(
+            read(&workspace, &request).unwrap(),
+            "     2\ttwo\n     3\tthree"
+        );
+    }
+
+    #[test]
     fn long_lines_are_cut_on_a_character_boundary() {
         assert_eq!(cut("ééé", 2), "éé… [line cut]");
         assert_eq!(cut("ab", 2), "ab");

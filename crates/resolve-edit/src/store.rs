@@ -523,6 +523,7 @@ impl Store {
         files: Vec<FileWrite>,
         history: &HistoryRecord,
     ) -> Result<(), EditError> {
+        let files = merge_aliases(files)?;
         let seq = history.action.seq;
         let history_path = self.record_path(HISTORY_DIR, seq);
         let content = serde_json::to_value(history)
@@ -589,7 +590,7 @@ impl Store {
     /// its content (`None` when absent).
     fn read_target(&self, path: &str) -> Result<(String, Option<Vec<u8>>), EditError> {
         let resolved = self.workspace.resolve(path)?;
-        let real = fs::real_path(&resolved.absolute)?;
+        let real = self.workspace.real_path(&resolved.absolute);
         let relative =
             self.workspace
                 .relative_name(&real)
@@ -696,6 +697,30 @@ fn record_seq(name: &str) -> Option<u64> {
 fn id_seq(id: &str) -> Option<u64> {
     let (_tool, seq) = id.strip_prefix(ID_PREFIX)?.rsplit_once(':')?;
     seq.parse().ok()
+}
+
+/// Write each real file once: a change set may name one file twice (a path and a symlink to
+/// it, both given to `ast_edit`); two writes of one target would collide in the transaction.
+/// The two changes must agree.
+fn merge_aliases(files: Vec<FileWrite>) -> Result<Vec<FileWrite>, EditError> {
+    let mut merged: Vec<FileWrite> = Vec::with_capacity(files.len());
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for file in files {
+        match index.get(&file.relative).map(|at| &merged[*at]) {
+            Some(kept) if kept.content == file.content => {}
+            Some(_) => {
+                return Err(EditError::InvalidRequest(format!(
+                    "The change names `{}` twice (through a symlink) with different contents; stage one change per file.",
+                    file.relative
+                )));
+            }
+            None => {
+                index.insert(file.relative.clone(), merged.len());
+                merged.push(file);
+            }
+        }
+    }
+    Ok(merged)
 }
 
 /// The id and seq a pending record carries.

@@ -504,13 +504,25 @@ fn missing_dirs(root: &Path, files: &[FileWrite]) -> Vec<String> {
     dirs
 }
 
+/// How much of a target's name its temp file name keeps.
+const TEMP_NAME_KEEP: usize = 100;
+
 /// `<dir>/.<name>.resolve-<transaction>.tmp`, next to the target so the rename stays on one
 /// file system.
 fn temp_name(relative: &str, transaction_id: &str) -> String {
     let path = Path::new(relative);
-    let name = path
+    let mut name = path
         .file_name()
         .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+    // Keep the temp name under the usual 255-byte limit: a long name is cut, and a hash of the
+    // whole name keeps it unique.
+    if name.len() > TEMP_NAME_KEEP {
+        let mut cut = TEMP_NAME_KEEP;
+        while !name.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        name = format!("{}~{}", &name[..cut], &content_hash(name.as_bytes())[..16]);
+    }
     let temp = format!(".{name}.resolve-{transaction_id}.tmp");
     match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => PathBuf::from(parent)

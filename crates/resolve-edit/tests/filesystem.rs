@@ -432,3 +432,69 @@ fn write_keeps_exact_bytes_for_empty_files_boms_and_crlf() {
     assert!(matches!(error, EditError::EditNotFound { .. }), "{error}");
     assert!(fx.store.pending().unwrap().is_empty());
 }
+
+#[test]
+fn a_file_named_twice_through_an_inner_symlink_is_applied_once() {
+    // `ast_edit` over a file and a symlink to it previews both names; they are one file.
+    let fx = Fixture::new(&[("a.js", b"x = foo(1);\n")]);
+    std::os::unix::fs::symlink("a.js", fx.path("alias.js")).unwrap();
+    let id = fx.call(
+        "ast_edit",
+        json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": ["a.js", "alias.js"]}),
+    );
+    fx.store.apply(&id, None, "twice", None).unwrap();
+    assert_eq!(fx.read("a.js"), b"x = bar(1);\n");
+    assert_eq!(
+        std::fs::read_link(fx.path("alias.js")).unwrap(),
+        Path::new("a.js")
+    );
+    assert_eq!(fx.leftovers(), Vec::<String>::new());
+    fx.store.undo(&id).unwrap();
+    assert_eq!(fx.read("a.js"), b"x = foo(1);\n");
+}
+
+#[test]
+fn a_file_name_at_the_length_limit_can_be_written_and_applied() {
+    // 255 bytes is the longest name most file systems allow; the temp file beside it must fit.
+    let fx = Fixture::new(&[]);
+    let name = format!("{}.txt", "n".repeat(251));
+    let id = fx.call("write", json!({"path": name, "content": "long\n"}));
+    fx.store.apply(&id, None, "long name", None).unwrap();
+    assert_eq!(fx.read(&name), b"long\n");
+    let id = fx.call("write", json!({"path": name, "content": "longer\n"}));
+    fx.store.apply(&id, None, "long name", None).unwrap();
+    assert_eq!(fx.read(&name), b"longer\n");
+    assert_eq!(fx.leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn a_dangling_symlink_to_outside_is_refused_and_one_inside_is_written_through() {
+    // Before the fix, the outside link counted as inside (its target did not exist), and
+    // apply replaced the link by a file, which undo then removed: the link was lost.
+    let fx = Fixture::new(&[]);
+    std::os::unix::fs::symlink(fx.outside.join("new.txt"), fx.path("out.txt")).unwrap();
+    let error = fx
+        .tools()
+        .call("write", &json!({"path": "out.txt", "content": "x\n"}))
+        .unwrap_err();
+    assert!(matches!(error, EditError::SymlinkEscape { .. }), "{error}");
+    assert!(!fx.outside.join("new.txt").exists());
+
+    std::os::unix::fs::symlink("src/lib.rs", fx.path("alias.rs")).unwrap();
+    let id = fx.call(
+        "write",
+        json!({"path": "alias.rs", "content": "fn f() {}\n"}),
+    );
+    fx.store.apply(&id, None, "through", None).unwrap();
+    assert_eq!(fx.read("src/lib.rs"), b"fn f() {}\n");
+    assert_eq!(
+        std::fs::read_link(fx.path("alias.rs")).unwrap(),
+        Path::new("src/lib.rs")
+    );
+    fx.store.undo(&id).unwrap();
+    assert!(!fx.path("src/lib.rs").exists());
+    assert_eq!(
+        std::fs::read_link(fx.path("alias.rs")).unwrap(),
+        Path::new("src/lib.rs")
+    );
+}

@@ -40,8 +40,9 @@ const FILES: &[(&str, &[u8])] = &[
 /// Invariants: the call never panics; nothing outside the workspace changes, appears or shows
 /// up in any output; the call itself writes nothing in the workspace; an apply leaves every
 /// touched file holding exactly its previewed bytes (or absent, for a delete) and changes
-/// nothing else, and consumes the action; a failed apply changes nothing and keeps the action
-/// pending; a discard changes nothing; an undo restores every file byte for byte.
+/// nothing else, and consumes the action; since nothing changed since the preview, the apply
+/// succeeds (were it to fail, it must still change nothing and keep the action pending); a
+/// discard changes nothing; an undo restores every file byte for byte.
 pub fn file_tools(data: &[u8]) {
     let Some(newline) = data.iter().position(|byte| *byte == b'\n') else {
         return;
@@ -160,7 +161,6 @@ pub fn file_tools(data: &[u8]) {
             fixture.assert_outside_untouched();
         }
         Err(error) => {
-            assert!(!error.to_string().is_empty());
             assert_eq!(
                 fixture.snapshot(),
                 before,
@@ -171,6 +171,9 @@ pub fn file_tools(data: &[u8]) {
                 matches!(store.get(&id), Ok(StoredAction::Pending(_))),
                 "a failed apply consumed the action"
             );
+            // Nothing changed since the preview, so nothing excuses the failure: a preview
+            // that can never be applied is a bug.
+            panic!("an untouched preview failed to apply: {error}");
         }
     }
 }

@@ -31,8 +31,9 @@ pub(crate) struct Fixture {
 
 impl Fixture {
     /// A workspace holding `files` (path, bytes; directories are created), plus the symlinks
-    /// `link` → the outside directory, `link_secret.txt` → the secret and `inner_link.txt` →
-    /// `a.txt`.
+    /// `link` → the outside directory, `link_secret.txt` → the secret, `inner_link.txt` →
+    /// `a.txt`, `alias.rs` → `src/lib.rs` and `dangling_out.txt` → `../outside/new.txt`
+    /// (which does not exist).
     pub(crate) fn new(files: &[(&str, &[u8])]) -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let top = dir
@@ -58,6 +59,9 @@ impl Fixture {
             symlink(outside.join("secret.txt"), root.join("link_secret.txt"))
                 .expect("a symlink to the secret");
             symlink("a.txt", root.join("inner_link.txt")).expect("an inner symlink");
+            symlink("src/lib.rs", root.join("alias.rs")).expect("an alias (dangling if absent)");
+            symlink("../outside/new.txt", root.join("dangling_out.txt"))
+                .expect("a dangling symlink to the outside");
         }
         Self {
             _dir: dir,

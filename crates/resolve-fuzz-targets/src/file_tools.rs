@@ -8,7 +8,7 @@ use std::time::Duration;
 use resolve_edit::{FileTools, Origin, Store, StoredAction};
 use serde_json::Value;
 
-use crate::fixture::{Entry, Fixture, SECRET, Tree, files_only};
+use crate::fixture::{Entry, Fixture, Tree, files_only};
 
 /// The files every `file_tools` input starts from: plain text, CRLF, a BOM, no final newline,
 /// empty, binary, source files for `ast_edit`, and a nested directory.
@@ -71,7 +71,7 @@ pub fn file_tools(data: &[u8]) {
     };
     assert!(!text.is_empty(), "`{name}` gave an empty result");
     assert!(
-        !text.contains(SECRET),
+        !text.contains(fixture.secret()),
         "`{name}` leaked a file outside the workspace: {text}"
     );
     let Some(id) = result.ok().and_then(|result| {

@@ -4,11 +4,23 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use resolve_edit::{STATE_DIR, Workspace};
 
-/// The content of the file outside the workspace; no tool output may ever contain it.
-pub(crate) const SECRET: &str = "TOP-SECRET-7f3a9c";
+/// How many fixtures this process made; part of each secret.
+static FIXTURES: AtomicU64 = AtomicU64::new(0);
+
+/// The content of the file outside the workspace, fresh for every fixture (so the fuzzer
+/// cannot learn it and echo it back through the arguments); no tool output may contain it.
+fn fresh_secret() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.subsec_nanos());
+    let count = FIXTURES.fetch_add(1, Ordering::Relaxed);
+    format!("TOP-SECRET-{}-{count}-{nanos}", std::process::id())
+}
 
 /// One entry of a directory tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +39,7 @@ pub(crate) struct Fixture {
     top: PathBuf,
     root: PathBuf,
     outside: PathBuf,
+    secret: String,
 }
 
 impl Fixture {
@@ -44,7 +57,8 @@ impl Fixture {
         let outside = top.join("outside");
         std::fs::create_dir_all(&root).expect("the workspace root");
         std::fs::create_dir_all(&outside).expect("the outside directory");
-        std::fs::write(outside.join("secret.txt"), format!("{SECRET}\n")).expect("the secret");
+        let secret = fresh_secret();
+        std::fs::write(outside.join("secret.txt"), format!("{secret}\n")).expect("the secret");
         for (path, bytes) in files {
             let path = root.join(path);
             if let Some(parent) = path.parent() {
@@ -68,7 +82,13 @@ impl Fixture {
             top,
             root,
             outside,
+            secret,
         }
+    }
+
+    /// The content of the file outside the workspace.
+    pub(crate) fn secret(&self) -> &str {
+        &self.secret
     }
 
     /// The workspace root.
@@ -100,7 +120,7 @@ impl Fixture {
             outside,
             Tree::from([(
                 "secret.txt".to_owned(),
-                Entry::File(format!("{SECRET}\n").into_bytes())
+                Entry::File(format!("{}\n", self.secret).into_bytes())
             )]),
             "something outside the workspace changed"
         );

@@ -10,9 +10,11 @@ mod suite {
     pub mod common;
 
     mod agent;
+    mod concurrency;
     mod confinement;
     mod crash;
     mod custom_tools;
+    mod faults;
     mod plan;
     mod staging;
 }

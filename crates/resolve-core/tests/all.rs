@@ -13,6 +13,7 @@ mod suite {
     pub mod common;
 
     mod pending;
+    mod pending_model;
     mod queue;
     mod render;
     mod resolve_tool;

@@ -330,16 +330,6 @@ pub(crate) fn open_lock_file(path: &Path) -> Result<File, EditError> {
         .map_err(|source| EditError::io("open the lock file", path, source))
 }
 
-/// The real file behind `path`: symlinks are followed when it exists, so a write replaces the
-/// file the link points to rather than the link.
-pub(crate) fn real_path(path: &Path) -> Result<PathBuf, EditError> {
-    match fs::canonicalize(path) {
-        Ok(real) => Ok(real),
-        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(path.to_path_buf()),
-        Err(source) => Err(EditError::io("resolve", path, source)),
-    }
-}
-
 /// Whether `error` says the path does not exist (also when a parent is not a directory).
 fn is_absent(error: &io::Error) -> bool {
     matches!(

@@ -101,7 +101,8 @@ pub fn read(workspace: &Workspace, request: &ReadRequest) -> Result<String, Edit
             target.relative
         )));
     }
-    let last = (offset - 1 + limit).min(total);
+    // `limit` comes from the model and may be as large as `usize::MAX`.
+    let last = (offset - 1).saturating_add(limit).min(total);
     let mut out = String::new();
     for (index, line) in lines[offset - 1..last].iter().enumerate() {
         out.push_str(&format!(
@@ -222,6 +223,23 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
+
+    #[test]
+    fn a_limit_as_large_as_usize_max_reads_to_the_end_instead_of_overflowing() {
+        // Found by the `file_tools` fuzz target: `offset - 1 + limit` overflowed and panicked.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let request = ReadRequest {
+            path: "a.txt".into(),
+            offset: Some(2),
+            limit: Some(usize::MAX),
+        };
+        assert_eq!(
+            read(&workspace, &request).unwrap(),
+            "     2\ttwo\n     3\tthree"
+        );
+    }
 
     #[test]
     fn long_lines_are_cut_on_a_character_boundary() {

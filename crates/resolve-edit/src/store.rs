@@ -167,6 +167,7 @@ pub struct PendingSummary {
 #[serde(rename_all = "camelCase")]
 struct HistorySummary {
     id: String,
+    seq: u64,
     order: u64,
     fingerprint: String,
     outcome: Outcome,
@@ -390,7 +391,7 @@ impl Store {
         let Some(_lock) = self.read_session()? else {
             return Ok(Vec::new());
         };
-        let mut records: Vec<PendingRecord> = self.load_all(PENDING_DIR)?;
+        let mut records: Vec<PendingRecord> = self.load_all(PENDING_DIR, pending_key)?;
         records.sort_by_key(|record| Reverse(record.order));
         Ok(records)
     }
@@ -401,7 +402,10 @@ impl Store {
         let Some(_lock) = self.read_session()? else {
             return Ok(Vec::new());
         };
-        let mut records: Vec<PendingSummary> = self.load_all(PENDING_DIR)?;
+        let mut records: Vec<PendingSummary> = self
+            .load_all(PENDING_DIR, |summary: &PendingSummary| {
+                (&summary.id, summary.seq)
+            })?;
         records.sort_by_key(|record| Reverse(record.order));
         Ok(records)
     }
@@ -440,7 +444,7 @@ impl Store {
         let Some(_lock) = self.read_session()? else {
             return Ok(Vec::new());
         };
-        let mut records: Vec<HistoryRecord> = self.load_all(HISTORY_DIR)?;
+        let mut records: Vec<HistoryRecord> = self.load_all(HISTORY_DIR, history_key)?;
         records.sort_by_key(|record| Reverse(record.action.order));
         Ok(records)
     }
@@ -453,7 +457,10 @@ impl Store {
         let Some(_lock) = self.read_session()? else {
             return Ok(None);
         };
-        let mut summaries: Vec<HistorySummary> = self.load_all(HISTORY_DIR)?;
+        let mut summaries: Vec<HistorySummary> = self
+            .load_all(HISTORY_DIR, |summary: &HistorySummary| {
+                (&summary.id, summary.seq)
+            })?;
         summaries.sort_by_key(|summary| Reverse(summary.order));
         match summaries.into_iter().find(|summary| {
             summary.outcome == Outcome::Discarded && summary.fingerprint == fingerprint
@@ -740,6 +747,7 @@ impl Store {
         files: Vec<FileWrite<'_>>,
         history: &HistoryRecord,
     ) -> Result<(), EditError> {
+        let files = merge_aliases(files)?;
         let seq = history.action.seq;
         let mut state = vec![StateChange::Write {
             path: format!("{HISTORY_DIR}/{seq}.json"),
@@ -767,7 +775,17 @@ impl Store {
         let mut stale = Vec::new();
         let mut files = Vec::with_capacity(set.len());
         for (path, change) in set.files() {
-            let (relative, current) = self.read_target(path)?;
+            let (relative, current) = match self.read_target(path) {
+                Ok(target) => target,
+                // A directory now stands where the preview saw a file (or none): it changed.
+                Err(EditError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::IsADirectory =>
+                {
+                    stale.push(path.to_owned());
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
             let fresh = match (change.base_hash(), &current) {
                 (None, None) => true,
                 (Some(base), Some(bytes)) => content_hash(bytes) == base,
@@ -789,7 +807,7 @@ impl Store {
     /// its content (`None` when absent).
     fn read_target(&self, path: &str) -> Result<(String, Option<Vec<u8>>), EditError> {
         let resolved = self.workspace.resolve(path)?;
-        let real = fs::real_path(&resolved.absolute)?;
+        let real = self.workspace.real_path(&resolved.absolute);
         let relative =
             self.workspace
                 .relative_name(&real)
@@ -804,16 +822,25 @@ impl Store {
     /// Hand out the next seq: never below what the counter says nor below any stored record.
     fn take_seq(&self) -> Result<u64, EditError> {
         let path = self.workspace.state_dir().join(COUNTERS_FILE);
+        let exhausted = |path: PathBuf| EditError::CorruptState {
+            path,
+            reason: "its number leaves no id to hand out".to_owned(),
+        };
         let counted = read_json::<Counters>(&path)?.map_or(1, |counters| counters.next_seq);
         let mut seq = counted.max(1);
         for dir in [PENDING_DIR, HISTORY_DIR] {
-            for name in fs::list_dir(&self.workspace.state_dir().join(dir))? {
+            let dir = self.workspace.state_dir().join(dir);
+            for name in fs::list_dir(&dir)? {
                 if let Some(stored) = record_seq(&name) {
-                    seq = seq.max(stored + 1);
+                    let after = stored
+                        .checked_add(1)
+                        .ok_or_else(|| exhausted(dir.join(&name)))?;
+                    seq = seq.max(after);
                 }
             }
         }
-        write_json(&path, &Counters { next_seq: seq + 1 })?;
+        let next_seq = seq.checked_add(1).ok_or_else(|| exhausted(path.clone()))?;
+        write_json(&path, &Counters { next_seq })?;
         Ok(seq)
     }
 
@@ -826,7 +853,7 @@ impl Store {
         let Some(seq) = id_seq(id) else {
             return Ok(None);
         };
-        let record: Option<PendingRecord> = read_json(&self.record_path(PENDING_DIR, seq))?;
+        let record = read_record(&self.record_path(PENDING_DIR, seq), seq, pending_key)?;
         Ok(record.filter(|record| record.id == id))
     }
 
@@ -834,7 +861,7 @@ impl Store {
         let Some(seq) = id_seq(id) else {
             return Ok(None);
         };
-        let record: Option<HistoryRecord> = read_json(&self.record_path(HISTORY_DIR, seq))?;
+        let record = read_record(&self.record_path(HISTORY_DIR, seq), seq, history_key)?;
         Ok(record.filter(|record| record.action.id == id))
     }
 
@@ -846,12 +873,16 @@ impl Store {
     }
 
     /// Every record in `dir`; a record that does not parse is an error, never skipped.
-    fn load_all<T: DeserializeOwned>(&self, dir: &str) -> Result<Vec<T>, EditError> {
+    fn load_all<T: DeserializeOwned>(
+        &self,
+        dir: &str,
+        key: fn(&T) -> (&str, u64),
+    ) -> Result<Vec<T>, EditError> {
         let dir = self.workspace.state_dir().join(dir);
         let mut records = Vec::new();
         for name in fs::list_dir(&dir)? {
-            if record_seq(&name).is_some()
-                && let Some(record) = read_json(&dir.join(&name))?
+            if let Some(seq) = record_seq(&name)
+                && let Some(record) = read_record(&dir.join(&name), seq, key)?
             {
                 records.push(record);
             }
@@ -886,6 +917,60 @@ fn record_seq(name: &str) -> Option<u64> {
 fn id_seq(id: &str) -> Option<u64> {
     let (_tool, seq) = id.strip_prefix(ID_PREFIX)?.rsplit_once(':')?;
     seq.parse().ok()
+}
+
+/// Write each real file once: a change set may name one file twice (a path and a symlink to
+/// it, both given to `ast_edit`); two writes of one target would collide in the transaction.
+/// The two changes must agree.
+fn merge_aliases(files: Vec<FileWrite>) -> Result<Vec<FileWrite>, EditError> {
+    let mut merged: Vec<FileWrite> = Vec::with_capacity(files.len());
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for file in files {
+        match index.get(&file.relative).map(|at| &merged[*at]) {
+            Some(kept) if kept.content == file.content => {}
+            Some(_) => {
+                return Err(EditError::InvalidRequest(format!(
+                    "The change names `{}` twice (through a symlink) with different contents; stage one change per file.",
+                    file.relative
+                )));
+            }
+            None => {
+                index.insert(file.relative.clone(), merged.len());
+                merged.push(file);
+            }
+        }
+    }
+    Ok(merged)
+}
+
+/// The id and seq a pending record carries.
+fn pending_key(record: &PendingRecord) -> (&str, u64) {
+    (&record.id, record.seq)
+}
+
+/// The id and seq a history record carries.
+fn history_key(record: &HistoryRecord) -> (&str, u64) {
+    (&record.action.id, record.action.seq)
+}
+
+/// Read the record stored as `<seq>.json`; a record whose own seq or id disagrees with its
+/// file name is corrupt (resolving it would move or remove another record's file).
+fn read_record<T: DeserializeOwned>(
+    path: &Path,
+    seq: u64,
+    key: fn(&T) -> (&str, u64),
+) -> Result<Option<T>, EditError> {
+    let Some(record) = read_json::<T>(path)? else {
+        return Ok(None);
+    };
+    let (id, own_seq) = key(&record);
+    if own_seq != seq || id_seq(id) != Some(seq) {
+        return Err(EditError::CorruptState {
+            path: path.to_path_buf(),
+            reason: format!("it holds `{id}` with seq {own_seq}, which does not match its name"),
+        });
+    }
+    Ok(Some(record))
 }
 
 /// Parse the JSON file at `path` as it is read (a record's text is never held whole);

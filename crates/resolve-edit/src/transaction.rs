@@ -204,6 +204,62 @@ struct JournalEntry {
     mode: Option<u32>,
 }
 
+impl Journal {
+    /// Refuse a journal naming anything recovery must not touch: it writes, renames and removes
+    /// what the journal names, so every file and directory must be confined to the workspace
+    /// (outside `.resolve/`), every backup a bare name in the journal directory, and every
+    /// state path plain and relative.
+    fn check(&self, workspace: &Workspace) -> Result<(), String> {
+        let plain = |path: &str| {
+            !path.is_empty()
+                && Path::new(path)
+                    .components()
+                    .all(|component| matches!(component, std::path::Component::Normal(_)))
+        };
+        let confined = |path: &str| {
+            if plain(path) && workspace.resolve(path).is_ok() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "it names `{path}`, which is not a path inside the workspace"
+                ))
+            }
+        };
+        for entry in &self.entries {
+            confined(&entry.path)?;
+            confined(&entry.temp)?;
+            if let Some(backup) = &entry.backup
+                && (!plain(backup) || Path::new(backup).components().count() != 1)
+            {
+                return Err(format!(
+                    "it names the backup `{backup}`, which is not a bare name"
+                ));
+            }
+        }
+        for dir in &self.created_dirs {
+            confined(dir)?;
+        }
+        for change in &self.state {
+            let (JournalState::Write { path, .. }
+            | JournalState::Remove { path }
+            | JournalState::Place { path, .. }) = change;
+            if !plain(path) {
+                return Err(format!(
+                    "it names the state file `{path}`, which is not plain"
+                ));
+            }
+            if let JournalState::Place { staged, .. } = change
+                && (!plain(staged) || Path::new(staged).components().count() != 1)
+            {
+                return Err(format!(
+                    "it names the staged state file `{staged}`, which is not a bare name"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Transaction<'_> {
     /// Run it: on success everything landed; on an error everything was rolled back (or, if
     /// even that failed, the journal is left for the next recovery).
@@ -315,6 +371,9 @@ pub(crate) fn recover(workspace: &Workspace) -> Result<Option<String>, EditError
             reason: format!("unknown journal version {}", journal.version),
         });
     }
+    journal
+        .check(workspace)
+        .map_err(|reason| EditError::CorruptState { path, reason })?;
     let purpose = journal.purpose;
     if journal.committed {
         for entry in &journal.entries {
@@ -447,6 +506,16 @@ fn rollback(root: &Path, journal_dir: &Path, journal: &Journal) -> Result<Rollba
                     path: backup.clone(),
                     reason: "the backup the journal names is missing".to_owned(),
                 })?;
+                // Restoring a damaged backup would lose the original silently.
+                if entry.original_hash.as_deref() != Some(content_hash(&bytes).as_str()) {
+                    return Err(EditError::CorruptState {
+                        path: backup,
+                        reason: format!(
+                            "it does not hold the original content of `{}` that the journal records",
+                            entry.path
+                        ),
+                    });
+                }
                 let permissions = entry.mode.map(permissions_from);
                 fs::write_new(&temp, &bytes, permissions.as_ref())?;
                 fs::sync_all(std::slice::from_ref(&temp))?;
@@ -506,13 +575,25 @@ fn missing_dirs(root: &Path, files: &[FileWrite<'_>]) -> Vec<String> {
     dirs
 }
 
+/// How much of a target's name its temp file name keeps.
+const TEMP_NAME_KEEP: usize = 100;
+
 /// `<dir>/.<name>.resolve-<transaction>.tmp`, next to the target so the rename stays on one
 /// file system.
 fn temp_name(relative: &str, transaction_id: &str) -> String {
     let path = Path::new(relative);
-    let name = path
+    let mut name = path
         .file_name()
         .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+    // Keep the temp name under the usual 255-byte limit: a long name is cut, and a hash of the
+    // whole name keeps it unique.
+    if name.len() > TEMP_NAME_KEEP {
+        let mut cut = TEMP_NAME_KEEP;
+        while !name.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        name = format!("{}~{}", &name[..cut], &content_hash(name.as_bytes())[..16]);
+    }
     let temp = format!(".{name}.resolve-{transaction_id}.tmp");
     match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => PathBuf::from(parent)

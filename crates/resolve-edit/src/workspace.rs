@@ -110,6 +110,12 @@ impl Workspace {
         })
     }
 
+    /// Where an absolute path really leads, symlinks followed (also dangling ones); a write
+    /// to `absolute` lands there.
+    pub(crate) fn real_path(&self, absolute: &Path) -> PathBuf {
+        canonical_prefix(absolute)
+    }
+
     /// The root-relative, `/`-separated name of an absolute path inside the root.
     pub fn relative_name(&self, absolute: &Path) -> Option<String> {
         absolute.strip_prefix(&self.root).ok().map(to_slash)
@@ -141,29 +147,66 @@ fn normalize(path: &Path) -> Option<PathBuf> {
     Some(out)
 }
 
-/// Canonicalize the longest existing prefix of `path` and append the rest.
+/// How many symlinks [`canonical_prefix`] follows by hand before it gives up (as the kernel's
+/// own limit for one path lookup).
+const MAX_LINK_HOPS: usize = 40;
+
+/// Where `path` really leads: the longest existing prefix canonicalized, then the rest. A
+/// symlink whose target does not exist (yet) is followed too, since a write through it would
+/// create that target; `..` left in the rest is resolved lexically.
 fn canonical_prefix(path: &Path) -> PathBuf {
-    let mut existing = path.to_path_buf();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(canonical) = existing.canonicalize() {
-            let mut result = canonical;
-            for name in rest.iter().rev() {
-                result.push(name);
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINK_HOPS {
+        // Walk up from `current` to its longest existing prefix, collecting the rest.
+        let mut existing = current.clone();
+        let mut rest = Vec::new();
+        let next = loop {
+            if let Ok(canonical) = existing.canonicalize() {
+                let mut result = canonical;
+                for name in rest.iter().rev() {
+                    result.push(name);
+                }
+                return lexical(&result);
             }
-            return result;
-        }
-        match (
-            existing.file_name().map(ToOwned::to_owned),
-            existing.parent(),
-        ) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                existing = parent.to_path_buf();
+            if let Ok(target) = std::fs::read_link(&existing) {
+                // A dangling link: go on from its target.
+                let mut next = existing.parent().unwrap_or(Path::new("")).join(target);
+                for name in rest.iter().rev() {
+                    next.push(name);
+                }
+                break next;
             }
-            _ => return path.to_path_buf(),
+            match (
+                existing.file_name().map(ToOwned::to_owned),
+                existing.parent(),
+            ) {
+                (Some(name), Some(parent)) => {
+                    rest.push(name);
+                    existing = parent.to_path_buf();
+                }
+                _ => return lexical(&current),
+            }
+        };
+        current = next;
+    }
+    lexical(&current)
+}
+
+/// `path` with `.` dropped and `..` applied lexically (never above the root).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            Component::Prefix(_) | Component::RootDir | Component::Normal(_) => {
+                out.push(component.as_os_str());
+            }
         }
     }
+    out
 }
 
 fn to_slash(path: &Path) -> String {
@@ -226,6 +269,37 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), dir.path().join("escape")).unwrap();
         let err = ws.resolve("escape/file.txt").unwrap_err();
         assert!(matches!(err, EditError::SymlinkEscape { .. }), "{err}");
+    }
+
+    #[test]
+    fn dangling_symlinks_are_followed_to_where_a_write_would_land() {
+        let (dir, ws) = workspace();
+        let outside = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path().join("new.txt"), dir.path().join("out.txt"))
+            .unwrap();
+        std::os::unix::fs::symlink("../../escape/x", dir.path().join("src/up")).unwrap();
+        std::os::unix::fs::symlink("src/missing.rs", dir.path().join("alias.rs")).unwrap();
+        for path in ["out.txt", "src/up"] {
+            let err = ws.resolve(path).unwrap_err();
+            assert!(
+                matches!(err, EditError::SymlinkEscape { .. }),
+                "{path}: {err}"
+            );
+        }
+        let alias = ws.resolve("alias.rs").unwrap();
+        assert_eq!(
+            ws.real_path(&alias.absolute),
+            ws.root().join("src/missing.rs")
+        );
+    }
+
+    #[test]
+    fn symlink_loops_do_not_hang_resolution() {
+        let (dir, ws) = workspace();
+        std::os::unix::fs::symlink("b", dir.path().join("a")).unwrap();
+        std::os::unix::fs::symlink("a", dir.path().join("b")).unwrap();
+        let resolved = ws.resolve("a/file.txt").unwrap();
+        assert!(ws.real_path(&resolved.absolute).starts_with(ws.root()));
     }
 
     #[test]

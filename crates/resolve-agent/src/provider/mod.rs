@@ -177,6 +177,18 @@ pub(crate) enum FinishReason {
     Other(String),
 }
 
+impl FinishReason {
+    /// The normalized name: `tool_use`, `stop`, `length`, or the server's own word.
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Self::ToolUse => "tool_use",
+            Self::Stop => "stop",
+            Self::Length => "length",
+            Self::Other(reason) => reason,
+        }
+    }
+}
+
 /// A model response in neutral form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ModelResponse {
@@ -333,10 +345,22 @@ impl Provider {
             }
             let finished = match self.config.kind {
                 ProviderKind::OpenAi => {
-                    read_stream(response, openai::StreamState::default(), sink, cancel).await?
+                    read_stream(
+                        response.bytes_stream(),
+                        openai::StreamState::default(),
+                        sink,
+                        cancel,
+                    )
+                    .await?
                 }
                 ProviderKind::Anthropic => {
-                    read_stream(response, anthropic::StreamState::default(), sink, cancel).await?
+                    read_stream(
+                        response.bytes_stream(),
+                        anthropic::StreamState::default(),
+                        sink,
+                        cancel,
+                    )
+                    .await?
                 }
             };
             match finished {
@@ -354,15 +378,22 @@ impl Provider {
     }
 }
 
-/// Read an SSE response to its end. `Ok(Err(why))` means the stream ended without a finish
-/// reason (or broke off), so the caller retries without streaming.
-async fn read_stream<R: StreamReader>(
-    response: reqwest::Response,
+/// Read an SSE body (a stream of byte chunks, split anywhere) to its end. `Ok(Err(why))` means
+/// the stream ended without a finish reason (or broke off), so the caller retries without
+/// streaming.
+async fn read_stream<R, S, B, E>(
+    body: S,
     mut reader: R,
     sink: &mut dyn EventSink,
     cancel: &CancellationToken,
-) -> Result<Result<ModelResponse, String>, AgentError> {
-    let mut events = response.bytes_stream().eventsource();
+) -> Result<Result<ModelResponse, String>, AgentError>
+where
+    R: StreamReader,
+    S: futures::Stream<Item = Result<B, E>>,
+    B: AsRef<[u8]>,
+    E: std::fmt::Display,
+{
+    let mut events = std::pin::pin!(body.eventsource());
     loop {
         let next = tokio::select! {
             biased;
@@ -386,6 +417,81 @@ async fn read_stream<R: StreamReader>(
     Ok(reader
         .finish()
         .ok_or_else(|| "ended without a finish reason".to_owned()))
+}
+
+/// What a streamed (SSE) response body amounts to, as [`parse_event_stream`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamOutcome {
+    /// The stream carried a finish reason: the model's response.
+    Finished {
+        /// The text the model wrote.
+        text: String,
+        /// The tool calls, in order; calls the server sent without an id get `call_<n>`.
+        tool_calls: Vec<ToolCall>,
+        /// Why the model stopped, normalized: `tool_use`, `stop`, `length`, or the server's
+        /// own word for anything else.
+        finish_reason: String,
+    },
+    /// The stream ended without a finish reason, broke off, or reported an error in-stream;
+    /// the agent then retries the call without streaming. `why` says which.
+    Unfinished {
+        /// What went wrong, e.g. `ended without a finish reason`.
+        why: String,
+    },
+}
+
+/// Parse a streamed response body of a `kind` server, given as the byte chunks it arrived in
+/// (a chunk may end anywhere: inside a line, an event or a UTF-8 character).
+///
+/// This is exactly the reader the agent runs on a live response, minus the network; it exists
+/// so that the parsers can be fuzzed and tested on recorded or made-up streams. It never
+/// panics: any input gives a [`StreamOutcome`].
+///
+/// ```
+/// use resolve_agent::ProviderKind;
+/// use resolve_agent::provider::{StreamOutcome, parse_event_stream};
+///
+/// let body = b"data: {\"choices\":[{\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+/// let (head, tail) = body.split_at(20);
+/// let outcome = parse_event_stream(ProviderKind::OpenAi, [head.to_vec(), tail.to_vec()]);
+/// assert_eq!(
+///     outcome,
+///     StreamOutcome::Finished { text: "hi".into(), tool_calls: vec![], finish_reason: "stop".into() }
+/// );
+/// ```
+pub fn parse_event_stream(
+    kind: ProviderKind,
+    chunks: impl IntoIterator<Item = Vec<u8>>,
+) -> StreamOutcome {
+    let body = futures::stream::iter(
+        chunks
+            .into_iter()
+            .map(Ok::<Vec<u8>, std::convert::Infallible>),
+    );
+    let mut sink = |_event: AgentEvent| {};
+    let cancel = CancellationToken::new();
+    let read = async {
+        match kind {
+            ProviderKind::OpenAi => {
+                read_stream(body, openai::StreamState::default(), &mut sink, &cancel).await
+            }
+            ProviderKind::Anthropic => {
+                read_stream(body, anthropic::StreamState::default(), &mut sink, &cancel).await
+            }
+        }
+    };
+    match futures::executor::block_on(read) {
+        Ok(Ok(response)) => StreamOutcome::Finished {
+            text: response.text,
+            tool_calls: response.tool_calls,
+            finish_reason: response.finish.as_str().to_owned(),
+        },
+        Ok(Err(why)) => StreamOutcome::Unfinished { why },
+        // Only cancellation fails outright, and this token is never cancelled.
+        Err(error) => StreamOutcome::Unfinished {
+            why: error.to_string(),
+        },
+    }
 }
 
 /// Give calls without an id one that is unique within the response.

@@ -1,0 +1,62 @@
+//! The bodies of `resolve`'s fuzz targets.
+//!
+//! Each public function takes the raw bytes of one fuzz input, drives one part of `resolve`
+//! with it, and panics when an invariant breaks; returning means the input was handled well.
+//! The cargo-fuzz crate in `fuzz/` wraps each one in a `fuzz_target!`, and this crate's tests
+//! replay the checked-in corpora and crash reproducers (`fuzz/corpus/<target>/`,
+//! `fuzz/regressions/<target>/`) on stable Rust, so every input that once broke something
+//! stays a test.
+//!
+//! | target | what it drives | invariants |
+//! |---|---|---|
+//! | [`resolve_args`] | `ResolveArgs::from_value`, `ToolSpec::validate` of every tool | no panic; accepted arguments round-trip; refusals name a field |
+//! | [`file_tools`] | `FileTools::call(name, args)` in a temp workspace, then apply (or discard) and undo | no panic; nothing outside the workspace changes or leaks; producers write nothing; apply writes exactly the previewed bytes or nothing; undo restores every byte |
+//! | [`ast_edit`] | `preview_ast_edit` with a random pattern, rewrite and source | no panic; nothing written; a preview touches only the file, keeps its BOM, and records its base hash |
+//! | [`store_readers`] | the store and recovery over a corrupt or truncated journal, pending record, history record or counter | no panic; a corrupt file is reported by name and kept; nothing outside the workspace is touched; an applied action is consumed |
+//! | [`sse_stream`] | the OpenAI and Anthropic SSE readers | no panic; the outcome does not depend on where the byte stream was split into chunks |
+//!
+//! Input formats are documented on each function; every format is plain text where it can be,
+//! so corpus files can be read and written by hand.
+
+#![deny(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a fuzz target reports a broken invariant or a broken fixture by panicking"
+)]
+
+mod ast_edit;
+mod file_tools;
+mod fixture;
+mod resolve_args;
+mod sse_stream;
+mod store_readers;
+
+pub use ast_edit::ast_edit;
+pub use file_tools::file_tools;
+pub use resolve_args::resolve_args;
+pub use sse_stream::sse_stream;
+pub use store_readers::store_readers;
+
+/// The names of the fuzz targets, as `fuzz/` and the corpus directories spell them.
+pub const TARGETS: &[&str] = &[
+    "resolve_args",
+    "file_tools",
+    "ast_edit",
+    "store_readers",
+    "sse_stream",
+];
+
+/// Run the target called `name` on `data`; `false` when no target has that name.
+pub fn run(name: &str, data: &[u8]) -> bool {
+    match name {
+        "resolve_args" => resolve_args(data),
+        "file_tools" => file_tools(data),
+        "ast_edit" => ast_edit(data),
+        "store_readers" => store_readers(data),
+        "sse_stream" => sse_stream(data),
+        _ => return false,
+    }
+    true
+}

@@ -1,70 +1,21 @@
 //! `resolve agent` end to end: the real binary against a scripted mock model server on
 //! 127.0.0.1, speaking the OpenAI-compatible wire format.
 
-use std::io::Write;
-use std::process::Stdio;
-
-use resolve_test_support::{MockServer, Reply, Turn};
+use resolve_test_support::Turn;
 use serde_json::{Value, json};
 
-use super::common::{Run, Workspace};
+use super::common::{Model, Run, Workspace, run_agent};
 
 const REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 
-/// A mock server kept alive by its own runtime while the binary talks to it.
-struct Model {
-    _runtime: tokio::runtime::Runtime,
-    server: MockServer,
-}
-
-impl Model {
-    fn start(script: Vec<Turn>) -> Self {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let server = runtime.block_on(MockServer::start(
-            script.into_iter().map(Reply::Turn).collect(),
-        ));
-        Self {
-            _runtime: runtime,
-            server,
-        }
-    }
-
-    fn bodies(&self) -> Vec<Value> {
-        self.server.bodies()
-    }
-}
-
 fn agent(workspace: &Workspace, model: &Model, extra: &[&str], stdin: &str) -> Run {
-    let base = model.server.openai_base();
-    let mut args = vec![
-        "agent",
-        "--base-url",
-        base.as_str(),
-        "--model",
-        "mock",
-        "--api-key-env",
-        "RESOLVE_TEST_NO_KEY",
-    ];
-    args.extend_from_slice(extra);
-    args.push("Change one to uno in a.txt.");
-    let mut child = workspace
-        .command(&args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    Run::from(child.wait_with_output().unwrap())
+    run_agent(
+        workspace,
+        model,
+        extra,
+        "Change one to uno in a.txt.",
+        stdin,
+    )
 }
 
 fn edit_call() -> Turn {

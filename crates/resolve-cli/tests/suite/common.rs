@@ -112,3 +112,79 @@ impl Workspace {
 pub fn resolve() -> Command {
     Command::new(env!("CARGO_BIN_EXE_resolve"))
 }
+
+/// A mock model server kept alive by its own runtime while the binary talks to it.
+pub struct Model {
+    _runtime: tokio::runtime::Runtime,
+    server: resolve_test_support::MockServer,
+}
+
+impl Model {
+    /// A server answering with `script`, one turn per request.
+    pub fn start(script: Vec<resolve_test_support::Turn>) -> Self {
+        Self::replies(
+            script
+                .into_iter()
+                .map(resolve_test_support::Reply::Turn)
+                .collect(),
+        )
+    }
+
+    /// A server answering with `script`, one reply per request.
+    pub fn replies(script: Vec<resolve_test_support::Reply>) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = runtime.block_on(resolve_test_support::MockServer::start(script));
+        Self {
+            _runtime: runtime,
+            server,
+        }
+    }
+
+    /// The bodies of every request so far.
+    pub fn bodies(&self) -> Vec<serde_json::Value> {
+        self.server.bodies()
+    }
+}
+
+/// `resolve agent --base-url <mock> --model mock EXTRA… TASK`, with `stdin` piped in (so it is
+/// never a terminal).
+pub fn run_agent(
+    workspace: &Workspace,
+    model: &Model,
+    extra: &[&str],
+    task: &str,
+    stdin: &str,
+) -> Run {
+    use std::io::Write;
+    use std::process::Stdio;
+    let base = model.server.openai_base();
+    let mut args = vec![
+        "agent",
+        "--base-url",
+        base.as_str(),
+        "--model",
+        "mock",
+        "--api-key-env",
+        "RESOLVE_TEST_NO_KEY",
+    ];
+    args.extend_from_slice(extra);
+    args.push(task);
+    let mut child = workspace
+        .command(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    Run::from(child.wait_with_output().unwrap())
+}

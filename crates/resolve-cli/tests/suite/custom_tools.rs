@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use pretty_assertions::assert_eq;
-use resolve_test_support::{MockServer, Reply, Turn};
+use resolve_test_support::Turn;
 use serde_json::{Value, json};
 
-use super::common::{Run, Workspace};
+use super::common::{Model, Run, Workspace, run_agent};
 
 const REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 
@@ -56,33 +56,6 @@ fn python() -> Option<&'static str> {
         .as_deref()
 }
 
-/// A mock model kept alive by its own runtime while the binary talks to it.
-struct Model {
-    _runtime: tokio::runtime::Runtime,
-    server: MockServer,
-}
-
-impl Model {
-    fn start(script: Vec<Turn>) -> Self {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let server = runtime.block_on(MockServer::start(
-            script.into_iter().map(Reply::Turn).collect(),
-        ));
-        Self {
-            _runtime: runtime,
-            server,
-        }
-    }
-
-    fn bodies(&self) -> Vec<Value> {
-        self.server.bodies()
-    }
-}
-
 /// A workspace whose `.resolve/config.toml` runs the test server as `srv`, logging to
 /// `calls.log`, plus any `extra` TOML.
 fn workspace(python: &str, extra: &str) -> Workspace {
@@ -97,19 +70,7 @@ fn workspace(python: &str, extra: &str) -> Workspace {
 }
 
 fn agent(workspace: &Workspace, model: &Model, extra: &[&str]) -> Run {
-    let base = model.server.openai_base();
-    let mut args = vec![
-        "agent",
-        "--base-url",
-        base.as_str(),
-        "--model",
-        "mock",
-        "--api-key-env",
-        "RESOLVE_TEST_NO_KEY",
-    ];
-    args.extend_from_slice(extra);
-    args.push("Take a note.");
-    Run::from(workspace.command(&args).output().unwrap())
+    run_agent(workspace, model, extra, "Take a note.", "")
 }
 
 /// The JSON lines the server's apply and reject tools logged.

@@ -2,14 +2,11 @@
 //! (OpenAI-compatible wire format). Plan mode offers the read-only tools and a plan-file
 //! `write`; `resolve` submits the plan; approval restores every tool and the run goes on.
 
-use std::io::Write;
-use std::process::Stdio;
-
 use resolve_agent::PLAN_MODE_REMINDER;
-use resolve_test_support::{MockServer, Reply, Turn};
+use resolve_test_support::{Reply, Turn};
 use serde_json::{Value, json};
 
-use super::common::{Run, Workspace};
+use super::common::{self, Model, Run, Workspace};
 
 const PLAN_PATH: &str = ".resolve/plans/words-counter-plan.md";
 const PLAN: &str = "# Words counter\n\n1. Change one to uno in a.txt.\n";
@@ -20,63 +17,9 @@ const REFUSED: &str = "Plan mode: `write` only writes plan files, as `.resolve/p
 const NOT_APPROVED: &str =
     "The run ended in plan mode: no plan was approved, so nothing was implemented.";
 
-/// A mock server kept alive by its own runtime while the binary talks to it.
-struct Model {
-    _runtime: tokio::runtime::Runtime,
-    server: MockServer,
-}
-
-impl Model {
-    fn start(script: Vec<Turn>) -> Self {
-        Self::replies(script.into_iter().map(Reply::Turn).collect())
-    }
-
-    fn replies(script: Vec<Reply>) -> Self {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let server = runtime.block_on(MockServer::start(script));
-        Self {
-            _runtime: runtime,
-            server,
-        }
-    }
-
-    fn bodies(&self) -> Vec<Value> {
-        self.server.bodies()
-    }
-}
-
-/// `resolve agent [--plan] EXTRA… TASK` with `stdin` piped in (so it is never a terminal).
+/// `resolve agent EXTRA… TASK` with `stdin` piped in.
 fn run_agent(workspace: &Workspace, model: &Model, args: &[&str], stdin: &str) -> Run {
-    let base = model.server.openai_base();
-    let mut all = vec![
-        "agent",
-        "--base-url",
-        base.as_str(),
-        "--model",
-        "mock",
-        "--api-key-env",
-        "RESOLVE_TEST_NO_KEY",
-    ];
-    all.extend_from_slice(args);
-    all.push("Change one to uno in a.txt.");
-    let mut child = workspace
-        .command(&all)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    Run::from(child.wait_with_output().unwrap())
+    common::run_agent(workspace, model, args, "Change one to uno in a.txt.", stdin)
 }
 
 fn plan_agent(workspace: &Workspace, model: &Model, extra: &[&str], stdin: &str) -> Run {

@@ -406,9 +406,7 @@ fn durable_action(
                 .map_err(|e| ActionError::Failed(format!("the apply task died: {e}")))??;
                 match outcome {
                     Ok(outcome) => Ok(applied_result(&source_tool, &outcome)),
-                    Err(human_reason) => Ok(ToolResult::error(format!(
-                        "Not applied: the user reviewed this preview and discarded it. Their reason: {human_reason}"
-                    ))),
+                    Err(human_reason) => Ok(human_discard_result(&human_reason)),
                 }
             }
         },
@@ -455,14 +453,25 @@ fn mcp_action(
                         && let GateDecision::Discard { reason } = gate.review(&record)
                     {
                         mcp_discard(&store, runner.as_ref(), &handle, &id, &reason, None)?;
-                        return Ok(ToolResult::error(format!(
-                            "Not applied: the user reviewed this preview and discarded it. Their reason: {reason}"
-                        )));
+                        return Ok(human_discard_result(&reason));
                     }
                     store
-                        .resolve_external(&id, Outcome::Applied, &reason, extra.clone(), |record| {
-                            mcp_call(runner.as_ref(), &handle, record, Step::Apply, &reason, extra.as_ref())
-                        })?
+                        .resolve_external(
+                            &id,
+                            Outcome::Applied,
+                            &reason,
+                            extra.clone(),
+                            |record| {
+                                mcp_call(
+                                    runner.as_ref(),
+                                    &handle,
+                                    record,
+                                    Step::Apply,
+                                    &reason,
+                                    extra.as_ref(),
+                                )
+                            },
+                        )?
                         .map_err(ActionError::Failed)
                 })
                 .await
@@ -557,6 +566,13 @@ fn mcp_call(
         ));
     }
     Ok(result)
+}
+
+/// The result the model reads when the person at the gate discarded its preview.
+fn human_discard_result(reason: &str) -> ToolResult {
+    ToolResult::error(format!(
+        "Not applied: the user reviewed this preview and discarded it. Their reason: {reason}"
+    ))
 }
 
 /// Arguments already checked against the schema, as the producer's request type.

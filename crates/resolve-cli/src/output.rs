@@ -3,9 +3,11 @@
 //! With `--json`, stdout carries exactly one JSON object per result and nothing else; notes go
 //! to stderr either way.
 
-use std::io::{IsTerminal, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Write};
 
 use resolve_core::{ColorMode, ToolResult, render_resolve_result};
+use resolve_edit::{EditError, StagedPreview, Workspace};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::args::{ColorChoice, GlobalArgs};
@@ -57,22 +59,74 @@ impl Output {
         }
     }
 
-    /// Print a tool result: its text (diff lines colored), or one JSON object.
+    /// Print a tool result: its text (diff lines colored), or one JSON object. The text is
+    /// written as it is, never copied: a preview's text can be large.
     pub fn result(self, result: &ToolResult) {
         if self.json {
             self.json_line(&result_json(result));
             return;
         }
-        let text = if self.color {
-            colorize_diff(&result.text)
+        let written = if result.is_error {
+            self.write_text(&mut std::io::stderr().lock(), &result.text)
         } else {
-            result.text.clone()
+            self.write_text(&mut std::io::stdout().lock(), &result.text)
         };
-        if result.is_error {
-            eprintln!("{text}");
+        // A closed pipe is not an error worth reporting.
+        let _ = written;
+    }
+
+    /// Write `text` and a newline, diff lines colored when output is colored.
+    fn write_text(self, out: &mut impl Write, text: &str) -> std::io::Result<()> {
+        let mut out = std::io::BufWriter::new(out);
+        self.write_lines(&mut out, text.as_bytes())?;
+        out.write_all(b"\n")?;
+        out.flush()
+    }
+
+    /// Write what `text` reads, line by line, diff lines colored when output is colored.
+    fn write_lines(self, out: &mut impl Write, text: impl BufRead) -> std::io::Result<()> {
+        for_each_line(text, |line| {
+            if self.color {
+                write_colored_line(out, line)
+            } else {
+                out.write_all(line)
+            }
+        })
+    }
+
+    /// Print a staged preview, streaming its text from the store (it is never held whole): as
+    /// text with the note after it, or as one JSON object shaped like [`result_json`]'s.
+    pub fn staged_preview(
+        self,
+        staged: &StagedPreview,
+        workspace: &Workspace,
+    ) -> Result<(), EditError> {
+        let text = BufReader::with_capacity(64 * 1024, staged.record.preview_text.open(workspace)?);
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let note = staged.note.as_ref().map(|note| format!("\n{note}"));
+        let written = if self.json {
+            let pending_id = staged.details.get("pendingId").unwrap_or(&Value::Null);
+            out.write_all(b"{\"text\":\"")
+                .and_then(|()| for_each_line(text, |line| write_json_escaped(&mut out, line)))
+                .and_then(|()| match &note {
+                    Some(note) => write_json_escaped(&mut out, note.as_bytes()),
+                    None => Ok(()),
+                })
+                .and_then(|()| {
+                    writeln!(
+                        out,
+                        "\",\"isError\":false,\"details\":{},\"pendingId\":{pending_id}}}",
+                        staged.details
+                    )
+                })
         } else {
-            println!("{text}");
-        }
+            self.write_lines(&mut out, text)
+                .and_then(|()| out.write_all(note.as_deref().unwrap_or("").as_bytes()))
+                .and_then(|()| out.write_all(b"\n"))
+        };
+        // A closed pipe is not an error worth reporting.
+        let _ = written.and_then(|()| out.flush());
+        Ok(())
     }
 
     /// Print a `resolve` outcome: the result text, then the resolve block.
@@ -105,27 +159,35 @@ impl Output {
         }
     }
 
-    fn json_line(self, value: &Value) {
-        let mut stdout = std::io::stdout().lock();
+    fn json_line(self, value: &impl Serialize) {
+        let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
         // A closed pipe is not an error worth reporting.
-        let _ = writeln!(stdout, "{value}");
+        let _ = serde_json::to_writer(&mut stdout, value)
+            .map_err(std::io::Error::from)
+            .and_then(|()| stdout.write_all(b"\n"))
+            .and_then(|()| stdout.flush());
     }
 }
 
 /// The stable JSON shape of a result: text, isError, details and the pending id.
-pub fn result_json(result: &ToolResult) -> Value {
-    let pending_id = result
-        .details
-        .as_ref()
-        .and_then(|d| d.get("pendingId"))
-        .cloned()
-        .unwrap_or(Value::Null);
-    json!({
-        "text": result.text,
-        "isError": result.is_error,
-        "details": result.details.clone().unwrap_or(Value::Null),
-        "pendingId": pending_id,
-    })
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultJson<'a> {
+    text: &'a str,
+    is_error: bool,
+    details: &'a Value,
+    pending_id: &'a Value,
+}
+
+/// The JSON shape of `result`, borrowing its text (serialized without copying it).
+pub fn result_json(result: &ToolResult) -> ResultJson<'_> {
+    let details = result.details.as_ref().unwrap_or(&Value::Null);
+    ResultJson {
+        text: &result.text,
+        is_error: result.is_error,
+        details,
+        pending_id: details.get("pendingId").unwrap_or(&Value::Null),
+    }
 }
 
 /// Print a note (recovery, progress) on stderr.
@@ -141,23 +203,49 @@ fn terminal_width() -> usize {
         .unwrap_or(80)
 }
 
-fn colorize_diff(text: &str) -> String {
-    text.lines()
-        .map(|line| {
-            if line.starts_with("+++") || line.starts_with("---") {
-                format!("\x1b[1m{line}\x1b[22m")
-            } else if line.starts_with('+') {
-                format!("\x1b[32m{line}\x1b[39m")
-            } else if line.starts_with('-') {
-                format!("\x1b[31m{line}\x1b[39m")
-            } else if line.starts_with("@@") {
-                format!("\x1b[36m{line}\x1b[39m")
-            } else {
-                line.to_owned()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+/// Call `each` with every line `text` reads, its newline included, one at a time.
+fn for_each_line(
+    mut text: impl BufRead,
+    mut each: impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if text.read_until(b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        each(&line)?;
+    }
+}
+
+/// Write one line (its newline, if any, kept) colored as a diff line: headers bold, additions
+/// green, removals red, hunk lines cyan.
+fn write_colored_line(out: &mut impl Write, line: &[u8]) -> std::io::Result<()> {
+    let (body, newline) = match line.strip_suffix(b"\n") {
+        Some(body) => (body, &b"\n"[..]),
+        None => (line, &b""[..]),
+    };
+    let (start, end): (&[u8], &[u8]) = if body.starts_with(b"+++") || body.starts_with(b"---") {
+        (b"\x1b[1m", b"\x1b[22m")
+    } else if body.starts_with(b"+") {
+        (b"\x1b[32m", b"\x1b[39m")
+    } else if body.starts_with(b"-") {
+        (b"\x1b[31m", b"\x1b[39m")
+    } else if body.starts_with(b"@@") {
+        (b"\x1b[36m", b"\x1b[39m")
+    } else {
+        (b"", b"")
+    };
+    out.write_all(start)?;
+    out.write_all(body)?;
+    out.write_all(end)?;
+    out.write_all(newline)
+}
+
+/// Write `text` escaped as the inside of a JSON string.
+fn write_json_escaped(out: &mut impl Write, text: &[u8]) -> std::io::Result<()> {
+    let quoted = serde_json::to_string(&String::from_utf8_lossy(text))?;
+    out.write_all(&quoted.as_bytes()[1..quoted.len() - 1])
 }
 
 /// Report a failure: on stderr, and as a JSON error object on stdout with `--json`.

@@ -8,8 +8,10 @@
 //! listed, never rewritten; outside the rewritten spans every byte (line endings, a byte-order
 //! mark, a missing final newline) stays as it was. A file that lacks every pattern's literal
 //! text (its longest token, e.g. `unwrap` in `$X.unwrap()`) cannot match and is not parsed, so
-//! parse errors are reported only for files that could match. Nothing is written: the result is
-//! a [`Preview`] whose change set holds the new contents.
+//! parse errors are reported only for files that could match. No workspace file is written:
+//! the result is a [`Preview`] whose change set names the new contents, each written to the blob
+//! store (under `.resolve/`) as soon as it is computed, so a preview holds one file's text per
+//! thread, never every changed file's.
 //!
 //! Languages come from file extensions unless `lang` names one. Without `lang`, an op whose
 //! pattern or rewrite does not parse in a language is not applied to that language's files; it
@@ -21,6 +23,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use ast_grep_core::replacer::{Replacer, TemplateFix};
@@ -30,10 +33,13 @@ use ast_grep_language::{Language, SupportLang};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::preview::{AST_EDIT_TOOL, count_noun, preview_text};
+use crate::blobs::Blobs;
+use crate::preview::{AST_EDIT_TOOL, count_noun, write_preview_text};
 use crate::scope::{Scope, ScopedFile};
 use crate::text_file::{decode, read_bytes, split_bom};
-use crate::{ChangeSet, EditError, FileChange, Preview, Workspace, content_hash, unified_diff};
+use crate::{
+    ChangeSet, Content, EditError, FileChange, Preview, Workspace, content_hash, fs, unified_diff,
+};
 
 /// The file cap of model-facing tools: at most this many files changed by one preview.
 pub const DEFAULT_MAX_FILES: usize = 1000;
@@ -150,6 +156,8 @@ pub fn preview_ast_edit(
         None => None,
     };
     let scope = Scope::resolve(workspace, &request.paths)?;
+    let blobs = Blobs::of(workspace);
+    let spool = DiffSpool::new(&blobs);
 
     let compiled: Mutex<HashMap<SupportLang, Arc<LanguageOps>>> = Mutex::new(HashMap::new());
     let file_counts: Mutex<HashMap<SupportLang, usize>> = Mutex::new(HashMap::new());
@@ -193,7 +201,7 @@ pub fn preview_ast_edit(
             ),
         };
         if ops.usable() {
-            record(process_file(file, lang, &ops));
+            record(process_file(file, lang, &ops, &blobs, &spool));
         }
     });
 
@@ -209,7 +217,7 @@ pub fn preview_ast_edit(
             return Err(error);
         }
     }
-    assemble(request, results, max_files)
+    assemble(request, results, max_files, &blobs, spool)
 }
 
 /// Check what the schema cannot: non-empty patterns, no duplicate pattern, at least one op and
@@ -403,14 +411,17 @@ fn unusable_op_error(
 
 /// What happened to one file.
 enum FileResult {
-    /// The diff is rendered here, on the walker's thread, so the old text is dropped at once.
+    /// The diff is rendered and the new text stored here, on the walker's thread, so neither
+    /// text outlives the file's turn.
     Changed {
         path: String,
         base_hash: String,
-        diff: String,
-        new: String,
+        diff: SpooledDiff,
+        new: Content,
         replacements: usize,
     },
+    /// The new text could not be stored.
+    Failed(EditError),
     Unchanged,
     Skipped {
         path: String,
@@ -427,13 +438,19 @@ enum FileResult {
 impl FileResult {
     fn searched(&self) -> bool {
         match self {
-            Self::Changed { .. } | Self::Unchanged | Self::Overlap { .. } => true,
+            Self::Changed { .. } | Self::Unchanged | Self::Overlap { .. } | Self::Failed(_) => true,
             Self::Skipped { searched, .. } => *searched,
         }
     }
 }
 
-fn process_file(file: ScopedFile, lang: SupportLang, ops: &LanguageOps) -> FileResult {
+fn process_file(
+    file: ScopedFile,
+    lang: SupportLang,
+    ops: &LanguageOps,
+    blobs: &Blobs,
+    spool: &DiffSpool,
+) -> FileResult {
     let skipped = |reason: String| FileResult::Skipped {
         path: file.relative.clone(),
         reason,
@@ -448,17 +465,23 @@ fn process_file(file: ScopedFile, lang: SupportLang, ops: &LanguageOps) -> FileR
     };
     match rewrite_source(&old, lang, ops) {
         Ok(None) => FileResult::Unchanged,
-        Ok(Some(rewritten)) => FileResult::Changed {
-            base_hash: content_hash(old.as_bytes()),
-            diff: {
-                let mut diff = unified_diff(&file.relative, &old, &rewritten.text);
-                diff.shrink_to_fit();
-                diff
-            },
-            path: file.relative,
-            new: rewritten.text,
-            replacements: rewritten.replacements,
-        },
+        Ok(Some(rewritten)) => {
+            let diff = unified_diff(&file.relative, &old, &rewritten.text);
+            let stored = blobs
+                .put(rewritten.text.as_bytes())
+                .and_then(|blob| Ok((blob, spool.put(&diff)?)));
+            let (blob, diff) = match stored {
+                Ok(stored) => stored,
+                Err(error) => return FileResult::Failed(error),
+            };
+            FileResult::Changed {
+                base_hash: content_hash(old.as_bytes()),
+                diff,
+                path: file.relative,
+                new: Content::Stored { blob },
+                replacements: rewritten.replacements,
+            }
+        }
         Err(SourceProblem::ParseErrors { line }) => skipped(format!(
             "parse errors (first at line {line}); not rewritten"
         )),
@@ -559,7 +582,7 @@ fn rewrite_source(
     }
 
     let body_bytes = body.as_bytes();
-    // The exact length, so the new text (held until the preview is staged) never over-allocates.
+    // The exact length, so the new text never over-allocates.
     let new_len = spans.iter().fold(source.len(), |len, span| {
         (len + span.text.len()).saturating_sub(span.range.len())
     });
@@ -593,6 +616,8 @@ fn assemble(
     request: &AstEditRequest,
     results: Vec<FileResult>,
     max_files: Option<usize>,
+    blobs: &Blobs,
+    spool: DiffSpool,
 ) -> Result<AstEditOutcome, EditError> {
     let files_searched = results.iter().filter(|result| result.searched()).count();
     let mut changed = Vec::new();
@@ -614,6 +639,7 @@ fn assemble(
                 second,
             } => overlaps.push((path, first, second)),
             FileResult::Unchanged => {}
+            FileResult::Failed(error) => return Err(error),
         }
     }
     changed.sort_by(|a, b| a.0.cmp(&b.0));
@@ -658,10 +684,10 @@ fn assemble(
     }
 
     let mut change_set = ChangeSet::new();
-    let mut diffs = String::new();
+    let mut diffs = Vec::with_capacity(changed.len());
     let mut file_replacements = Vec::new();
     for (path, base_hash, diff, new, replacements) in changed {
-        diffs.push_str(&diff);
+        diffs.push(diff);
         file_replacements.push(json!({"path": path, "count": replacements}));
         change_set.insert(
             path,
@@ -690,13 +716,111 @@ fn assemble(
             .collect::<Vec<_>>(),
         "limitReached": limit_reached,
     });
+    // The text goes straight from the spooled diffs to the blob store, one diff at a time.
+    let mut text = blobs.writer()?;
+    let spooled = spool.into_reader();
+    write_preview_text(
+        |bytes| text.write(bytes),
+        diffs.iter().map(|diff| spooled.read(diff)),
+        &notes,
+    )?;
     Ok(AstEditOutcome::Preview(Preview {
         change_set,
         source_tool: AST_EDIT_TOOL.to_owned(),
         label,
-        text: preview_text(&diffs, &notes),
+        text: Content::Stored {
+            blob: text.finish()?,
+        },
         details,
     }))
+}
+
+/// Diffs set aside while files are walked, so a preview never holds them all: each walker
+/// thread appends to a nameless scratch file of its own (see [`Blobs::scratch_file`]), and the
+/// text is assembled from them in path order at the end.
+struct DiffSpool<'a> {
+    blobs: &'a Blobs,
+    /// Scratch files no thread is writing: id, file, length.
+    idle: Mutex<Vec<(usize, std::fs::File, u64)>>,
+    created: AtomicUsize,
+}
+
+/// Where one diff was set aside.
+struct SpooledDiff {
+    spool: usize,
+    offset: u64,
+    len: usize,
+}
+
+impl<'a> DiffSpool<'a> {
+    fn new(blobs: &'a Blobs) -> Self {
+        Self {
+            blobs,
+            idle: Mutex::new(Vec::new()),
+            created: AtomicUsize::new(0),
+        }
+    }
+
+    /// Set `diff` aside.
+    fn put(&self, diff: &str) -> Result<SpooledDiff, EditError> {
+        let taken = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let (id, mut file, offset) = match taken {
+            Some(spool) => spool,
+            None => (
+                self.created.fetch_add(1, Ordering::Relaxed),
+                self.blobs.scratch_file()?,
+                0,
+            ),
+        };
+        let written = fs::append(&mut file, self.blobs.dir(), diff.as_bytes());
+        self.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((id, file, offset + diff.len() as u64));
+        written.map(|()| SpooledDiff {
+            spool: id,
+            offset,
+            len: diff.len(),
+        })
+    }
+
+    /// The scratch files, for reading back (every thread is done writing).
+    fn into_reader(self) -> SpoolReader {
+        let mut files = self
+            .idle
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        files.sort_by_key(|(id, _, _)| *id);
+        SpoolReader {
+            dir: self.blobs.dir().to_path_buf(),
+            files: files.into_iter().map(|(_, file, _)| file).collect(),
+        }
+    }
+}
+
+/// Reads set-aside diffs back.
+struct SpoolReader {
+    dir: std::path::PathBuf,
+    files: Vec<std::fs::File>,
+}
+
+impl SpoolReader {
+    fn read(&self, diff: &SpooledDiff) -> Result<Vec<u8>, EditError> {
+        let mut bytes = vec![0; diff.len];
+        let file = self.files.get(diff.spool).ok_or_else(|| {
+            EditError::io(
+                "read a scratch file in",
+                &self.dir,
+                std::io::Error::other("a spooled diff names no scratch file"),
+            )
+        })?;
+        fs::read_at(file, &self.dir, diff.offset, &mut bytes)?;
+        Ok(bytes)
+    }
 }
 
 /// `Skipped 2 files:` and one `- path: reason` line per file (at most 20 named).

@@ -1,13 +1,16 @@
 //! A change set: the exact new content of every file a preview touches, with the hash of the
 //! content each change was computed from. Previews, pending actions and apply all read this one
-//! value; applying it is a separate step (see the transaction module).
+//! value; applying it is a separate step (see the transaction module). Contents are named by
+//! hash once they are in the blob store, so a change set stays small however much it changes.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::EditError;
+use crate::blobs::Blobs;
+use crate::{EditError, Workspace};
 
 /// The SHA-256 of `bytes`, in lowercase hex; identifies a file's content at preview time.
 pub fn content_hash(bytes: &[u8]) -> String {
@@ -19,6 +22,85 @@ pub fn content_hash(bytes: &[u8]) -> String {
     hex
 }
 
+/// A file's content in a change set or a history record: the text itself (a change not yet
+/// staged, or a record written before contents moved to the blob store), or the name of the
+/// blob under `.resolve/blobs/` that holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Content {
+    /// The text, inline.
+    Text(String),
+    /// Kept in the blob store.
+    Stored {
+        /// The SHA-256 of the content, which names its blob.
+        blob: String,
+    },
+}
+
+impl Content {
+    /// The SHA-256 of the content, in lowercase hex.
+    pub fn hash(&self) -> Cow<'_, str> {
+        match self {
+            Self::Text(text) => Cow::Owned(content_hash(text.as_bytes())),
+            Self::Stored { blob } => Cow::Borrowed(blob),
+        }
+    }
+
+    /// The content's bytes, read from the blob store of `workspace` when stored there.
+    pub fn load(&self, workspace: &Workspace) -> Result<Vec<u8>, EditError> {
+        self.bytes(&Blobs::of(workspace)).map(Cow::into_owned)
+    }
+
+    /// The content as text (a byte that is not UTF-8 shows as U+FFFD), read from the blob store
+    /// of `workspace` when stored there.
+    pub fn load_text(&self, workspace: &Workspace) -> Result<String, EditError> {
+        match self {
+            Self::Text(text) => Ok(text.clone()),
+            Self::Stored { .. } => Ok(String::from_utf8(self.load(workspace)?)
+                .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())),
+        }
+    }
+
+    /// A reader of the content, for streaming it out (a stored content is not checked against
+    /// its name on this path; [`Content::load`] checks it).
+    pub fn open(&self, workspace: &Workspace) -> Result<Box<dyn std::io::Read + '_>, EditError> {
+        match self {
+            Self::Text(text) => Ok(Box::new(text.as_bytes())),
+            Self::Stored { blob } => Ok(Box::new(Blobs::of(workspace).open(blob)?)),
+        }
+    }
+
+    /// The content's bytes, read from `blobs` when stored there (and checked against the name).
+    pub(crate) fn bytes(&self, blobs: &Blobs) -> Result<Cow<'_, [u8]>, EditError> {
+        match self {
+            Self::Text(text) => Ok(Cow::Borrowed(text.as_bytes())),
+            Self::Stored { blob } => blobs.read(blob).map(Cow::Owned),
+        }
+    }
+
+    /// This content kept in `blobs`: a text is written there and replaced by its name.
+    pub(crate) fn store(&mut self, blobs: &Blobs) -> Result<(), EditError> {
+        if let Self::Text(text) = self {
+            *self = Self::Stored {
+                blob: blobs.put(text.as_bytes())?,
+            };
+        }
+        Ok(())
+    }
+}
+
+impl From<String> for Content {
+    fn from(text: String) -> Self {
+        Self::Text(text)
+    }
+}
+
+impl From<&str> for Content {
+    fn from(text: &str) -> Self {
+        Self::Text(text.to_owned())
+    }
+}
+
 /// What happens to one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -26,14 +108,14 @@ pub enum FileChange {
     /// Create a file that must not exist yet.
     Create {
         /// Its content.
-        content: String,
+        content: Content,
     },
     /// Replace the content of an existing file whose content hashes to `base_hash`.
     Update {
         /// Hash of the content the change was computed from.
         base_hash: String,
         /// The exact new content.
-        content: String,
+        content: Content,
         /// How many spans were replaced (for counts in texts).
         replacements: usize,
     },
@@ -54,7 +136,7 @@ impl FileChange {
     }
 
     /// The content after the change, or `None` for a delete.
-    pub fn new_content(&self) -> Option<&str> {
+    pub fn new_content(&self) -> Option<&Content> {
         match self {
             Self::Create { content } | Self::Update { content, .. } => Some(content),
             Self::Delete { .. } => None,
@@ -81,6 +163,16 @@ impl ChangeSet {
     /// An empty change set.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Keep every inline content in `blobs`, so the change set names contents by hash only.
+    pub(crate) fn store_contents(&mut self, blobs: &Blobs) -> Result<(), EditError> {
+        for change in self.files.values_mut() {
+            if let FileChange::Create { content } | FileChange::Update { content, .. } = change {
+                content.store(blobs)?;
+            }
+        }
+        Ok(())
     }
 
     /// Add (or replace) the change of `path` (relative, `/`-separated).
@@ -156,7 +248,7 @@ impl ChangeSet {
             hasher.update(
                 change
                     .new_content()
-                    .map_or("-".to_owned(), |content| content_hash(content.as_bytes()))
+                    .map_or(Cow::Borrowed("-"), Content::hash)
                     .as_bytes(),
             );
             hasher.update([0]);
@@ -224,5 +316,39 @@ mod tests {
         );
         assert_eq!(sample().fingerprint(), sample().fingerprint());
         assert_ne!(sample().fingerprint(), other.fingerprint());
+    }
+
+    #[test]
+    fn storing_contents_keeps_the_fingerprint_and_the_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let mut stored = sample();
+        stored.store_contents(&Blobs::of(&workspace)).unwrap();
+        assert_eq!(stored.fingerprint(), sample().fingerprint());
+        let content = stored
+            .get("a.rs")
+            .and_then(FileChange::new_content)
+            .unwrap();
+        assert_eq!(
+            content,
+            &Content::Stored {
+                blob: content_hash(b"b")
+            }
+        );
+        assert_eq!(content.load(&workspace).unwrap(), b"b");
+    }
+
+    #[test]
+    fn inline_and_stored_contents_both_read_back_from_json() {
+        let inline: FileChange =
+            serde_json::from_str(r#"{"kind":"create","content":"hi"}"#).unwrap();
+        assert_eq!(inline.new_content(), Some(&Content::Text("hi".into())));
+        let stored = FileChange::Create {
+            content: Content::Stored {
+                blob: content_hash(b"hi"),
+            },
+        };
+        let json = serde_json::to_string(&stored).unwrap();
+        assert_eq!(serde_json::from_str::<FileChange>(&json).unwrap(), stored);
     }
 }

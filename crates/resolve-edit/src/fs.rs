@@ -194,20 +194,90 @@ fn create_new(path: &Path) -> Result<File, EditError> {
 
 /// Make `backup` hold the content of the existing file `original`: a hard link when the file
 /// system allows one (no data is copied, and the data is as durable as the original's), else
-/// a copy of `bytes`, which the caller must sync. Returns whether it copied.
-pub(crate) fn link_or_copy(
-    original: &Path,
-    backup: &Path,
-    bytes: &[u8],
-) -> Result<bool, EditError> {
+/// a copy, which the caller must sync. Returns whether it copied.
+pub(crate) fn link_or_copy(original: &Path, backup: &Path) -> Result<bool, EditError> {
     remove_file(backup)?;
     match fs::hard_link(original, backup) {
         Ok(()) => Ok(false),
         Err(_) => {
-            write_new(backup, bytes, None)?;
+            fs::copy(original, backup).map_err(|source| EditError::io("copy", original, source))?;
             Ok(true)
         }
     }
+}
+
+/// A fresh temporary file in `dir`, to be filled and then [`persist`]ed under its final name
+/// (it is removed if dropped before).
+pub(crate) fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile, EditError> {
+    tempfile::Builder::new()
+        .prefix(".resolve-")
+        .suffix(".partial")
+        .tempfile_in(dir)
+        .map_err(|source| EditError::io("create a temporary file in", dir, source))
+}
+
+/// Rename the temporary file `temp` to `path`, replacing it. Nothing is synced.
+pub(crate) fn persist(temp: tempfile::NamedTempFile, path: &Path) -> Result<(), EditError> {
+    temp.persist(path)
+        .map(drop)
+        .map_err(|error| EditError::io("rename a temporary file onto", path, error.error))
+}
+
+/// A scratch file in `dir` with no name: it disappears when closed, also when the process
+/// dies, so it never needs cleaning up.
+pub(crate) fn scratch_file_in(dir: &Path) -> Result<File, EditError> {
+    tempfile::tempfile_in(dir)
+        .map_err(|source| EditError::io("create a scratch file in", dir, source))
+}
+
+/// Append `bytes` to the scratch file `file` (in `dir`).
+pub(crate) fn append(file: &mut File, dir: &Path, bytes: &[u8]) -> Result<(), EditError> {
+    file.write_all(bytes)
+        .map_err(|source| EditError::io("write a scratch file in", dir, source))
+}
+
+/// Fill `buffer` from `file` (in `dir`) at `offset`.
+#[cfg(unix)]
+pub(crate) fn read_at(
+    file: &File,
+    dir: &Path,
+    offset: u64,
+    buffer: &mut [u8],
+) -> Result<(), EditError> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buffer, offset)
+        .map_err(|source| EditError::io("read a scratch file in", dir, source))
+}
+
+/// Whether something exists at `path`.
+pub(crate) fn exists(path: &Path) -> Result<bool, EditError> {
+    match fs::symlink_metadata(path) {
+        Ok(_) => Ok(true),
+        Err(error) if is_absent(&error) => Ok(false),
+        Err(source) => Err(EditError::io("read the metadata of", path, source)),
+    }
+}
+
+/// Create `path` by letting `write` fill a fresh temporary name next to it, then renaming that
+/// into place, so `path` never exists half-written. Nothing is synced.
+pub(crate) fn write_then_rename(
+    path: &Path,
+    write: impl FnOnce(&Path) -> Result<(), EditError>,
+) -> Result<(), EditError> {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+    let temp = parent_of(path).join(format!(
+        ".{name}.{}-{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = write(&temp).and_then(|()| rename(&temp, path));
+    if written.is_err() {
+        let _ = remove_file(&temp);
+    }
+    written
 }
 
 /// Fsync every file or directory in `paths`, several at a time: concurrent fsyncs share the

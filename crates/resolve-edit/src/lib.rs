@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod blobs;
 mod change_set;
 mod error;
 mod fs;
@@ -35,7 +36,7 @@ mod tools;
 // Durable MCP tool calls (the `resolve/pendingAction` convention).
 mod external;
 
-pub use change_set::{ChangeSet, FileChange, content_hash};
+pub use change_set::{ChangeSet, Content, FileChange, content_hash};
 pub use error::EditError;
 pub use external::{ExternalActionRunner, McpAction, McpToolCall, Payload};
 pub use fs::{BINARY_SNIFF_LEN, FileContent, atomic_write, is_binary, read_content};
@@ -59,7 +60,10 @@ pub use read_tools::{
 pub use text_edit::{
     EditRequest, WriteRequest, edit_applied_text, preview_edit, preview_write, write_applied_text,
 };
-pub use tools::{ApplyGate, FileTools, GateDecision, StorePendingSource, file_tool_specs};
+pub use tools::{
+    ApplyGate, FileToolOutput, FileTools, GateDecision, StagedPreview, StorePendingSource,
+    file_tool_specs,
+};
 
 /// First line of every preview result.
 pub const PREVIEW_BANNER: &str = "Staged as a preview — files are NOT modified yet. Call `resolve` with action \"apply\" to apply it or \"discard\" to drop it.";

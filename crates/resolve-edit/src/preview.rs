@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ChangeSet;
+use crate::{ChangeSet, Content};
 
 /// Name of the structural rewrite producer.
 pub const AST_EDIT_TOOL: &str = "ast_edit";
@@ -24,8 +24,9 @@ pub struct Preview {
     pub source_tool: String,
     /// The pending action's label, e.g. `AST Edit: 3 replacements in 2 files`.
     pub label: String,
-    /// The result text: the preview banner, then a unified diff per file, then notes.
-    pub text: String,
+    /// The result text: the preview banner, then a unified diff per file, then notes (kept in
+    /// the blob store when it is large, as an `ast_edit` preview's is).
+    pub text: Content,
     /// Structured details (camelCase keys) for renderers and `sourceResultDetails`.
     pub details: serde_json::Value,
 }
@@ -61,16 +62,48 @@ pub(crate) fn count_noun(count: usize, noun: &str) -> String {
     }
 }
 
-/// The preview text: banner, diffs, then any notes, separated by blank lines.
-pub(crate) fn preview_text(diffs: &str, notes: &[String]) -> String {
-    let mut text = crate::PREVIEW_BANNER.to_owned();
-    text.push_str("\n\n");
-    text.push_str(diffs.strip_suffix('\n').unwrap_or(diffs));
-    for note in notes {
-        text.push_str("\n\n");
-        text.push_str(note);
+/// The preview text of a few diffs, in memory (see [`write_preview_text`]).
+pub(crate) fn preview_text(diffs: Vec<String>, notes: &[String]) -> String {
+    let mut text = Vec::new();
+    let written: Result<(), std::convert::Infallible> = write_preview_text(
+        |bytes| {
+            text.extend_from_slice(bytes);
+            Ok(())
+        },
+        diffs.into_iter().map(|diff| Ok(diff.into_bytes())),
+        notes,
+    );
+    if let Err(never) = written {
+        match never {}
     }
-    text
+    String::from_utf8(text)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
+/// Write a preview text through `sink`, one piece at a time: the banner, the diffs one after
+/// another (the last one's final newline dropped), then any notes, each after a blank line.
+/// Diffs are pulled one at a time, so a caller can stream them from disk.
+pub(crate) fn write_preview_text<E>(
+    mut sink: impl FnMut(&[u8]) -> Result<(), E>,
+    diffs: impl IntoIterator<Item = Result<Vec<u8>, E>>,
+    notes: &[String],
+) -> Result<(), E> {
+    sink(crate::PREVIEW_BANNER.as_bytes())?;
+    sink(b"\n\n")?;
+    let mut diffs = diffs.into_iter().peekable();
+    while let Some(diff) = diffs.next() {
+        let diff = diff?;
+        let last = diffs.peek().is_none();
+        sink(match (last, diff.strip_suffix(b"\n")) {
+            (true, Some(stripped)) => stripped,
+            (false, _) | (true, None) => &diff,
+        })?;
+    }
+    for note in notes {
+        sink(b"\n\n")?;
+        sink(note.as_bytes())?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -85,7 +118,7 @@ mod tests {
                 *path,
                 FileChange::Update {
                     base_hash: content_hash(b""),
-                    content: String::new(),
+                    content: String::new().into(),
                     replacements: *replacements,
                 },
             );
@@ -116,7 +149,7 @@ mod tests {
     #[test]
     fn preview_text_starts_with_the_banner() {
         let text = preview_text(
-            "--- a/x\n+++ b/x\n",
+            vec!["--- a/x\n".into(), "+++ b/x\n".into()],
             &["Limit reached; narrow paths.".into()],
         );
         assert!(text.starts_with(crate::PREVIEW_BANNER));

@@ -11,8 +11,13 @@
 //!   counters.json       {"nextSeq": N}: the never-reused id counter
 //!   pending/<seq>.json  one PendingRecord per pending action
 //!   history/<seq>.json  one HistoryRecord per applied or discarded action
+//!   blobs/<sha256>      file contents the records name: new contents, kept originals
 //!   journal/            the transaction in flight: journal.json and backups
 //! ```
+//!
+//! Records name file contents by hash (see the blobs module), so reading, applying or undoing
+//! an action holds one file's content at a time, never a whole change set. Records written
+//! before the blob store carry their contents inline and stay readable.
 //!
 //! Every operation takes the lock, then runs recovery, then reads fresh state from disk, so
 //! changes made by other processes are always seen. Applying, discarding and undoing are
@@ -31,10 +36,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use crate::blobs::Blobs;
 use crate::external::{McpAction, Payload};
 use crate::lock::{LOCK_TIMEOUT, StoreLock};
 use crate::transaction::{self, FileWrite, Purpose, StateChange, Transaction};
-use crate::{ChangeSet, EditError, FileChange, Workspace, content_hash, fs};
+use crate::{ChangeSet, Content, EditError, FileChange, Workspace, content_hash, fs};
 
 /// Pending records, by seq.
 const PENDING_DIR: &str = "pending";
@@ -122,8 +128,9 @@ pub struct PendingRecord {
     /// without it (all records before MCP calls existed) carry a change set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp: Option<McpAction>,
-    /// The preview text shown when it was staged.
-    pub preview_text: String,
+    /// The preview text shown when it was staged (in the blob store; inline in records written
+    /// before it).
+    pub preview_text: Content,
     /// The producer's result details.
     pub details: Value,
     /// [`ChangeSet::fingerprint`] of the change set.
@@ -204,7 +211,7 @@ pub struct HistoryRecord {
     /// Files of the change set that were not written.
     pub dropped_files: Vec<String>,
     /// The content of each applied file before the apply (`None`: it did not exist), for undo.
-    pub before: BTreeMap<String, Option<String>>,
+    pub before: BTreeMap<String, Option<Content>>,
     /// Whether the apply was undone.
     pub undone: bool,
 }
@@ -308,16 +315,18 @@ impl Store {
         self.take_seq()
     }
 
-    /// Stage `change_set` as a pending action at the head of the stack.
+    /// Stage `change_set` as a pending action at the head of the stack; its inline contents
+    /// move to the blob store.
     pub fn stage(
         &self,
         origin: Origin,
         source_tool: &str,
         label: &str,
-        change_set: ChangeSet,
-        preview_text: String,
+        mut change_set: ChangeSet,
+        preview_text: Content,
         details: Value,
     ) -> Result<PendingRecord, EditError> {
+        change_set.store_contents(&Blobs::of(&self.workspace))?;
         let fingerprint = change_set.fingerprint();
         self.stage_payload(
             origin,
@@ -338,7 +347,7 @@ impl Store {
         source_tool: &str,
         label: &str,
         action: McpAction,
-        preview_text: String,
+        preview_text: Content,
         details: Value,
     ) -> Result<PendingRecord, EditError> {
         let encoded = serde_json::to_vec(&action).unwrap_or_default();
@@ -363,9 +372,10 @@ impl Store {
         label: &str,
         (change_set, mcp): (ChangeSet, Option<McpAction>),
         fingerprint: String,
-        preview_text: String,
+        mut preview_text: Content,
         details: Value,
     ) -> Result<PendingRecord, EditError> {
+        preview_text.store(&Blobs::of(&self.workspace))?;
         let _lock = self.session()?;
         let seq = self.take_seq()?;
         let record = PendingRecord {
@@ -513,21 +523,16 @@ impl Store {
             Some((kept, dropped)) => (kept, dropped.clone()),
             None => (&record.change_set, Vec::new()),
         };
-        let targets = self.check_fresh(selected)?;
-        let mut before = BTreeMap::new();
-        let mut relatives = Vec::with_capacity(targets.len());
-        for ((path, _change), (relative, original)) in selected.files().zip(targets) {
-            let original = match original {
-                Some(bytes) => Some(String::from_utf8(bytes).map_err(|_| EditError::Binary {
-                    path: path.to_owned(),
-                })?),
-                None => None,
-            };
-            before.insert(path.to_owned(), original);
-            relatives.push((path.to_owned(), relative));
-        }
+        let originals = self.check_fresh(selected)?;
         let applied_files = selected.paths();
         let total_replacements = selected.total_replacements();
+        let mut before = BTreeMap::new();
+        let mut targets = Vec::with_capacity(originals.len());
+        for (path, (relative, original)) in applied_files.iter().zip(originals) {
+            let kept = original.clone().map(|blob| Content::Stored { blob });
+            before.insert(path.clone(), kept);
+            targets.push((relative, original));
+        }
         drop(restricted);
         record.order = self.take_seq()?;
         let history = HistoryRecord {
@@ -541,21 +546,18 @@ impl Store {
             before,
             undone: false,
         };
-        let files = relatives
+        let files = targets
             .into_iter()
-            .map(|(path, relative)| FileWrite {
+            .zip(&history.applied_files)
+            .map(|((relative, original), path)| FileWrite {
                 relative,
-                original: history
-                    .before
-                    .get(&path)
-                    .and_then(Option::as_deref)
-                    .map(str::as_bytes),
+                original,
                 content: history
                     .action
                     .change_set
-                    .get(&path)
-                    .and_then(FileChange::new_content)
-                    .map(str::as_bytes),
+                    .get(path)
+                    .and_then(FileChange::new_content),
+                keep_original: true,
             })
             .collect();
         self.commit(Purpose::Apply, files, &history)?;
@@ -669,25 +671,26 @@ impl Store {
             reason,
         };
         let mut changed = Vec::new();
-        let mut relatives = Vec::new();
+        let mut targets = Vec::new();
         for path in &record.applied_files {
             let written = record
                 .action
                 .change_set
                 .get(path)
                 .ok_or_else(|| corrupt(format!("applied file `{path}` is not in its change set")))?
-                .new_content();
+                .new_content()
+                .map(|content| content.hash().into_owned());
             if !record.before.contains_key(path) {
                 return Err(corrupt(format!(
                     "no original content of `{path}` is recorded"
                 )));
             }
-            let (relative, current) = self.read_target(path)?;
-            if current.as_deref() != written.map(str::as_bytes) {
+            let (relative, current) = self.hash_target(path)?;
+            if current != written {
                 changed.push(path.clone());
                 continue;
             }
-            relatives.push((path.clone(), relative));
+            targets.push((path.clone(), relative, current));
         }
         if !changed.is_empty() {
             return Err(EditError::UndoConflict {
@@ -697,21 +700,13 @@ impl Store {
         }
         record.undone = true;
         // Every file still holds what the apply wrote, so that is its original here.
-        let files = relatives
+        let files = targets
             .into_iter()
-            .map(|(path, relative)| FileWrite {
+            .map(|(path, relative, current)| FileWrite {
                 relative,
-                original: record
-                    .action
-                    .change_set
-                    .get(&path)
-                    .and_then(FileChange::new_content)
-                    .map(str::as_bytes),
-                content: record
-                    .before
-                    .get(&path)
-                    .and_then(Option::as_deref)
-                    .map(str::as_bytes),
+                original: current,
+                content: record.before.get(&path).and_then(Option::as_ref),
+                keep_original: false,
             })
             .collect();
         self.commit(Purpose::Undo, files, &record)?;
@@ -769,13 +764,14 @@ impl Store {
         .run()
     }
 
-    /// Check every file of `set` against its base (absence for a create); on success each
-    /// file's real root-relative name and current content, in the order of `set`.
+    /// Check every file of `set` against its base (absence for a create), reading one file at
+    /// a time; on success each file's real root-relative name and current hash, in the order of
+    /// `set`.
     fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<Target>, EditError> {
         let mut stale = Vec::new();
         let mut files = Vec::with_capacity(set.len());
         for (path, change) in set.files() {
-            let (relative, current) = match self.read_target(path) {
+            let (relative, current) = match self.hash_target(path) {
                 Ok(target) => target,
                 // A directory now stands where the preview saw a file (or none): it changed.
                 Err(EditError::Io { source, .. })
@@ -786,12 +782,7 @@ impl Store {
                 }
                 Err(error) => return Err(error),
             };
-            let fresh = match (change.base_hash(), &current) {
-                (None, None) => true,
-                (Some(base), Some(bytes)) => content_hash(bytes) == base,
-                (None, Some(_)) | (Some(_), None) => false,
-            };
-            if !fresh {
+            if change.base_hash() != current.as_deref() {
                 stale.push(path.to_owned());
             }
             files.push((relative, current));
@@ -803,9 +794,9 @@ impl Store {
         }
     }
 
-    /// Confine `path`, follow it to the real file, and read that: its root-relative name and
-    /// its content (`None` when absent).
-    fn read_target(&self, path: &str) -> Result<(String, Option<Vec<u8>>), EditError> {
+    /// Confine `path`, follow it to the real file, and hash that: its root-relative name and
+    /// its content's hash (`None` when absent).
+    fn hash_target(&self, path: &str) -> Result<Target, EditError> {
         let resolved = self.workspace.resolve(path)?;
         let real = self.workspace.real_path(&resolved.absolute);
         let relative =
@@ -815,7 +806,7 @@ impl Store {
                     path: path.to_owned(),
                     target: real.clone(),
                 })?;
-        let current = fs::read_bytes(&real)?;
+        let current = fs::read_bytes(&real)?.map(|bytes| content_hash(&bytes));
         Ok((relative, current))
     }
 
@@ -905,8 +896,8 @@ pub(crate) fn ensure_state_dir(workspace: &Workspace) -> Result<PathBuf, EditErr
     Ok(dir)
 }
 
-/// A file to write: its real root-relative name and its current content (`None`: absent).
-type Target = (String, Option<Vec<u8>>);
+/// A file to write: its real root-relative name and its current hash (`None`: absent).
+type Target = (String, Option<String>);
 
 /// The seq of a record file name (`42.json`); `None` for anything else (temp files).
 fn record_seq(name: &str) -> Option<u64> {
@@ -927,7 +918,7 @@ fn merge_aliases(files: Vec<FileWrite>) -> Result<Vec<FileWrite>, EditError> {
     let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for file in files {
         match index.get(&file.relative).map(|at| &merged[*at]) {
-            Some(kept) if kept.content == file.content => {}
+            Some(kept) if kept.content.map(Content::hash) == file.content.map(Content::hash) => {}
             Some(_) => {
                 return Err(EditError::InvalidRequest(format!(
                     "The change names `{}` twice (through a symlink) with different contents; stage one change per file.",
@@ -1055,7 +1046,7 @@ mod tests {
             order: 1,
             change_set: ChangeSet::new(),
             mcp: None,
-            preview_text: String::new(),
+            preview_text: String::new().into(),
             details: Value::Null,
             fingerprint: "f".into(),
         };

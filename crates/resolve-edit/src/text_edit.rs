@@ -99,7 +99,7 @@ pub fn preview_edit(workspace: &Workspace, request: &EditRequest) -> Result<Prev
         path.clone(),
         FileChange::Update {
             base_hash,
-            content: new,
+            content: new.into(),
             replacements,
         },
     );
@@ -107,7 +107,7 @@ pub fn preview_edit(workspace: &Workspace, request: &EditRequest) -> Result<Prev
         change_set,
         source_tool: EDIT_TOOL.to_owned(),
         label: format!("Edit: {path}"),
-        text: preview_text(&diff, &[]),
+        text: preview_text(vec![diff], &[]).into(),
         details: json!({"path": path, "replacements": replacements}),
     })
 }
@@ -126,7 +126,7 @@ pub fn preview_write(workspace: &Workspace, request: &WriteRequest) -> Result<Pr
             (
                 FileChange::Update {
                     base_hash,
-                    content: request.content.clone(),
+                    content: request.content.clone().into(),
                     replacements: 1,
                 },
                 change_diff(&path, Some(&old), Some(&request.content)),
@@ -134,7 +134,7 @@ pub fn preview_write(workspace: &Workspace, request: &WriteRequest) -> Result<Pr
         }
         None => (
             FileChange::Create {
-                content: request.content.clone(),
+                content: request.content.clone().into(),
             },
             change_diff(&path, None, Some(&request.content)),
         ),
@@ -145,7 +145,7 @@ pub fn preview_write(workspace: &Workspace, request: &WriteRequest) -> Result<Pr
         change_set,
         source_tool: WRITE_TOOL.to_owned(),
         label: format!("Write: {path}"),
-        text: preview_text(&diff, &[]),
+        text: preview_text(vec![diff], &[]).into(),
         details: json!({"path": path, "created": created, "bytes": request.content.len()}),
     })
 }
@@ -212,7 +212,7 @@ mod tests {
         let preview = preview_edit(&ws, &edit("w.txt", "one\ntwo", "1\n2", false)).unwrap();
         assert_eq!(
             preview.change_set.get("w.txt").unwrap().new_content(),
-            Some("1\r\n2\r\nthree\r\n")
+            Some(&"1\r\n2\r\nthree\r\n".into())
         );
     }
 

@@ -180,15 +180,32 @@ impl FileTools {
         &self.store
     }
 
-    /// Run the tool `name` with raw JSON arguments (checked against its schema first).
+    /// Run the tool `name` with raw JSON arguments (checked against its schema first); a staged
+    /// preview's result carries its whole text.
     pub fn call(&self, name: &str, args: &Value) -> Result<ToolResult, EditError> {
+        match self.run(name, args)? {
+            FileToolOutput::Result(result) => Ok(result),
+            FileToolOutput::Staged(staged) => staged.into_result(&self.workspace),
+        }
+    }
+
+    /// Run the tool `name` like [`FileTools::call`], but leave a staged preview's text in the
+    /// store, for a caller that streams it (`resolve ast-edit` prints it from there).
+    pub fn run(&self, name: &str, args: &Value) -> Result<FileToolOutput, EditError> {
         let spec = file_tool_specs()
             .iter()
             .find(|spec| spec.name == name)
             .ok_or_else(|| EditError::InvalidRequest(format!("Unknown tool `{name}`.")))?;
         spec.validate(args)?;
+        let text = |text: String| Ok(FileToolOutput::Result(ToolResult::text(text)));
         match name {
-            "ast_edit" => self.ast_edit(&parse(name, args)?),
+            "ast_edit" => {
+                let request: AstEditRequest = parse(name, args)?;
+                match preview_ast_edit(&self.workspace, &request, self.max_files)? {
+                    AstEditOutcome::NoReplacements { text: nothing } => text(nothing),
+                    AstEditOutcome::Preview(preview) => self.stage(preview),
+                }
+            }
             "edit" => self.stage(preview_edit(
                 &self.workspace,
                 &parse::<EditRequest>(name, args)?,
@@ -197,32 +214,23 @@ impl FileTools {
                 &self.workspace,
                 &parse::<WriteRequest>(name, args)?,
             )?),
-            "read" => Ok(ToolResult::text(read_tools::read(
+            "read" => text(read_tools::read(
                 &self.workspace,
                 &parse::<ReadRequest>(name, args)?,
-            )?)),
-            "ls" => Ok(ToolResult::text(read_tools::ls(
+            )?),
+            "ls" => text(read_tools::ls(
                 &self.workspace,
                 &parse::<LsRequest>(name, args)?,
-            )?)),
-            _ => Ok(ToolResult::text(read_tools::grep(
+            )?),
+            _ => text(read_tools::grep(
                 &self.workspace,
                 &parse::<GrepRequest>(name, args)?,
-            )?)),
+            )?),
         }
     }
 
-    /// Preview an `ast_edit` and stage it; zero matches stage nothing.
-    pub fn ast_edit(&self, request: &AstEditRequest) -> Result<ToolResult, EditError> {
-        match preview_ast_edit(&self.workspace, request, self.max_files)? {
-            AstEditOutcome::NoReplacements { text } => Ok(ToolResult::text(text)),
-            AstEditOutcome::Preview(preview) => self.stage(preview),
-        }
-    }
-
-    /// Stage `preview` as a durable pending action of this origin; the result is the preview
-    /// text with the pending id in its details.
-    pub fn stage(&self, preview: Preview) -> Result<ToolResult, EditError> {
+    /// Stage `preview` as a durable pending action of this origin.
+    pub fn stage(&self, preview: Preview) -> Result<FileToolOutput, EditError> {
         let earlier = self
             .store
             .discarded_with_fingerprint(&preview.change_set.fingerprint())?;
@@ -234,15 +242,14 @@ impl FileTools {
             preview.text,
             preview.details,
         )?;
-        let mut text = record.preview_text;
-        if let Some(earlier) = earlier {
-            text.push_str(&format!(
-                "\nNote: an identical change was discarded earlier ({}). Reason given then: {}",
+        let note = earlier.map(|earlier| {
+            format!(
+                "Note: an identical change was discarded earlier ({}). Reason given then: {}",
                 earlier.action.id, earlier.reason
-            ));
-        }
-        let mut details = match record.details {
-            Value::Object(map) => map,
+            )
+        });
+        let mut details = match &record.details {
+            Value::Object(map) => map.clone(),
             Value::Null
             | Value::Bool(_)
             | Value::Number(_)
@@ -250,13 +257,49 @@ impl FileTools {
             | Value::Array(_) => Map::new(),
         };
         details.insert("pendingId".into(), record.id.clone().into());
-        details.insert("label".into(), record.label.into());
-        Ok(ToolResult::text(text).with_details(Value::Object(details)))
+        details.insert("label".into(), record.label.clone().into());
+        Ok(FileToolOutput::Staged(Box::new(StagedPreview {
+            record,
+            note,
+            details: Value::Object(details),
+        })))
     }
 
     /// A pending source over the store for this origin.
     pub fn pending_source(&self) -> StorePendingSource {
         StorePendingSource::new(self.store.clone(), Some(self.origin.clone()))
+    }
+}
+
+/// What a file tool call produced (see [`FileTools::run`]).
+#[derive(Debug)]
+pub enum FileToolOutput {
+    /// A finished result: a read-only tool's, or a preview with nothing to stage.
+    Result(ToolResult),
+    /// A preview staged as a pending action.
+    Staged(Box<StagedPreview>),
+}
+
+/// A preview staged as a pending action, its text still in the store.
+#[derive(Debug)]
+pub struct StagedPreview {
+    /// The pending record.
+    pub record: PendingRecord,
+    /// A line to show after the preview text (an identical change was discarded before).
+    pub note: Option<String>,
+    /// The result's details: the producer's, plus `pendingId` and `label`.
+    pub details: Value,
+}
+
+impl StagedPreview {
+    /// The result the model reads: the preview text, the note on its own line, the details.
+    pub fn into_result(self, workspace: &Workspace) -> Result<ToolResult, EditError> {
+        let mut text = self.record.preview_text.load_text(workspace)?;
+        if let Some(note) = &self.note {
+            text.push('\n');
+            text.push_str(note);
+        }
+        Ok(ToolResult::text(text).with_details(self.details))
     }
 }
 

@@ -17,7 +17,7 @@
 //! | `renamed:<n>` | the n-th target is renamed into place or removed; before the first, every temp file was synced |
 //! | `synced` | every touched directory is fsynced |
 //! | `committed` | the journal is marked committed |
-//! | `state:<n>` | the n-th store-state change is done (place the history record, remove the pending record) |
+//! | `state:<n>` | the n-th store-state change is done (keep an original in the blob store, place the history record, remove the pending record) |
 //! | `journal-removed` | `journal.json` is gone; the backups are removed next |
 //!
 //! Syncing is batched: one pass makes the backups, the state files and the journal durable
@@ -39,9 +39,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::blobs::Blobs;
 use crate::error::quote_list;
 use crate::store::HistoryRecord;
-use crate::{EditError, Workspace, content_hash, fs};
+use crate::{Content, EditError, Workspace, content_hash, fs};
 
 /// Environment variable naming the crash point at which to abort (tests only).
 pub const CRASH_AT_ENV: &str = "RESOLVE_TEST_CRASH_AT";
@@ -110,10 +111,14 @@ impl Purpose {
 pub(crate) struct FileWrite<'a> {
     /// The target, relative to the root (symlinks already resolved).
     pub(crate) relative: String,
-    /// Its content now (checked by the caller), or `None` when it does not exist.
-    pub(crate) original: Option<&'a [u8]>,
-    /// Its content afterwards, or `None` to remove it.
-    pub(crate) content: Option<&'a [u8]>,
+    /// The hash of its content now (checked by the caller), or `None` when it does not exist.
+    pub(crate) original: Option<String>,
+    /// Its content afterwards, or `None` to remove it; a stored content is read from the blob
+    /// store only when its temp file is written, one file at a time.
+    pub(crate) content: Option<&'a Content>,
+    /// Whether the original moves from the journal's backups to the blob store when the
+    /// transaction finishes (an apply keeps originals for undo).
+    pub(crate) keep_original: bool,
 }
 
 /// A change to a file of the state directory, made once the files are committed.
@@ -157,6 +162,14 @@ enum JournalState {
     Remove {
         /// Relative to the state directory.
         path: String,
+    },
+    /// Keep the journal backup `backup` (an original, replaced by now) in the blob store as the
+    /// blob `blob`, its hash.
+    Keep {
+        /// Its name in the journal directory.
+        backup: String,
+        /// The SHA-256 of its content.
+        blob: String,
     },
 }
 
@@ -240,9 +253,23 @@ impl Journal {
             confined(dir)?;
         }
         for change in &self.state {
-            let (JournalState::Write { path, .. }
-            | JournalState::Remove { path }
-            | JournalState::Place { path, .. }) = change;
+            let path = match change {
+                JournalState::Write { path, .. }
+                | JournalState::Remove { path }
+                | JournalState::Place { path, .. } => path,
+                JournalState::Keep { backup, blob } => {
+                    let hex = blob.len() == 64
+                        && blob
+                            .bytes()
+                            .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'));
+                    if !plain(backup) || Path::new(backup).components().count() != 1 || !hex {
+                        return Err(format!(
+                            "it keeps the backup `{backup}` as the blob `{blob}`, which is not a bare name and a SHA-256"
+                        ));
+                    }
+                    continue;
+                }
+            };
             if !plain(path) {
                 return Err(format!(
                     "it names the state file `{path}`, which is not plain"
@@ -278,10 +305,10 @@ impl Transaction<'_> {
         for (index, file) in self.files.iter().enumerate() {
             let target = root.join(&file.relative);
             let backup = match file.original {
-                Some(bytes) => {
+                Some(_) => {
                     let name = format!("backup-{index}");
                     let path = journal_dir.join(&name);
-                    if fs::link_or_copy(&target, &path, bytes)? {
+                    if fs::link_or_copy(&target, &path)? {
                         unsynced.push(path);
                     }
                     backups += 1;
@@ -294,12 +321,22 @@ impl Transaction<'_> {
                 path: file.relative.clone(),
                 temp: temp_name(&file.relative, &transaction_id),
                 backup,
-                original_hash: file.original.map(content_hash),
-                new_hash: file.content.map(content_hash),
+                original_hash: file.original.clone(),
+                new_hash: file.content.map(|content| content.hash().into_owned()),
                 mode: fs::permissions(&target)?.as_ref().map(mode_of),
             });
         }
-        let mut state = Vec::with_capacity(self.state.len());
+        let mut state = Vec::with_capacity(self.state.len() + entries.len());
+        for (entry, file) in entries.iter().zip(&self.files) {
+            if let (true, Some(backup), Some(blob)) =
+                (file.keep_original, &entry.backup, &entry.original_hash)
+            {
+                state.push(JournalState::Keep {
+                    backup: backup.clone(),
+                    blob: blob.clone(),
+                });
+            }
+        }
         for (index, change) in self.state.iter().enumerate() {
             state.push(match change {
                 StateChange::Write { path, record } => {
@@ -330,7 +367,8 @@ impl Transaction<'_> {
         fs::sync_all(&unsynced)?;
         write_journal(&journal_dir, &journal)?;
         hook.point("journal");
-        let landed = write_files(root, &journal, &self.files, &mut hook).and_then(|()| {
+        let blobs = Blobs::of(self.workspace);
+        let landed = write_files(root, &blobs, &journal, &self.files, &mut hook).and_then(|()| {
             journal.committed = true;
             write_journal(&journal_dir, &journal)
         });
@@ -340,7 +378,7 @@ impl Transaction<'_> {
             return Err(error);
         }
         hook.point("committed");
-        finish(&state_dir, &journal, &mut hook)
+        finish(self.workspace, &journal, &mut hook)
     }
 }
 
@@ -379,7 +417,7 @@ pub(crate) fn recover(workspace: &Workspace) -> Result<Option<String>, EditError
         for entry in &journal.entries {
             fs::remove_file(&workspace.root().join(&entry.temp))?;
         }
-        finish(&state_dir, &journal, &mut CrashHook::disabled())?;
+        finish(workspace, &journal, &mut CrashHook::disabled())?;
         return Ok(Some(format!(
             "Finished an interrupted {} of `{}`; {}.",
             purpose.noun(),
@@ -408,6 +446,7 @@ pub(crate) fn recover(workspace: &Workspace) -> Result<Option<String>, EditError
 /// target and sync each touched directory once.
 fn write_files(
     root: &Path,
+    blobs: &Blobs,
     journal: &Journal,
     files: &[FileWrite<'_>],
     hook: &mut CrashHook,
@@ -420,7 +459,7 @@ fn write_files(
         if let Some(content) = file.content {
             let permissions = entry.mode.map(permissions_from);
             let temp = root.join(&entry.temp);
-            fs::write_new(&temp, content, permissions.as_ref())?;
+            fs::write_new(&temp, &content.bytes(blobs)?, permissions.as_ref())?;
             staged.push(temp);
             hook.point(&format!("staged:{}", staged.len()));
         }
@@ -446,10 +485,34 @@ fn write_files(
 }
 
 /// Make the state changes of a committed journal, then remove the journal.
-fn finish(state_dir: &Path, journal: &Journal, hook: &mut CrashHook) -> Result<(), EditError> {
+/// Originals are kept in the blob store first, and are durable before the history record that
+/// names them is placed.
+fn finish(workspace: &Workspace, journal: &Journal, hook: &mut CrashHook) -> Result<(), EditError> {
+    let state_dir = workspace.state_dir();
     let journal_dir = state_dir.join(JOURNAL_DIR);
+    let blobs = Blobs::of(workspace);
+    // Once an original was kept: the copies to sync with the blob directory.
+    let mut kept: Option<Vec<PathBuf>> = None;
+    let sync_kept = |kept: &mut Option<Vec<PathBuf>>| match kept.take() {
+        Some(mut paths) => {
+            paths.push(blobs.dir().to_path_buf());
+            fs::sync_all(&paths)
+        }
+        None => Ok(()),
+    };
     for (index, change) in journal.state.iter().enumerate() {
+        if !matches!(change, JournalState::Keep { .. }) {
+            sync_kept(&mut kept)?;
+        }
         match change {
+            JournalState::Keep { backup, blob } => {
+                let backup = journal_dir.join(backup);
+                // Already kept (and the backup removed) when a recovery gets this far again.
+                if fs::exists(&backup)? {
+                    let copy = blobs.keep_file(&backup, blob)?;
+                    kept.get_or_insert_with(Vec::new).extend(copy);
+                }
+            }
             JournalState::Write { path, content } => {
                 fs::atomic_write_json(&state_dir.join(path), content)?;
             }
@@ -470,6 +533,7 @@ fn finish(state_dir: &Path, journal: &Journal, hook: &mut CrashHook) -> Result<(
         }
         hook.point(&format!("state:{}", index + 1));
     }
+    sync_kept(&mut kept)?;
     remove_journal(&journal_dir, hook)
 }
 
@@ -678,10 +742,12 @@ mod tests {
     fn missing_dirs_lists_new_directories_outermost_first_once() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("src")).unwrap();
+        let x = Content::from("x");
         let file = |relative: &str| FileWrite {
             relative: relative.to_owned(),
             original: None,
-            content: Some(b"x"),
+            content: Some(&x),
+            keep_original: false,
         };
         let files = [file("src/a/b/c.rs"), file("src/a/d.rs"), file("top.rs")];
         assert_eq!(missing_dirs(dir.path(), &files), vec!["src/a", "src/a/b"]);
@@ -701,6 +767,7 @@ mod tests {
         std::fs::write(dir.path().join("a.txt"), "a").unwrap();
         // The second target's parent is a file, so creating it fails after `a.txt` is staged.
         std::fs::write(dir.path().join("blocker"), "").unwrap();
+        let (upper_a, upper_b) = (Content::from("A"), Content::from("B"));
         let transaction = Transaction {
             workspace: &workspace,
             purpose: Purpose::Apply,
@@ -708,13 +775,15 @@ mod tests {
             files: vec![
                 FileWrite {
                     relative: "a.txt".to_owned(),
-                    original: Some(b"a"),
-                    content: Some(b"A"),
+                    original: Some(content_hash(b"a")),
+                    content: Some(&upper_a),
+                    keep_original: true,
                 },
                 FileWrite {
                     relative: "blocker/b.txt".to_owned(),
                     original: None,
-                    content: Some(b"B"),
+                    content: Some(&upper_b),
+                    keep_original: true,
                 },
             ],
             state: Vec::new(),

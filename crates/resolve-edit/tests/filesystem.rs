@@ -145,7 +145,7 @@ fn collect(root: &Path, dir: &Path, files: &mut BTreeMap<String, Vec<u8>>) {
 fn update(old: &[u8], new: &str) -> FileChange {
     FileChange::Update {
         base_hash: content_hash(old),
-        content: new.to_owned(),
+        content: new.into(),
         replacements: 1,
     }
 }

@@ -7,9 +7,9 @@ use std::process::Command;
 
 use pretty_assertions::assert_eq;
 use resolve_edit::{
-    AstEditOp, AstEditOutcome, AstEditRequest, EditError, EditRequest, FileChange, GrepRequest,
-    LsRequest, PREVIEW_BANNER, Preview, ReadRequest, Workspace, WriteRequest, applied_text,
-    content_hash, grep, ls, preview_ast_edit, preview_edit, preview_write, read,
+    AstEditOp, AstEditOutcome, AstEditRequest, Content, EditError, EditRequest, FileChange,
+    GrepRequest, LsRequest, PREVIEW_BANNER, Preview, ReadRequest, Workspace, WriteRequest,
+    applied_text, content_hash, grep, ls, preview_ast_edit, preview_edit, preview_write, read,
 };
 use serde_json::json;
 
@@ -59,16 +59,24 @@ fn preview(ws: &Workspace, request: &AstEditRequest) -> Preview {
 fn no_replacements(ws: &Workspace, request: &AstEditRequest) -> String {
     match preview_ast_edit(ws, request, None).unwrap() {
         AstEditOutcome::NoReplacements { text } => text,
-        AstEditOutcome::Preview(preview) => panic!("expected no replacements: {}", preview.text),
+        AstEditOutcome::Preview(preview) => panic!("expected no replacements: {:?}", preview.text),
     }
 }
 
-fn content<'a>(preview: &'a Preview, path: &str) -> &'a str {
-    preview
+/// The preview's text, read back from the blob store.
+#[expect(clippy::unwrap_used, reason = "a test helper panics when setup fails")]
+fn text(ws: &Workspace, preview: &Preview) -> String {
+    preview.text.load_text(ws).unwrap()
+}
+
+#[expect(clippy::unwrap_used, reason = "a test helper panics when setup fails")]
+fn content(ws: &Workspace, preview: &Preview, path: &str) -> String {
+    let content = preview
         .change_set
         .get(path)
         .and_then(FileChange::new_content)
-        .unwrap_or_else(|| panic!("{path} is not in the preview"))
+        .unwrap_or_else(|| panic!("{path} is not in the preview"));
+    String::from_utf8(content.load(ws).unwrap()).unwrap()
 }
 
 fn foo_to_bar() -> [(&'static str, &'static str); 1] {
@@ -85,7 +93,7 @@ fn ast_edit_one_replacement_has_exact_label_text_and_details() {
     assert_eq!(preview.label, "AST Edit: 1 replacement in 1 file");
     assert_eq!(preview.source_tool, "ast_edit");
     assert_eq!(
-        preview.text,
+        text(&ws, &preview),
         format!(
             "{PREVIEW_BANNER}\n\n--- a/a.rs\n+++ b/a.rs\n@@ -1 +1 @@\n-fn a() {{ foo(1) }}\n+fn a() {{ bar(1) }}"
         )
@@ -140,17 +148,23 @@ fn ast_edit_preview_writes_nothing_and_records_base_hashes() {
         preview.change_set.get("a.rs"),
         Some(&FileChange::Update {
             base_hash: content_hash(original),
-            content: "fn a() { bar(1) }\n".to_owned(),
+            content: Content::Stored {
+                blob: content_hash(b"fn a() { bar(1) }\n")
+            },
             replacements: 1,
         })
     );
+    assert_eq!(content(&ws, &preview, "a.rs"), "fn a() { bar(1) }\n");
 }
 
 #[test]
 fn ast_edit_rewrites_only_the_outermost_of_nested_matches() {
     let (_dir, ws) = workspace(&[("a.rs", b"fn main() { foo(foo(1)); }\n")]);
     let preview = preview(&ws, &request(&foo_to_bar(), &["a.rs"], None));
-    assert_eq!(content(&preview, "a.rs"), "fn main() { bar(foo(1)); }\n");
+    assert_eq!(
+        content(&ws, &preview, "a.rs"),
+        "fn main() { bar(foo(1)); }\n"
+    );
     assert_eq!(preview.label, "AST Edit: 1 replacement in 1 file");
 }
 
@@ -165,7 +179,7 @@ fn ast_edit_ops_all_match_the_original_text() {
             None,
         ),
     );
-    assert_eq!(content(&preview, "a.py"), "x = bar(1)\ny = baz(2)\n");
+    assert_eq!(content(&ws, &preview, "a.py"), "x = bar(1)\ny = baz(2)\n");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -206,7 +220,7 @@ fn ast_edit_identical_edits_from_two_ops_are_not_an_overlap() {
             None,
         ),
     );
-    assert_eq!(content(&preview, "a.ts"), "const a = bar(1);\n");
+    assert_eq!(content(&ws, &preview, "a.ts"), "const a = bar(1);\n");
     assert_eq!(preview.details["totalReplacements"], 1);
 }
 
@@ -315,11 +329,11 @@ fn ast_edit_skips_and_lists_a_file_with_parse_errors() {
         json!([{"path": "broken.rs", "reason": "parse errors (first at line 2); not rewritten"}])
     );
     assert!(
-        preview.text.ends_with(
+        text(&ws, &preview).ends_with(
             "\n\nSkipped 1 file:\n- broken.rs: parse errors (first at line 2); not rewritten"
         ),
         "{}",
-        preview.text
+        text(&ws, &preview)
     );
     let only_broken = no_replacements(&ws, &request(&foo_to_bar(), &["broken.rs"], None));
     assert_eq!(
@@ -356,16 +370,19 @@ fn ast_edit_preserves_crlf_bom_and_a_missing_final_newline() {
     ]);
     let preview = preview(&ws, &request(&foo_to_bar(), &["."], None));
     assert_eq!(
-        content(&preview, "crlf.rs"),
+        content(&ws, &preview, "crlf.rs"),
         "fn a() {\r\n    bar(1);\r\n}\r\n"
     );
-    assert_eq!(content(&preview, "bom.ts"), "\u{feff}const a = bar(1);\n");
-    assert_eq!(content(&preview, "tail.py"), "x = bar(1)\ny = 2");
     assert_eq!(
-        content(&preview, "mixed.rs"),
+        content(&ws, &preview, "bom.ts"),
+        "\u{feff}const a = bar(1);\n"
+    );
+    assert_eq!(content(&ws, &preview, "tail.py"), "x = bar(1)\ny = 2");
+    assert_eq!(
+        content(&ws, &preview, "mixed.rs"),
         "fn a() {\r\n    bar(1);\n}\r\n"
     );
-    assert!(preview.text.contains("\n\\ No newline at end of file"));
+    assert!(text(&ws, &preview).contains("\n\\ No newline at end of file"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -442,9 +459,9 @@ fn ast_edit_file_cap_keeps_the_first_files_and_says_limit_reached() {
     assert_eq!(preview.label, "AST Edit: 2 replacements in 2 files");
     assert_eq!(preview.details["limitReached"], true);
     assert!(
-        preview.text.ends_with("\n\nLimit reached; narrow paths."),
+        text(&ws, &preview).ends_with("\n\nLimit reached; narrow paths."),
         "{}",
-        preview.text
+        text(&ws, &preview)
     );
     let outcome = preview_ast_edit(&ws, &request(&foo_to_bar(), &["."], None), Some(3)).unwrap();
     let AstEditOutcome::Preview(preview) = outcome else {
@@ -485,7 +502,7 @@ fn ast_edit_without_lang_applies_an_op_only_where_it_parses() {
         &ws,
         &request(&[("fn old() {}", "fn new() {}")], &["."], None),
     );
-    assert_eq!(content(&preview, "a.rs"), "fn new() {}\n");
+    assert_eq!(content(&ws, &preview, "a.rs"), "fn new() {}\n");
     // An op that parses in no language searched is an error.
     let error =
         preview_ast_edit(&ws, &request(&[("foo(($A", "x")], &["."], None), None).unwrap_err();
@@ -511,12 +528,12 @@ fn edit_replaces_the_one_occurrence_with_label_and_diff() {
     assert_eq!(preview.label, "Edit: src/a.txt");
     assert_eq!(preview.source_tool, "edit");
     assert_eq!(
-        preview.text,
+        text(&ws, &preview),
         format!(
             "{PREVIEW_BANNER}\n\n--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma"
         )
     );
-    assert_eq!(content(&preview, "src/a.txt"), "alpha\nBETA\ngamma\n");
+    assert_eq!(content(&ws, &preview, "src/a.txt"), "alpha\nBETA\ngamma\n");
     assert_eq!(
         applied_text("edit", &preview.change_set),
         "Applied edit to src/a.txt."
@@ -546,7 +563,7 @@ fn edit_not_found_and_ambiguous_are_errors() {
     );
     assert!(error.to_string().contains("occurs 3 times"), "{error}");
     let preview = edit("x", true).unwrap();
-    assert_eq!(content(&preview, "a.txt"), "y y y\n");
+    assert_eq!(content(&ws, &preview, "a.txt"), "y y y\n");
     assert_eq!(preview.change_set.total_replacements(), 3);
 }
 
@@ -569,9 +586,7 @@ fn write_creates_a_missing_file_and_overwrites_an_existing_one() {
         })
     );
     assert!(
-        created
-            .text
-            .contains("--- /dev/null\n+++ b/docs/new.md\n@@ -0,0 +1 @@\n+# New")
+        text(&ws, &created).contains("--- /dev/null\n+++ b/docs/new.md\n@@ -0,0 +1 @@\n+# New")
     );
     assert_eq!(
         applied_text("write", &created.change_set),
@@ -839,6 +854,9 @@ fn snapshot(root: &Path) -> BTreeMap<String, Vec<u8>> {
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
+            if path.ends_with(resolve_edit::STATE_DIR) {
+                continue;
+            }
             if path.is_dir() {
                 stack.push(path);
             } else {
@@ -986,7 +1004,8 @@ fn ast_edit_matches_the_ast_grep_cli_byte_for_byte() {
         };
         assert_eq!(preview.details["skipped"], json!([]), "{lang} `{pat}`");
         for (path, change) in preview.change_set.files() {
-            std::fs::write(ours.path().join(path), change.new_content().unwrap()).unwrap();
+            let new = change.new_content().unwrap().load(&ws).unwrap();
+            std::fs::write(ours.path().join(path), new).unwrap();
         }
 
         let (expected, actual) = (snapshot(theirs.path()), snapshot(ours.path()));

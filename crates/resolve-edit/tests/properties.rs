@@ -137,7 +137,7 @@ fn change_set(files: &BTreeMap<String, String>, plans: &[(usize, Plan)]) -> Chan
                 path.clone(),
                 FileChange::Update {
                     base_hash: content_hash(old.as_bytes()),
-                    content: content.clone(),
+                    content: content.clone().into(),
                     replacements: 1,
                 },
             ),
@@ -150,7 +150,7 @@ fn change_set(files: &BTreeMap<String, String>, plans: &[(usize, Plan)]) -> Chan
             Plan::Create(path, content) => set.insert(
                 *path,
                 FileChange::Create {
-                    content: content.clone(),
+                    content: content.clone().into(),
                 },
             ),
         }
@@ -159,11 +159,13 @@ fn change_set(files: &BTreeMap<String, String>, plans: &[(usize, Plan)]) -> Chan
 }
 
 /// `before` with `set` applied.
-fn expected_after(before: &Tree, set: &ChangeSet) -> Tree {
+fn expected_after(store: &Store, before: &Tree, set: &ChangeSet) -> Tree {
     let mut after = before.clone();
     for (path, change) in set.files() {
         match change.new_content() {
-            Some(content) => after.insert(path.to_owned(), content.as_bytes().to_vec()),
+            Some(content) => {
+                after.insert(path.to_owned(), content.load(store.workspace()).unwrap())
+            }
             None => after.remove(path),
         };
     }
@@ -199,7 +201,7 @@ proptest! {
         prop_assert_eq!(&self::files(dir.path()), &before, "staging wrote a file");
         let outcome = store.apply(&id, None, "prop", None).unwrap();
         prop_assert_eq!(outcome.applied_files, set.paths());
-        prop_assert_eq!(self::files(dir.path()), expected_after(&before, &set));
+        prop_assert_eq!(self::files(dir.path()), expected_after(&store, &before, &set));
         prop_assert!(store.pending().unwrap().is_empty());
     }
 
@@ -261,7 +263,7 @@ proptest! {
                 continue;
             }
             store.apply(&id, None, "prop", None).unwrap();
-            prop_assert_eq!(self::files(dir.path()), expected_after(&before, &record.change_set));
+            prop_assert_eq!(self::files(dir.path()), expected_after(&store, &before, &record.change_set));
             applied.push(id);
         }
         for id in applied.iter().rev() {

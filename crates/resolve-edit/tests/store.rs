@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use resolve_edit::{
-    CRASH_AT_ENV, ChangeSet, EditError, FileChange, JOURNAL_DIR, Origin, Outcome, PendingRecord,
-    STATE_DIR, Store, StoreLock, StoredAction, Workspace, content_hash,
+    CRASH_AT_ENV, ChangeSet, Content, EditError, FileChange, JOURNAL_DIR, Origin, Outcome,
+    PendingRecord, STATE_DIR, Store, StoreLock, StoredAction, Workspace, content_hash,
 };
 use serde_json::json;
 use tempfile::TempDir;
@@ -46,14 +46,14 @@ fn mode(dir: &TempDir, path: &str) -> u32 {
 fn update(base: &str, content: &str) -> FileChange {
     FileChange::Update {
         base_hash: content_hash(base.as_bytes()),
-        content: content.to_owned(),
+        content: content.into(),
         replacements: 1,
     }
 }
 
 fn create(content: &str) -> FileChange {
     FileChange::Create {
-        content: content.to_owned(),
+        content: content.into(),
     }
 }
 
@@ -82,7 +82,7 @@ fn stage_as(store: &Store, origin: Origin, set: ChangeSet) -> PendingRecord {
             "edit",
             "Edit: test",
             set,
-            "preview".to_owned(),
+            "preview".into(),
             json!({"k": 1}),
         )
         .unwrap()
@@ -757,9 +757,10 @@ fn leftovers(root: &Path) -> Vec<String> {
 
 #[test]
 fn a_crash_at_every_step_of_a_three_file_apply_leaves_all_or_nothing() {
-    // begin, backup:1-2, journal, staged:1-2, renamed:1-3, synced | committed, state:1-2,
-    // journal-removed: 14 points, the first 10 before the commit.
-    const POINTS: usize = 14;
+    // begin, backup:1-2, journal, staged:1-2, renamed:1-3, synced | committed, state:1-4 (keep
+    // the two originals, place the history record, remove the pending one), journal-removed:
+    // 16 points, the first 10 before the commit.
+    const POINTS: usize = 16;
     const LAST_BEFORE_COMMIT: usize = 10;
     for step in 1..=POINTS + 1 {
         let (dir, store, id) = three_file_action();
@@ -789,7 +790,7 @@ fn a_crash_at_every_step_of_a_three_file_apply_leaves_all_or_nothing() {
                     && text.ends_with("it is still pending.")),
                 "{context}"
             ),
-            11..=13 => assert_eq!(
+            11..=15 => assert_eq!(
                 message,
                 Some(format!(
                     "Finished an interrupted apply of `{id}`; it is applied."
@@ -802,6 +803,13 @@ fn a_crash_at_every_step_of_a_three_file_apply_leaves_all_or_nothing() {
             store.apply(&id, None, "again", None).unwrap();
             assert_eq!(landed(&dir, &context), Landed::New);
         }
+        // However the apply ended, its originals were kept for undo.
+        store.undo(&id).unwrap();
+        assert_eq!(
+            landed_after(&dir, &context, "undo"),
+            Landed::Original,
+            "{context}"
+        );
     }
 }
 
@@ -845,4 +853,97 @@ fn a_crash_at_every_step_of_an_undo_leaves_it_applied_or_undone() {
             break;
         }
     }
+}
+
+#[test]
+fn a_staged_record_names_its_contents_by_hash_and_keeps_originals_for_undo() {
+    let (dir, store) = setup();
+    write(&dir, "a.rs", "old a\n");
+    let record = stage(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
+    let json = std::fs::read_to_string(
+        dir.path()
+            .join(STATE_DIR)
+            .join(format!("pending/{}.json", record.seq)),
+    )
+    .unwrap();
+    assert!(!json.contains("new a"), "the record holds the text: {json}");
+    assert!(json.contains(&content_hash(b"new a\n")), "{json}");
+
+    let outcome = store.apply(&record.id, None, "r", None).unwrap();
+    assert_eq!(
+        outcome.record.before["a.rs"],
+        Some(Content::Stored {
+            blob: content_hash(b"old a\n")
+        })
+    );
+    let history = std::fs::read_to_string(
+        dir.path()
+            .join(STATE_DIR)
+            .join(format!("history/{}.json", record.seq)),
+    )
+    .unwrap();
+    assert!(!history.contains("old a"), "the history holds the text");
+    store.undo(&record.id).unwrap();
+    assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
+}
+
+#[test]
+fn records_written_with_inline_contents_still_apply_and_undo() {
+    let (dir, store) = setup();
+    write(&dir, "a.rs", "old a\n");
+    // The shape of a pending record before contents moved to the blob store.
+    let legacy = json!({
+        "id": "pending-action:edit:7", "seq": 7, "origin": "cli", "sourceTool": "edit",
+        "label": "Edit: a.rs", "createdAt": 1, "order": 7,
+        "changeSet": {"files": {
+            "a.rs": {"kind": "update", "base_hash": content_hash(b"old a\n"), "content": "new a\n", "replacements": 1},
+            "n.txt": {"kind": "create", "content": "made\n"}
+        }},
+        "previewText": "preview", "details": null, "fingerprint": "f"
+    });
+    std::fs::create_dir_all(dir.path().join(STATE_DIR).join("pending")).unwrap();
+    std::fs::write(
+        dir.path().join(STATE_DIR).join("pending/7.json"),
+        legacy.to_string(),
+    )
+    .unwrap();
+    store
+        .apply("pending-action:edit:7", None, "legacy", None)
+        .unwrap();
+    assert_eq!(read(&dir, "a.rs").as_deref(), Some("new a\n"));
+    assert_eq!(read(&dir, "n.txt").as_deref(), Some("made\n"));
+    store.undo("pending-action:edit:7").unwrap();
+    assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
+    assert_eq!(read(&dir, "n.txt"), None);
+}
+
+#[test]
+fn a_damaged_content_blob_fails_the_apply_and_touches_nothing() {
+    let (dir, store) = setup();
+    write(&dir, "a.rs", "old a\n");
+    write(&dir, "b.rs", "old b\n");
+    let record = stage(
+        &store,
+        change_set([
+            ("a.rs", update("old a\n", "new a\n")),
+            ("b.rs", update("old b\n", "new b\n")),
+        ]),
+    );
+    let blob = dir
+        .path()
+        .join(STATE_DIR)
+        .join("blobs")
+        .join(content_hash(b"new b\n"));
+    std::fs::write(&blob, "tampered\n").unwrap();
+    let error = store.apply(&record.id, None, "r", None).unwrap_err();
+    assert!(
+        matches!(error, EditError::CorruptState { ref path, .. } if *path == blob),
+        "{error}"
+    );
+    assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
+    assert_eq!(read(&dir, "b.rs").as_deref(), Some("old b\n"));
+    assert!(matches!(
+        store.get(&record.id).unwrap(),
+        StoredAction::Pending(_)
+    ));
 }

@@ -109,16 +109,22 @@ pub fn ast_edit(data: &[u8]) {
                 panic!("an ast_edit preview must update its file");
             };
             assert_eq!(base_hash, &content_hash(source), "wrong base hash");
-            assert_ne!(
-                content.as_bytes(),
-                *source,
-                "a preview that changes nothing"
-            );
+            let content = content
+                .load(&fixture.workspace())
+                .expect("a preview's content reads back from the blob store");
+            assert_ne!(content, *source, "a preview that changes nothing");
             assert!(*replacements >= 1);
             if source.starts_with("\u{feff}".as_bytes()) {
-                assert!(content.starts_with('\u{feff}'), "the BOM was lost");
+                assert!(
+                    content.starts_with("\u{feff}".as_bytes()),
+                    "the BOM was lost"
+                );
             }
-            assert!(preview.text.starts_with(resolve_edit::PREVIEW_BANNER));
+            let text = preview
+                .text
+                .load_text(&fixture.workspace())
+                .expect("a preview's text reads back from the blob store");
+            assert!(text.starts_with(resolve_edit::PREVIEW_BANNER));
         }
     }
 }

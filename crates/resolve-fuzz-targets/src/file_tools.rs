@@ -125,8 +125,12 @@ pub fn file_tools(data: &[u8]) {
                 let absolute = fixture.root().join(path);
                 match change.new_content() {
                     Some(content) => assert_eq!(
-                        std::fs::read(&absolute).ok().as_deref(),
-                        Some(content.as_bytes()),
+                        std::fs::read(&absolute).ok(),
+                        Some(
+                            content
+                                .load(&fixture.workspace())
+                                .expect("an applied content reads back")
+                        ),
                         "`{path}` does not hold the previewed bytes after apply"
                     ),
                     None => assert!(!absolute.exists(), "`{path}` survived its delete"),

@@ -97,8 +97,10 @@ pub fn store_readers(data: &[u8]) {
                 .and_then(FileChange::new_content);
             let absolute = fixture.root().join(path);
             assert_eq!(
-                std::fs::read(&absolute).ok().as_deref(),
-                content.map(str::as_bytes),
+                std::fs::read(&absolute).ok(),
+                content.map(|content| content
+                    .load(&fixture.workspace())
+                    .expect("an applied content reads back")),
                 "`{path}` does not hold what the applied change set says"
             );
         }

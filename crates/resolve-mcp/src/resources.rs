@@ -96,10 +96,19 @@ pub(crate) fn read(store: &Store, uri: &str) -> Result<ResourceContents, ErrorDa
         Err(error @ EditError::UnknownAction { .. }) => return Err(not_found(error.to_string())),
         Err(error) => return Err(ErrorData::internal_error(error.to_string(), None)),
     };
+    let preview = |record: &resolve_edit::PendingRecord| {
+        record
+            .preview_text
+            .load_text(store.workspace())
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    };
     let text = match (stored, want_pending) {
         (StoredAction::Pending(record), true) => format!(
             "{} — pending ({}): {}\n\n{}",
-            record.id, record.origin, record.label, record.preview_text
+            record.id,
+            record.origin,
+            record.label,
+            preview(&record)?
         ),
         (StoredAction::Resolved(entry), false) => format!(
             "{}  {}  {}  — {}\n\n{}",
@@ -107,7 +116,7 @@ pub(crate) fn read(store: &Store, uri: &str) -> Result<ResourceContents, ErrorDa
             outcome_word(&entry),
             entry.action.label,
             entry.reason,
-            entry.action.preview_text
+            preview(&entry.action)?
         ),
         (StoredAction::Resolved(entry), true) => {
             return Err(not_found(format!(

@@ -102,7 +102,14 @@ impl Tool for McpTool {
             let action = request.into_action(&self.server);
             let preview = text.clone();
             let staged = tokio::task::spawn_blocking(move || {
-                store.stage_mcp(origin, &source_tool, &label, action, preview, details)
+                store.stage_mcp(
+                    origin,
+                    &source_tool,
+                    &label,
+                    action,
+                    preview.into(),
+                    details,
+                )
             })
             .await
             .map_err(|error| ToolError::Fatal(format!("a staging task died: {error}")))?;

@@ -17,7 +17,7 @@ use resolve_agent::{
 };
 use resolve_core::{ColorMode, RESOLVE_TOOL_NAME, ResolveSession, render_resolve_result};
 use resolve_edit::{
-    ApplyGate, FileTools, GateDecision, Origin, PendingRecord, Store, StorePendingSource,
+    ApplyGate, FileTools, GateDecision, Origin, PendingRecord, Store, StorePendingSource, Workspace,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -66,7 +66,9 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
     let mut source = StorePendingSource::new(store.clone(), Some(Origin::Agent))
         .with_external_runner(Arc::new(hub.clone()));
     if args.approve == ApproveChoice::Ask {
-        source = source.with_gate(Arc::new(TerminalGate));
+        source = source.with_gate(Arc::new(TerminalGate {
+            workspace: store.workspace().clone(),
+        }));
     }
     let resolve = ResolveSession::new()
         .with_id_allocator(Arc::new(store.clone()))
@@ -235,16 +237,27 @@ impl Printer {
 
 /// Asks the person at the terminal before an apply the model requested.
 #[derive(Debug)]
-struct TerminalGate;
+struct TerminalGate {
+    workspace: Workspace,
+}
 
 impl ApplyGate for TerminalGate {
     fn review(&self, record: &PendingRecord) -> GateDecision {
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(
             stderr,
-            "\nThe model wants to apply {} ({}):\n{}",
-            record.id, record.label, record.preview_text
+            "\nThe model wants to apply {} ({}):",
+            record.id, record.label
         );
+        match record.preview_text.open(&self.workspace) {
+            Ok(mut preview) => {
+                let _ = std::io::copy(&mut preview, &mut stderr);
+                let _ = writeln!(stderr);
+            }
+            Err(error) => {
+                let _ = writeln!(stderr, "(its preview cannot be shown: {error})");
+            }
+        }
         let _ = write!(stderr, "Apply this change? [a]pply / [d]iscard: ");
         let _ = stderr.flush();
         let answer = read_line();

@@ -9,8 +9,8 @@ use anyhow::Context;
 use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
 use resolve_edit::{
-    FileTools, HistoryRecord, Origin, Outcome as HistoryOutcome, Store, StorePendingSource,
-    StoredAction, Workspace,
+    FileToolOutput, FileTools, HistoryRecord, Origin, Outcome as HistoryOutcome, Store,
+    StorePendingSource, StoredAction, Workspace,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -86,12 +86,21 @@ fn cli_tools(store: &Store, max_files: Option<usize>) -> FileTools {
     FileTools::new(store.clone(), Origin::Cli).with_max_files(max_files)
 }
 
-/// Print a producer's result and turn it into an outcome.
+/// Print a producer's result (a staged preview's text streamed from the store) and turn it
+/// into an outcome.
 fn staged(
-    result: Result<ToolResult, resolve_edit::EditError>,
+    store: &Store,
+    result: Result<FileToolOutput, resolve_edit::EditError>,
     output: Output,
 ) -> anyhow::Result<Outcome> {
-    let result = result.unwrap_or_else(|error| ToolResult::error(error.to_string()));
+    let result = match result {
+        Ok(FileToolOutput::Staged(staged)) => {
+            output.staged_preview(&staged, store.workspace())?;
+            return Ok(Outcome::Success);
+        }
+        Ok(FileToolOutput::Result(result)) => result,
+        Err(error) => ToolResult::error(error.to_string()),
+    };
     output.result(&result);
     Ok(if result.is_error {
         Outcome::Failed
@@ -111,14 +120,14 @@ fn ast_edit(store: &Store, args: &AstEditArgs, output: Output) -> anyhow::Result
         call["lang"] = json!(lang);
     }
     let scanning = crate::progress::Progress::start("Scanning files…");
-    let result = cli_tools(store, args.max_files).call("ast_edit", &call);
+    let result = cli_tools(store, args.max_files).run("ast_edit", &call);
     drop(scanning);
-    staged(result, output)
+    staged(store, result, output)
 }
 
 fn edit(store: &Store, args: &EditArgs, output: Output) -> anyhow::Result<Outcome> {
     let call = json!({"path": args.path, "old_text": args.old_text, "new_text": args.new_text, "replace_all": args.all});
-    staged(cli_tools(store, None).call("edit", &call), output)
+    staged(store, cli_tools(store, None).run("edit", &call), output)
 }
 
 fn write(store: &Store, args: &WriteArgs, output: Output) -> anyhow::Result<Outcome> {
@@ -130,10 +139,8 @@ fn write(store: &Store, args: &WriteArgs, output: Output) -> anyhow::Result<Outc
             .with_context(|| format!("could not read `{}`", from.display()))?,
         (None, None) => anyhow::bail!("give the content with --content TEXT or --from FILE"),
     };
-    staged(
-        cli_tools(store, None).call("write", &json!({"path": args.path, "content": content})),
-        output,
-    )
+    let call = json!({"path": args.path, "content": content});
+    staged(store, cli_tools(store, None).run("write", &call), output)
 }
 
 /// Apply or discard through the core dispatch, over every origin's pending actions. An action
@@ -213,17 +220,24 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
         },
     };
     let (json, human) = match store.get(&id)? {
-        StoredAction::Pending(record) => (
-            json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "preview": record.preview_text}),
-            format!(
-                "{} — pending ({}): {}\n\n{}",
-                record.id, record.origin, record.label, record.preview_text
-            ),
-        ),
-        StoredAction::Resolved(entry) => (
-            history_json(&entry),
-            format!("{}\n\n{}", history_line(&entry), entry.action.preview_text),
-        ),
+        StoredAction::Pending(record) => {
+            let preview = record.preview_text.load_text(store.workspace())?;
+            let human = format!(
+                "{} — pending ({}): {}\n\n{preview}",
+                record.id, record.origin, record.label
+            );
+            (
+                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "preview": preview}),
+                human,
+            )
+        }
+        StoredAction::Resolved(entry) => {
+            let preview = entry.action.preview_text.load_text(store.workspace())?;
+            (
+                history_json(&entry, store.workspace())?,
+                format!("{}\n\n{preview}", history_line(&entry)),
+            )
+        }
     };
     output.data(&json, &human);
     Ok(Outcome::Success)
@@ -255,7 +269,7 @@ fn undo(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
                 entry.applied_files.join(", ")
             );
             output.data(
-                &json!({"text": text, "isError": false, "details": history_json(&entry)}),
+                &json!({"text": text, "isError": false, "details": history_json(&entry, store.workspace())?}),
                 &text,
             );
             Ok(Outcome::Success)
@@ -278,10 +292,17 @@ fn log(store: &Store, output: Output) -> anyhow::Result<Outcome> {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    output.data(
-        &json!({"history": history.iter().map(history_json).collect::<Vec<Value>>()}),
-        &human,
-    );
+    // Previews are read from the store only for JSON output.
+    let json = if output.is_json() {
+        let entries = history
+            .iter()
+            .map(|entry| history_json(entry, store.workspace()))
+            .collect::<Result<Vec<Value>, _>>()?;
+        json!({ "history": entries })
+    } else {
+        Value::Null
+    };
+    output.data(&json, &human);
     Ok(Outcome::Success)
 }
 
@@ -299,8 +320,8 @@ fn history_line(entry: &HistoryRecord) -> String {
 }
 
 /// The JSON shape of a history entry in `log`, `show` and `undo`.
-fn history_json(entry: &HistoryRecord) -> Value {
-    json!({
+fn history_json(entry: &HistoryRecord, workspace: &Workspace) -> anyhow::Result<Value> {
+    Ok(json!({
         "id": entry.action.id,
         "state": match entry.outcome { HistoryOutcome::Applied => "applied", HistoryOutcome::Discarded => "discarded" },
         "label": entry.action.label,
@@ -311,6 +332,6 @@ fn history_json(entry: &HistoryRecord) -> Value {
         "droppedFiles": entry.dropped_files,
         "undone": entry.undone,
         "resolvedAt": entry.resolved_at,
-        "preview": entry.action.preview_text,
-    })
+        "preview": entry.action.preview_text.load_text(workspace)?,
+    }))
 }

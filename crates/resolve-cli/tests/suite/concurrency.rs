@@ -222,7 +222,10 @@ fn parallel_processes_consume_each_action_at_most_once_and_leave_serial_file_sta
                 "{} was applied to `{path}` over content it was not previewed on",
                 record.action.id
             );
-            expected.insert(path.clone(), change.new_content().map(str::to_owned));
+            let written = change.new_content().map(|content| {
+                String::from_utf8(content.load(store.workspace()).unwrap()).unwrap()
+            });
+            expected.insert(path.clone(), written);
         }
     }
     for (path, content) in &expected {

@@ -108,22 +108,40 @@ fn assert_lands_afterwards(workspace: &Workspace) {
 
 #[test]
 fn a_write_error_under_a_tiny_file_size_limit_rolls_back_and_leaves_nothing_behind() {
-    // Backups are hard links, so the first write that fails is a journal file.
+    // Backups are hard links and records name contents by hash, so the journal fits; the first
+    // write that fails is the new `b.py`, after `a.py`'s was written.
     let workspace = staged();
     let run = apply_with_file_size_limit(&workspace, 8);
     assert_rolled_back(&workspace, &run);
-    assert!(run.stderr.contains(".resolve/journal/"), "{}", run.stderr);
+    assert!(run.stderr.contains(".b.py.resolve-"), "{}", run.stderr);
     assert_lands_afterwards(&workspace);
 }
 
 #[test]
 fn a_write_error_while_journaling_writes_no_file() {
-    // The journal's staged history record, which carries the whole change, does not fit.
-    let workspace = staged();
-    let run = apply_with_file_size_limit(&workspace, 48);
-    assert_rolled_back(&workspace, &run);
+    // 400 small files: every new content fits, the journal (one entry per file) does not.
+    let names: Vec<String> = (0..400).map(|i| format!("f{i:03}.py")).collect();
+    let files: Vec<(&str, &str)> = names
+        .iter()
+        .map(|name| (name.as_str(), "y = foo(2)\n"))
+        .collect();
+    let workspace = Workspace::with(&files);
+    workspace
+        .run(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "."])
+        .expect_code(0);
+    let run = apply_with_file_size_limit(&workspace, 16);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("File too large"), "{}", run.stderr);
     assert!(run.stderr.contains(".resolve/journal/"), "{}", run.stderr);
-    assert_lands_afterwards(&workspace);
+    for name in &names {
+        assert_eq!(workspace.read(name), "y = foo(2)\n", "{name}");
+    }
+    assert_eq!(workspace.pending_ids().len(), 1);
+    assert_eq!(leftovers(workspace.root()), Vec::<String>::new());
+    workspace
+        .run(&["apply", "--reason", "Room again."])
+        .expect_code(0);
+    assert_eq!(workspace.read("f399.py"), "y = bar(2)\n");
 }
 
 /// A tmpfs mounted for one test; unmounted when dropped.

@@ -1,0 +1,235 @@
+//! The content store: file contents kept as files named by their SHA-256 under
+//! `<root>/.resolve/blobs/`, so pending and history records carry hashes instead of texts and no
+//! step ever holds a whole change set in memory.
+//!
+//! A preview writes each new content here as soon as it is computed; an apply keeps each
+//! original here (a hard link to the replaced file: no data is copied) so undo can restore it.
+//! Blobs are written to a temporary name and renamed into place, so a reader never sees half a
+//! blob, and every read checks the content against its name: a damaged or missing blob is
+//! [`EditError::CorruptState`], never silently used. New-content blobs are not synced when a
+//! preview writes them (a preview survives a killed process, and its apply writes and syncs the
+//! targets from them); originals kept by an apply are durable before the apply commits.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::{EditError, Workspace, content_hash, fs};
+
+/// The blob directory, under the state directory.
+pub(crate) const BLOBS_DIR: &str = "blobs";
+
+/// The blob directory of one workspace.
+#[derive(Debug, Clone)]
+pub(crate) struct Blobs {
+    workspace: Workspace,
+    dir: PathBuf,
+}
+
+impl Blobs {
+    /// The blobs of `workspace`; nothing is created until a blob is written.
+    pub(crate) fn of(workspace: &Workspace) -> Self {
+        Self {
+            workspace: workspace.clone(),
+            dir: workspace.state_dir().join(BLOBS_DIR),
+        }
+    }
+
+    /// The directory, for syncing after blobs were linked into it.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Keep `bytes`; returns their hash (the blob's name).
+    pub(crate) fn put(&self, bytes: &[u8]) -> Result<String, EditError> {
+        let mut writer = self.writer()?;
+        writer.write(bytes)?;
+        writer.finish()
+    }
+
+    /// A blob written piece by piece: what is written is hashed on the way, and the blob takes
+    /// its name when finished.
+    pub(crate) fn writer(&self) -> Result<BlobWriter, EditError> {
+        self.ensure_dir()?;
+        Ok(BlobWriter {
+            file: std::io::BufWriter::with_capacity(64 * 1024, fs::temp_file_in(&self.dir)?),
+            hasher: Sha256::new(),
+            dir: self.dir.clone(),
+        })
+    }
+
+    /// A nameless scratch file next to the blobs, gone once closed (see [`fs::scratch_file_in`]).
+    pub(crate) fn scratch_file(&self) -> Result<std::fs::File, EditError> {
+        self.ensure_dir()?;
+        fs::scratch_file_in(&self.dir)
+    }
+
+    /// Keep the content of the file at `source`, which hashes to `hash`, as a hard link (a copy
+    /// where the file system has none); nothing happens when the blob exists. Returns the path
+    /// of a copy the caller must sync, or `None` when only the directory needs syncing.
+    pub(crate) fn keep_file(
+        &self,
+        source: &Path,
+        hash: &str,
+    ) -> Result<Option<PathBuf>, EditError> {
+        let path = self.path(hash)?;
+        if fs::exists(&path)? {
+            return Ok(None);
+        }
+        self.ensure_dir()?;
+        let mut copied = false;
+        fs::write_then_rename(&path, |temp| {
+            copied = fs::link_or_copy(source, temp)?;
+            Ok(())
+        })?;
+        Ok(copied.then_some(path))
+    }
+
+    /// The path of the blob named `hash`; a name that is not a SHA-256 in hex is corrupt state
+    /// (a record naming `../x` must not reach outside the directory).
+    pub(crate) fn path(&self, hash: &str) -> Result<PathBuf, EditError> {
+        if hash.len() == 64
+            && hash
+                .bytes()
+                .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+        {
+            Ok(self.dir.join(hash))
+        } else {
+            Err(EditError::CorruptState {
+                path: self.dir.clone(),
+                reason: format!("a record names the blob `{hash}`, which is not a SHA-256"),
+            })
+        }
+    }
+
+    /// The blob named `hash`, opened for reading.
+    pub(crate) fn open(&self, hash: &str) -> Result<std::fs::File, EditError> {
+        let path = self.path(hash)?;
+        fs::open_existing(&path)?.ok_or_else(|| missing(path))
+    }
+
+    /// The content of the blob named `hash`, checked against it.
+    pub(crate) fn read(&self, hash: &str) -> Result<Vec<u8>, EditError> {
+        let path = self.path(hash)?;
+        let bytes = fs::read_bytes(&path)?.ok_or_else(|| missing(path.clone()))?;
+        self.check(&path, hash, &bytes)?;
+        Ok(bytes)
+    }
+
+    fn check(&self, path: &Path, hash: &str, bytes: &[u8]) -> Result<(), EditError> {
+        if content_hash(bytes) == hash {
+            Ok(())
+        } else {
+            Err(EditError::CorruptState {
+                path: path.to_path_buf(),
+                reason: "its content does not match its name (it was changed or damaged)"
+                    .to_owned(),
+            })
+        }
+    }
+
+    /// Create the state directory (with its `.gitignore`) and the blob directory.
+    fn ensure_dir(&self) -> Result<(), EditError> {
+        crate::store::ensure_state_dir(&self.workspace)?;
+        fs::create_dir_all(&self.dir)
+    }
+}
+
+/// The error for a blob a record names that is not there.
+fn missing(path: PathBuf) -> EditError {
+    EditError::CorruptState {
+        path,
+        reason: "the content a record names is missing".to_owned(),
+    }
+}
+
+/// A blob being written; see [`Blobs::writer`]. Dropped unfinished, it leaves nothing.
+pub(crate) struct BlobWriter {
+    file: std::io::BufWriter<tempfile::NamedTempFile>,
+    hasher: Sha256,
+    dir: PathBuf,
+}
+
+impl BlobWriter {
+    /// Append `bytes`.
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> Result<(), EditError> {
+        self.hasher.update(bytes);
+        self.file
+            .write_all(bytes)
+            .map_err(|source| EditError::io("write a blob in", &self.dir, source))
+    }
+
+    /// Name the blob by its hash (replacing an identical one) and return the hash.
+    pub(crate) fn finish(self) -> Result<String, EditError> {
+        let hash: String = self
+            .hasher
+            .finalize()
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        let temp = self
+            .file
+            .into_inner()
+            .map_err(|error| EditError::io("write a blob in", &self.dir, error.into_error()))?;
+        fs::persist(temp, &self.dir.join(&hash))?;
+        Ok(hash)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blobs() -> (tempfile::TempDir, Blobs) {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let blobs = Blobs::of(&workspace);
+        (dir, blobs)
+    }
+
+    #[test]
+    fn a_blob_is_named_by_its_hash_and_reads_back() {
+        let (_dir, blobs) = blobs();
+        let hash = blobs.put(b"fn main() {}\n").unwrap();
+        assert_eq!(hash, content_hash(b"fn main() {}\n"));
+        assert_eq!(blobs.read(&hash).unwrap(), b"fn main() {}\n");
+        assert_eq!(blobs.put(b"fn main() {}\n").unwrap(), hash);
+    }
+
+    #[test]
+    fn a_damaged_or_missing_blob_is_corrupt_state() {
+        let (_dir, blobs) = blobs();
+        let hash = blobs.put(b"original").unwrap();
+        std::fs::write(blobs.path(&hash).unwrap(), b"tampered").unwrap();
+        let error = blobs.read(&hash).unwrap_err();
+        assert!(
+            error.to_string().contains("does not match its name"),
+            "{error}"
+        );
+        let missing = content_hash(b"never written");
+        let error = blobs.read(&missing).unwrap_err();
+        assert!(error.to_string().contains("is missing"), "{error}");
+    }
+
+    #[test]
+    fn a_name_that_is_not_a_hash_never_reaches_outside() {
+        let (_dir, blobs) = blobs();
+        for name in ["../../etc/passwd", "", &"A".repeat(64)] {
+            let error = blobs.read(name).unwrap_err();
+            assert!(matches!(error, EditError::CorruptState { .. }), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_kept_file_survives_the_file_being_replaced() {
+        let (dir, blobs) = blobs();
+        let file = dir.path().join("a.rs");
+        std::fs::write(&file, b"old").unwrap();
+        let hash = content_hash(b"old");
+        blobs.keep_file(&file, &hash).unwrap();
+        std::fs::write(dir.path().join("new"), b"new").unwrap();
+        std::fs::rename(dir.path().join("new"), &file).unwrap();
+        assert_eq!(blobs.read(&hash).unwrap(), b"old");
+    }
+}

@@ -161,12 +161,19 @@ pub fn preview_ast_edit(
 
     let compiled: Mutex<HashMap<SupportLang, Arc<LanguageOps>>> = Mutex::new(HashMap::new());
     let file_counts: Mutex<HashMap<SupportLang, usize>> = Mutex::new(HashMap::new());
+    // Files searched are only counted; only files with something to report are kept.
+    let searched = AtomicUsize::new(0);
     let results: Mutex<Vec<FileResult>> = Mutex::new(Vec::new());
     let record = |result: FileResult| {
-        results
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(result);
+        if result.searched() {
+            searched.fetch_add(1, Ordering::Relaxed);
+        }
+        if !matches!(result, FileResult::Unchanged) {
+            results
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(result);
+        }
     };
 
     scope.visit(workspace, |file: ScopedFile| {
@@ -217,7 +224,8 @@ pub fn preview_ast_edit(
             return Err(error);
         }
     }
-    assemble(request, results, max_files, &blobs, spool)
+    let searched = searched.into_inner();
+    assemble(request, results, searched, max_files, &blobs, spool)
 }
 
 /// Check what the schema cannot: non-empty patterns, no duplicate pattern, at least one op and
@@ -615,11 +623,11 @@ fn rewrite_source(
 fn assemble(
     request: &AstEditRequest,
     results: Vec<FileResult>,
+    files_searched: usize,
     max_files: Option<usize>,
     blobs: &Blobs,
     spool: DiffSpool,
 ) -> Result<AstEditOutcome, EditError> {
-    let files_searched = results.iter().filter(|result| result.searched()).count();
     let mut changed = Vec::new();
     let mut skipped = Vec::new();
     let mut overlaps = Vec::new();

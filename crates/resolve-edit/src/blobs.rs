@@ -78,12 +78,13 @@ impl Blobs {
             return Ok(None);
         }
         self.ensure_dir()?;
-        let mut copied = false;
-        fs::write_then_rename(&path, |temp| {
-            copied = fs::link_or_copy(source, temp)?;
-            Ok(())
-        })?;
-        Ok(copied.then_some(path))
+        // A link appears whole or not at all, so it needs no temporary name.
+        if fs::hard_link(source, &path)? {
+            return Ok(None);
+        }
+        let bytes = fs::read_bytes(source)?.ok_or_else(|| missing(source.to_path_buf()))?;
+        self.put(&bytes)?;
+        Ok(Some(path))
     }
 
     /// The path of the blob named `hash`; a name that is not a SHA-256 in hex is corrupt state
@@ -162,12 +163,7 @@ impl BlobWriter {
 
     /// Name the blob by its hash (replacing an identical one) and return the hash.
     pub(crate) fn finish(self) -> Result<String, EditError> {
-        let hash: String = self
-            .hasher
-            .finalize()
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect();
+        let hash = crate::change_set::hex(&self.hasher.finalize());
         let temp = self
             .file
             .into_inner()

@@ -14,8 +14,12 @@ use crate::{EditError, Workspace};
 
 /// The SHA-256 of `bytes`, in lowercase hex; identifies a file's content at preview time.
 pub fn content_hash(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(64);
+    hex(&Sha256::digest(bytes))
+}
+
+/// `digest` in lowercase hex.
+pub(crate) fn hex(digest: &[u8]) -> String {
+    let mut hex = String::with_capacity(digest.len() * 2);
     for byte in digest {
         hex.push_str(&format!("{byte:02x}"));
     }

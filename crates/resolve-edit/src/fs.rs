@@ -258,26 +258,15 @@ pub(crate) fn exists(path: &Path) -> Result<bool, EditError> {
     }
 }
 
-/// Create `path` by letting `write` fill a fresh temporary name next to it, then renaming that
-/// into place, so `path` never exists half-written. Nothing is synced.
-pub(crate) fn write_then_rename(
-    path: &Path,
-    write: impl FnOnce(&Path) -> Result<(), EditError>,
-) -> Result<(), EditError> {
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let name = path
-        .file_name()
-        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
-    let temp = parent_of(path).join(format!(
-        ".{name}.{}-{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = write(&temp).and_then(|()| rename(&temp, path));
-    if written.is_err() {
-        let _ = remove_file(&temp);
+/// Make `link` a hard link to `original`: `Ok(true)` when it is one (also when something
+/// already stands there), `Ok(false)` when the file system cannot link.
+pub(crate) fn hard_link(original: &Path, link: &Path) -> Result<bool, EditError> {
+    match fs::hard_link(original, link) {
+        Ok(()) => Ok(true),
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Ok(true),
+        Err(error) if is_absent(&error) => Err(EditError::io("link", original, error)),
+        Err(_) => Ok(false),
     }
-    written
 }
 
 /// Fsync every file or directory in `paths`, several at a time: concurrent fsyncs share the

@@ -73,11 +73,16 @@ impl Scope {
     where
         F: Fn(ScopedFile) + Sync,
     {
+        // Only a scope of several parts can reach a file twice; one walk (the common case)
+        // keeps no set of every path it visited.
+        let overlapping = self.files.len() + self.walks.len() > 1;
         let seen = Mutex::new(HashSet::new());
         let first_time = |relative: &str| {
-            seen.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(relative.to_owned())
+            !overlapping
+                || seen
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(relative.to_owned())
         };
         for file in &self.files {
             if first_time(&file.relative) {

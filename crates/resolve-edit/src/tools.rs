@@ -248,8 +248,10 @@ impl FileTools {
                 earlier.action.id, earlier.reason
             )
         });
-        let mut details = match &record.details {
-            Value::Object(map) => map.clone(),
+        let mut record = record;
+        // The details move to the result; the record's copy was written to the store.
+        let mut details = match std::mem::take(&mut record.details) {
+            Value::Object(map) => map,
             Value::Null
             | Value::Bool(_)
             | Value::Number(_)
@@ -283,7 +285,7 @@ pub enum FileToolOutput {
 /// A preview staged as a pending action, its text still in the store.
 #[derive(Debug)]
 pub struct StagedPreview {
-    /// The pending record.
+    /// The pending record (its details moved to [`StagedPreview::details`]).
     pub record: PendingRecord,
     /// A line to show after the preview text (an identical change was discarded before).
     pub note: Option<String>,

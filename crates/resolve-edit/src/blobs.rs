@@ -10,8 +10,11 @@
 //! preview writes them (a preview survives a killed process, and its apply writes and syncs the
 //! targets from them); originals kept by an apply are durable before the apply commits.
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
@@ -25,6 +28,8 @@ pub(crate) const BLOBS_DIR: &str = "blobs";
 pub(crate) struct Blobs {
     workspace: Workspace,
     dir: PathBuf,
+    /// Set once the directories are known to exist.
+    dir_ready: Arc<OnceLock<()>>,
 }
 
 impl Blobs {
@@ -33,6 +38,7 @@ impl Blobs {
         Self {
             workspace: workspace.clone(),
             dir: workspace.state_dir().join(BLOBS_DIR),
+            dir_ready: Arc::new(OnceLock::new()),
         }
     }
 
@@ -53,7 +59,7 @@ impl Blobs {
     pub(crate) fn writer(&self) -> Result<BlobWriter, EditError> {
         self.ensure_dir()?;
         Ok(BlobWriter {
-            file: std::io::BufWriter::with_capacity(64 * 1024, fs::temp_file_in(&self.dir)?),
+            file: fs::temp_file_in(&self.dir)?,
             hasher: Sha256::new(),
             dir: self.dir.clone(),
         })
@@ -110,6 +116,19 @@ impl Blobs {
         fs::open_existing(&path)?.ok_or_else(|| missing(path))
     }
 
+    /// Fail unless the blob named `hash` is there (a preview held past [`BLOB_GRACE`] may have
+    /// lost its contents to a clean-up).
+    ///
+    /// [`BLOB_GRACE`]: crate::store::BLOB_GRACE
+    pub(crate) fn require(&self, hash: &str) -> Result<(), EditError> {
+        let path = self.path(hash)?;
+        if fs::exists(&path)? {
+            Ok(())
+        } else {
+            Err(missing(path))
+        }
+    }
+
     /// The content of the blob named `hash`, checked against it.
     pub(crate) fn read(&self, hash: &str) -> Result<Vec<u8>, EditError> {
         let path = self.path(hash)?;
@@ -130,10 +149,39 @@ impl Blobs {
         }
     }
 
-    /// Create the state directory (with its `.gitignore`) and the blob directory.
+    /// Remove every blob not in `needed`, and every leftover temporary file, last modified
+    /// more than `grace` ago (writing a blob always gives it a fresh time, so a blob written for
+    /// a preview not staged yet survives). Returns how many files were removed.
+    pub(crate) fn remove_unneeded(
+        &self,
+        needed: &HashSet<String>,
+        grace: Duration,
+    ) -> Result<usize, EditError> {
+        let now = SystemTime::now();
+        let mut removed = 0;
+        for name in fs::list_dir(&self.dir)? {
+            let path = self.dir.join(&name);
+            let unneeded = match self.path(&name) {
+                Ok(_) => !needed.contains(&name),
+                Err(_) => name.starts_with(".resolve-") && name.ends_with(".partial"),
+            };
+            let old = fs::modified(&path)?
+                .is_some_and(|modified| now.duration_since(modified).is_ok_and(|age| age > grace));
+            if unneeded && old && fs::remove_file(&path)? {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Create the state directory (with its `.gitignore`) and the blob directory, once.
     fn ensure_dir(&self) -> Result<(), EditError> {
-        crate::store::ensure_state_dir(&self.workspace)?;
-        fs::create_dir_all(&self.dir)
+        if self.dir_ready.get().is_none() {
+            crate::store::ensure_state_dir(&self.workspace)?;
+            fs::create_dir_all(&self.dir)?;
+            let _ = self.dir_ready.set(());
+        }
+        Ok(())
     }
 }
 
@@ -145,9 +193,10 @@ fn missing(path: PathBuf) -> EditError {
     }
 }
 
-/// A blob being written; see [`Blobs::writer`]. Dropped unfinished, it leaves nothing.
+/// A blob being written; see [`Blobs::writer`]. Dropped unfinished, it leaves nothing. Writes
+/// are not buffered: callers write whole pieces (a file's text, a diff).
 pub(crate) struct BlobWriter {
-    file: std::io::BufWriter<tempfile::NamedTempFile>,
+    file: tempfile::NamedTempFile,
     hasher: Sha256,
     dir: PathBuf,
 }
@@ -164,11 +213,7 @@ impl BlobWriter {
     /// Name the blob by its hash (replacing an identical one) and return the hash.
     pub(crate) fn finish(self) -> Result<String, EditError> {
         let hash = crate::change_set::hex(&self.hasher.finalize());
-        let temp = self
-            .file
-            .into_inner()
-            .map_err(|error| EditError::io("write a blob in", &self.dir, error.into_error()))?;
-        fs::persist(temp, &self.dir.join(&hash))?;
+        fs::persist(self.file, &self.dir.join(&hash))?;
         Ok(hash)
     }
 }
@@ -227,5 +272,22 @@ mod tests {
         std::fs::write(dir.path().join("new"), b"new").unwrap();
         std::fs::rename(dir.path().join("new"), &file).unwrap();
         assert_eq!(blobs.read(&hash).unwrap(), b"old");
+    }
+
+    #[test]
+    fn only_old_unneeded_blobs_are_removed() {
+        let (_dir, blobs) = blobs();
+        let needed = blobs.put(b"needed").unwrap();
+        let unneeded = blobs.put(b"unneeded").unwrap();
+        let keep: HashSet<String> = HashSet::from([needed.clone()]);
+        assert_eq!(
+            blobs
+                .remove_unneeded(&keep, Duration::from_secs(3600))
+                .unwrap(),
+            0
+        );
+        assert_eq!(blobs.remove_unneeded(&keep, Duration::ZERO).unwrap(), 1);
+        assert_eq!(blobs.read(&needed).unwrap(), b"needed");
+        assert!(blobs.read(&unneeded).is_err());
     }
 }

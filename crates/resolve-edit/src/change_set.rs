@@ -82,14 +82,18 @@ impl Content {
         }
     }
 
-    /// This content kept in `blobs`: a text is written there and replaced by its name.
+    /// This content kept in `blobs`: a text is written there and replaced by its name; a
+    /// stored content must still be there.
     pub(crate) fn store(&mut self, blobs: &Blobs) -> Result<(), EditError> {
-        if let Self::Text(text) = self {
-            *self = Self::Stored {
-                blob: blobs.put(text.as_bytes())?,
-            };
+        match self {
+            Self::Text(text) => {
+                *self = Self::Stored {
+                    blob: blobs.put(text.as_bytes())?,
+                };
+                Ok(())
+            }
+            Self::Stored { blob } => blobs.require(blob),
         }
-        Ok(())
     }
 }
 

@@ -141,6 +141,15 @@ pub(crate) fn open_existing(path: &Path) -> Result<Option<File>, EditError> {
     }
 }
 
+/// When `path` was last modified, or `None` when it does not exist.
+pub(crate) fn modified(path: &Path) -> Result<Option<std::time::SystemTime>, EditError> {
+    match fs::symlink_metadata(path).and_then(|metadata| metadata.modified()) {
+        Ok(time) => Ok(Some(time)),
+        Err(error) if is_absent(&error) => Ok(None),
+        Err(source) => Err(EditError::io("read the metadata of", path, source)),
+    }
+}
+
 /// The permissions of `path` (following symlinks), or `None` when it does not exist.
 pub(crate) fn permissions(path: &Path) -> Result<Option<Permissions>, EditError> {
     match fs::metadata(path) {

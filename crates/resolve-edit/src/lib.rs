@@ -42,7 +42,7 @@ pub use external::{ExternalActionRunner, McpAction, McpToolCall, Payload};
 pub use fs::{BINARY_SNIFF_LEN, FileContent, atomic_write, is_binary, read_content};
 pub use lock::{LOCK_FILE, LOCK_TIMEOUT, StoreLock};
 pub use store::{
-    ApplyOutcome, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary, Store,
+    ApplyOutcome, BLOB_GRACE, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary, Store,
     StoredAction,
 };
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS, JOURNAL_DIR};

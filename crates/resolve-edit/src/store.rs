@@ -25,7 +25,7 @@
 //! Corrupt state files are reported as [`EditError::CorruptState`], never skipped.
 
 use std::cmp::Reverse;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -243,6 +243,10 @@ pub struct ApplyOutcome {
 struct Counters {
     next_seq: u64,
 }
+
+/// How long an unneeded blob is kept before an apply, discard or undo removes it: a preview
+/// writes its blobs before it is staged, and it is computed without the lock.
+pub const BLOB_GRACE: Duration = Duration::from_secs(60 * 60);
 
 /// The pending store of one workspace. Operations block while they wait for the lock.
 ///
@@ -561,6 +565,7 @@ impl Store {
             })
             .collect();
         self.commit(Purpose::Apply, files, &history)?;
+        self.tidy_blobs();
         Ok(ApplyOutcome {
             applied_files: history.applied_files.clone(),
             dropped_files,
@@ -591,6 +596,7 @@ impl Store {
             undone: false,
         };
         self.commit(Purpose::Discard, Vec::new(), &history)?;
+        self.tidy_blobs();
         Ok(history)
     }
 
@@ -710,7 +716,49 @@ impl Store {
             })
             .collect();
         self.commit(Purpose::Undo, files, &record)?;
+        self.tidy_blobs();
         Ok(record)
+    }
+
+    /// Remove the blobs no record needs that are older than `grace`; returns how many files
+    /// were removed. Applies, discards and undos do this themselves (with [`BLOB_GRACE`]).
+    ///
+    /// A record needs its preview text; a pending one, its new contents; an apply that can still
+    /// be undone, its originals (undo compares the written files by hash). The new contents of a
+    /// resolved action are not kept: its preview text shows what it changed.
+    pub fn collect_garbage(&self, grace: Duration) -> Result<usize, EditError> {
+        let Some(_lock) = self.read_session()? else {
+            return Ok(0);
+        };
+        self.collect_garbage_locked(grace)
+    }
+
+    fn collect_garbage_locked(&self, grace: Duration) -> Result<usize, EditError> {
+        let mut needed = HashSet::new();
+        let mut need = |content: &Content| {
+            if let Content::Stored { blob } = content {
+                needed.insert(blob.clone());
+            }
+        };
+        for record in self.load_all::<PendingRecord>(PENDING_DIR, pending_key)? {
+            need(&record.preview_text);
+            for (_, change) in record.change_set.files() {
+                change.new_content().map(&mut need);
+            }
+        }
+        for entry in self.load_all::<HistoryRecord>(HISTORY_DIR, history_key)? {
+            need(&entry.action.preview_text);
+            if entry.outcome == Outcome::Applied && !entry.undone {
+                entry.before.values().flatten().for_each(&mut need);
+            }
+        }
+        Blobs::of(&self.workspace).remove_unneeded(&needed, grace)
+    }
+
+    /// [`Store::collect_garbage`] after a resolution, under its lock. It landed already, so a
+    /// failure here is not its failure: the blobs stay until the next try.
+    fn tidy_blobs(&self) {
+        let _ = self.collect_garbage_locked(BLOB_GRACE);
     }
 
     /// Take the lock without recovering.

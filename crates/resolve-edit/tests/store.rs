@@ -947,3 +947,53 @@ fn a_damaged_content_blob_fails_the_apply_and_touches_nothing() {
         StoredAction::Pending(_)
     ));
 }
+
+#[test]
+fn garbage_collection_keeps_what_records_need_and_drops_the_rest() {
+    let (dir, store) = setup();
+    let blob = |text: &str| {
+        dir.path()
+            .join(STATE_DIR)
+            .join("blobs")
+            .join(content_hash(text.as_bytes()))
+    };
+    write(&dir, "a.rs", "old a\n");
+    let discarded = stage(&store, change_set([("a.rs", update("old a\n", "never\n"))]));
+    let applied = stage(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
+    let pending = stage(&store, change_set([("b.rs", create("later\n"))]));
+    store.discard(&discarded.id, "no", None).unwrap();
+    store.apply(&applied.id, None, "yes", None).unwrap();
+    assert!(store.collect_garbage(std::time::Duration::ZERO).unwrap() > 0);
+
+    assert!(
+        !blob("never\n").exists(),
+        "a discarded change's content is kept"
+    );
+    assert!(
+        blob("later\n").exists(),
+        "a pending change lost its content"
+    );
+    assert!(
+        blob("old a\n").exists(),
+        "an undoable apply lost its original"
+    );
+    for id in [&discarded.id, &applied.id, &pending.id] {
+        let record = match store.get(id).unwrap() {
+            StoredAction::Pending(record) => record,
+            StoredAction::Resolved(entry) => entry.action,
+        };
+        assert_eq!(
+            record.preview_text.load_text(store.workspace()).unwrap(),
+            "preview"
+        );
+    }
+    store.undo(&applied.id).unwrap();
+    assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
+    store.collect_garbage(std::time::Duration::ZERO).unwrap();
+    assert!(
+        !blob("old a\n").exists(),
+        "an undone apply keeps its original"
+    );
+    store.apply(&pending.id, None, "now", None).unwrap();
+    assert_eq!(read(&dir, "b.rs").as_deref(), Some("later\n"));
+}

@@ -9,9 +9,9 @@
 //! mark, a missing final newline) stays as it was. A file that lacks every pattern's literal
 //! text (its longest token, e.g. `unwrap` in `$X.unwrap()`) cannot match and is not parsed, so
 //! parse errors are reported only for files that could match. No workspace file is written:
-//! the result is a [`Preview`] whose change set names the new contents, each written to the blob
-//! store (under `.resolve/`) as soon as it is computed, so a preview holds one file's text per
-//! thread, never every changed file's.
+//! the result is a [`Preview`] whose change set names the new contents, each appended to a pack
+//! of the blob store (under `.resolve/`) as soon as it is computed, so a preview holds one
+//! file's text per thread, never every changed file's.
 //!
 //! Languages come from file extensions unless `lang` names one. Without `lang`, an op whose
 //! pattern or rewrite does not parse in a language is not applied to that language's files; it
@@ -33,12 +33,12 @@ use ast_grep_language::{Language, SupportLang};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::blobs::Blobs;
+use crate::blobs::{Blobs, PackWriter};
 use crate::preview::{AST_EDIT_TOOL, count_noun, write_preview_text};
 use crate::scope::{Scope, ScopedFile};
 use crate::text_file::{decode, read_bytes, split_bom};
 use crate::{
-    ChangeSet, Content, EditError, FileChange, Preview, Workspace, content_hash, fs, unified_diff,
+    ChangeSet, Content, EditError, FileChange, Preview, Workspace, content_hash, unified_diff,
 };
 
 /// The file cap of model-facing tools: at most this many files changed by one preview.
@@ -157,7 +157,7 @@ pub fn preview_ast_edit(
     };
     let scope = Scope::resolve(workspace, &request.paths)?;
     let blobs = Blobs::of(workspace);
-    let spool = DiffSpool::new(&blobs);
+    let packs = Packs::new(&blobs);
 
     let compiled: Mutex<HashMap<SupportLang, Arc<LanguageOps>>> = Mutex::new(HashMap::new());
     let file_counts: Mutex<HashMap<SupportLang, usize>> = Mutex::new(HashMap::new());
@@ -208,7 +208,7 @@ pub fn preview_ast_edit(
             ),
         };
         if ops.usable() {
-            record(process_file(file, lang, &ops, &blobs, &spool));
+            record(process_file(file, lang, &ops, &packs));
         }
     });
 
@@ -225,7 +225,7 @@ pub fn preview_ast_edit(
         }
     }
     let searched = searched.into_inner();
-    assemble(request, results, searched, max_files, &blobs, spool)
+    assemble(request, results, searched, max_files, &blobs, packs)
 }
 
 /// Check what the schema cannot: non-empty patterns, no duplicate pattern, at least one op and
@@ -456,8 +456,7 @@ fn process_file(
     file: ScopedFile,
     lang: SupportLang,
     ops: &LanguageOps,
-    blobs: &Blobs,
-    spool: &DiffSpool,
+    packs: &Packs,
 ) -> FileResult {
     let skipped = |reason: String| FileResult::Skipped {
         path: file.relative.clone(),
@@ -475,18 +474,15 @@ fn process_file(
         Ok(None) => FileResult::Unchanged,
         Ok(Some(rewritten)) => {
             let diff = unified_diff(&file.relative, &old, &rewritten.text);
-            let stored = blobs
-                .put(rewritten.text.as_bytes())
-                .and_then(|blob| Ok((blob, spool.put(&diff)?)));
-            let (blob, diff) = match stored {
-                Ok(stored) => stored,
+            let (new, diff) = match packs.put(&rewritten.text, &diff) {
+                Ok(packed) => packed,
                 Err(error) => return FileResult::Failed(error),
             };
             FileResult::Changed {
                 base_hash: content_hash(old.as_bytes()),
                 diff,
                 path: file.relative,
-                new: Content::Stored { blob },
+                new,
                 replacements: rewritten.replacements,
             }
         }
@@ -626,7 +622,7 @@ fn assemble(
     files_searched: usize,
     max_files: Option<usize>,
     blobs: &Blobs,
-    spool: DiffSpool,
+    packs: Packs,
 ) -> Result<AstEditOutcome, EditError> {
     let mut changed = Vec::new();
     let mut skipped = Vec::new();
@@ -726,10 +722,10 @@ fn assemble(
     });
     // The text goes straight from the spooled diffs to the blob store, one diff at a time.
     let mut text = blobs.writer()?;
-    let spooled = spool.into_reader();
+    let packs = packs.into_writers();
     write_preview_text(
         |bytes| text.write(bytes),
-        diffs.iter().map(|diff| spooled.read(diff)),
+        diffs.iter().map(|diff| read_diff(&packs, diff)),
         &notes,
     )?;
     Ok(AstEditOutcome::Preview(Preview {
@@ -743,24 +739,24 @@ fn assemble(
     }))
 }
 
-/// Diffs set aside while files are walked, so a preview never holds them all: each walker
-/// thread appends to a nameless scratch file of its own (see [`Blobs::scratch_file`]), and the
-/// text is assembled from them in path order at the end.
-struct DiffSpool<'a> {
+/// The packs of one preview: each walker thread appends the new text and the diff of every file
+/// it changes to a pack of its own (see [`PackWriter`]), so a preview holds neither, and the
+/// text is assembled from the diffs in path order at the end.
+struct Packs<'a> {
     blobs: &'a Blobs,
-    /// Scratch files no thread is writing: id, file, length.
-    idle: Mutex<Vec<(usize, std::fs::File, u64)>>,
+    /// Packs no thread is writing.
+    idle: Mutex<Vec<PackWriter>>,
     created: AtomicUsize,
 }
 
 /// Where one diff was set aside.
 struct SpooledDiff {
-    spool: usize,
+    pack: usize,
     offset: u64,
     len: usize,
 }
 
-impl<'a> DiffSpool<'a> {
+impl<'a> Packs<'a> {
     fn new(blobs: &'a Blobs) -> Self {
         Self {
             blobs,
@@ -769,65 +765,58 @@ impl<'a> DiffSpool<'a> {
         }
     }
 
-    /// Set `diff` aside.
-    fn put(&self, diff: &str) -> Result<SpooledDiff, EditError> {
+    /// Append a changed file's new text and diff to a pack.
+    fn put(&self, new: &str, diff: &str) -> Result<(Content, SpooledDiff), EditError> {
         let taken = self
             .idle
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .pop();
-        let (id, mut file, offset) = match taken {
-            Some(spool) => spool,
-            None => (
-                self.created.fetch_add(1, Ordering::Relaxed),
-                self.blobs.scratch_file()?,
-                0,
-            ),
+        let mut pack = match taken {
+            Some(pack) => pack,
+            None => self
+                .blobs
+                .create_pack(self.created.fetch_add(1, Ordering::Relaxed))?,
         };
-        let written = fs::append(&mut file, self.blobs.dir(), diff.as_bytes());
+        let appended = pack.append(new.as_bytes()).and_then(|offset| {
+            let content = Content::Packed {
+                pack: pack.name().to_owned(),
+                offset,
+                len: new.len() as u64,
+                hash: content_hash(new.as_bytes()),
+            };
+            let diff = SpooledDiff {
+                pack: pack.id(),
+                offset: pack.append(diff.as_bytes())?,
+                len: diff.len(),
+            };
+            Ok((content, diff))
+        });
         self.idle
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push((id, file, offset + diff.len() as u64));
-        written.map(|()| SpooledDiff {
-            spool: id,
-            offset,
-            len: diff.len(),
-        })
+            .push(pack);
+        appended
     }
 
-    /// The scratch files, for reading back (every thread is done writing).
-    fn into_reader(self) -> SpoolReader {
-        let mut files = self
+    /// The packs, by id, for reading the diffs back (every thread is done writing).
+    fn into_writers(self) -> Vec<PackWriter> {
+        let mut packs = self
             .idle
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        files.sort_by_key(|(id, _, _)| *id);
-        SpoolReader {
-            dir: self.blobs.dir().to_path_buf(),
-            files: files.into_iter().map(|(_, file, _)| file).collect(),
-        }
+        packs.sort_by_key(PackWriter::id);
+        packs
     }
 }
 
-/// Reads set-aside diffs back.
-struct SpoolReader {
-    dir: std::path::PathBuf,
-    files: Vec<std::fs::File>,
-}
-
-impl SpoolReader {
-    fn read(&self, diff: &SpooledDiff) -> Result<Vec<u8>, EditError> {
-        let mut bytes = vec![0; diff.len];
-        let file = self.files.get(diff.spool).ok_or_else(|| {
-            EditError::io(
-                "read a scratch file in",
-                &self.dir,
-                std::io::Error::other("a spooled diff names no scratch file"),
-            )
-        })?;
-        fs::read_at(file, &self.dir, diff.offset, &mut bytes)?;
-        Ok(bytes)
+/// Read back a diff set aside in `packs`.
+fn read_diff(packs: &[PackWriter], diff: &SpooledDiff) -> Result<Vec<u8>, EditError> {
+    match packs.get(diff.pack) {
+        Some(pack) => pack.read(diff.offset, diff.len),
+        None => Err(EditError::InvalidRequest(
+            "a diff was set aside in a pack that is gone".to_owned(),
+        )),
     }
 }
 

@@ -2,17 +2,21 @@
 //! `<root>/.resolve/blobs/`, so pending and history records carry hashes instead of texts and no
 //! step ever holds a whole change set in memory.
 //!
-//! A preview writes each new content here as soon as it is computed; an apply keeps each
-//! original here (a hard link to the replaced file: no data is copied) so undo can restore it.
-//! Blobs are written to a temporary name and renamed into place, so a reader never sees half a
-//! blob, and every read checks the content against its name: a damaged or missing blob is
-//! [`EditError::CorruptState`], never silently used. New-content blobs are not synced when a
-//! preview writes them (a preview survives a killed process, and its apply writes and syncs the
-//! targets from them); originals kept by an apply are durable before the apply commits.
+//! A preview appends each new content (and its diff) to a pack, one per walker thread, as soon
+//! as it is computed, and keeps its preview text as a blob; an apply keeps each original here (a
+//! hard link to the replaced file: no data is copied) so undo can restore it. Blobs are written
+//! to a temporary name and renamed into place, so a reader never sees half a blob; a pack is
+//! named by no record until its preview is staged. Every read checks the content against its
+//! hash: a damaged or missing blob is [`EditError::CorruptState`], never silently used. Blobs
+//! and packs no record needs are removed an hour after they were written (see
+//! [`Store::collect_garbage`](crate::Store::collect_garbage)). Packs and blobs are not synced
+//! when a preview writes them (a preview survives a killed process, and its apply writes and
+//! syncs the targets from them); originals kept by an apply are durable before it commits.
 
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 
@@ -65,10 +69,50 @@ impl Blobs {
         })
     }
 
-    /// A nameless scratch file next to the blobs, gone once closed (see [`fs::scratch_file_in`]).
-    pub(crate) fn scratch_file(&self) -> Result<std::fs::File, EditError> {
+    /// A new pack under a fresh name, for one writer to append contents to.
+    pub(crate) fn create_pack(&self, id: usize) -> Result<PackWriter, EditError> {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
         self.ensure_dir()?;
-        fs::scratch_file_in(&self.dir)
+        let nanos = SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos());
+        let name = format!(
+            "{PACK_PREFIX}{}-{nanos}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = self.dir.join(&name);
+        let file = fs::create_exclusive(&path)?;
+        Ok(PackWriter {
+            id,
+            name,
+            path,
+            file,
+            len: 0,
+        })
+    }
+
+    /// The `len` bytes at `offset` of the pack `pack`, checked against `hash`.
+    pub(crate) fn read_packed(
+        &self,
+        pack: &str,
+        offset: u64,
+        len: u64,
+        hash: &str,
+    ) -> Result<Vec<u8>, EditError> {
+        let path = self.path(pack)?;
+        let file = fs::open_existing(&path)?.ok_or_else(|| missing(path.clone()))?;
+        let len = usize::try_from(len).map_err(|_| EditError::CorruptState {
+            path: path.clone(),
+            reason: format!("a record names {len} bytes of it"),
+        })?;
+        let mut bytes = vec![0; len];
+        fs::read_at(&file, &path, offset, &mut bytes).map_err(|_| EditError::CorruptState {
+            path: path.clone(),
+            reason: format!("it holds no {len} bytes at offset {offset}"),
+        })?;
+        self.check(&path, hash, &bytes)?;
+        Ok(bytes)
     }
 
     /// Keep the content of the file at `source`, which hashes to `hash`, as a hard link (a copy
@@ -93,19 +137,26 @@ impl Blobs {
         Ok(Some(path))
     }
 
-    /// The path of the blob named `hash`; a name that is not a SHA-256 in hex is corrupt state
-    /// (a record naming `../x` must not reach outside the directory).
-    pub(crate) fn path(&self, hash: &str) -> Result<PathBuf, EditError> {
-        if hash.len() == 64
-            && hash
+    /// The path of the blob or pack `name`; a name that is neither a SHA-256 in hex nor a
+    /// pack's name is corrupt state (a record naming `../x` must not reach outside the
+    /// directory).
+    pub(crate) fn path(&self, name: &str) -> Result<PathBuf, EditError> {
+        let hash = name.len() == 64
+            && name
                 .bytes()
-                .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
-        {
-            Ok(self.dir.join(hash))
+                .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'));
+        let pack = name.strip_prefix(PACK_PREFIX).is_some_and(|rest| {
+            !rest.is_empty()
+                && rest
+                    .bytes()
+                    .all(|byte| byte.is_ascii_digit() || byte == b'-')
+        });
+        if hash || pack {
+            Ok(self.dir.join(name))
         } else {
             Err(EditError::CorruptState {
                 path: self.dir.clone(),
-                reason: format!("a record names the blob `{hash}`, which is not a SHA-256"),
+                reason: format!("a record names the blob `{name}`, which is not a SHA-256"),
             })
         }
     }
@@ -182,6 +233,48 @@ impl Blobs {
             let _ = self.dir_ready.set(());
         }
         Ok(())
+    }
+}
+
+/// Packs are named `pack-<pid>-<nanos>-<n>`.
+const PACK_PREFIX: &str = "pack-";
+
+/// A pack being filled: the new contents (and the diffs) one walker thread computed for one
+/// preview, appended one after another. A record names a content in it by offset, length and
+/// hash ([`Content::Packed`](crate::Content::Packed)). A preview thus creates one file per
+/// thread, not one per changed file.
+pub(crate) struct PackWriter {
+    id: usize,
+    name: String,
+    path: PathBuf,
+    file: std::fs::File,
+    len: u64,
+}
+
+impl PackWriter {
+    /// The number its creator gave it.
+    pub(crate) fn id(&self) -> usize {
+        self.id
+    }
+
+    /// Its name in the blob directory.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Append `bytes`; returns their offset.
+    pub(crate) fn append(&mut self, bytes: &[u8]) -> Result<u64, EditError> {
+        let offset = self.len;
+        fs::append(&mut self.file, &self.path, bytes)?;
+        self.len += bytes.len() as u64;
+        Ok(offset)
+    }
+
+    /// Read back the `len` bytes appended at `offset`.
+    pub(crate) fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>, EditError> {
+        let mut bytes = vec![0; len];
+        fs::read_at(&self.file, &self.path, offset, &mut bytes)?;
+        Ok(bytes)
     }
 }
 

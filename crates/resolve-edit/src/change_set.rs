@@ -39,6 +39,17 @@ pub enum Content {
         /// The SHA-256 of the content, which names its blob.
         blob: String,
     },
+    /// Kept in a pack of the blob store, with other contents of the same preview.
+    Packed {
+        /// The pack's name.
+        pack: String,
+        /// Where the content starts in the pack.
+        offset: u64,
+        /// Its length in bytes.
+        len: u64,
+        /// Its SHA-256, checked when it is read.
+        hash: String,
+    },
 }
 
 impl Content {
@@ -47,6 +58,16 @@ impl Content {
         match self {
             Self::Text(text) => Cow::Owned(content_hash(text.as_bytes())),
             Self::Stored { blob } => Cow::Borrowed(blob),
+            Self::Packed { hash, .. } => Cow::Borrowed(hash),
+        }
+    }
+
+    /// The name of the blob or pack holding the content, when it is not inline.
+    pub(crate) fn blob_name(&self) -> Option<&str> {
+        match self {
+            Self::Text(_) => None,
+            Self::Stored { blob } => Some(blob),
+            Self::Packed { pack, .. } => Some(pack),
         }
     }
 
@@ -60,8 +81,10 @@ impl Content {
     pub fn load_text(&self, workspace: &Workspace) -> Result<String, EditError> {
         match self {
             Self::Text(text) => Ok(text.clone()),
-            Self::Stored { .. } => Ok(String::from_utf8(self.load(workspace)?)
-                .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())),
+            Self::Stored { .. } | Self::Packed { .. } => {
+                Ok(String::from_utf8(self.load(workspace)?)
+                    .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
+            }
         }
     }
 
@@ -71,6 +94,7 @@ impl Content {
         match self {
             Self::Text(text) => Ok(Box::new(text.as_bytes())),
             Self::Stored { blob } => Ok(Box::new(Blobs::of(workspace).open(blob)?)),
+            Self::Packed { .. } => Ok(Box::new(std::io::Cursor::new(self.load(workspace)?))),
         }
     }
 
@@ -79,6 +103,12 @@ impl Content {
         match self {
             Self::Text(text) => Ok(Cow::Borrowed(text.as_bytes())),
             Self::Stored { blob } => blobs.read(blob).map(Cow::Owned),
+            Self::Packed {
+                pack,
+                offset,
+                len,
+                hash,
+            } => blobs.read_packed(pack, *offset, *len, hash).map(Cow::Owned),
         }
     }
 
@@ -93,6 +123,7 @@ impl Content {
                 Ok(())
             }
             Self::Stored { blob } => blobs.require(blob),
+            Self::Packed { pack, .. } => blobs.require(pack),
         }
     }
 }

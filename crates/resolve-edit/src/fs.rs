@@ -232,30 +232,33 @@ pub(crate) fn persist(temp: tempfile::NamedTempFile, path: &Path) -> Result<(), 
         .map_err(|error| EditError::io("rename a temporary file onto", path, error.error))
 }
 
-/// A scratch file in `dir` with no name: it disappears when closed, also when the process
-/// dies, so it never needs cleaning up.
-pub(crate) fn scratch_file_in(dir: &Path) -> Result<File, EditError> {
-    tempfile::tempfile_in(dir)
-        .map_err(|source| EditError::io("create a scratch file in", dir, source))
+/// A new file at `path`, open for reading and appending; it must not exist yet.
+pub(crate) fn create_exclusive(path: &Path) -> Result<File, EditError> {
+    OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|source| EditError::io("create", path, source))
 }
 
-/// Append `bytes` to the scratch file `file` (in `dir`).
-pub(crate) fn append(file: &mut File, dir: &Path, bytes: &[u8]) -> Result<(), EditError> {
+/// Append `bytes` to `file` (at `path`).
+pub(crate) fn append(file: &mut File, path: &Path, bytes: &[u8]) -> Result<(), EditError> {
     file.write_all(bytes)
-        .map_err(|source| EditError::io("write a scratch file in", dir, source))
+        .map_err(|source| EditError::io("write", path, source))
 }
 
-/// Fill `buffer` from `file` (in `dir`) at `offset`.
+/// Fill `buffer` from `file` (at `path`) at `offset`.
 #[cfg(unix)]
 pub(crate) fn read_at(
     file: &File,
-    dir: &Path,
+    path: &Path,
     offset: u64,
     buffer: &mut [u8],
 ) -> Result<(), EditError> {
     use std::os::unix::fs::FileExt;
     file.read_exact_at(buffer, offset)
-        .map_err(|source| EditError::io("read a scratch file in", dir, source))
+        .map_err(|source| EditError::io("read", path, source))
 }
 
 /// Whether something exists at `path`.

@@ -736,8 +736,8 @@ impl Store {
     fn collect_garbage_locked(&self, grace: Duration) -> Result<usize, EditError> {
         let mut needed = HashSet::new();
         let mut need = |content: &Content| {
-            if let Content::Stored { blob } = content {
-                needed.insert(blob.clone());
+            if let Some(name) = content.blob_name() {
+                needed.insert(name.to_owned());
             }
         };
         for record in self.load_all::<PendingRecord>(PENDING_DIR, pending_key)? {

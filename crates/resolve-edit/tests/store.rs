@@ -997,3 +997,42 @@ fn garbage_collection_keeps_what_records_need_and_drops_the_rest() {
     store.apply(&pending.id, None, "now", None).unwrap();
     assert_eq!(read(&dir, "b.rs").as_deref(), Some("later\n"));
 }
+
+#[test]
+fn an_ast_edit_preview_keeps_its_texts_in_packs_and_a_damaged_pack_fails_the_apply() {
+    let (dir, store) = setup();
+    write(&dir, "a.rs", "fn a() { foo(1) }\n");
+    write(&dir, "b.rs", "fn b() { foo(2) }\n");
+    let tools = resolve_edit::FileTools::new(store.clone(), Origin::Cli);
+    let result = tools
+        .call(
+            "ast_edit",
+            &json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": ["."]}),
+        )
+        .unwrap();
+    assert!(result.text.contains("+fn a() { bar(1) }"), "{}", result.text);
+    let id = result.details.unwrap()["pendingId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let StoredAction::Pending(record) = store.get(&id).unwrap() else {
+        panic!("{id} is not pending");
+    };
+    let Some(Content::Packed { pack, .. }) = record
+        .change_set
+        .get("b.rs")
+        .and_then(FileChange::new_content)
+    else {
+        panic!("b.rs is not packed: {:?}", record.change_set);
+    };
+    let pack = dir.path().join(STATE_DIR).join("blobs").join(pack);
+    let bytes = std::fs::read(&pack).unwrap();
+    std::fs::write(&pack, bytes.to_ascii_uppercase()).unwrap();
+    let error = store.apply(&id, None, "r", None).unwrap_err();
+    assert!(
+        matches!(error, EditError::CorruptState { ref path, .. } if *path == pack),
+        "{error}"
+    );
+    assert_eq!(read(&dir, "a.rs").as_deref(), Some("fn a() { foo(1) }\n"));
+    assert_eq!(read(&dir, "b.rs").as_deref(), Some("fn b() { foo(2) }\n"));
+}

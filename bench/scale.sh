@@ -5,9 +5,9 @@
 #   2. applying it,
 #   3. a one-file `write` preview and its apply, with the 100 000 files around,
 #   4. an ast-edit preview that changes every file (a 100 000-file change set), and its apply.
-# A preview that held every file at once would need well over 100 MB; (1) to (3) must stay far
-# below that. (4) holds its whole change set by design (it is one value: the new content of
-# every file), so its peak grows with the size of the change.
+# A preview that held every file at once would need well over 100 MB; every step must stay far
+# below that. No step holds file contents (they go to `.resolve/blobs/` as they are computed);
+# (4) still grows by a few hundred bytes of metadata (path, hashes) per changed file.
 #
 # Usage: bench/scale.sh [FILES]   (default 100000; the tree goes to a temporary directory)
 # Needs: /usr/bin/time (Debian package `time`). Builds the release binary first.

@@ -102,15 +102,17 @@ impl Blobs {
     ) -> Result<Vec<u8>, EditError> {
         let path = self.path(pack)?;
         let file = fs::open_existing(&path)?.ok_or_else(|| missing(path.clone()))?;
-        let len = usize::try_from(len).map_err(|_| EditError::CorruptState {
+        // A damaged record may name any range; nothing is allocated for one the pack lacks.
+        let out_of_range = || EditError::CorruptState {
             path: path.clone(),
-            reason: format!("a record names {len} bytes of it"),
-        })?;
-        let mut bytes = vec![0; len];
-        fs::read_at(&file, &path, offset, &mut bytes).map_err(|_| EditError::CorruptState {
-            path: path.clone(),
-            reason: format!("it holds no {len} bytes at offset {offset}"),
-        })?;
+            reason: format!("a record names {len} bytes at offset {offset}, beyond its end"),
+        };
+        let end = offset.checked_add(len).ok_or_else(out_of_range)?;
+        if end > fs::file_len(&file, &path)? {
+            return Err(out_of_range());
+        }
+        let mut bytes = vec![0; usize::try_from(len).map_err(|_| out_of_range())?];
+        fs::read_at(&file, &path, offset, &mut bytes)?;
         self.check(&path, hash, &bytes)?;
         Ok(bytes)
     }
@@ -382,5 +384,23 @@ mod tests {
         assert_eq!(blobs.remove_unneeded(&keep, Duration::ZERO).unwrap(), 1);
         assert_eq!(blobs.read(&needed).unwrap(), b"needed");
         assert!(blobs.read(&unneeded).is_err());
+    }
+
+    #[test]
+    fn a_packed_range_beyond_the_pack_is_corrupt_state_not_an_allocation() {
+        let (_dir, blobs) = blobs();
+        let mut pack = blobs.create_pack(0).unwrap();
+        let offset = pack.append(b"text").unwrap();
+        let hash = content_hash(b"text");
+        assert_eq!(
+            blobs.read_packed(pack.name(), offset, 4, &hash).unwrap(),
+            b"text"
+        );
+        for (offset, len) in [(0, u64::MAX), (u64::MAX, 1), (2, 4)] {
+            let error = blobs
+                .read_packed(pack.name(), offset, len, &hash)
+                .unwrap_err();
+            assert!(error.to_string().contains("beyond its end"), "{error}");
+        }
     }
 }

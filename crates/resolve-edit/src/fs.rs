@@ -242,6 +242,13 @@ pub(crate) fn create_exclusive(path: &Path) -> Result<File, EditError> {
         .map_err(|source| EditError::io("create", path, source))
 }
 
+/// The length of the open file `file` (at `path`).
+pub(crate) fn file_len(file: &File, path: &Path) -> Result<u64, EditError> {
+    file.metadata()
+        .map(|metadata| metadata.len())
+        .map_err(|source| EditError::io("read the metadata of", path, source))
+}
+
 /// Append `bytes` to `file` (at `path`).
 pub(crate) fn append(file: &mut File, path: &Path, bytes: &[u8]) -> Result<(), EditError> {
     file.write_all(bytes)

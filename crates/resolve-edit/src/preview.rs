@@ -18,7 +18,7 @@ pub const WRITE_TOOL: &str = "write";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Preview {
-    /// The exact new content of every touched file, with base hashes.
+    /// Every touched file's new content (inline or in the blob store) and base hash.
     pub change_set: ChangeSet,
     /// The producing tool (`ast_edit`, `edit`, `write`).
     pub source_tool: String,

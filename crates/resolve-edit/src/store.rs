@@ -11,7 +11,8 @@
 //!   counters.json       {"nextSeq": N}: the never-reused id counter
 //!   pending/<seq>.json  one PendingRecord per pending action
 //!   history/<seq>.json  one HistoryRecord per applied or discarded action
-//!   blobs/<sha256>      file contents the records name: new contents, kept originals
+//!   blobs/<sha256>      contents the records name: preview texts, kept originals
+//!   blobs/pack-<…>      new contents of one preview thread, named by offset and hash
 //!   journal/            the transaction in flight: journal.json and backups
 //! ```
 //!

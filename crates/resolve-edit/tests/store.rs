@@ -1010,7 +1010,11 @@ fn an_ast_edit_preview_keeps_its_texts_in_packs_and_a_damaged_pack_fails_the_app
             &json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": ["."]}),
         )
         .unwrap();
-    assert!(result.text.contains("+fn a() { bar(1) }"), "{}", result.text);
+    assert!(
+        result.text.contains("+fn a() { bar(1) }"),
+        "{}",
+        result.text
+    );
     let id = result.details.unwrap()["pendingId"]
         .as_str()
         .unwrap()

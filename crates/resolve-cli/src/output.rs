@@ -141,12 +141,11 @@ impl Output {
             terminal_width(),
             self.color_mode(),
         );
+        let text = format!("{}\n{block}", result.text);
         if result.is_error {
-            eprintln!("{}", result.text);
-            eprintln!("{block}");
+            err_line(&text);
         } else {
-            println!("{}", result.text);
-            println!("{block}");
+            out_line(&text);
         }
     }
 
@@ -155,7 +154,7 @@ impl Output {
         if self.json {
             self.json_line(json);
         } else if !human.is_empty() {
-            println!("{human}");
+            out_line(human);
         }
     }
 
@@ -190,9 +189,26 @@ pub fn result_json(result: &ToolResult) -> ResultJson<'_> {
     }
 }
 
+/// Write `text` and a newline to stdout. A closed pipe (`resolve log | head`) is not an error
+/// worth reporting, nor a reason to panic as `println!` does.
+pub fn out_line(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.write_all(b"\n"));
+}
+
+/// Write `text` and a newline to stderr, like [`out_line`].
+pub fn err_line(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr
+        .write_all(text.as_bytes())
+        .and_then(|()| stderr.write_all(b"\n"));
+}
+
 /// Print a note (recovery, progress) on stderr.
 pub fn note(message: &str) {
-    eprintln!("{message}");
+    err_line(message);
 }
 
 fn terminal_width() -> usize {
@@ -253,7 +269,7 @@ pub fn failure(output: Output, message: &str) {
     if output.json {
         output.json_line(&json!({"text": message, "isError": true, "details": Value::Null, "pendingId": Value::Null}));
     }
-    eprintln!("error: {message}");
+    err_line(&format!("error: {message}"));
 }
 
 /// The environment variable holding the log filter of `resolve mcp` (`warn` when unset), in

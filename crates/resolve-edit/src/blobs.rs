@@ -158,7 +158,9 @@ impl Blobs {
         } else {
             Err(EditError::CorruptState {
                 path: self.dir.clone(),
-                reason: format!("a record names the blob `{name}`, which is not a SHA-256"),
+                reason: format!(
+                    "a record names the blob `{name}`, which is neither a SHA-256 nor a pack"
+                ),
             })
         }
     }
@@ -227,6 +229,23 @@ impl Blobs {
         Ok(removed)
     }
 
+    /// Whether unneeded blobs were removed less than `period` ago (see
+    /// [`Blobs::mark_collected`]).
+    pub(crate) fn collected_within(&self, period: Duration) -> bool {
+        let stamp = fs::modified(&self.dir.join(COLLECTED_STAMP)).ok().flatten();
+        stamp.is_some_and(|stamp| {
+            SystemTime::now()
+                .duration_since(stamp)
+                .is_ok_and(|age| age < period)
+        })
+    }
+
+    /// Record that unneeded blobs were just removed.
+    pub(crate) fn mark_collected(&self) -> Result<(), EditError> {
+        self.ensure_dir()?;
+        fs::write_new(&self.dir.join(COLLECTED_STAMP), b"", None)
+    }
+
     /// Create the state directory (with its `.gitignore`) and the blob directory, once.
     fn ensure_dir(&self) -> Result<(), EditError> {
         if self.dir_ready.get().is_none() {
@@ -237,6 +256,9 @@ impl Blobs {
         Ok(())
     }
 }
+
+/// The file whose time says when unneeded blobs were last removed.
+const COLLECTED_STAMP: &str = ".collected";
 
 /// Packs are named `pack-<pid>-<nanos>-<n>`.
 const PACK_PREFIX: &str = "pack-";
@@ -402,5 +424,14 @@ mod tests {
                 .unwrap_err();
             assert!(error.to_string().contains("beyond its end"), "{error}");
         }
+    }
+
+    #[test]
+    fn the_collection_stamp_says_when_blobs_were_last_collected() {
+        let (_dir, blobs) = blobs();
+        assert!(!blobs.collected_within(Duration::from_secs(3600)));
+        blobs.mark_collected().unwrap();
+        assert!(blobs.collected_within(Duration::from_secs(3600)));
+        assert!(!blobs.collected_within(Duration::ZERO));
     }
 }

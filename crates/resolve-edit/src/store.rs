@@ -756,10 +756,17 @@ impl Store {
         Blobs::of(&self.workspace).remove_unneeded(&needed, grace)
     }
 
-    /// [`Store::collect_garbage`] after a resolution, under its lock. It landed already, so a
-    /// failure here is not its failure: the blobs stay until the next try.
+    /// [`Store::collect_garbage`] after a resolution, under its lock, at most once per
+    /// [`BLOB_GRACE`] (it reads every record). The resolution landed already, so a failure here
+    /// is not its failure: the blobs stay until the next try.
     fn tidy_blobs(&self) {
-        let _ = self.collect_garbage_locked(BLOB_GRACE);
+        let blobs = Blobs::of(&self.workspace);
+        if blobs.collected_within(BLOB_GRACE) {
+            return;
+        }
+        if self.collect_garbage_locked(BLOB_GRACE).is_ok() {
+            let _ = blobs.mark_collected();
+        }
     }
 
     /// Take the lock without recovering.

@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::Outcome;
 use crate::args::{AgentArgs, ApproveChoice, PlanApproveChoice, ProviderChoice};
-use crate::output::Output;
+use crate::output::{Output, err_line, out_line};
 
 /// The system prompt of `resolve agent`.
 const SYSTEM_PROMPT: &str = "\
@@ -174,15 +174,17 @@ impl Printer {
         }
         match event {
             AgentEvent::TextDelta { text } => {
-                print!("{text}");
-                let _ = std::io::stdout().flush();
+                let mut stdout = std::io::stdout().lock();
+                let _ = stdout
+                    .write_all(text.as_bytes())
+                    .and_then(|()| stdout.flush());
                 self.in_text = true;
             }
             AgentEvent::ToolCall {
                 name, arguments, ..
             } => {
                 self.end_text();
-                println!("→ {name} {arguments}");
+                out_line(&format!("→ {name} {arguments}"));
             }
             AgentEvent::ToolResult {
                 name,
@@ -194,25 +196,22 @@ impl Printer {
             } => {
                 self.end_text();
                 if name == RESOLVE_TOOL_NAME && executed {
-                    println!("{text}");
+                    out_line(&text);
                     let mode = if self.output.is_colored() {
                         ColorMode::Ansi
                     } else {
                         ColorMode::Plain
                     };
-                    println!(
-                        "{}",
-                        render_resolve_result(details.as_ref(), is_error, 80, mode)
-                    );
+                    out_line(&render_resolve_result(details.as_ref(), is_error, 80, mode));
                 } else if is_error {
-                    println!("✘ {text}");
+                    out_line(&format!("✘ {text}"));
                 } else {
-                    println!("{text}");
+                    out_line(&text);
                 }
             }
             AgentEvent::Notice { message } => {
                 self.end_text();
-                eprintln!("note: {message}");
+                err_line(&format!("note: {message}"));
             }
             AgentEvent::ModelCall { .. }
             | AgentEvent::AssistantText { .. }
@@ -225,7 +224,7 @@ impl Printer {
 
     fn end_text(&mut self) {
         if self.in_text {
-            println!();
+            out_line("");
             self.in_text = false;
         }
     }

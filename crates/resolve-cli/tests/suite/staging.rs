@@ -445,3 +445,28 @@ fn color_always_colors_the_diff_and_never_leaves_no_escape_codes() {
         .expect_code(0);
     assert!(!plain.stdout.contains('\x1b'), "{}", plain.stdout);
 }
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly_and_the_action_still_lands() {
+    let workspace = Workspace::with(&[("a.py", &"y = foo(1)\n".repeat(2000))]);
+    // Every subcommand that prints, with its reader gone before it writes (`resolve … | head`).
+    for args in [
+        &["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "."][..],
+        &["show"],
+        &["pending"],
+        &["apply", "--reason", "Piped."],
+        &["log"],
+    ] {
+        let mut child = workspace
+            .command(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    assert_eq!(workspace.read("a.py"), "y = bar(1)\n".repeat(2000));
+}

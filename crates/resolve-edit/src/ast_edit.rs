@@ -34,12 +34,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::blobs::{Blobs, PackWriter};
+use crate::change_set::{hex, sha256};
 use crate::preview::{AST_EDIT_TOOL, count_noun, write_preview_text};
 use crate::scope::{Scope, ScopedFile};
 use crate::text_file::{decode, read_bytes, split_bom};
-use crate::{
-    ChangeSet, Content, EditError, FileChange, Preview, Workspace, content_hash, unified_diff,
-};
+use crate::{ChangeSet, Content, EditError, FileChange, Preview, Workspace, unified_diff};
 
 /// The file cap of model-facing tools: at most this many files changed by one preview.
 pub const DEFAULT_MAX_FILES: usize = 1000;
@@ -161,18 +160,34 @@ pub fn preview_ast_edit(
 
     let compiled: Mutex<HashMap<SupportLang, Arc<LanguageOps>>> = Mutex::new(HashMap::new());
     let file_counts: Mutex<HashMap<SupportLang, usize>> = Mutex::new(HashMap::new());
-    // Files searched are only counted; only files with something to report are kept.
+    // Files searched are only counted; only files with something to report are kept, changed
+    // ones in fixed-size records (see `ChangedFiles`).
     let searched = AtomicUsize::new(0);
     let results: Mutex<Vec<FileResult>> = Mutex::new(Vec::new());
+    let changed: Mutex<ChangedFiles> = Mutex::new(ChangedFiles::default());
     let record = |result: FileResult| {
         if result.searched() {
             searched.fetch_add(1, Ordering::Relaxed);
         }
-        if !matches!(result, FileResult::Unchanged) {
-            results
+        match result {
+            FileResult::Unchanged => {}
+            FileResult::Changed {
+                path,
+                base_hash,
+                new,
+                diff,
+                replacements,
+            } => changed.lock().unwrap_or_else(PoisonError::into_inner).push(
+                &path,
+                base_hash,
+                new,
+                diff,
+                replacements,
+            ),
+            other => results
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .push(result);
+                .push(other),
         }
     };
 
@@ -225,7 +240,10 @@ pub fn preview_ast_edit(
         }
     }
     let searched = searched.into_inner();
-    assemble(request, results, searched, max_files, &blobs, packs)
+    let changed = changed.into_inner().unwrap_or_else(PoisonError::into_inner);
+    assemble(
+        request, results, changed, searched, max_files, &blobs, packs,
+    )
 }
 
 /// Check what the schema cannot: non-empty patterns, no duplicate pattern, at least one op and
@@ -423,9 +441,9 @@ enum FileResult {
     /// text outlives the file's turn.
     Changed {
         path: String,
-        base_hash: String,
+        base_hash: [u8; 32],
+        new: PackedText,
         diff: SpooledDiff,
-        new: Content,
         replacements: usize,
     },
     /// The new text could not be stored.
@@ -479,7 +497,7 @@ fn process_file(
                 Err(error) => return FileResult::Failed(error),
             };
             FileResult::Changed {
-                base_hash: content_hash(old.as_bytes()),
+                base_hash: sha256(old.as_bytes()),
                 diff,
                 path: file.relative,
                 new,
@@ -619,12 +637,12 @@ fn rewrite_source(
 fn assemble(
     request: &AstEditRequest,
     results: Vec<FileResult>,
+    mut changed: ChangedFiles,
     files_searched: usize,
     max_files: Option<usize>,
     blobs: &Blobs,
     packs: Packs,
 ) -> Result<AstEditOutcome, EditError> {
-    let mut changed = Vec::new();
     let mut skipped = Vec::new();
     let mut overlaps = Vec::new();
     for result in results {
@@ -635,7 +653,10 @@ fn assemble(
                 diff,
                 new,
                 replacements,
-            } => changed.push((path, base_hash, diff, new, replacements)),
+            } => {
+                // Recorded apart, by `record`; kept here so no result is dropped unseen.
+                changed.push(&path, base_hash, new, diff, replacements);
+            }
             FileResult::Skipped { path, reason, .. } => skipped.push((path, reason)),
             FileResult::Overlap {
                 path,
@@ -646,7 +667,11 @@ fn assemble(
             FileResult::Failed(error) => return Err(error),
         }
     }
-    changed.sort_by(|a, b| a.0.cmp(&b.0));
+    let ChangedFiles {
+        paths,
+        files: mut changed,
+    } = changed;
+    changed.sort_by(|a, b| paths[a.path.clone()].cmp(&paths[b.path.clone()]));
     skipped.sort();
     overlaps.sort();
     if let Some((path, first, second)) = overlaps.into_iter().next() {
@@ -687,18 +712,26 @@ fn assemble(
         return Ok(AstEditOutcome::NoReplacements { text });
     }
 
+    let packs = packs.into_writers();
     let mut change_set = ChangeSet::new();
     let mut diffs = Vec::with_capacity(changed.len());
     let mut file_replacements = Vec::new();
-    for (path, base_hash, diff, new, replacements) in changed {
-        diffs.push(diff);
-        file_replacements.push(json!({"path": path, "count": replacements}));
+    for file in changed {
+        let path = &paths[file.path];
+        let pack = packs.get(file.new.pack).ok_or_else(pack_gone)?;
+        diffs.push(file.diff);
+        file_replacements.push(json!({"path": path, "count": file.replacements}));
         change_set.insert(
             path,
             FileChange::Update {
-                base_hash,
-                content: new,
-                replacements,
+                base_hash: hex(&file.base_hash),
+                content: Content::Packed {
+                    pack: pack.name().to_owned(),
+                    offset: file.new.offset,
+                    len: file.new.len,
+                    hash: hex(&file.new.hash),
+                },
+                replacements: file.replacements,
             },
         );
     }
@@ -722,7 +755,6 @@ fn assemble(
     });
     // The text goes straight from the spooled diffs to the blob store, one diff at a time.
     let mut text = blobs.writer()?;
-    let packs = packs.into_writers();
     write_preview_text(
         |bytes| text.write(bytes),
         diffs.iter().map(|diff| read_diff(&packs, diff)),
@@ -749,6 +781,54 @@ struct Packs<'a> {
     created: AtomicUsize,
 }
 
+/// Where a changed file's new text went in a pack.
+struct PackedText {
+    pack: usize,
+    offset: u64,
+    len: u64,
+    hash: [u8; 32],
+}
+
+/// The changed files, as walker threads record them: fixed-size records, their paths in one
+/// shared buffer. What a preview keeps per changed file is thus no small allocation of a walker
+/// thread's, where it would pin memory among the texts and parse trees that thread frees (with
+/// glibc's per-thread arenas, that grew a broad preview's peak memory with the tree).
+#[derive(Default)]
+struct ChangedFiles {
+    paths: String,
+    files: Vec<ChangedFile>,
+}
+
+/// One changed file; see [`ChangedFiles`].
+struct ChangedFile {
+    path: Range<usize>,
+    base_hash: [u8; 32],
+    new: PackedText,
+    diff: SpooledDiff,
+    replacements: usize,
+}
+
+impl ChangedFiles {
+    fn push(
+        &mut self,
+        path: &str,
+        base_hash: [u8; 32],
+        new: PackedText,
+        diff: SpooledDiff,
+        replacements: usize,
+    ) {
+        let start = self.paths.len();
+        self.paths.push_str(path);
+        self.files.push(ChangedFile {
+            path: start..self.paths.len(),
+            base_hash,
+            new,
+            diff,
+            replacements,
+        });
+    }
+}
+
 /// Where one diff was set aside.
 struct SpooledDiff {
     pack: usize,
@@ -766,7 +846,7 @@ impl<'a> Packs<'a> {
     }
 
     /// Append a changed file's new text and diff to a pack.
-    fn put(&self, new: &str, diff: &str) -> Result<(Content, SpooledDiff), EditError> {
+    fn put(&self, new: &str, diff: &str) -> Result<(PackedText, SpooledDiff), EditError> {
         let taken = self
             .idle
             .lock()
@@ -779,11 +859,11 @@ impl<'a> Packs<'a> {
                 .create_pack(self.created.fetch_add(1, Ordering::Relaxed))?,
         };
         let appended = pack.append(new.as_bytes()).and_then(|offset| {
-            let content = Content::Packed {
-                pack: pack.name().to_owned(),
+            let content = PackedText {
+                pack: pack.id(),
                 offset,
                 len: new.len() as u64,
-                hash: content_hash(new.as_bytes()),
+                hash: sha256(new.as_bytes()),
             };
             let diff = SpooledDiff {
                 pack: pack.id(),
@@ -812,12 +892,15 @@ impl<'a> Packs<'a> {
 
 /// Read back a diff set aside in `packs`.
 fn read_diff(packs: &[PackWriter], diff: &SpooledDiff) -> Result<Vec<u8>, EditError> {
-    match packs.get(diff.pack) {
-        Some(pack) => pack.read(diff.offset, diff.len),
-        None => Err(EditError::InvalidRequest(
-            "a diff was set aside in a pack that is gone".to_owned(),
-        )),
-    }
+    packs
+        .get(diff.pack)
+        .ok_or_else(pack_gone)?
+        .read(diff.offset, diff.len)
+}
+
+/// The error for a pack id no pack has (a bug, never bad input).
+fn pack_gone() -> EditError {
+    EditError::InvalidRequest("a text was set aside in a pack that is gone".to_owned())
 }
 
 /// `Skipped 2 files:` and one `- path: reason` line per file (at most 20 named).

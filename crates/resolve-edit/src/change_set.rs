@@ -14,7 +14,12 @@ use crate::{EditError, Workspace};
 
 /// The SHA-256 of `bytes`, in lowercase hex; identifies a file's content at preview time.
 pub fn content_hash(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
+    hex(&sha256(bytes))
+}
+
+/// The SHA-256 of `bytes`.
+pub(crate) fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
 }
 
 /// `digest` in lowercase hex.

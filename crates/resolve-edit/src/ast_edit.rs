@@ -160,35 +160,12 @@ pub fn preview_ast_edit(
 
     let compiled: Mutex<HashMap<SupportLang, Arc<LanguageOps>>> = Mutex::new(HashMap::new());
     let file_counts: Mutex<HashMap<SupportLang, usize>> = Mutex::new(HashMap::new());
-    // Files searched are only counted; only files with something to report are kept, changed
-    // ones in fixed-size records (see `ChangedFiles`).
-    let searched = AtomicUsize::new(0);
-    let results: Mutex<Vec<FileResult>> = Mutex::new(Vec::new());
-    let changed: Mutex<ChangedFiles> = Mutex::new(ChangedFiles::default());
+    let findings: Mutex<Findings> = Mutex::new(Findings::default());
     let record = |result: FileResult| {
-        if result.searched() {
-            searched.fetch_add(1, Ordering::Relaxed);
-        }
-        match result {
-            FileResult::Unchanged => {}
-            FileResult::Changed {
-                path,
-                base_hash,
-                new,
-                diff,
-                replacements,
-            } => changed.lock().unwrap_or_else(PoisonError::into_inner).push(
-                &path,
-                base_hash,
-                new,
-                diff,
-                replacements,
-            ),
-            other => results
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(other),
-        }
+        findings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .add(result);
     };
 
     scope.visit(workspace, |file: ScopedFile| {
@@ -227,7 +204,6 @@ pub fn preview_ast_edit(
         }
     });
 
-    let results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
     if forced.is_none() {
         let compiled = compiled
             .into_inner()
@@ -239,11 +215,10 @@ pub fn preview_ast_edit(
             return Err(error);
         }
     }
-    let searched = searched.into_inner();
-    let changed = changed.into_inner().unwrap_or_else(PoisonError::into_inner);
-    assemble(
-        request, results, changed, searched, max_files, &blobs, packs,
-    )
+    let findings = findings
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    assemble(request, findings, max_files, &blobs, packs)
 }
 
 /// Check what the schema cannot: non-empty patterns, no duplicate pattern, at least one op and
@@ -636,41 +611,22 @@ fn rewrite_source(
 /// Turn the per-file results into the outcome: cap, counts, label, text, details.
 fn assemble(
     request: &AstEditRequest,
-    results: Vec<FileResult>,
-    mut changed: ChangedFiles,
-    files_searched: usize,
+    findings: Findings,
     max_files: Option<usize>,
     blobs: &Blobs,
     packs: Packs,
 ) -> Result<AstEditOutcome, EditError> {
-    let mut skipped = Vec::new();
-    let mut overlaps = Vec::new();
-    for result in results {
-        match result {
-            FileResult::Changed {
-                path,
-                base_hash,
-                diff,
-                new,
-                replacements,
-            } => {
-                // Recorded apart, by `record`; kept here so no result is dropped unseen.
-                changed.push(&path, base_hash, new, diff, replacements);
-            }
-            FileResult::Skipped { path, reason, .. } => skipped.push((path, reason)),
-            FileResult::Overlap {
-                path,
-                first,
-                second,
-            } => overlaps.push((path, first, second)),
-            FileResult::Unchanged => {}
-            FileResult::Failed(error) => return Err(error),
-        }
-    }
-    let ChangedFiles {
+    let Findings {
+        searched: files_searched,
         paths,
-        files: mut changed,
-    } = changed;
+        mut changed,
+        mut skipped,
+        mut overlaps,
+        failure,
+    } = findings;
+    if let Some(error) = failure {
+        return Err(error);
+    }
     changed.sort_by(|a, b| paths[a.path.clone()].cmp(&paths[b.path.clone()]));
     skipped.sort();
     overlaps.sort();
@@ -789,17 +745,23 @@ struct PackedText {
     hash: [u8; 32],
 }
 
-/// The changed files, as walker threads record them: fixed-size records, their paths in one
-/// shared buffer. What a preview keeps per changed file is thus no small allocation of a walker
+/// What the walker threads found. Files searched are only counted, files that changed nothing
+/// are not kept, and changed files are fixed-size records with their paths in one shared
+/// buffer: what a preview keeps per changed file is thus no small allocation of a walker
 /// thread's, where it would pin memory among the texts and parse trees that thread frees (with
 /// glibc's per-thread arenas, that grew a broad preview's peak memory with the tree).
 #[derive(Default)]
-struct ChangedFiles {
+struct Findings {
+    searched: usize,
     paths: String,
-    files: Vec<ChangedFile>,
+    changed: Vec<ChangedFile>,
+    skipped: Vec<(String, String)>,
+    overlaps: Vec<(String, usize, usize)>,
+    /// The first file whose new text could not be stored.
+    failure: Option<EditError>,
 }
 
-/// One changed file; see [`ChangedFiles`].
+/// One changed file; see [`Findings`].
 struct ChangedFile {
     path: Range<usize>,
     base_hash: [u8; 32],
@@ -808,24 +770,40 @@ struct ChangedFile {
     replacements: usize,
 }
 
-impl ChangedFiles {
-    fn push(
-        &mut self,
-        path: &str,
-        base_hash: [u8; 32],
-        new: PackedText,
-        diff: SpooledDiff,
-        replacements: usize,
-    ) {
-        let start = self.paths.len();
-        self.paths.push_str(path);
-        self.files.push(ChangedFile {
-            path: start..self.paths.len(),
-            base_hash,
-            new,
-            diff,
-            replacements,
-        });
+impl Findings {
+    fn add(&mut self, result: FileResult) {
+        if result.searched() {
+            self.searched += 1;
+        }
+        match result {
+            FileResult::Unchanged => {}
+            FileResult::Changed {
+                path,
+                base_hash,
+                new,
+                diff,
+                replacements,
+            } => {
+                let start = self.paths.len();
+                self.paths.push_str(&path);
+                self.changed.push(ChangedFile {
+                    path: start..self.paths.len(),
+                    base_hash,
+                    new,
+                    diff,
+                    replacements,
+                });
+            }
+            FileResult::Skipped { path, reason, .. } => self.skipped.push((path, reason)),
+            FileResult::Overlap {
+                path,
+                first,
+                second,
+            } => self.overlaps.push((path, first, second)),
+            FileResult::Failed(error) => {
+                self.failure.get_or_insert(error);
+            }
+        }
     }
 }
 

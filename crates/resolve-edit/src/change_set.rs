@@ -211,9 +211,16 @@ impl ChangeSet {
 
     /// Keep every inline content in `blobs`, so the change set names contents by hash only.
     pub(crate) fn store_contents(&mut self, blobs: &Blobs) -> Result<(), EditError> {
+        // A pack holds many files' contents; it is checked once.
+        let mut present = std::collections::HashSet::new();
         for change in self.files.values_mut() {
-            if let FileChange::Create { content } | FileChange::Update { content, .. } = change {
+            if let FileChange::Create { content } | FileChange::Update { content, .. } = change
+                && content
+                    .blob_name()
+                    .is_none_or(|name| !present.contains(name))
+            {
                 content.store(blobs)?;
+                present.extend(content.blob_name().map(str::to_owned));
             }
         }
         Ok(())

@@ -433,10 +433,7 @@ fn durable_action(
             async move {
                 let only = only_paths(extra.as_ref())?;
                 let outcome = tokio::task::spawn_blocking(move || {
-                    if let Some(gate) = gate
-                        && let Some(record) = store.pending_record(&id)?
-                        && let GateDecision::Discard { reason } = gate.review(&record)
-                    {
+                    if let Some(reason) = gate_discards(gate.as_ref(), &store, &id)? {
                         store.discard(&id, &reason, None)?;
                         return Ok(Err(reason));
                     }
@@ -468,6 +465,25 @@ fn durable_action(
     })
 }
 
+/// Ask `gate` (when there is one) about the pending action `id`: the person's reason when they
+/// discard it, `None` when the apply may go ahead.
+fn gate_discards(
+    gate: Option<&Arc<dyn ApplyGate>>,
+    store: &Store,
+    id: &str,
+) -> Result<Option<String>, EditError> {
+    let Some(gate) = gate else {
+        return Ok(None);
+    };
+    let Some(record) = store.pending_record(id)? else {
+        return Ok(None);
+    };
+    Ok(match gate.review(&record) {
+        GateDecision::Apply => None,
+        GateDecision::Discard { reason } => Some(reason),
+    })
+}
+
 /// The pending action of a stored MCP tool call: apply (and discard, when the record has a
 /// reject call) make the call through `runner`, under the store's lock, on a blocking thread;
 /// the action is consumed only when the call succeeds.
@@ -493,10 +509,7 @@ fn mcp_action(
             let handle = tokio::runtime::Handle::current();
             async move {
                 tokio::task::spawn_blocking(move || {
-                    if let Some(gate) = gate
-                        && let Some(record) = store.pending_record(&id)?
-                        && let GateDecision::Discard { reason } = gate.review(&record)
-                    {
+                    if let Some(reason) = gate_discards(gate.as_ref(), &store, &id)? {
                         mcp_discard(&store, runner.as_ref(), &handle, &id, &reason, None)?;
                         return Ok(human_discard_result(&reason));
                     }

@@ -4,13 +4,15 @@
 #   1. an ast-edit preview whose pattern matches 1% of the files (1 000 changed),
 #   2. applying it,
 #   3. a one-file `write` preview and its apply, with the 100 000 files around,
-#   4. an ast-edit preview that changes every file (a 100 000-file change set), and its apply.
-# A preview that held every file at once would need well over 100 MB; every step must stay far
-# below that. No step holds file contents (they go to `.resolve/blobs/` as they are computed);
-# (4) still grows by a few hundred bytes of metadata (path, hashes) per changed file.
+#   4. an ast-edit preview that changes every file (a 100 000-file change set), and its apply,
+#   5. the peer: `ast-grep run` printing, then writing (`-U`), the same whole-tree change.
+# No step holds file contents (they go to `.resolve/blobs/` as they are computed); (4) still
+# grows by the metadata it keeps per changed file (path, hashes, per-file details).
 #
 # Usage: bench/scale.sh [FILES]   (default 100000; the tree goes to a temporary directory)
-# Needs: /usr/bin/time (Debian package `time`). Builds the release binary first.
+# Needs: /usr/bin/time (Debian package `time`). Builds the release binary first. The ast-grep
+# rows use $AST_GREP, else the virtual environment bench/run.py installs it into; without
+# either they are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,3 +62,14 @@ measure "ast-edit preview, every file matches" \
   "$bin" --root "$root" ast-edit -p 'foo($A)' -r 'bar($A)' src
 measure "apply (every file)" "$bin" --root "$root" apply --reason "Scale check."
 grep -rl 'found(' "$root/src" | wc -l | xargs echo "files rewritten by the 1% apply:"
+
+ast_grep="${AST_GREP:-${RESOLVE_BENCH_VENV:-$HOME/.cache/resolve-ci-venv}/bin/ast-grep}"
+if [ -x "$ast_grep" ]; then
+  # The same whole-tree change again (every `bar(` back to another name), by the peer.
+  measure "ast-grep run, every file matches" \
+    "$ast_grep" run -l rust -p 'bar($A)' -r 'baz($A)' "$root/src"
+  measure "ast-grep run -U (every file)" \
+    "$ast_grep" run -l rust -p 'bar($A)' -r 'baz($A)' -U "$root/src"
+else
+  echo "ast-grep rows skipped: no $ast_grep (python3 bench/run.py installs it)"
+fi

@@ -31,7 +31,7 @@ use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{AstGrep, Pattern};
 use ast_grep_language::{Language, SupportLang};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::blobs::{Blobs, PackWriter};
 use crate::change_set::{hex, sha256};
@@ -671,12 +671,16 @@ fn assemble(
     let packs = packs.into_writers();
     let mut change_set = ChangeSet::new();
     let mut diffs = Vec::with_capacity(changed.len());
-    let mut file_replacements = Vec::new();
+    let mut file_replacements = Vec::with_capacity(changed.len());
     for file in changed {
         let path = &paths[file.path];
         let pack = packs.get(file.new.pack).ok_or_else(pack_gone)?;
         diffs.push(file.diff);
-        file_replacements.push(json!({"path": path, "count": file.replacements}));
+        // Sized for its two keys: `json!` leaves room for more in every one of them.
+        let mut entry = serde_json::Map::with_capacity(2);
+        entry.insert("path".into(), path.into());
+        entry.insert("count".into(), file.replacements.into());
+        file_replacements.push(Value::Object(entry));
         change_set.insert(
             path,
             FileChange::Update {
@@ -698,17 +702,21 @@ fn assemble(
         count_noun(total, "replacement"),
         count_noun(files, "file")
     );
-    let details = json!({
-        "totalReplacements": total,
-        "filesTouched": files,
-        "filesSearched": files_searched,
-        "fileReplacements": file_replacements,
-        "skipped": skipped
+    // Built by moving the per-file entries in: `json!` would copy them.
+    let mut details = serde_json::Map::new();
+    details.insert("totalReplacements".into(), total.into());
+    details.insert("filesTouched".into(), files.into());
+    details.insert("filesSearched".into(), files_searched.into());
+    details.insert("fileReplacements".into(), Value::Array(file_replacements));
+    details.insert(
+        "skipped".into(),
+        skipped
             .iter()
             .map(|(path, reason)| json!({"path": path, "reason": reason}))
-            .collect::<Vec<_>>(),
-        "limitReached": limit_reached,
-    });
+            .collect(),
+    );
+    details.insert("limitReached".into(), limit_reached.into());
+    let details = Value::Object(details);
     // The text goes straight from the spooled diffs to the blob store, one diff at a time.
     let mut text = blobs.writer()?;
     write_preview_text(

@@ -25,6 +25,7 @@
 //! transactions: the files and the pending→history move land together or not at all.
 //! Corrupt state files are reported as [`EditError::CorruptState`], never skipped.
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
@@ -41,7 +42,7 @@ use crate::blobs::Blobs;
 use crate::external::{McpAction, Payload};
 use crate::lock::{LOCK_TIMEOUT, StoreLock};
 use crate::transaction::{self, FileWrite, Purpose, StateChange, Transaction};
-use crate::{ChangeSet, Content, EditError, FileChange, Workspace, content_hash, fs};
+use crate::{ChangeSet, Content, EditError, Workspace, content_hash, fs};
 
 /// Pending records, by seq.
 const PENDING_DIR: &str = "pending";
@@ -193,7 +194,7 @@ pub enum Outcome {
 
 /// A resolved action: the pending record plus how, why and what it changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", from = "HistoryFields")]
 pub struct HistoryRecord {
     /// The pending record as it was when resolved (`order` is the resolution's).
     #[serde(flatten)]
@@ -211,10 +212,145 @@ pub struct HistoryRecord {
     pub applied_files: Vec<String>,
     /// Files of the change set that were not written.
     pub dropped_files: Vec<String>,
-    /// The content of each applied file before the apply (`None`: it did not exist), for undo.
+    /// The content of each applied file before the apply (`None`: it did not exist), as older
+    /// records hold it; empty in records written now, whose originals are the base hashes of
+    /// their change sets (see [`HistoryRecord::original`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub before: BTreeMap<String, Option<Content>>,
     /// Whether the apply was undone.
     pub undone: bool,
+}
+
+impl HistoryRecord {
+    /// The content the applied file `path` had before the apply (`None`: it did not exist),
+    /// for undo; `None` when the record does not know it. An apply writes only files that
+    /// still hold the base their change was computed from, and keeps that content in the blob
+    /// store under its hash.
+    pub fn original(&self, path: &str) -> Option<Option<Content>> {
+        original_of(&self.before, &self.action.change_set, path)
+    }
+}
+
+/// The original of the applied file `path`, from a history record's `before` and change set
+/// (see [`HistoryRecord::original`]).
+fn original_of(
+    before: &BTreeMap<String, Option<Content>>,
+    change_set: &ChangeSet,
+    path: &str,
+) -> Option<Option<Content>> {
+    if let Some(kept) = before.get(path) {
+        return Some(kept.clone());
+    }
+    let change = change_set.get(path)?;
+    Some(change.base_hash().map(|blob| Content::Stored {
+        blob: blob.to_owned(),
+    }))
+}
+
+/// What a pending or history record keeps in the blob store, read without the rest (its
+/// details above all): what collecting garbage needs.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct BlobUse {
+    id: String,
+    seq: u64,
+    preview_text: Content,
+    #[serde(default)]
+    change_set: ChangeSet,
+    /// `None` for a pending record.
+    #[serde(default)]
+    outcome: Option<Outcome>,
+    #[serde(default)]
+    undone: bool,
+    #[serde(default)]
+    applied_files: Vec<String>,
+    #[serde(default)]
+    before: BTreeMap<String, Option<Content>>,
+}
+
+impl BlobUse {
+    /// The blobs and packs it needs: its preview text; when pending, its new contents; when
+    /// an apply that can still be undone, its originals.
+    fn needs(&self, mut need: impl FnMut(&Content)) {
+        need(&self.preview_text);
+        match (self.outcome, self.undone) {
+            (None, _) => {
+                for (_, change) in self.change_set.files() {
+                    change.new_content().map(&mut need);
+                }
+            }
+            (Some(Outcome::Applied), false) => {
+                for path in &self.applied_files {
+                    if let Some(Some(original)) = original_of(&self.before, &self.change_set, path)
+                    {
+                        need(&original);
+                    }
+                }
+            }
+            (Some(_), _) => {}
+        }
+    }
+}
+
+/// A history record as stored: the pending record's fields and the resolution's side by side.
+/// Reading it through this flat shape avoids `#[serde(flatten)]` on the way in, which would
+/// buffer the whole record (every changed file) as an untyped tree first.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HistoryFields {
+    id: String,
+    seq: u64,
+    origin: Origin,
+    source_tool: String,
+    label: String,
+    created_at: u64,
+    order: u64,
+    #[serde(default)]
+    change_set: ChangeSet,
+    #[serde(default)]
+    mcp: Option<McpAction>,
+    preview_text: Content,
+    details: Value,
+    fingerprint: String,
+    outcome: Outcome,
+    reason: String,
+    #[serde(default)]
+    extra: Option<Extra>,
+    resolved_at: u64,
+    applied_files: Vec<String>,
+    dropped_files: Vec<String>,
+    #[serde(default)]
+    before: BTreeMap<String, Option<Content>>,
+    undone: bool,
+}
+
+impl From<HistoryFields> for HistoryRecord {
+    fn from(fields: HistoryFields) -> Self {
+        Self {
+            action: PendingRecord {
+                id: fields.id,
+                seq: fields.seq,
+                origin: fields.origin,
+                source_tool: fields.source_tool,
+                label: fields.label,
+                created_at: fields.created_at,
+                order: fields.order,
+                change_set: fields.change_set,
+                mcp: fields.mcp,
+                preview_text: fields.preview_text,
+                details: fields.details,
+                fingerprint: fields.fingerprint,
+            },
+            outcome: fields.outcome,
+            reason: fields.reason,
+            extra: fields.extra,
+            resolved_at: fields.resolved_at,
+            applied_files: fields.applied_files,
+            dropped_files: fields.dropped_files,
+            before: fields.before,
+            undone: fields.undone,
+        }
+    }
 }
 
 /// What [`Store::get`] finds.
@@ -507,6 +643,7 @@ impl Store {
         extra: Option<Extra>,
     ) -> Result<ApplyOutcome, EditError> {
         let _lock = self.session()?;
+        self.tidy_blobs();
         let mut record = self.require_pending(id)?;
         if let Some(action) = &record.mcp {
             return Err(EditError::InvalidRequest(format!(
@@ -528,16 +665,9 @@ impl Store {
             Some((kept, dropped)) => (kept, dropped.clone()),
             None => (&record.change_set, Vec::new()),
         };
-        let originals = self.check_fresh(selected)?;
+        let targets = self.check_fresh(selected)?;
         let applied_files = selected.paths();
         let total_replacements = selected.total_replacements();
-        let mut before = BTreeMap::new();
-        let mut targets = Vec::with_capacity(originals.len());
-        for (path, (relative, original)) in applied_files.iter().zip(originals) {
-            let kept = original.clone().map(|blob| Content::Stored { blob });
-            before.insert(path.clone(), kept);
-            targets.push((relative, original));
-        }
         drop(restricted);
         record.order = self.take_seq()?;
         let history = HistoryRecord {
@@ -548,25 +678,22 @@ impl Store {
             resolved_at: unix_now(),
             applied_files,
             dropped_files: dropped_files.clone(),
-            before,
+            before: BTreeMap::new(),
             undone: false,
         };
-        let files = targets
-            .into_iter()
-            .zip(&history.applied_files)
-            .map(|((relative, original), path)| FileWrite {
+        // Every file holds its base (checked above), so that is its original here.
+        let mut files = Vec::with_capacity(targets.len());
+        for (relative, path) in targets.into_iter().zip(&history.applied_files) {
+            let change = history.action.change_set.get(path).ok_or_else(|| {
+                EditError::InvalidRequest(format!("`{path}` is not part of this preview."))
+            })?;
+            files.push(FileWrite {
                 relative,
-                original,
-                content: history
-                    .action
-                    .change_set
-                    .get(path)
-                    .and_then(FileChange::new_content),
-                keep_original: true,
-            })
-            .collect();
+                original: change.base_hash().map(Cow::Borrowed),
+                content: change.new_content(),
+            });
+        }
         self.commit(Purpose::Apply, files, &history)?;
-        self.tidy_blobs();
         Ok(ApplyOutcome {
             applied_files: history.applied_files.clone(),
             dropped_files,
@@ -583,6 +710,7 @@ impl Store {
         extra: Option<Extra>,
     ) -> Result<HistoryRecord, EditError> {
         let _lock = self.session()?;
+        self.tidy_blobs();
         let mut record = self.require_pending(id)?;
         record.order = self.take_seq()?;
         let history = HistoryRecord {
@@ -597,7 +725,6 @@ impl Store {
             undone: false,
         };
         self.commit(Purpose::Discard, Vec::new(), &history)?;
-        self.tidy_blobs();
         Ok(history)
     }
 
@@ -651,6 +778,7 @@ impl Store {
     /// reverted. Directories the apply created for new files stay (empty).
     pub fn undo(&self, id: &str) -> Result<HistoryRecord, EditError> {
         let _lock = self.session()?;
+        self.tidy_blobs();
         let nothing_to_undo = |state| EditError::NothingToUndo {
             id: id.to_owned(),
             state,
@@ -679,6 +807,7 @@ impl Store {
         };
         let mut changed = Vec::new();
         let mut targets = Vec::new();
+        let mut originals = Vec::new();
         for path in &record.applied_files {
             let written = record
                 .action
@@ -687,17 +816,16 @@ impl Store {
                 .ok_or_else(|| corrupt(format!("applied file `{path}` is not in its change set")))?
                 .new_content()
                 .map(|content| content.hash().into_owned());
-            if !record.before.contains_key(path) {
-                return Err(corrupt(format!(
-                    "no original content of `{path}` is recorded"
-                )));
-            }
+            let original = record
+                .original(path)
+                .ok_or_else(|| corrupt(format!("no original content of `{path}` is recorded")))?;
             let (relative, current) = self.hash_target(path)?;
             if current != written {
                 changed.push(path.clone());
                 continue;
             }
-            targets.push((path.clone(), relative, current));
+            targets.push((relative, current));
+            originals.push(original);
         }
         if !changed.is_empty() {
             return Err(EditError::UndoConflict {
@@ -709,15 +837,14 @@ impl Store {
         // Every file still holds what the apply wrote, so that is its original here.
         let files = targets
             .into_iter()
-            .map(|(path, relative, current)| FileWrite {
+            .zip(&originals)
+            .map(|((relative, current), original)| FileWrite {
                 relative,
-                original: current,
-                content: record.before.get(&path).and_then(Option::as_ref),
-                keep_original: false,
+                original: current.map(Cow::Owned),
+                content: original.as_ref(),
             })
             .collect();
         self.commit(Purpose::Undo, files, &record)?;
-        self.tidy_blobs();
         Ok(record)
     }
 
@@ -741,24 +868,18 @@ impl Store {
                 needed.insert(name.to_owned());
             }
         };
-        for record in self.load_all::<PendingRecord>(PENDING_DIR, pending_key)? {
-            need(&record.preview_text);
-            for (_, change) in record.change_set.files() {
-                change.new_content().map(&mut need);
-            }
-        }
-        for entry in self.load_all::<HistoryRecord>(HISTORY_DIR, history_key)? {
-            need(&entry.action.preview_text);
-            if entry.outcome == Outcome::Applied && !entry.undone {
-                entry.before.values().flatten().for_each(&mut need);
-            }
+        for dir in [PENDING_DIR, HISTORY_DIR] {
+            self.for_each_record(dir, blob_use_key, |record: BlobUse| {
+                record.needs(&mut need);
+            })?;
         }
         Blobs::of(&self.workspace).remove_unneeded(&needed, grace)
     }
 
-    /// [`Store::collect_garbage`] after a resolution, under its lock, at most once per
-    /// [`BLOB_GRACE`] (it reads every record). The resolution landed already, so a failure here
-    /// is not its failure: the blobs stay until the next try.
+    /// [`Store::collect_garbage`] as a resolution starts, under its lock, at most once per
+    /// [`BLOB_GRACE`] (it reads every record): before the resolution loads its own record, so
+    /// the two never take memory at once. A failure here is not the resolution's failure: the
+    /// blobs stay until the next try.
     fn tidy_blobs(&self) {
         let blobs = Blobs::of(&self.workspace);
         if blobs.collected_within(BLOB_GRACE) {
@@ -821,9 +942,9 @@ impl Store {
     }
 
     /// Check every file of `set` against its base (absence for a create), reading one file at
-    /// a time; on success each file's real root-relative name and current hash, in the order of
+    /// a time; on success each file's real root-relative name, in the order of
     /// `set`.
-    fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<Target>, EditError> {
+    fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<String>, EditError> {
         let mut stale = Vec::new();
         let mut files = Vec::with_capacity(set.len());
         for (path, change) in set.files() {
@@ -841,7 +962,7 @@ impl Store {
             if change.base_hash() != current.as_deref() {
                 stale.push(path.to_owned());
             }
-            files.push((relative, current));
+            files.push(relative);
         }
         if stale.is_empty() {
             Ok(files)
@@ -925,16 +1046,27 @@ impl Store {
         dir: &str,
         key: fn(&T) -> (&str, u64),
     ) -> Result<Vec<T>, EditError> {
-        let dir = self.workspace.state_dir().join(dir);
         let mut records = Vec::new();
+        self.for_each_record(dir, key, |record| records.push(record))?;
+        Ok(records)
+    }
+
+    /// Hand every record in `dir` to `visit`, one at a time.
+    fn for_each_record<T: DeserializeOwned>(
+        &self,
+        dir: &str,
+        key: fn(&T) -> (&str, u64),
+        mut visit: impl FnMut(T),
+    ) -> Result<(), EditError> {
+        let dir = self.workspace.state_dir().join(dir);
         for name in fs::list_dir(&dir)? {
             if let Some(seq) = record_seq(&name)
                 && let Some(record) = read_record(&dir.join(&name), seq, key)?
             {
-                records.push(record);
+                visit(record);
             }
         }
-        Ok(records)
+        Ok(())
     }
 }
 
@@ -992,6 +1124,11 @@ fn merge_aliases(files: Vec<FileWrite>) -> Result<Vec<FileWrite>, EditError> {
 
 /// The id and seq a pending record carries.
 fn pending_key(record: &PendingRecord) -> (&str, u64) {
+    (&record.id, record.seq)
+}
+
+/// The id and seq a record read for its blobs carries.
+fn blob_use_key(record: &BlobUse) -> (&str, u64) {
     (&record.id, record.seq)
 }
 

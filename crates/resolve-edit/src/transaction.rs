@@ -17,7 +17,7 @@
 //! | `renamed:<n>` | the n-th target is renamed into place or removed; before the first, every temp file was synced |
 //! | `synced` | every touched directory is fsynced |
 //! | `committed` | the journal is marked committed |
-//! | `state:<n>` | the n-th store-state change is done (keep an original in the blob store, place the history record, remove the pending record) |
+//! | `state:<n>` | the n-th store-state change is done (keep the originals in the blob store, place the history record, remove the pending record) |
 //! | `journal-removed` | `journal.json` is gone; the backups are removed next |
 //!
 //! Syncing is batched: one pass makes the backups, the state files and the journal durable
@@ -31,6 +31,7 @@
 //! finishes a committed one, then removes the journal. Recovery is idempotent, so a crash
 //! during recovery is settled by the next one.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fs::Permissions;
 use std::path::{Path, PathBuf};
@@ -112,13 +113,10 @@ pub(crate) struct FileWrite<'a> {
     /// The target, relative to the root (symlinks already resolved).
     pub(crate) relative: String,
     /// The hash of its content now (checked by the caller), or `None` when it does not exist.
-    pub(crate) original: Option<String>,
+    pub(crate) original: Option<Cow<'a, str>>,
     /// Its content afterwards, or `None` to remove it; a stored content is read from the blob
     /// store only when its temp file is written, one file at a time.
     pub(crate) content: Option<&'a Content>,
-    /// Whether the original moves from the journal's backups to the blob store when the
-    /// transaction finishes (an apply keeps originals for undo).
-    pub(crate) keep_original: bool,
 }
 
 /// A change to a file of the state directory, made once the files are committed.
@@ -163,8 +161,11 @@ enum JournalState {
         /// Relative to the state directory.
         path: String,
     },
-    /// Keep the journal backup `backup` (an original, replaced by now) in the blob store as the
-    /// blob `blob`, its hash.
+    /// Keep every backup of the journal's entries (the originals, replaced by now) in the blob
+    /// store, named by its original hash: an apply keeps originals for undo.
+    KeepOriginals,
+    /// Keep the one backup `backup` in the blob store as the blob `blob`, its hash (journals
+    /// written before the originals were kept in one step).
     Keep {
         /// Its name in the journal directory.
         backup: String,
@@ -252,17 +253,35 @@ impl Journal {
         for dir in &self.created_dirs {
             confined(dir)?;
         }
+        let sha256 = |hash: &str| {
+            hash.len() == 64
+                && hash
+                    .bytes()
+                    .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'))
+        };
         for change in &self.state {
             let path = match change {
                 JournalState::Write { path, .. }
                 | JournalState::Remove { path }
                 | JournalState::Place { path, .. } => path,
+                JournalState::KeepOriginals => {
+                    for entry in &self.entries {
+                        if entry.backup.is_some()
+                            && !entry.original_hash.as_deref().is_some_and(sha256)
+                        {
+                            return Err(format!(
+                                "it keeps the original of `{}` without its SHA-256",
+                                entry.path
+                            ));
+                        }
+                    }
+                    continue;
+                }
                 JournalState::Keep { backup, blob } => {
-                    let hex = blob.len() == 64
-                        && blob
-                            .bytes()
-                            .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'));
-                    if !plain(backup) || Path::new(backup).components().count() != 1 || !hex {
+                    if !plain(backup)
+                        || Path::new(backup).components().count() != 1
+                        || !sha256(blob)
+                    {
                         return Err(format!(
                             "it keeps the backup `{backup}` as the blob `{blob}`, which is not a bare name and a SHA-256"
                         ));
@@ -321,21 +340,14 @@ impl Transaction<'_> {
                 path: file.relative.clone(),
                 temp: temp_name(&file.relative, &transaction_id),
                 backup,
-                original_hash: file.original.clone(),
+                original_hash: file.original.as_deref().map(str::to_owned),
                 new_hash: file.content.map(|content| content.hash().into_owned()),
                 mode: fs::permissions(&target)?.as_ref().map(mode_of),
             });
         }
-        let mut state = Vec::with_capacity(self.state.len() + entries.len());
-        for (entry, file) in entries.iter().zip(&self.files) {
-            if let (true, Some(backup), Some(blob)) =
-                (file.keep_original, &entry.backup, &entry.original_hash)
-            {
-                state.push(JournalState::Keep {
-                    backup: backup.clone(),
-                    blob: blob.clone(),
-                });
-            }
+        let mut state = Vec::with_capacity(self.state.len() + 1);
+        if self.purpose == Purpose::Apply && backups > 0 {
+            state.push(JournalState::KeepOriginals);
         }
         for (index, change) in self.state.iter().enumerate() {
             state.push(match change {
@@ -501,17 +513,24 @@ fn finish(workspace: &Workspace, journal: &Journal, hook: &mut CrashHook) -> Res
         None => Ok(()),
     };
     for (index, change) in journal.state.iter().enumerate() {
-        if !matches!(change, JournalState::Keep { .. }) {
+        if !matches!(
+            change,
+            JournalState::KeepOriginals | JournalState::Keep { .. }
+        ) {
             sync_kept(&mut kept)?;
         }
         match change {
-            JournalState::Keep { backup, blob } => {
-                let backup = journal_dir.join(backup);
-                // Already kept (and the backup removed) when a recovery gets this far again.
-                if fs::exists(&backup)? {
-                    let copy = blobs.keep_file(&backup, blob)?;
-                    kept.get_or_insert_with(Vec::new).extend(copy);
+            JournalState::KeepOriginals => {
+                let copies = kept.get_or_insert_with(Vec::new);
+                for entry in &journal.entries {
+                    if let (Some(backup), Some(blob)) = (&entry.backup, &entry.original_hash) {
+                        copies.extend(keep_backup(&blobs, &journal_dir.join(backup), blob)?);
+                    }
                 }
+            }
+            JournalState::Keep { backup, blob } => {
+                let copy = keep_backup(&blobs, &journal_dir.join(backup), blob)?;
+                kept.get_or_insert_with(Vec::new).extend(copy);
             }
             JournalState::Write { path, content } => {
                 fs::atomic_write_json(&state_dir.join(path), content)?;
@@ -535,6 +554,17 @@ fn finish(workspace: &Workspace, journal: &Journal, hook: &mut CrashHook) -> Res
     }
     sync_kept(&mut kept)?;
     remove_journal(&journal_dir, hook)
+}
+
+/// Keep the journal backup at `backup` in `blobs` as `blob`; the copy made (when the file
+/// system cannot link) is returned, to be synced. A backup already gone was kept by an earlier
+/// try that got this far.
+fn keep_backup(blobs: &Blobs, backup: &Path, blob: &str) -> Result<Option<PathBuf>, EditError> {
+    if fs::exists(backup)? {
+        blobs.keep_file(backup, blob)
+    } else {
+        Ok(None)
+    }
 }
 
 /// What a rollback did.
@@ -747,7 +777,6 @@ mod tests {
             relative: relative.to_owned(),
             original: None,
             content: Some(&x),
-            keep_original: false,
         };
         let files = [file("src/a/b/c.rs"), file("src/a/d.rs"), file("top.rs")];
         assert_eq!(missing_dirs(dir.path(), &files), vec!["src/a", "src/a/b"]);
@@ -775,15 +804,13 @@ mod tests {
             files: vec![
                 FileWrite {
                     relative: "a.txt".to_owned(),
-                    original: Some(content_hash(b"a")),
+                    original: Some(content_hash(b"a").into()),
                     content: Some(&upper_a),
-                    keep_original: true,
                 },
                 FileWrite {
                     relative: "blocker/b.txt".to_owned(),
                     original: None,
                     content: Some(&upper_b),
-                    keep_original: true,
                 },
             ],
             state: Vec::new(),

@@ -757,10 +757,10 @@ fn leftovers(root: &Path) -> Vec<String> {
 
 #[test]
 fn a_crash_at_every_step_of_a_three_file_apply_leaves_all_or_nothing() {
-    // begin, backup:1-2, journal, staged:1-2, renamed:1-3, synced | committed, state:1-4 (keep
-    // the two originals, place the history record, remove the pending one), journal-removed:
-    // 16 points, the first 10 before the commit.
-    const POINTS: usize = 16;
+    // begin, backup:1-2, journal, staged:1-2, renamed:1-3, synced | committed, state:1-3 (keep
+    // the originals, place the history record, remove the pending one), journal-removed:
+    // 15 points, the first 10 before the commit.
+    const POINTS: usize = 15;
     const LAST_BEFORE_COMMIT: usize = 10;
     for step in 1..=POINTS + 1 {
         let (dir, store, id) = three_file_action();
@@ -790,7 +790,7 @@ fn a_crash_at_every_step_of_a_three_file_apply_leaves_all_or_nothing() {
                     && text.ends_with("it is still pending.")),
                 "{context}"
             ),
-            11..=15 => assert_eq!(
+            11..=14 => assert_eq!(
                 message,
                 Some(format!(
                     "Finished an interrupted apply of `{id}`; it is applied."
@@ -871,10 +871,10 @@ fn a_staged_record_names_its_contents_by_hash_and_keeps_originals_for_undo() {
 
     let outcome = store.apply(&record.id, None, "r", None).unwrap();
     assert_eq!(
-        outcome.record.before["a.rs"],
-        Some(Content::Stored {
+        outcome.record.original("a.rs"),
+        Some(Some(Content::Stored {
             blob: content_hash(b"old a\n")
-        })
+        }))
     );
     let history = std::fs::read_to_string(
         dir.path()
@@ -883,6 +883,10 @@ fn a_staged_record_names_its_contents_by_hash_and_keeps_originals_for_undo() {
     )
     .unwrap();
     assert!(!history.contains("old a"), "the history holds the text");
+    assert!(
+        !history.contains("\"before\""),
+        "the originals are the change set's base hashes, not a second list: {history}"
+    );
     store.undo(&record.id).unwrap();
     assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
 }
@@ -915,6 +919,59 @@ fn records_written_with_inline_contents_still_apply_and_undo() {
     store.undo("pending-action:edit:7").unwrap();
     assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
     assert_eq!(read(&dir, "n.txt"), None);
+}
+
+#[test]
+fn history_written_with_inline_originals_still_undoes() {
+    let (dir, store) = setup();
+    write(&dir, "a.rs", "new a\n");
+    // The shape of a history record before its originals were the change set's base hashes.
+    let legacy = json!({
+        "id": "pending-action:edit:8", "seq": 8, "origin": "cli", "sourceTool": "edit",
+        "label": "Edit: a.rs", "createdAt": 1, "order": 9,
+        "changeSet": {"files": {
+            "a.rs": {"kind": "update", "base_hash": content_hash(b"old a\n"), "content": "new a\n", "replacements": 1}
+        }},
+        "previewText": "preview", "details": null, "fingerprint": "f",
+        "outcome": "applied", "reason": "r", "resolvedAt": 2,
+        "appliedFiles": ["a.rs"], "droppedFiles": [],
+        "before": {"a.rs": "old a\n"}, "undone": false
+    });
+    std::fs::create_dir_all(dir.path().join(STATE_DIR).join("history")).unwrap();
+    std::fs::write(
+        dir.path().join(STATE_DIR).join("history/8.json"),
+        legacy.to_string(),
+    )
+    .unwrap();
+    store.undo("pending-action:edit:8").unwrap();
+    assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
+}
+
+#[test]
+fn a_journal_that_keeps_originals_one_by_one_is_still_finished() {
+    let (dir, store) = setup();
+    write(&dir, "a.rs", "new a\n");
+    // A committed journal of the shape written before the originals were kept in one step.
+    let journal_dir = dir.path().join(STATE_DIR).join(JOURNAL_DIR);
+    std::fs::create_dir_all(&journal_dir).unwrap();
+    std::fs::write(journal_dir.join("backup-0"), "old a\n").unwrap();
+    let original = content_hash(b"old a\n");
+    let journal = json!({
+        "version": 1, "purpose": "apply", "action": "pending-action:edit:3", "committed": true,
+        "entries": [{"path": "a.rs", "temp": ".a.rs.resolve-1-1.tmp", "backup": "backup-0",
+            "originalHash": original, "newHash": content_hash(b"new a\n"), "mode": null}],
+        "createdDirs": [],
+        "state": [{"op": "keep", "backup": "backup-0", "blob": original}]
+    });
+    std::fs::write(journal_dir.join("journal.json"), journal.to_string()).unwrap();
+    let message = store.recover().unwrap();
+    assert_eq!(
+        message.as_deref(),
+        Some("Finished an interrupted apply of `pending-action:edit:3`; it is applied.")
+    );
+    let kept = dir.path().join(STATE_DIR).join("blobs").join(&original);
+    assert_eq!(std::fs::read_to_string(kept).unwrap(), "old a\n");
+    assert!(leftovers(dir.path()).is_empty());
 }
 
 #[test]

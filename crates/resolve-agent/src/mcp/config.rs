@@ -28,6 +28,11 @@ pub struct McpServerConfig {
     /// Environment variables set for it, on top of the inherited environment.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// How long one call of its tools may take, in whole seconds (at least 1; by default
+    /// [`DEFAULT_TOOL_TIMEOUT`](crate::mcp::DEFAULT_TOOL_TIMEOUT)). A server that never answers
+    /// must not hold a `resolve apply`, and the store lock with it, forever.
+    #[serde(default)]
+    pub tool_timeout_sec: Option<u64>,
 }
 
 /// The MCP servers a `resolve` process may start, by name.
@@ -97,6 +102,18 @@ impl McpConfig {
                 name: name.clone(),
             });
         }
+        if let Some(name) = file
+            .mcp_servers
+            .iter()
+            .find_map(|(name, server)| (server.tool_timeout_sec == Some(0)).then_some(name))
+        {
+            return Err(McpConfigError::Parse {
+                path: path.to_path_buf(),
+                message: format!(
+                    "`mcp_servers.{name}.tool_timeout_sec` is 0; give the seconds a tool call may take, at least 1"
+                ),
+            });
+        }
         Ok(Self {
             servers: file.mcp_servers,
             source: Some(path.to_path_buf()),
@@ -149,6 +166,7 @@ env = { NOTES_FILE = "notes.log" }
 
 [mcp_servers.bare]
 command = "srv"
+tool_timeout_sec = 5
 "#,
             Path::new("config.toml"),
         )
@@ -159,9 +177,11 @@ command = "srv"
                 command: "python3".into(),
                 args: vec!["notes_server.py".into()],
                 env: BTreeMap::from([("NOTES_FILE".into(), "notes.log".into())]),
+                tool_timeout_sec: None,
             }
         );
         assert!(config.servers["bare"].args.is_empty());
+        assert_eq!(config.servers["bare"].tool_timeout_sec, Some(5));
     }
 
     #[test]
@@ -190,5 +210,14 @@ command = "srv"
         )
         .unwrap_err();
         assert!(matches!(name, McpConfigError::ServerName { .. }), "{name}");
+        let zero = McpConfig::parse(
+            "[mcp_servers.a]\ncommand = \"x\"\ntool_timeout_sec = 0\n",
+            Path::new("c.toml"),
+        )
+        .unwrap_err();
+        assert_eq!(
+            zero.to_string(),
+            "The configuration `c.toml` is invalid: `mcp_servers.a.tool_timeout_sec` is 0; give the seconds a tool call may take, at least 1"
+        );
     }
 }

@@ -38,6 +38,10 @@ pub type NoticeFn = Arc<dyn Fn(&str) + Send + Sync>;
 /// How long a server may take to start and answer the MCP handshake, by default.
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long one tool call may take, by default (`tool_timeout_sec` in a server's configuration
+/// changes it).
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// How long shutting down one server may take before it is left to the OS.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -58,6 +62,8 @@ struct Inner {
 /// One running server.
 struct Connection {
     peer: Peer<RoleClient>,
+    /// How long one tool call may take.
+    call_timeout: Duration,
     tools: Vec<McpToolInfo>,
     stop: CancellationToken,
     stopping: AtomicBool,
@@ -215,7 +221,15 @@ impl McpHub {
             return Err(exited_text(server));
         }
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        match connection.peer.call_tool(params).await {
+        let timeout = connection.call_timeout;
+        let Ok(answer) = tokio::time::timeout(timeout, connection.peer.call_tool(params)).await
+        else {
+            return Err(format!(
+                "the MCP server `{server}` did not answer the call to `{tool}` within {} s (`tool_timeout_sec`); the call may still complete on the server, so check before trying again",
+                timeout.as_secs()
+            ));
+        };
+        match answer {
             Ok(result) => Ok(result),
             Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
                 self.report_exit(server, &connection);
@@ -325,6 +339,9 @@ impl McpHub {
         };
         let connection = Arc::new(Connection {
             peer: running.peer().clone(),
+            call_timeout: config
+                .tool_timeout_sec
+                .map_or(DEFAULT_TOOL_TIMEOUT, Duration::from_secs),
             tools,
             stop,
             stopping: AtomicBool::new(false),

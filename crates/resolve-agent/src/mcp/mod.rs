@@ -23,4 +23,4 @@ mod tool;
 
 pub use config::{CONFIG_PATH, McpConfig, McpConfigError, McpServerConfig};
 pub use convention::{HIDDEN_META_KEY, PENDING_ACTION_META_KEY, PendingActionRequest};
-pub use hub::{DEFAULT_START_TIMEOUT, McpHub, McpHubBuilder, NoticeFn};
+pub use hub::{DEFAULT_START_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpHub, McpHubBuilder, NoticeFn};

@@ -317,6 +317,36 @@ fn a_server_that_crashed_before_apply_fails_the_apply_and_the_action_stays_pendi
 }
 
 #[test]
+fn an_apply_call_the_server_never_answers_times_out_and_the_action_stays_pending() {
+    let Some(python) = python() else { return };
+    // Appended to the `[mcp_servers.srv]` table.
+    let workspace = workspace(python, "tool_timeout_sec = 1\n");
+    let model = Model::start(vec![Turn::call(
+        "c1",
+        "srv__stage",
+        json!({"text": "buy milk", "hang_apply": true}),
+    )]);
+    agent(&workspace, &model, &["--max-turns", "1"]).expect_code(1);
+    assert_eq!(workspace.pending_ids().len(), 1);
+
+    let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
+    assert!(
+        run.stderr.contains(
+            "the MCP server `srv` did not answer the call to `apply` within 1 s (`tool_timeout_sec`)"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(workspace.pending_ids().len(), 1, "the action stays pending");
+    // The store lock went with the call: the next command gets it at once.
+    workspace
+        .run(&["discard", "--reason", "The server hangs."])
+        .expect_code(0);
+    assert!(workspace.pending_ids().is_empty());
+    assert!(calls(&workspace).is_empty());
+}
+
+#[test]
 fn an_error_from_the_apply_tool_fails_the_apply_and_keeps_the_action_at_the_head() {
     let Some(python) = python() else { return };
     let workspace = workspace(python, "");

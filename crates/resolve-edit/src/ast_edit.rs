@@ -669,7 +669,7 @@ fn assemble(
     }
 
     let packs = packs.into_writers();
-    let mut change_set = ChangeSet::new();
+    let mut change_set = ChangeSet::with_capacity(changed.len());
     let mut diffs = Vec::with_capacity(changed.len());
     let mut file_replacements = Vec::with_capacity(changed.len());
     for file in changed {

@@ -4,7 +4,6 @@
 //! hash once they are in the blob store, so a change set stays small however much it changes.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -198,9 +197,75 @@ impl FileChange {
 
 /// Every file change of one preview, keyed by path relative to the workspace root
 /// (`/`-separated).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+///
+/// Kept as one list sorted by path rather than a map: a whole-tree change names every file of
+/// the tree, and a map's half-full nodes would cost about as much again as the changes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ChangeSet {
-    files: BTreeMap<String, FileChange>,
+    /// Sorted by path, one change per path.
+    files: Vec<(String, FileChange)>,
+}
+
+/// The stored shape of a [`ChangeSet`]: `{"files": {path: change, ...}}`.
+#[derive(Serialize, Deserialize)]
+struct ChangeSetShape<Files> {
+    files: Files,
+}
+
+impl Serialize for ChangeSet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Files<'a>(&'a [(String, FileChange)]);
+        impl Serialize for Files<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_map(self.0.iter().map(|(path, change)| (path, change)))
+            }
+        }
+        ChangeSetShape {
+            files: Files(&self.files),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ChangeSet {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// The entries of the `files` map, in the order stored.
+        struct Files(Vec<(String, FileChange)>);
+        impl<'de> Deserialize<'de> for Files {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct Entries;
+                impl<'de> serde::de::Visitor<'de> for Entries {
+                    type Value = Files;
+                    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        formatter.write_str("a map of paths to file changes")
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> Result<Files, A::Error> {
+                        let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
+                        while let Some(entry) = map.next_entry()? {
+                            entries.push(entry);
+                        }
+                        Ok(Files(entries))
+                    }
+                }
+                deserializer.deserialize_map(Entries)
+            }
+        }
+        let ChangeSetShape {
+            files: Files(mut files),
+        } = ChangeSetShape::deserialize(deserializer)?;
+        // Stored sets are sorted already; anything else is sorted here, a repeated path
+        // keeping its last change (as a map would): reversed, a stable sort puts it first.
+        if !files.windows(2).all(|pair| pair[0].0 < pair[1].0) {
+            files.reverse();
+            files.sort_by(|a, b| a.0.cmp(&b.0));
+            files.dedup_by(|later, first| later.0 == first.0);
+        }
+        files.shrink_to_fit();
+        Ok(ChangeSet { files })
+    }
 }
 
 impl ChangeSet {
@@ -209,11 +274,18 @@ impl ChangeSet {
         Self::default()
     }
 
+    /// An empty change set with room for `files` changes.
+    pub fn with_capacity(files: usize) -> Self {
+        Self {
+            files: Vec::with_capacity(files),
+        }
+    }
+
     /// Keep every inline content in `blobs`, so the change set names contents by hash only.
     pub(crate) fn store_contents(&mut self, blobs: &Blobs) -> Result<(), EditError> {
         // A pack holds many files' contents; it is checked once.
         let mut present = std::collections::HashSet::new();
-        for change in self.files.values_mut() {
+        for (_, change) in &mut self.files {
             if let FileChange::Create { content } | FileChange::Update { content, .. } = change
                 && content
                     .blob_name()
@@ -228,7 +300,22 @@ impl ChangeSet {
 
     /// Add (or replace) the change of `path` (relative, `/`-separated).
     pub fn insert(&mut self, path: impl Into<String>, change: FileChange) {
-        self.files.insert(path.into(), change);
+        let path = path.into();
+        // Producers add paths in order, so this is mostly a push.
+        match self.files.last() {
+            Some((last, _)) if *last < path => self.files.push((path, change)),
+            None => self.files.push((path, change)),
+            Some(_) => match self.position(&path) {
+                Ok(at) => self.files[at].1 = change,
+                Err(at) => self.files.insert(at, (path, change)),
+            },
+        }
+    }
+
+    /// Where `path` is in the sorted list, or where it would go.
+    fn position(&self, path: &str) -> Result<usize, usize> {
+        self.files
+            .binary_search_by(|(entry, _)| entry.as_str().cmp(path))
     }
 
     /// The changes, by path.
@@ -240,12 +327,12 @@ impl ChangeSet {
 
     /// The paths touched.
     pub fn paths(&self) -> Vec<String> {
-        self.files.keys().cloned().collect()
+        self.files.iter().map(|(path, _)| path.clone()).collect()
     }
 
     /// The change of `path`.
     pub fn get(&self, path: &str) -> Option<&FileChange> {
-        self.files.get(path)
+        self.position(path).ok().map(|at| &self.files[at].1)
     }
 
     /// How many files are touched.
@@ -260,7 +347,10 @@ impl ChangeSet {
 
     /// Total replacements over all files.
     pub fn total_replacements(&self) -> usize {
-        self.files.values().map(FileChange::replacements).sum()
+        self.files
+            .iter()
+            .map(|(_, change)| change.replacements())
+            .sum()
     }
 
     /// Split into the files in `only` and the names of the dropped ones; every path in `only`
@@ -269,7 +359,7 @@ impl ChangeSet {
         let mut kept = ChangeSet::new();
         for path in only {
             let normalized = path.trim_start_matches("./");
-            match self.files.get(normalized) {
+            match self.get(normalized) {
                 Some(change) => kept.insert(normalized, change.clone()),
                 None => {
                     return Err(EditError::NotInPreview {
@@ -281,9 +371,9 @@ impl ChangeSet {
         }
         let dropped = self
             .files
-            .keys()
-            .filter(|path| kept.get(path).is_none())
-            .cloned()
+            .iter()
+            .filter(|(path, _)| kept.get(path).is_none())
+            .map(|(path, _)| path.clone())
             .collect();
         Ok((kept, dropped))
     }
@@ -329,6 +419,25 @@ mod tests {
             },
         );
         set
+    }
+
+    #[test]
+    fn a_stored_set_reads_back_sorted_with_the_last_change_of_a_repeated_path() {
+        let json = r#"{"files": {
+            "b.rs": {"kind": "create", "content": "1"},
+            "a.rs": {"kind": "create", "content": "2"},
+            "b.rs": {"kind": "create", "content": "3"}
+        }}"#;
+        let set: ChangeSet = serde_json::from_str(json).unwrap();
+        assert_eq!(set.paths(), vec!["a.rs", "b.rs"]);
+        assert_eq!(
+            set.get("b.rs").and_then(FileChange::new_content),
+            Some(&Content::Text("3".into()))
+        );
+        assert_eq!(
+            serde_json::to_string(&set).unwrap(),
+            r#"{"files":{"a.rs":{"kind":"create","content":"2"},"b.rs":{"kind":"create","content":"3"}}}"#
+        );
     }
 
     #[test]

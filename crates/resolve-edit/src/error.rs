@@ -54,6 +54,20 @@ pub enum EditError {
         /// The changed files, relative to the root.
         files: Vec<String>,
     },
+    /// A `resolve` process stopped (was killed, crashed, lost power) while it was calling an
+    /// MCP server's tool for this action, so the call may have run; the action stays pending
+    /// and the next try calls the tool again.
+    #[error(
+        "An earlier resolve process stopped while it was calling the tool `{tool}` of the MCP server `{server}` for `{id}`, so that call may have run. Check what it did; then apply or discard `{id}` again, which calls the tool again."
+    )]
+    InterruptedCall {
+        /// The action.
+        id: String,
+        /// The MCP server called.
+        server: String,
+        /// Its tool.
+        tool: String,
+    },
     /// Another process holds the workspace lock for too long.
     #[error("Timed out after {seconds} s waiting for the lock `{}`; another resolve process is working in this workspace.", .path.display())]
     LockTimeout {

@@ -353,6 +353,13 @@ impl From<HistoryFields> for HistoryRecord {
     }
 }
 
+/// The MCP call in flight for a pending action, as its marker file records it.
+#[derive(Clone, Serialize, Deserialize)]
+struct McpCallMarker {
+    server: String,
+    tool: String,
+}
+
 /// What [`Store::get`] finds.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StoredAction {
@@ -733,6 +740,11 @@ impl Store {
     /// succeeds does the action move to history as `outcome`. So two processes can never both
     /// perform one action. When `perform` fails, the action stays pending; a failed apply moves
     /// it to the head of the stack. No file is written either way.
+    ///
+    /// While the MCP call is made, a marker names it (`pending/<seq>.calling`); it goes with the
+    /// move to history, or when the call fails. A marker found here was left by a process that
+    /// stopped during its call (the lock is ours): the call may have run, so this try makes no
+    /// call and fails with [`EditError::InterruptedCall`], and the next one calls again.
     pub fn resolve_external<T, E>(
         &self,
         id: &str,
@@ -743,7 +755,40 @@ impl Store {
     ) -> Result<Result<T, E>, EditError> {
         let _lock = self.session()?;
         let mut record = self.require_pending(id)?;
+        let marker_name = format!("{PENDING_DIR}/{}.calling", record.seq);
+        let marker = self.workspace.state_dir().join(&marker_name);
+        let call = record.mcp.as_ref().and_then(|action| {
+            let call = match outcome {
+                Outcome::Applied => Some(&action.apply),
+                Outcome::Discarded => action.reject.as_ref(),
+            }?;
+            Some(McpCallMarker {
+                server: action.server.clone(),
+                tool: call.tool.clone(),
+            })
+        });
+        if let Some(bytes) = fs::read_bytes(&marker)? {
+            // The marker names the call that was made (it may be the other of apply and reject).
+            let interrupted = serde_json::from_slice::<McpCallMarker>(&bytes)
+                .ok()
+                .or_else(|| call.clone());
+            fs::remove_file(&marker)?;
+            fs::sync_dir(&fs::parent_of(&marker))?;
+            let (server, tool) = interrupted.map_or_else(
+                || ("(unknown)".to_owned(), "(unknown)".to_owned()),
+                |call| (call.server, call.tool),
+            );
+            return Err(EditError::InterruptedCall {
+                id: id.to_owned(),
+                server,
+                tool,
+            });
+        }
+        if let Some(call) = &call {
+            fs::atomic_write_json(&marker, call)?;
+        }
         let performed = perform(&record);
+        let also_remove = call.map(|_| marker_name);
         match (&performed, outcome) {
             (Ok(_), Outcome::Applied | Outcome::Discarded) => {
                 record.order = self.take_seq()?;
@@ -762,13 +807,17 @@ impl Store {
                     Outcome::Applied => Purpose::Apply,
                     Outcome::Discarded => Purpose::Discard,
                 };
-                self.commit(purpose, Vec::new(), &history)?;
+                self.commit_removing(purpose, Vec::new(), &history, also_remove)?;
             }
-            (Err(_), Outcome::Applied) => {
-                record.order = self.take_seq()?;
-                write_json(&self.record_path(PENDING_DIR, record.seq), &record)?;
+            (Err(_), _) => {
+                if outcome == Outcome::Applied {
+                    record.order = self.take_seq()?;
+                    write_json(&self.record_path(PENDING_DIR, record.seq), &record)?;
+                }
+                if also_remove.is_some() {
+                    fs::remove_file(&marker)?;
+                }
             }
-            (Err(_), Outcome::Discarded) => {}
         }
         Ok(performed)
     }
@@ -919,6 +968,18 @@ impl Store {
         files: Vec<FileWrite<'_>>,
         history: &HistoryRecord,
     ) -> Result<(), EditError> {
+        self.commit_removing(purpose, files, history, None)
+    }
+
+    /// [`Store::commit`], also removing the state file `also_remove` (relative to the state
+    /// directory) in the same transaction.
+    fn commit_removing(
+        &self,
+        purpose: Purpose,
+        files: Vec<FileWrite<'_>>,
+        history: &HistoryRecord,
+        also_remove: Option<String>,
+    ) -> Result<(), EditError> {
         let files = merge_aliases(files)?;
         let seq = history.action.seq;
         let mut state = vec![StateChange::Write {
@@ -931,6 +992,7 @@ impl Store {
             }),
             Purpose::Undo => {}
         }
+        state.extend(also_remove.map(|path| StateChange::Remove { path }));
         Transaction {
             workspace: &self.workspace,
             purpose,

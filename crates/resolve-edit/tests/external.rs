@@ -240,3 +240,54 @@ async fn discard_calls_the_reject_tool_only_when_there_is_one() {
     assert!(store.pending().unwrap().is_empty());
     assert_eq!(store.history().unwrap().len(), 2);
 }
+
+#[test]
+fn a_call_interrupted_by_a_dying_process_is_reported_once_and_then_made_again() {
+    let (dir, store) = setup();
+    let record = stage(&store, false);
+    // The process making the call dies during it: nothing after the call runs.
+    let died = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        store.resolve_external(
+            &record.id,
+            Outcome::Applied,
+            "go",
+            None,
+            |_| -> Result<(), String> { panic!("killed during the call") },
+        )
+    }));
+    assert!(died.is_err());
+
+    let calls = std::cell::Cell::new(0);
+    let call = |_: &PendingRecord| -> Result<(), String> {
+        calls.set(calls.get() + 1);
+        Ok(())
+    };
+    let error = store
+        .resolve_external(&record.id, Outcome::Applied, "again", None, call)
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "An earlier resolve process stopped while it was calling the tool `apply` of the MCP server `notes` for `pending-action:notes__add:1`, so that call may have run. Check what it did; then apply or discard `pending-action:notes__add:1` again, which calls the tool again."
+    );
+    assert_eq!(calls.get(), 0, "no second call without a word");
+    assert!(matches!(
+        store.get(&record.id).unwrap(),
+        StoredAction::Pending(_)
+    ));
+
+    store
+        .resolve_external(&record.id, Outcome::Applied, "checked", None, call)
+        .unwrap()
+        .unwrap();
+    assert_eq!(calls.get(), 1);
+    assert!(matches!(
+        store.get(&record.id).unwrap(),
+        StoredAction::Resolved(_)
+    ));
+    let pending = std::fs::read_dir(dir.path().join(".resolve/pending")).unwrap();
+    assert_eq!(
+        pending.count(),
+        0,
+        "the marker went with the move to history"
+    );
+}

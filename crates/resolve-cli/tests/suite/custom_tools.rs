@@ -347,6 +347,63 @@ fn an_apply_call_the_server_never_answers_times_out_and_the_action_stays_pending
 }
 
 #[test]
+fn an_apply_killed_during_its_mcp_call_is_reported_by_the_next_try_which_calls_nothing() {
+    let Some(python) = python() else { return };
+    let workspace = workspace(python, "tool_timeout_sec = 2\n");
+    let model = Model::start(vec![Turn::call(
+        "c1",
+        "srv__stage",
+        json!({"text": "buy milk", "hang_apply": true}),
+    )]);
+    agent(&workspace, &model, &["--max-turns", "1"]).expect_code(1);
+    let id = workspace.pending_ids().remove(0);
+    let seq = id.rsplit(':').next().unwrap().to_owned();
+
+    // `kill -9` while the apply waits for the server's answer.
+    let mut child = workspace
+        .command(&["apply", "--reason", "Go."])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let marker = workspace.path(&format!(".resolve/pending/{seq}.calling"));
+    let waited = std::time::Instant::now();
+    while !marker.exists() {
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(60),
+            "the apply never started its call"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let next = workspace
+        .run(&["apply", "--reason", "Again."])
+        .expect_code(1);
+    assert!(
+        next.stderr.contains(&format!(
+            "An earlier resolve process stopped while it was calling the tool `apply` of the MCP server `srv` for `{id}`, so that call may have run."
+        )),
+        "{}",
+        next.stderr
+    );
+    assert_eq!(workspace.pending_ids(), vec![id.clone()]);
+    // Told once: the try after that calls the tool again (and this server still hangs).
+    let again = workspace
+        .run(&["apply", "--reason", "Checked."])
+        .expect_code(1);
+    assert!(
+        again
+            .stderr
+            .contains("did not answer the call to `apply` within 2 s"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(workspace.pending_ids(), vec![id]);
+}
+
+#[test]
 fn an_error_from_the_apply_tool_fails_the_apply_and_keeps_the_action_at_the_head() {
     let Some(python) = python() else { return };
     let workspace = workspace(python, "");

@@ -316,18 +316,27 @@ fn a_server_that_crashed_before_apply_fails_the_apply_and_the_action_stays_pendi
     assert_eq!(calls(&workspace)[0]["reason"], "Retry.");
 }
 
-#[test]
-fn an_apply_call_the_server_never_answers_times_out_and_the_action_stays_pending() {
-    let Some(python) = python() else { return };
+/// A workspace whose server `srv` gives each tool call `timeout_sec`, with one action staged
+/// by an agent run whose apply call never answers; and the action's id.
+fn staged_hanging_apply(python: &str, timeout_sec: u64) -> (Workspace, String) {
     // Appended to the `[mcp_servers.srv]` table.
-    let workspace = workspace(python, "tool_timeout_sec = 1\n");
+    let workspace = workspace(python, &format!("tool_timeout_sec = {timeout_sec}\n"));
     let model = Model::start(vec![Turn::call(
         "c1",
         "srv__stage",
         json!({"text": "buy milk", "hang_apply": true}),
     )]);
     agent(&workspace, &model, &["--max-turns", "1"]).expect_code(1);
-    assert_eq!(workspace.pending_ids().len(), 1);
+    let mut pending = workspace.pending_ids();
+    assert_eq!(pending.len(), 1);
+    let id = pending.remove(0);
+    (workspace, id)
+}
+
+#[test]
+fn an_apply_call_the_server_never_answers_times_out_and_the_action_stays_pending() {
+    let Some(python) = python() else { return };
+    let (workspace, _id) = staged_hanging_apply(python, 1);
 
     let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
     assert!(
@@ -349,14 +358,7 @@ fn an_apply_call_the_server_never_answers_times_out_and_the_action_stays_pending
 #[test]
 fn an_apply_killed_during_its_mcp_call_is_reported_by_the_next_try_which_calls_nothing() {
     let Some(python) = python() else { return };
-    let workspace = workspace(python, "tool_timeout_sec = 2\n");
-    let model = Model::start(vec![Turn::call(
-        "c1",
-        "srv__stage",
-        json!({"text": "buy milk", "hang_apply": true}),
-    )]);
-    agent(&workspace, &model, &["--max-turns", "1"]).expect_code(1);
-    let id = workspace.pending_ids().remove(0);
+    let (workspace, id) = staged_hanging_apply(python, 2);
     let seq = id.rsplit(':').next().unwrap().to_owned();
 
     // `kill -9` while the apply waits for the server's answer.

@@ -417,8 +417,7 @@ enum FileResult {
     Changed {
         path: String,
         base_hash: [u8; 32],
-        new: PackedText,
-        diff: SpooledDiff,
+        spooled: Spooled,
         replacements: usize,
     },
     /// The new text could not be stored.
@@ -467,15 +466,14 @@ fn process_file(
         Ok(None) => FileResult::Unchanged,
         Ok(Some(rewritten)) => {
             let diff = unified_diff(&file.relative, &old, &rewritten.text);
-            let (new, diff) = match packs.put(&rewritten.text, &diff) {
-                Ok(packed) => packed,
+            let spooled = match packs.put(&rewritten.text, &diff) {
+                Ok(spooled) => spooled,
                 Err(error) => return FileResult::Failed(error),
             };
             FileResult::Changed {
                 base_hash: sha256(old.as_bytes()),
-                diff,
                 path: file.relative,
-                new,
+                spooled,
                 replacements: rewritten.replacements,
             }
         }
@@ -670,12 +668,10 @@ fn assemble(
 
     let packs = packs.into_writers();
     let mut change_set = ChangeSet::with_capacity(changed.len());
-    let mut diffs = Vec::with_capacity(changed.len());
     let mut file_replacements = Vec::with_capacity(changed.len());
-    for file in changed {
-        let path = &paths[file.path];
-        let pack = packs.get(file.new.pack).ok_or_else(pack_gone)?;
-        diffs.push(file.diff);
+    for file in &changed {
+        let path = &paths[file.path.clone()];
+        let spooled = &file.spooled;
         // Sized for its two keys: `json!` leaves room for more in every one of them.
         let mut entry = serde_json::Map::with_capacity(2);
         entry.insert("path".into(), path.into());
@@ -686,10 +682,10 @@ fn assemble(
             FileChange::Update {
                 base_hash: hex(&file.base_hash),
                 content: Content::Packed {
-                    pack: pack.name().to_owned(),
-                    offset: file.new.offset,
-                    len: file.new.len,
-                    hash: hex(&file.new.hash),
+                    pack: pack_of(&packs, spooled.pack)?.name().to_owned(),
+                    offset: spooled.offset,
+                    len: spooled.new_len,
+                    hash: hex(&spooled.new_hash),
                 },
                 replacements: file.replacements,
             },
@@ -721,7 +717,7 @@ fn assemble(
     let mut text = blobs.writer()?;
     write_preview_text(
         |bytes| text.write(bytes),
-        diffs.iter().map(|diff| read_diff(&packs, diff)),
+        changed.iter().map(|file| read_diff(&packs, &file.spooled)),
         &notes,
     )?;
     Ok(AstEditOutcome::Preview(Preview {
@@ -745,12 +741,15 @@ struct Packs<'a> {
     created: AtomicUsize,
 }
 
-/// Where a changed file's new text went in a pack.
-struct PackedText {
+/// Where a changed file's new text and then its diff went, back to back, in one pack.
+struct Spooled {
+    /// The pack's id.
     pack: usize,
+    /// Where the new text starts; the diff follows it.
     offset: u64,
-    len: u64,
-    hash: [u8; 32],
+    new_len: u64,
+    new_hash: [u8; 32],
+    diff_len: u64,
 }
 
 /// What the walker threads found. Files searched are only counted, files that changed nothing
@@ -773,8 +772,7 @@ struct Findings {
 struct ChangedFile {
     path: Range<usize>,
     base_hash: [u8; 32],
-    new: PackedText,
-    diff: SpooledDiff,
+    spooled: Spooled,
     replacements: usize,
 }
 
@@ -788,8 +786,7 @@ impl Findings {
             FileResult::Changed {
                 path,
                 base_hash,
-                new,
-                diff,
+                spooled,
                 replacements,
             } => {
                 let start = self.paths.len();
@@ -797,8 +794,7 @@ impl Findings {
                 self.changed.push(ChangedFile {
                     path: start..self.paths.len(),
                     base_hash,
-                    new,
-                    diff,
+                    spooled,
                     replacements,
                 });
             }
@@ -815,13 +811,6 @@ impl Findings {
     }
 }
 
-/// Where one diff was set aside.
-struct SpooledDiff {
-    pack: usize,
-    offset: u64,
-    len: usize,
-}
-
 impl<'a> Packs<'a> {
     fn new(blobs: &'a Blobs) -> Self {
         Self {
@@ -831,8 +820,8 @@ impl<'a> Packs<'a> {
         }
     }
 
-    /// Append a changed file's new text and diff to a pack.
-    fn put(&self, new: &str, diff: &str) -> Result<(PackedText, SpooledDiff), EditError> {
+    /// Append a changed file's new text, then its diff, to a pack.
+    fn put(&self, new: &str, diff: &str) -> Result<Spooled, EditError> {
         let taken = self
             .idle
             .lock()
@@ -845,18 +834,14 @@ impl<'a> Packs<'a> {
                 .create_pack(self.created.fetch_add(1, Ordering::Relaxed))?,
         };
         let appended = pack.append(new.as_bytes()).and_then(|offset| {
-            let content = PackedText {
+            pack.append(diff.as_bytes())?;
+            Ok(Spooled {
                 pack: pack.id(),
                 offset,
-                len: new.len() as u64,
-                hash: sha256(new.as_bytes()),
-            };
-            let diff = SpooledDiff {
-                pack: pack.id(),
-                offset: pack.append(diff.as_bytes())?,
-                len: diff.len(),
-            };
-            Ok((content, diff))
+                new_len: new.len() as u64,
+                new_hash: sha256(new.as_bytes()),
+                diff_len: diff.len() as u64,
+            })
         });
         self.idle
             .lock()
@@ -876,15 +861,21 @@ impl<'a> Packs<'a> {
     }
 }
 
-/// Read back a diff set aside in `packs`.
-fn read_diff(packs: &[PackWriter], diff: &SpooledDiff) -> Result<Vec<u8>, EditError> {
-    packs
-        .get(diff.pack)
-        .ok_or_else(pack_gone)?
-        .read(diff.offset, diff.len)
+/// Read back the diff of a file spooled to `packs`.
+fn read_diff(packs: &[PackWriter], spooled: &Spooled) -> Result<Vec<u8>, EditError> {
+    let len = usize::try_from(spooled.diff_len).map_err(|_| pack_gone())?;
+    pack_of(packs, spooled.pack)?.read(spooled.offset + spooled.new_len, len)
 }
 
-/// The error for a pack id no pack has (a bug, never bad input).
+/// The pack with the id `id` among `packs` (sorted by id).
+fn pack_of(packs: &[PackWriter], id: usize) -> Result<&PackWriter, EditError> {
+    packs
+        .binary_search_by_key(&id, PackWriter::id)
+        .map(|at| &packs[at])
+        .map_err(|_| pack_gone())
+}
+
+/// The error for a text set aside in no pack of this preview (a bug, never bad input).
 fn pack_gone() -> EditError {
     EditError::InvalidRequest("a text was set aside in a pack that is gone".to_owned())
 }

@@ -22,6 +22,7 @@ use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
+use crate::change_set::{hex, is_sha256_hex};
 use crate::{EditError, Workspace, content_hash, fs};
 
 /// The blob directory, under the state directory.
@@ -143,10 +144,7 @@ impl Blobs {
     /// pack's name is corrupt state (a record naming `../x` must not reach outside the
     /// directory).
     pub(crate) fn path(&self, name: &str) -> Result<PathBuf, EditError> {
-        let hash = name.len() == 64
-            && name
-                .bytes()
-                .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'));
+        let hash = is_sha256_hex(name);
         let pack = name.strip_prefix(PACK_PREFIX).is_some_and(|rest| {
             !rest.is_empty()
                 && rest
@@ -329,7 +327,7 @@ impl BlobWriter {
 
     /// Name the blob by its hash (replacing an identical one) and return the hash.
     pub(crate) fn finish(self) -> Result<String, EditError> {
-        let hash = crate::change_set::hex(&self.hasher.finalize());
+        let hash = hex(&self.hasher.finalize());
         fs::persist(self.file, &self.dir.join(&hash))?;
         Ok(hash)
     }

@@ -23,11 +23,21 @@ pub(crate) fn sha256(bytes: &[u8]) -> [u8; 32] {
 
 /// `digest` in lowercase hex.
 pub(crate) fn hex(digest: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut hex = String::with_capacity(digest.len() * 2);
     for byte in digest {
-        hex.push_str(&format!("{byte:02x}"));
+        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
     }
     hex
+}
+
+/// Whether `name` is a SHA-256 in lowercase hex, as [`content_hash`] writes it.
+pub(crate) fn is_sha256_hex(name: &str) -> bool {
+    name.len() == 64
+        && name
+            .bytes()
+            .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// A file's content in a change set or a history record: the text itself (a change not yet

@@ -65,7 +65,7 @@ pub(crate) fn count_noun(count: usize, noun: &str) -> String {
 /// The preview text of a few diffs, in memory (see [`write_preview_text`]).
 pub(crate) fn preview_text(diffs: Vec<String>, notes: &[String]) -> String {
     let mut text = Vec::new();
-    let written: Result<(), std::convert::Infallible> = write_preview_text(
+    let Ok(()) = write_preview_text::<std::convert::Infallible>(
         |bytes| {
             text.extend_from_slice(bytes);
             Ok(())
@@ -73,9 +73,6 @@ pub(crate) fn preview_text(diffs: Vec<String>, notes: &[String]) -> String {
         diffs.into_iter().map(|diff| Ok(diff.into_bytes())),
         notes,
     );
-    if let Err(never) = written {
-        match never {}
-    }
     String::from_utf8(text)
         .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
 }

@@ -41,6 +41,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::blobs::Blobs;
+use crate::change_set::is_sha256_hex;
 use crate::error::quote_list;
 use crate::store::HistoryRecord;
 use crate::{Content, EditError, Workspace, content_hash, fs};
@@ -253,12 +254,6 @@ impl Journal {
         for dir in &self.created_dirs {
             confined(dir)?;
         }
-        let sha256 = |hash: &str| {
-            hash.len() == 64
-                && hash
-                    .bytes()
-                    .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'))
-        };
         for change in &self.state {
             let path = match change {
                 JournalState::Write { path, .. }
@@ -267,7 +262,7 @@ impl Journal {
                 JournalState::KeepOriginals => {
                     for entry in &self.entries {
                         if entry.backup.is_some()
-                            && !entry.original_hash.as_deref().is_some_and(sha256)
+                            && !entry.original_hash.as_deref().is_some_and(is_sha256_hex)
                         {
                             return Err(format!(
                                 "it keeps the original of `{}` without its SHA-256",
@@ -280,7 +275,7 @@ impl Journal {
                 JournalState::Keep { backup, blob } => {
                     if !plain(backup)
                         || Path::new(backup).components().count() != 1
-                        || !sha256(blob)
+                        || !is_sha256_hex(blob)
                     {
                         return Err(format!(
                             "it keeps the backup `{backup}` as the blob `{blob}`, which is not a bare name and a SHA-256"
@@ -503,34 +498,17 @@ fn finish(workspace: &Workspace, journal: &Journal, hook: &mut CrashHook) -> Res
     let state_dir = workspace.state_dir();
     let journal_dir = state_dir.join(JOURNAL_DIR);
     let blobs = Blobs::of(workspace);
-    // Once an original was kept: the copies to sync with the blob directory.
-    let mut kept: Option<Vec<PathBuf>> = None;
-    let sync_kept = |kept: &mut Option<Vec<PathBuf>>| match kept.take() {
-        Some(mut paths) => {
-            paths.push(blobs.dir().to_path_buf());
-            fs::sync_all(&paths)
-        }
-        None => Ok(()),
-    };
     for (index, change) in journal.state.iter().enumerate() {
-        if !matches!(
-            change,
-            JournalState::KeepOriginals | JournalState::Keep { .. }
-        ) {
-            sync_kept(&mut kept)?;
-        }
         match change {
-            JournalState::KeepOriginals => {
-                let copies = kept.get_or_insert_with(Vec::new);
-                for entry in &journal.entries {
-                    if let (Some(backup), Some(blob)) = (&entry.backup, &entry.original_hash) {
-                        copies.extend(keep_backup(&blobs, &journal_dir.join(backup), blob)?);
-                    }
-                }
-            }
+            JournalState::KeepOriginals => keep_backups(
+                &blobs,
+                &journal_dir,
+                journal.entries.iter().filter_map(|entry| {
+                    entry.backup.as_deref().zip(entry.original_hash.as_deref())
+                }),
+            )?,
             JournalState::Keep { backup, blob } => {
-                let copy = keep_backup(&blobs, &journal_dir.join(backup), blob)?;
-                kept.get_or_insert_with(Vec::new).extend(copy);
+                keep_backups(&blobs, &journal_dir, [(backup.as_str(), blob.as_str())])?;
             }
             JournalState::Write { path, content } => {
                 fs::atomic_write_json(&state_dir.join(path), content)?;
@@ -552,19 +530,26 @@ fn finish(workspace: &Workspace, journal: &Journal, hook: &mut CrashHook) -> Res
         }
         hook.point(&format!("state:{}", index + 1));
     }
-    sync_kept(&mut kept)?;
     remove_journal(&journal_dir, hook)
 }
 
-/// Keep the journal backup at `backup` in `blobs` as `blob`; the copy made (when the file
-/// system cannot link) is returned, to be synced. A backup already gone was kept by an earlier
-/// try that got this far.
-fn keep_backup(blobs: &Blobs, backup: &Path, blob: &str) -> Result<Option<PathBuf>, EditError> {
-    if fs::exists(backup)? {
-        blobs.keep_file(backup, blob)
-    } else {
-        Ok(None)
+/// Keep each journal backup (a bare name in `journal_dir`) in `blobs` under its hash, then make
+/// them durable: the copies made where the file system cannot link, and the blob directory. A
+/// backup already gone was kept by an earlier try that got this far.
+fn keep_backups<'a>(
+    blobs: &Blobs,
+    journal_dir: &Path,
+    backups: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<(), EditError> {
+    let mut unsynced = Vec::new();
+    for (backup, blob) in backups {
+        let backup = journal_dir.join(backup);
+        if fs::exists(&backup)? {
+            unsynced.extend(blobs.keep_file(&backup, blob)?);
+        }
     }
+    unsynced.push(blobs.dir().to_path_buf());
+    fs::sync_all(&unsynced)
 }
 
 /// What a rollback did.

@@ -905,12 +905,11 @@ fn records_written_with_inline_contents_still_apply_and_undo() {
         }},
         "previewText": "preview", "details": null, "fingerprint": "f"
     });
-    std::fs::create_dir_all(dir.path().join(STATE_DIR).join("pending")).unwrap();
-    std::fs::write(
-        dir.path().join(STATE_DIR).join("pending/7.json"),
-        legacy.to_string(),
-    )
-    .unwrap();
+    write(
+        &dir,
+        &format!("{STATE_DIR}/pending/7.json"),
+        &legacy.to_string(),
+    );
     store
         .apply("pending-action:edit:7", None, "legacy", None)
         .unwrap();
@@ -937,12 +936,11 @@ fn history_written_with_inline_originals_still_undoes() {
         "appliedFiles": ["a.rs"], "droppedFiles": [],
         "before": {"a.rs": "old a\n"}, "undone": false
     });
-    std::fs::create_dir_all(dir.path().join(STATE_DIR).join("history")).unwrap();
-    std::fs::write(
-        dir.path().join(STATE_DIR).join("history/8.json"),
-        legacy.to_string(),
-    )
-    .unwrap();
+    write(
+        &dir,
+        &format!("{STATE_DIR}/history/8.json"),
+        &legacy.to_string(),
+    );
     store.undo("pending-action:edit:8").unwrap();
     assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
 }
@@ -952,9 +950,8 @@ fn a_journal_that_keeps_originals_one_by_one_is_still_finished() {
     let (dir, store) = setup();
     write(&dir, "a.rs", "new a\n");
     // A committed journal of the shape written before the originals were kept in one step.
-    let journal_dir = dir.path().join(STATE_DIR).join(JOURNAL_DIR);
-    std::fs::create_dir_all(&journal_dir).unwrap();
-    std::fs::write(journal_dir.join("backup-0"), "old a\n").unwrap();
+    let journal_dir = format!("{STATE_DIR}/{JOURNAL_DIR}");
+    write(&dir, &format!("{journal_dir}/backup-0"), "old a\n");
     let original = content_hash(b"old a\n");
     let journal = json!({
         "version": 1, "purpose": "apply", "action": "pending-action:edit:3", "committed": true,
@@ -963,7 +960,11 @@ fn a_journal_that_keeps_originals_one_by_one_is_still_finished() {
         "createdDirs": [],
         "state": [{"op": "keep", "backup": "backup-0", "blob": original}]
     });
-    std::fs::write(journal_dir.join("journal.json"), journal.to_string()).unwrap();
+    write(
+        &dir,
+        &format!("{journal_dir}/journal.json"),
+        &journal.to_string(),
+    );
     let message = store.recover().unwrap();
     assert_eq!(
         message.as_deref(),
@@ -1003,6 +1004,54 @@ fn a_damaged_content_blob_fails_the_apply_and_touches_nothing() {
         store.get(&record.id).unwrap(),
         StoredAction::Pending(_)
     ));
+}
+
+#[test]
+fn a_resolution_removes_old_unneeded_blobs_at_most_once_an_hour() {
+    let (dir, store) = setup();
+    let blobs = dir.path().join(STATE_DIR).join("blobs");
+    let blob = |text: &str| blobs.join(content_hash(text.as_bytes()));
+    // Make a file of the blob directory look two hours old.
+    let age = |path: &Path| {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() - Duration::from_secs(2 * 60 * 60))
+            .unwrap();
+    };
+    let stamp = blobs.join(".collected");
+    let stage_and_discard = |path: &'static str, text: &str| {
+        let record = stage(&store, change_set([(path, create(text))]));
+        store.discard(&record.id, "no", None).unwrap();
+    };
+    stage_and_discard("a.rs", "never\n");
+    let pending = stage(&store, change_set([("b.rs", create("later\n"))]));
+    assert!(
+        stamp.exists(),
+        "the discard did not look for unneeded blobs"
+    );
+
+    // An hour later, the next resolution removes what no record needs any more.
+    for path in [blob("never\n"), blob("later\n"), stamp] {
+        age(&path);
+    }
+    stage_and_discard("c.rs", "other\n");
+    assert!(!blob("never\n").exists(), "an old unneeded blob was kept");
+    assert!(
+        blob("later\n").exists(),
+        "a pending change lost its content"
+    );
+
+    // Within the hour, resolutions do not look again.
+    age(&blob("other\n"));
+    stage_and_discard("d.rs", "more\n");
+    assert!(
+        blob("other\n").exists(),
+        "blobs were collected twice within an hour"
+    );
+    store.apply(&pending.id, None, "now", None).unwrap();
+    assert_eq!(read(&dir, "b.rs").as_deref(), Some("later\n"));
 }
 
 #[test]

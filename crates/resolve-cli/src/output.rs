@@ -94,8 +94,9 @@ impl Output {
         })
     }
 
-    /// Print a staged preview, streaming its text from the store (it is never held whole): as
-    /// text with the note after it, or as one JSON object shaped like [`result_json`]'s.
+    /// Print a staged preview, streaming its text from the store and its details' file list from
+    /// the change set's spool (neither is ever held whole): as text with the note after it, or
+    /// as one JSON object shaped like [`result_json`]'s.
     pub fn staged_preview(
         self,
         staged: &StagedPreview,
@@ -112,21 +113,28 @@ impl Output {
                     Some(note) => write_json_escaped(&mut out, note.as_bytes()),
                     None => Ok(()),
                 })
+                .and_then(|()| out.write_all(b"\",\"isError\":false,\"details\":"))
                 .and_then(|()| {
-                    writeln!(
-                        out,
-                        "\",\"isError\":false,\"details\":{},\"pendingId\":{pending_id}}}",
-                        staged.details
-                    )
+                    // The file list of a whole-tree preview is long: it goes from the change
+                    // set's spool straight to stdout.
+                    serde_json::to_writer(&mut out, &staged.result_details())
+                        .map_err(std::io::Error::from)
                 })
+                .and_then(|()| writeln!(out, ",\"pendingId\":{pending_id}}}"))
         } else {
             self.write_lines(&mut out, text)
                 .and_then(|()| out.write_all(note.as_deref().unwrap_or("").as_bytes()))
                 .and_then(|()| out.write_all(b"\n"))
         };
-        // A closed pipe is not an error worth reporting.
-        let _ = written.and_then(|()| out.flush());
-        Ok(())
+        // A closed pipe is not an error worth reporting; a preview cut short otherwise is.
+        match written.and_then(|()| out.flush()) {
+            Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(EditError::io(
+                "print the preview to",
+                "standard output",
+                error,
+            )),
+            Ok(()) | Err(_) => Ok(()),
+        }
     }
 
     /// Print a `resolve` outcome: the result text, then the resolve block.

@@ -11,7 +11,10 @@
 //! parse errors are reported only for files that could match. No workspace file is written:
 //! the result is a [`Preview`] whose change set names the new contents, each appended to a pack
 //! of the blob store (under `.resolve/`) as soon as it is computed, so a preview holds one
-//! file's text per thread, never every changed file's.
+//! file's text per thread, never every changed file's. Files are searched in parallel and their
+//! results taken in path order as they come (see the ordered module): each diff goes on to the
+//! preview text and each change on to the change set's spool at once, so a preview that
+//! changes every file of a tree holds no more than one that changes a few.
 //!
 //! Languages come from file extensions unless `lang` names one. Without `lang`, an op whose
 //! pattern or rewrite does not parse in a language is not applied to that language's files; it
@@ -22,8 +25,7 @@
 //! are not searched inside their embedded scripts and styles.
 
 use std::collections::HashMap;
-use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::ops::{ControlFlow, Range};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use ast_grep_core::replacer::{Replacer, TemplateFix};
@@ -33,12 +35,14 @@ use ast_grep_language::{Language, SupportLang};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::blobs::{Blobs, PackWriter};
+use crate::blobs::{BlobWriter, Blobs, Pack, PackWriter};
 use crate::change_set::{hex, sha256};
-use crate::preview::{AST_EDIT_TOOL, count_noun, write_preview_text};
+use crate::ordered::{default_threads, map_in_order};
+use crate::preview::{AST_EDIT_TOOL, PreviewText, count_noun};
 use crate::scope::{Scope, ScopedFile};
+use crate::spool::ChangeSetWriter;
 use crate::text_file::{decode, read_bytes, split_bom};
-use crate::{ChangeSet, Content, EditError, FileChange, Preview, Workspace, unified_diff};
+use crate::{Content, EditError, FileChange, Preview, Workspace, unified_diff};
 
 /// The file cap of model-facing tools: at most this many files changed by one preview.
 pub const DEFAULT_MAX_FILES: usize = 1000;
@@ -112,7 +116,7 @@ pub struct AstEditRequest {
 }
 
 /// What an `ast_edit` call produced.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum AstEditOutcome {
     /// Nothing matched (or nothing would change): no change set, nothing to stage.
     NoReplacements {
@@ -120,7 +124,7 @@ pub enum AstEditOutcome {
         text: String,
     },
     /// A preview to stage as a pending action.
-    Preview(Preview),
+    Preview(Box<Preview>),
 }
 
 /// The success text after applying: `Applied 3 replacements in 2 files.`
@@ -155,34 +159,24 @@ pub fn preview_ast_edit(
         None => None,
     };
     let scope = Scope::resolve(workspace, &request.paths)?;
-    let blobs = Blobs::of(workspace);
-    let packs = Packs::new(&blobs);
-
+    let packs = Packs::new(Blobs::of(workspace));
     let compiled: Mutex<HashMap<SupportLang, Arc<LanguageOps>>> = Mutex::new(HashMap::new());
     let file_counts: Mutex<HashMap<SupportLang, usize>> = Mutex::new(HashMap::new());
-    let findings: Mutex<Findings> = Mutex::new(Findings::default());
-    let record = |result: FileResult| {
-        findings
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .add(result);
-    };
+    let mut assembly = Assembly::new(workspace, max_files);
 
-    scope.visit(workspace, |file: ScopedFile| {
+    // Each file is searched on a worker thread; its result reaches the assembly in path order.
+    let search = |file: ScopedFile| -> Option<FileResult> {
         let lang = match forced {
             Some(lang) if file.explicit => Some(lang),
             Some(lang) => detect_language(&file).filter(|detected| *detected == lang),
             None => detect_language(&file),
         };
         let Some(lang) = lang else {
-            if file.explicit {
-                record(FileResult::Skipped {
-                    path: file.relative,
-                    reason: "no supported language for this extension; pass `lang`".to_owned(),
-                    searched: false,
-                });
-            }
-            return;
+            return file.explicit.then(|| FileResult::Skipped {
+                path: file.relative,
+                reason: "no supported language for this extension; pass `lang`".to_owned(),
+                searched: false,
+            });
         };
         *file_counts
             .lock()
@@ -199,10 +193,19 @@ pub fn preview_ast_edit(
                     .or_insert_with(|| Arc::new(LanguageOps::compile(lang, &request.ops))),
             ),
         };
-        if ops.usable() {
-            record(process_file(file, lang, &ops, &packs));
-        }
-    });
+        ops.usable().then(|| process_file(file, lang, &ops, &packs))
+    };
+    map_in_order(
+        scope.files(workspace),
+        default_threads(),
+        search,
+        |result| {
+            if let Some(result) = result {
+                assembly.add(result);
+            }
+            ControlFlow::Continue(())
+        },
+    );
 
     if forced.is_none() {
         let compiled = compiled
@@ -215,10 +218,7 @@ pub fn preview_ast_edit(
             return Err(error);
         }
     }
-    let findings = findings
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner);
-    assemble(request, findings, max_files, &blobs, packs)
+    assembly.finish(request)
 }
 
 /// Check what the schema cannot: non-empty patterns, no duplicate pattern, at least one op and
@@ -412,7 +412,7 @@ fn unusable_op_error(
 
 /// What happened to one file.
 enum FileResult {
-    /// The diff is rendered and the new text stored here, on the walker's thread, so neither
+    /// The diff is rendered and the new text stored here, on the worker's thread, so neither
     /// text outlives the file's turn.
     Changed {
         path: String,
@@ -606,177 +606,40 @@ fn rewrite_source(
     Ok(Some(Rewritten { text, replacements }))
 }
 
-/// Turn the per-file results into the outcome: cap, counts, label, text, details.
-fn assemble(
-    request: &AstEditRequest,
-    findings: Findings,
+/// The preview, put together from the files' results as they come in path order: a changed
+/// file's diff goes on to the preview text and its change on to the change set's spool at once,
+/// so what is held does not grow with the files changed. Only the skipped files are kept (they
+/// are listed at the end).
+struct Assembly<'a> {
+    workspace: &'a Workspace,
     max_files: Option<usize>,
-    blobs: &Blobs,
-    packs: Packs,
-) -> Result<AstEditOutcome, EditError> {
-    let Findings {
-        searched: files_searched,
-        paths,
-        mut changed,
-        mut skipped,
-        mut overlaps,
-        failure,
-    } = findings;
-    if let Some(error) = failure {
-        return Err(error);
-    }
-    changed.sort_by(|a, b| paths[a.path.clone()].cmp(&paths[b.path.clone()]));
-    skipped.sort();
-    overlaps.sort();
-    if let Some((path, first, second)) = overlaps.into_iter().next() {
-        let pattern = |index: usize| {
-            request
-                .ops
-                .get(index)
-                .map_or_else(String::new, |op| op.pat.clone())
-        };
-        return Err(EditError::OverlappingOps {
-            first: pattern(first),
-            second: pattern(second),
-            path,
-        });
-    }
-    let limit_reached = max_files.is_some_and(|cap| changed.len() > cap);
-    if let Some(cap) = max_files {
-        changed.truncate(cap);
-    }
-
-    let mut notes = Vec::new();
-    if !skipped.is_empty() {
-        notes.push(skipped_note(&skipped));
-    }
-    if limit_reached {
-        notes.push(LIMIT_NOTE.to_owned());
-    }
-
-    if changed.is_empty() {
-        let mut text = NO_REPLACEMENTS.to_owned();
-        if files_searched == 0 {
-            text.push_str("\nNo files were searched; check `paths` and `lang`.");
-        }
-        for note in &notes {
-            text.push('\n');
-            text.push_str(note);
-        }
-        return Ok(AstEditOutcome::NoReplacements { text });
-    }
-
-    let packs = packs.into_writers();
-    let mut change_set = ChangeSet::with_capacity(changed.len());
-    let mut file_replacements = Vec::with_capacity(changed.len());
-    for file in &changed {
-        let path = &paths[file.path.clone()];
-        let spooled = &file.spooled;
-        // Sized for its two keys: `json!` leaves room for more in every one of them.
-        let mut entry = serde_json::Map::with_capacity(2);
-        entry.insert("path".into(), path.into());
-        entry.insert("count".into(), file.replacements.into());
-        file_replacements.push(Value::Object(entry));
-        change_set.insert(
-            path,
-            FileChange::Update {
-                base_hash: hex(&file.base_hash),
-                content: Content::Packed {
-                    pack: pack_of(&packs, spooled.pack)?.name().to_owned(),
-                    offset: spooled.offset,
-                    len: spooled.new_len,
-                    hash: hex(&spooled.new_hash),
-                },
-                replacements: file.replacements,
-            },
-        );
-    }
-    let total = change_set.total_replacements();
-    let files = change_set.len();
-    let label = format!(
-        "AST Edit: {} in {}",
-        count_noun(total, "replacement"),
-        count_noun(files, "file")
-    );
-    // Built by moving the per-file entries in: `json!` would copy them.
-    let mut details = serde_json::Map::new();
-    details.insert("totalReplacements".into(), total.into());
-    details.insert("filesTouched".into(), files.into());
-    details.insert("filesSearched".into(), files_searched.into());
-    details.insert("fileReplacements".into(), Value::Array(file_replacements));
-    details.insert(
-        "skipped".into(),
-        skipped
-            .iter()
-            .map(|(path, reason)| json!({"path": path, "reason": reason}))
-            .collect(),
-    );
-    details.insert("limitReached".into(), limit_reached.into());
-    let details = Value::Object(details);
-    // The text goes straight from the spooled diffs to the blob store, one diff at a time.
-    let mut text = blobs.writer()?;
-    write_preview_text(
-        |bytes| text.write(bytes),
-        changed.iter().map(|file| read_diff(&packs, &file.spooled)),
-        &notes,
-    )?;
-    Ok(AstEditOutcome::Preview(Preview {
-        change_set,
-        source_tool: AST_EDIT_TOOL.to_owned(),
-        label,
-        text: Content::Stored {
-            blob: text.finish()?,
-        },
-        details,
-    }))
-}
-
-/// The packs of one preview: each walker thread appends the new text and the diff of every file
-/// it changes to a pack of its own (see [`PackWriter`]), so a preview holds neither, and the
-/// text is assembled from the diffs in path order at the end.
-struct Packs<'a> {
-    blobs: &'a Blobs,
-    /// Packs no thread is writing.
-    idle: Mutex<Vec<PackWriter>>,
-    created: AtomicUsize,
-}
-
-/// Where a changed file's new text and then its diff went, back to back, in one pack.
-struct Spooled {
-    /// The pack's id.
-    pack: usize,
-    /// Where the new text starts; the diff follows it.
-    offset: u64,
-    new_len: u64,
-    new_hash: [u8; 32],
-    diff_len: u64,
-}
-
-/// What the walker threads found. Files searched are only counted, files that changed nothing
-/// are not kept, and changed files are fixed-size records with their paths in one shared
-/// buffer: what a preview keeps per changed file is thus no small allocation of a walker
-/// thread's, where it would pin memory among the texts and parse trees that thread frees (with
-/// glibc's per-thread arenas, that grew a broad preview's peak memory with the tree).
-#[derive(Default)]
-struct Findings {
     searched: usize,
-    paths: String,
-    changed: Vec<ChangedFile>,
+    /// Files changed, also those past the cap.
+    changed: usize,
+    /// The text and the change set, from the first change on.
+    written: Option<(PreviewText<BlobWriter>, ChangeSetWriter)>,
     skipped: Vec<(String, String)>,
-    overlaps: Vec<(String, usize, usize)>,
-    /// The first file whose new text could not be stored.
+    /// The first overlap: the file and the two ops.
+    overlap: Option<(String, usize, usize)>,
+    /// The first change that could not be stored.
     failure: Option<EditError>,
 }
 
-/// One changed file; see [`Findings`].
-struct ChangedFile {
-    path: Range<usize>,
-    base_hash: [u8; 32],
-    spooled: Spooled,
-    replacements: usize,
-}
+impl<'a> Assembly<'a> {
+    fn new(workspace: &'a Workspace, max_files: Option<usize>) -> Self {
+        Self {
+            workspace,
+            max_files,
+            searched: 0,
+            changed: 0,
+            written: None,
+            skipped: Vec::new(),
+            overlap: None,
+            failure: None,
+        }
+    }
 
-impl Findings {
+    /// Take the result of the next file in path order.
     fn add(&mut self, result: FileResult) {
         if result.searched() {
             self.searched += 1;
@@ -789,34 +652,158 @@ impl Findings {
                 spooled,
                 replacements,
             } => {
-                let start = self.paths.len();
-                self.paths.push_str(&path);
-                self.changed.push(ChangedFile {
-                    path: start..self.paths.len(),
-                    base_hash,
-                    spooled,
-                    replacements,
-                });
+                self.changed += 1;
+                let within_cap = self.max_files.is_none_or(|cap| self.changed <= cap);
+                if within_cap && self.failure.is_none() {
+                    let written = self.write(&path, base_hash, &spooled, replacements);
+                    self.failure = written.err();
+                }
             }
             FileResult::Skipped { path, reason, .. } => self.skipped.push((path, reason)),
             FileResult::Overlap {
                 path,
                 first,
                 second,
-            } => self.overlaps.push((path, first, second)),
+            } => {
+                self.overlap.get_or_insert((path, first, second));
+            }
             FileResult::Failed(error) => {
                 self.failure.get_or_insert(error);
             }
         }
     }
+
+    /// Append a changed file's diff to the text and its change to the change set.
+    fn write(
+        &mut self,
+        path: &str,
+        base_hash: [u8; 32],
+        spooled: &Spooled,
+        replacements: usize,
+    ) -> Result<(), EditError> {
+        let (text, change_set) = match &mut self.written {
+            Some(written) => written,
+            None => self.written.insert((
+                PreviewText::start(Blobs::of(self.workspace).writer()?)?,
+                ChangeSetWriter::new(self.workspace),
+            )),
+        };
+        let diff_len = usize::try_from(spooled.diff_len).map_err(|_| too_large(path))?;
+        text.diff(
+            &spooled
+                .pack
+                .read(spooled.offset + spooled.new_len, diff_len)?,
+        )?;
+        change_set.push(
+            path,
+            FileChange::Update {
+                base_hash: hex(&base_hash),
+                content: Content::Packed {
+                    pack: spooled.pack.name().to_owned(),
+                    offset: spooled.offset,
+                    len: spooled.new_len,
+                    hash: hex(&spooled.new_hash),
+                },
+                replacements,
+            },
+        )
+    }
+
+    /// The outcome: an error, no replacements, or the preview with its label and details.
+    fn finish(self, request: &AstEditRequest) -> Result<AstEditOutcome, EditError> {
+        if let Some(error) = self.failure {
+            return Err(error);
+        }
+        if let Some((path, first, second)) = self.overlap {
+            let pattern = |index: usize| {
+                request
+                    .ops
+                    .get(index)
+                    .map_or_else(String::new, |op| op.pat.clone())
+            };
+            return Err(EditError::OverlappingOps {
+                first: pattern(first),
+                second: pattern(second),
+                path,
+            });
+        }
+        let limit_reached = self.max_files.is_some_and(|cap| self.changed > cap);
+        let mut notes = Vec::new();
+        if !self.skipped.is_empty() {
+            notes.push(skipped_note(&self.skipped));
+        }
+        if limit_reached {
+            notes.push(LIMIT_NOTE.to_owned());
+        }
+        let Some((text, change_set)) = self.written else {
+            let mut text = NO_REPLACEMENTS.to_owned();
+            if self.searched == 0 {
+                text.push_str("\nNo files were searched; check `paths` and `lang`.");
+            }
+            for note in &notes {
+                text.push('\n');
+                text.push_str(note);
+            }
+            return Ok(AstEditOutcome::NoReplacements { text });
+        };
+        let text = text.finish(&notes)?.finish()?;
+        let change_set = change_set.finish()?;
+        let total = change_set.total_replacements();
+        let files = change_set.len();
+        let label = format!(
+            "AST Edit: {} in {}",
+            count_noun(total, "replacement"),
+            count_noun(files, "file")
+        );
+        let skipped: Vec<Value> = self
+            .skipped
+            .iter()
+            .map(|(path, reason)| json!({"path": path, "reason": reason}))
+            .collect();
+        Ok(AstEditOutcome::Preview(Box::new(Preview {
+            change_set,
+            source_tool: AST_EDIT_TOOL.to_owned(),
+            label,
+            text: Content::Stored { blob: text },
+            details: json!({
+                "totalReplacements": total,
+                "filesTouched": files,
+                "filesSearched": self.searched,
+                "skipped": skipped,
+                "limitReached": limit_reached,
+            }),
+            files_key: Some(FILE_REPLACEMENTS),
+        })))
+    }
 }
 
-impl<'a> Packs<'a> {
-    fn new(blobs: &'a Blobs) -> Self {
+/// The details key listing every changed file with its replacements.
+const FILE_REPLACEMENTS: &str = "fileReplacements";
+
+/// The packs of one preview: each worker thread appends the new text and the diff of every file
+/// it changes to a pack of its own (see [`PackWriter`]), so a preview holds neither; the
+/// assembly reads each diff back for the text.
+struct Packs {
+    blobs: Blobs,
+    /// Packs no thread is writing.
+    idle: Mutex<Vec<PackWriter>>,
+}
+
+/// Where a changed file's new text and then its diff went, back to back, in one pack.
+struct Spooled {
+    pack: Arc<Pack>,
+    /// Where the new text starts; the diff follows it.
+    offset: u64,
+    new_len: u64,
+    new_hash: [u8; 32],
+    diff_len: u64,
+}
+
+impl Packs {
+    fn new(blobs: Blobs) -> Self {
         Self {
             blobs,
             idle: Mutex::new(Vec::new()),
-            created: AtomicUsize::new(0),
         }
     }
 
@@ -829,14 +816,12 @@ impl<'a> Packs<'a> {
             .pop();
         let mut pack = match taken {
             Some(pack) => pack,
-            None => self
-                .blobs
-                .create_pack(self.created.fetch_add(1, Ordering::Relaxed))?,
+            None => self.blobs.create_pack()?,
         };
         let appended = pack.append(new.as_bytes()).and_then(|offset| {
             pack.append(diff.as_bytes())?;
             Ok(Spooled {
-                pack: pack.id(),
+                pack: Arc::clone(pack.pack()),
                 offset,
                 new_len: new.len() as u64,
                 new_hash: sha256(new.as_bytes()),
@@ -849,35 +834,11 @@ impl<'a> Packs<'a> {
             .push(pack);
         appended
     }
-
-    /// The packs, by id, for reading the diffs back (every thread is done writing).
-    fn into_writers(self) -> Vec<PackWriter> {
-        let mut packs = self
-            .idle
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner);
-        packs.sort_by_key(PackWriter::id);
-        packs
-    }
 }
 
-/// Read back the diff of a file spooled to `packs`.
-fn read_diff(packs: &[PackWriter], spooled: &Spooled) -> Result<Vec<u8>, EditError> {
-    let len = usize::try_from(spooled.diff_len).map_err(|_| pack_gone())?;
-    pack_of(packs, spooled.pack)?.read(spooled.offset + spooled.new_len, len)
-}
-
-/// The pack with the id `id` among `packs` (sorted by id).
-fn pack_of(packs: &[PackWriter], id: usize) -> Result<&PackWriter, EditError> {
-    packs
-        .binary_search_by_key(&id, PackWriter::id)
-        .map(|at| &packs[at])
-        .map_err(|_| pack_gone())
-}
-
-/// The error for a text set aside in no pack of this preview (a bug, never bad input).
-fn pack_gone() -> EditError {
-    EditError::InvalidRequest("a text was set aside in a pack that is gone".to_owned())
+/// The error for a diff too large to read back into memory on this machine.
+fn too_large(path: &str) -> EditError {
+    EditError::InvalidRequest(format!("the diff of `{path}` is too large to show"))
 }
 
 /// `Skipped 2 files:` and one `- path: reason` line per file (at most 20 named).

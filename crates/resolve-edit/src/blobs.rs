@@ -12,9 +12,11 @@
 //! [`Store::collect_garbage`](crate::Store::collect_garbage)). Packs and blobs are not synced
 //! when a preview writes them (a preview survives a killed process, and its apply writes and
 //! syncs the targets from them); originals kept by an apply are durable before it commits.
+//! A preview's scratch files (the spool of a large change set) live here too, without a name,
+//! so they never outlive the process.
 
 use std::collections::HashSet;
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -64,14 +66,14 @@ impl Blobs {
     pub(crate) fn writer(&self) -> Result<BlobWriter, EditError> {
         self.ensure_dir()?;
         Ok(BlobWriter {
-            file: fs::temp_file_in(&self.dir)?,
+            file: BufWriter::with_capacity(64 * 1024, fs::temp_file_in(&self.dir)?),
             hasher: Sha256::new(),
             dir: self.dir.clone(),
         })
     }
 
     /// A new pack under a fresh name, for one writer to append contents to.
-    pub(crate) fn create_pack(&self, id: usize) -> Result<PackWriter, EditError> {
+    pub(crate) fn create_pack(&self) -> Result<PackWriter, EditError> {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         self.ensure_dir()?;
         let nanos = SystemTime::now()
@@ -85,12 +87,16 @@ impl Blobs {
         let path = self.dir.join(&name);
         let file = fs::create_exclusive(&path)?;
         Ok(PackWriter {
-            id,
-            name,
-            path,
-            file,
+            pack: Arc::new(Pack { name, path, file }),
             len: 0,
         })
+    }
+
+    /// A file with no name in the blob directory, for data a preview sets aside until it is
+    /// staged (see the spool module); it is gone once closed, also when the process dies.
+    pub(crate) fn scratch_file(&self) -> Result<std::fs::File, EditError> {
+        self.ensure_dir()?;
+        fs::scratch_file_in(&self.dir)
     }
 
     /// The `len` bytes at `offset` of the pack `pack`, checked against `hash`.
@@ -264,32 +270,40 @@ const PACK_PREFIX: &str = "pack-";
 /// A pack being filled: the new contents (and the diffs) one walker thread computed for one
 /// preview, appended one after another. A record names a content in it by offset, length and
 /// hash ([`Content::Packed`](crate::Content::Packed)). A preview thus creates one file per
-/// thread, not one per changed file.
+/// thread, not one per changed file. One writer appends at a time; what it appended can be read
+/// back through [`Pack`] by anyone holding it.
 pub(crate) struct PackWriter {
-    id: usize,
-    name: String,
-    path: PathBuf,
-    file: std::fs::File,
+    pack: Arc<Pack>,
     len: u64,
 }
 
 impl PackWriter {
-    /// The number its creator gave it.
-    pub(crate) fn id(&self) -> usize {
-        self.id
-    }
-
-    /// Its name in the blob directory.
-    pub(crate) fn name(&self) -> &str {
-        &self.name
+    /// The pack being written.
+    pub(crate) fn pack(&self) -> &Arc<Pack> {
+        &self.pack
     }
 
     /// Append `bytes`; returns their offset.
     pub(crate) fn append(&mut self, bytes: &[u8]) -> Result<u64, EditError> {
         let offset = self.len;
-        fs::append(&mut self.file, &self.path, bytes)?;
+        fs::append(&self.pack.file, &self.pack.path, bytes)?;
         self.len += bytes.len() as u64;
         Ok(offset)
+    }
+}
+
+/// A pack's file, open for reading back what its writer appended.
+#[derive(Debug)]
+pub(crate) struct Pack {
+    name: String,
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+impl Pack {
+    /// Its name in the blob directory.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
     }
 
     /// Read back the `len` bytes appended at `offset`.
@@ -308,10 +322,15 @@ fn missing(path: PathBuf) -> EditError {
     }
 }
 
-/// A blob being written; see [`Blobs::writer`]. Dropped unfinished, it leaves nothing. Writes
-/// are not buffered: callers write whole pieces (a file's text, a diff).
+impl crate::preview::TextSink for BlobWriter {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), EditError> {
+        self.write(bytes)
+    }
+}
+
+/// A blob being written; see [`Blobs::writer`]. Dropped unfinished, it leaves nothing.
 pub(crate) struct BlobWriter {
-    file: tempfile::NamedTempFile,
+    file: BufWriter<tempfile::NamedTempFile>,
     hasher: Sha256,
     dir: PathBuf,
 }
@@ -322,14 +341,22 @@ impl BlobWriter {
         self.hasher.update(bytes);
         self.file
             .write_all(bytes)
-            .map_err(|source| EditError::io("write a blob in", &self.dir, source))
+            .map_err(|source| self.error(source))
     }
 
     /// Name the blob by its hash (replacing an identical one) and return the hash.
     pub(crate) fn finish(self) -> Result<String, EditError> {
         let hash = hex(&self.hasher.finalize());
-        fs::persist(self.file, &self.dir.join(&hash))?;
+        let file = self
+            .file
+            .into_inner()
+            .map_err(|error| EditError::io("write a blob in", &self.dir, error.into_error()))?;
+        fs::persist(file, &self.dir.join(&hash))?;
         Ok(hash)
+    }
+
+    fn error(&self, source: std::io::Error) -> EditError {
+        EditError::io("write a blob in", &self.dir, source)
     }
 }
 
@@ -409,17 +436,14 @@ mod tests {
     #[test]
     fn a_packed_range_beyond_the_pack_is_corrupt_state_not_an_allocation() {
         let (_dir, blobs) = blobs();
-        let mut pack = blobs.create_pack(0).unwrap();
+        let mut pack = blobs.create_pack().unwrap();
         let offset = pack.append(b"text").unwrap();
         let hash = content_hash(b"text");
-        assert_eq!(
-            blobs.read_packed(pack.name(), offset, 4, &hash).unwrap(),
-            b"text"
-        );
+        let name = pack.pack().name();
+        assert_eq!(blobs.read_packed(name, offset, 4, &hash).unwrap(), b"text");
+        assert_eq!(pack.pack().read(offset, 4).unwrap(), b"text");
         for (offset, len) in [(0, u64::MAX), (u64::MAX, 1), (2, 4)] {
-            let error = blobs
-                .read_packed(pack.name(), offset, len, &hash)
-                .unwrap_err();
+            let error = blobs.read_packed(name, offset, len, &hash).unwrap_err();
             assert!(error.to_string().contains("beyond its end"), "{error}");
         }
     }

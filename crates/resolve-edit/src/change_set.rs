@@ -2,8 +2,11 @@
 //! content each change was computed from. Previews, pending actions and apply all read this one
 //! value; applying it is a separate step (see the transaction module). Contents are named by
 //! hash once they are in the blob store, so a change set stays small however much it changes.
+//! Paths are kept in [`path_order`], the order of a sorted walk of the tree; a preview writes
+//! its change set to disk in that order as it computes it (see the spool module).
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -30,6 +33,13 @@ pub(crate) fn hex(digest: &[u8]) -> String {
         hex.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
     }
     hex
+}
+
+/// The order of root-relative paths: component by component, as a walk that visits each
+/// directory's entries sorted by name meets them (`a/b.rs` before `a.rs`, which plain string
+/// order puts first because `.` sorts before `/`).
+pub fn path_order(a: &str, b: &str) -> Ordering {
+    a.split('/').cmp(b.split('/'))
 }
 
 /// Whether `name` is a SHA-256 in lowercase hex, as [`content_hash`] writes it.
@@ -206,13 +216,13 @@ impl FileChange {
 }
 
 /// Every file change of one preview, keyed by path relative to the workspace root
-/// (`/`-separated).
+/// (`/`-separated), in [`path_order`].
 ///
 /// Kept as one list sorted by path rather than a map: a whole-tree change names every file of
 /// the tree, and a map's half-full nodes would cost about as much again as the changes.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ChangeSet {
-    /// Sorted by path, one change per path.
+    /// Sorted in [`path_order`], one change per path.
     files: Vec<(String, FileChange)>,
 }
 
@@ -266,11 +276,15 @@ impl<'de> Deserialize<'de> for ChangeSet {
         let ChangeSetShape {
             files: Files(mut files),
         } = ChangeSetShape::deserialize(deserializer)?;
-        // Stored sets are sorted already; anything else is sorted here, a repeated path
-        // keeping its last change (as a map would): reversed, a stable sort puts it first.
-        if !files.windows(2).all(|pair| pair[0].0 < pair[1].0) {
+        // Stored sets are sorted already; anything else (a set stored in plain string order
+        // by an older version, say) is sorted here, a repeated path keeping its last change (as
+        // a map would): reversed, a stable sort puts it first.
+        if !files
+            .windows(2)
+            .all(|pair| path_order(&pair[0].0, &pair[1].0) == Ordering::Less)
+        {
             files.reverse();
-            files.sort_by(|a, b| a.0.cmp(&b.0));
+            files.sort_by(|a, b| path_order(&a.0, &b.0));
             files.dedup_by(|later, first| later.0 == first.0);
         }
         files.shrink_to_fit();
@@ -291,29 +305,14 @@ impl ChangeSet {
         }
     }
 
-    /// Keep every inline content in `blobs`, so the change set names contents by hash only.
-    pub(crate) fn store_contents(&mut self, blobs: &Blobs) -> Result<(), EditError> {
-        // A pack holds many files' contents; it is checked once.
-        let mut present = std::collections::HashSet::new();
-        for (_, change) in &mut self.files {
-            if let FileChange::Create { content } | FileChange::Update { content, .. } = change
-                && content
-                    .blob_name()
-                    .is_none_or(|name| !present.contains(name))
-            {
-                content.store(blobs)?;
-                present.extend(content.blob_name().map(str::to_owned));
-            }
-        }
-        Ok(())
-    }
-
     /// Add (or replace) the change of `path` (relative, `/`-separated).
     pub fn insert(&mut self, path: impl Into<String>, change: FileChange) {
         let path = path.into();
         // Producers add paths in order, so this is mostly a push.
         match self.files.last() {
-            Some((last, _)) if *last < path => self.files.push((path, change)),
+            Some((last, _)) if path_order(last, &path) == Ordering::Less => {
+                self.files.push((path, change));
+            }
             None => self.files.push((path, change)),
             Some(_) => match self.position(&path) {
                 Ok(at) => self.files[at].1 = change,
@@ -325,7 +324,7 @@ impl ChangeSet {
     /// Where `path` is in the sorted list, or where it would go.
     fn position(&self, path: &str) -> Result<usize, usize> {
         self.files
-            .binary_search_by(|(entry, _)| entry.as_str().cmp(path))
+            .binary_search_by(|(entry, _)| path_order(entry, path))
     }
 
     /// The changes, by path.
@@ -333,6 +332,11 @@ impl ChangeSet {
         self.files
             .iter()
             .map(|(path, change)| (path.as_str(), change))
+    }
+
+    /// The changes, by path, taken out of the set.
+    pub(crate) fn into_files(self) -> impl Iterator<Item = (String, FileChange)> {
+        self.files.into_iter()
     }
 
     /// The paths touched.
@@ -390,21 +394,39 @@ impl ChangeSet {
 
     /// A hash of the whole change set, to recognize a change staged (and discarded) before.
     pub fn fingerprint(&self) -> String {
-        let mut hasher = Sha256::new();
+        let mut fingerprint = Fingerprint::default();
         for (path, change) in &self.files {
-            hasher.update(path.as_bytes());
-            hasher.update([0]);
-            hasher.update(change.base_hash().unwrap_or("-").as_bytes());
-            hasher.update([0]);
-            hasher.update(
-                change
-                    .new_content()
-                    .map_or(Cow::Borrowed("-"), Content::hash)
-                    .as_bytes(),
-            );
-            hasher.update([0]);
+            fingerprint.add(path, change);
         }
-        content_hash(&hasher.finalize())
+        fingerprint.finish()
+    }
+}
+
+/// A change set's fingerprint, computed change by change in path order (see
+/// [`ChangeSet::fingerprint`]): the path, base hash and new content hash of every change.
+#[derive(Default)]
+pub(crate) struct Fingerprint(Sha256);
+
+impl Fingerprint {
+    /// Add the change of `path`, which comes after every path added so far.
+    pub(crate) fn add(&mut self, path: &str, change: &FileChange) {
+        let hasher = &mut self.0;
+        hasher.update(path.as_bytes());
+        hasher.update([0]);
+        hasher.update(change.base_hash().unwrap_or("-").as_bytes());
+        hasher.update([0]);
+        hasher.update(
+            change
+                .new_content()
+                .map_or(Cow::Borrowed("-"), Content::hash)
+                .as_bytes(),
+        );
+        hasher.update([0]);
+    }
+
+    /// The fingerprint, in lowercase hex.
+    pub(crate) fn finish(self) -> String {
+        content_hash(&self.0.finalize())
     }
 }
 
@@ -489,23 +511,32 @@ mod tests {
     }
 
     #[test]
-    fn storing_contents_keeps_the_fingerprint_and_the_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let workspace = Workspace::open(dir.path()).unwrap();
-        let mut stored = sample();
-        stored.store_contents(&Blobs::of(&workspace)).unwrap();
-        assert_eq!(stored.fingerprint(), sample().fingerprint());
-        let content = stored
-            .get("a.rs")
-            .and_then(FileChange::new_content)
-            .unwrap();
-        assert_eq!(
-            content,
-            &Content::Stored {
-                blob: content_hash(b"b")
-            }
-        );
-        assert_eq!(content.load(&workspace).unwrap(), b"b");
+    fn paths_sort_component_by_component_as_a_sorted_walk_meets_them() {
+        let mut paths = vec!["a.rs", "a/b.rs", "a-b.rs", "a/a/z.rs", "b.rs", "a"];
+        paths.sort_by(|a, b| path_order(a, b));
+        assert_eq!(paths, ["a", "a/a/z.rs", "a/b.rs", "a-b.rs", "a.rs", "b.rs"]);
+        let mut set = ChangeSet::new();
+        for path in ["a.rs", "b.rs", "a/b.rs"] {
+            set.insert(
+                path,
+                FileChange::Delete {
+                    base_hash: content_hash(b""),
+                },
+            );
+        }
+        assert_eq!(set.paths(), ["a/b.rs", "a.rs", "b.rs"]);
+        assert!(set.get("a/b.rs").is_some());
+    }
+
+    #[test]
+    fn a_set_stored_in_string_order_reads_back_in_path_order() {
+        let json = r#"{"files": {
+            "a.rs": {"kind": "create", "content": "1"},
+            "a/b.rs": {"kind": "create", "content": "2"}
+        }}"#;
+        let set: ChangeSet = serde_json::from_str(json).unwrap();
+        assert_eq!(set.paths(), ["a/b.rs", "a.rs"]);
+        assert!(set.get("a.rs").is_some());
     }
 
     #[test]

@@ -249,10 +249,17 @@ pub(crate) fn file_len(file: &File, path: &Path) -> Result<u64, EditError> {
         .map_err(|source| EditError::io("read the metadata of", path, source))
 }
 
-/// Append `bytes` to `file` (at `path`).
-pub(crate) fn append(file: &mut File, path: &Path, bytes: &[u8]) -> Result<(), EditError> {
+/// Append `bytes` to `file` (at `path`), opened for appending.
+pub(crate) fn append(mut file: &File, path: &Path, bytes: &[u8]) -> Result<(), EditError> {
     file.write_all(bytes)
         .map_err(|source| EditError::io("write", path, source))
+}
+
+/// A temporary file in `dir` that has no name (or loses it at once): nothing is left behind
+/// when it is closed, whether by drop or by the process dying.
+pub(crate) fn scratch_file_in(dir: &Path) -> Result<File, EditError> {
+    tempfile::tempfile_in(dir)
+        .map_err(|source| EditError::io("create a temporary file in", dir, source))
 }
 
 /// Fill `buffer` from `file` (at `path`) at `offset`.

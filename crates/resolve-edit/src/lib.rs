@@ -17,6 +17,7 @@ mod change_set;
 mod error;
 mod fs;
 mod lock;
+mod spool;
 mod store;
 mod transaction;
 mod workspace;
@@ -24,6 +25,7 @@ mod workspace;
 // Preview producers and read-only tools.
 mod ast_edit;
 mod diff;
+mod ordered;
 mod preview;
 mod read_tools;
 mod scope;
@@ -36,14 +38,14 @@ mod tools;
 // Durable MCP tool calls (the `resolve/pendingAction` convention).
 mod external;
 
-pub use change_set::{ChangeSet, Content, FileChange, content_hash};
+pub use change_set::{ChangeSet, Content, FileChange, content_hash, path_order};
 pub use error::EditError;
 pub use external::{ExternalActionRunner, McpAction, McpToolCall, Payload};
 pub use fs::{BINARY_SNIFF_LEN, FileContent, atomic_write, is_binary, read_content};
 pub use lock::{LOCK_FILE, LOCK_TIMEOUT, StoreLock};
 pub use store::{
-    ApplyOutcome, BLOB_GRACE, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary, Store,
-    StoredAction,
+    ApplyOutcome, BLOB_GRACE, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary,
+    StagedRecord, Store, StoredAction,
 };
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS, JOURNAL_DIR};
 pub use workspace::{STATE_DIR, Workspace, WorkspacePath};
@@ -53,10 +55,11 @@ pub use ast_edit::{
     ast_edit_applied_text, preview_ast_edit, supported_languages,
 };
 pub use diff::{change_diff, unified_diff};
-pub use preview::{AST_EDIT_TOOL, EDIT_TOOL, Preview, WRITE_TOOL, applied_text};
+pub use preview::{AST_EDIT_TOOL, EDIT_TOOL, Preview, ResultDetails, WRITE_TOOL, applied_text};
 pub use read_tools::{
     DEFAULT_READ_LIMIT, GREP_MAX_MATCHES, GrepRequest, LsRequest, ReadRequest, grep, ls, read,
 };
+pub use spool::{FileCounts, SPOOL_IN_MEMORY, SpooledChangeSet};
 pub use text_edit::{
     EditRequest, WriteRequest, edit_applied_text, preview_edit, preview_write, write_applied_text,
 };

@@ -3,11 +3,12 @@
 //! Paths are confined like every other path; binary files are refused by `read` and passed
 //! over by `grep`.
 
-use std::sync::{Mutex, PoisonError};
+use std::ops::ControlFlow;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use crate::ordered::{default_threads, map_in_order};
 use crate::scope::{Scope, ScopedFile};
 use crate::text_file::{decode, read_bytes, split_bom};
 use crate::{EditError, STATE_DIR, Workspace};
@@ -157,7 +158,7 @@ pub fn ls(workspace: &Workspace, request: &LsRequest) -> Result<String, EditErro
 }
 
 /// `grep`: every line matching `pattern` in the text files of `path`, as `path:line:text`
-/// sorted by path and line, at most [`GREP_MAX_MATCHES`] with a note when there are more.
+/// in path order, line by line, at most [`GREP_MAX_MATCHES`] with a note when there are more.
 /// `.gitignore` and the hidden-file rule apply to directories and globs.
 pub fn grep(workspace: &Workspace, request: &GrepRequest) -> Result<String, EditError> {
     let regex = Regex::new(&request.pattern).map_err(|error| EditError::InvalidRegex {
@@ -166,21 +167,25 @@ pub fn grep(workspace: &Workspace, request: &GrepRequest) -> Result<String, Edit
     })?;
     let path = request.path.clone().unwrap_or_else(|| ".".to_owned());
     let scope = Scope::resolve(workspace, std::slice::from_ref(&path))?;
-    let found: Mutex<Vec<(String, usize, String)>> = Mutex::new(Vec::new());
-    scope.visit(workspace, |file: ScopedFile| {
-        let matches = grep_file(&regex, &file);
-        if !matches.is_empty() {
-            found
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .extend(matches);
-        }
-    });
-    let mut found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
+    // Files come back in path order with their lines in order: the first matches are final,
+    // and the search stops once there is one more than can be shown.
+    let mut found: Vec<(String, usize, String)> = Vec::new();
+    map_in_order(
+        scope.files(workspace),
+        default_threads(),
+        |file: ScopedFile| grep_file(&regex, &file),
+        |matches| {
+            found.extend(matches);
+            if found.len() > GREP_MAX_MATCHES {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        },
+    );
     if found.is_empty() {
         return Ok(format!("No matches for `{}`.", request.pattern));
     }
-    found.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
     let more = found.len() > GREP_MAX_MATCHES;
     found.truncate(GREP_MAX_MATCHES);
     let mut out: Vec<String> = found

@@ -1,17 +1,21 @@
-//! Which files a request covers. Each entry of `paths` is a file, a directory or a glob, relative
-//! to the root and confined by [`Workspace::resolve`]. Directories and globs are walked with
-//! `ignore` in parallel: `.gitignore` (also outside a git repository), `.ignore` and the
-//! hidden-file rule apply, symlinks are not followed, and `.resolve/` is never entered. A file
-//! named explicitly is always visited. Globs are anchored at the root, shell style: `*` stays
-//! within one directory and `**` crosses directories.
+//! Which files a request covers, in path order. Each entry of `paths` is a file, a directory or
+//! a glob, relative to the root and confined by [`Workspace::resolve`]. Directories and globs
+//! are walked with `ignore`, each directory's entries sorted by name: `.gitignore` (also outside
+//! a git repository), `.ignore` and the hidden-file rule apply, symlinks are not followed, and
+//! `.resolve/` is never entered. A file named explicitly is always included. Globs are anchored
+//! at the root, shell style: `*` stays within one directory and `**` crosses directories.
+//!
+//! The parts are merged into one sequence in [`path_order`], which is the order a sorted walk
+//! yields, so a file reached by two parts is met twice in a row and given once: the scope
+//! keeps no set of the paths it has seen, and the files come out one at a time as the walks go.
 
-use std::collections::HashSet;
+use std::cmp::Ordering;
 use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
 
+use ignore::WalkBuilder;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::{WalkBuilder, WalkState};
 
+use crate::change_set::path_order;
 use crate::{EditError, Workspace};
 
 /// One file of a scope.
@@ -67,69 +71,106 @@ impl Scope {
         Ok(scope)
     }
 
-    /// Call `visit` once for every file of the scope: the explicit files first (on this
-    /// thread), then the walked ones (in parallel). A file reached twice is visited once.
-    pub(crate) fn visit<F>(&self, workspace: &Workspace, visit: F)
-    where
-        F: Fn(ScopedFile) + Sync,
-    {
-        // Only a scope of several parts can reach a file twice; one walk (the common case)
-        // keeps no set of every path it visited.
-        let overlapping = self.files.len() + self.walks.len() > 1;
-        let seen = Mutex::new(HashSet::new());
-        let first_time = |relative: &str| {
-            !overlapping
-                || seen
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(relative.to_owned())
-        };
-        for file in &self.files {
-            if first_time(&file.relative) {
-                visit(file.clone());
+    /// Every file of the scope once, in [`path_order`]; a file both named and walked to counts
+    /// as named.
+    pub(crate) fn files<'a>(
+        &'a self,
+        workspace: &'a Workspace,
+    ) -> impl Iterator<Item = ScopedFile> + 'a {
+        let mut named = self.files.clone();
+        named.sort_by(|a, b| path_order(&a.relative, &b.relative));
+        named.dedup_by(|later, earlier| later.relative == earlier.relative);
+        let mut parts: Vec<Part<'a>> = vec![Box::new(named.into_iter())];
+        parts.extend(
+            self.walks
+                .iter()
+                .map(|walk| Box::new(walk.files(workspace)) as Part<'a>),
+        );
+        Merged {
+            heads: Vec::new(),
+            parts,
+        }
+    }
+}
+
+/// The files of one part of a scope, in path order.
+type Part<'a> = Box<dyn Iterator<Item = ScopedFile> + 'a>;
+
+/// The parts of a scope merged into one sequence in path order, each file once.
+struct Merged<'a> {
+    /// The next file of each part (filled on the first call).
+    heads: Vec<Option<ScopedFile>>,
+    parts: Vec<Part<'a>>,
+}
+
+impl Iterator for Merged<'_> {
+    type Item = ScopedFile;
+
+    fn next(&mut self) -> Option<ScopedFile> {
+        if self.heads.is_empty() {
+            self.heads = self.parts.iter_mut().map(Iterator::next).collect();
+        }
+        // The first in path order; on a tie the earlier part, so a named file wins.
+        let mut first: Option<usize> = None;
+        for (index, head) in self.heads.iter().enumerate() {
+            let Some(file) = head else { continue };
+            let earlier = first
+                .and_then(|best| self.heads[best].as_ref())
+                .is_some_and(|best| {
+                    path_order(&best.relative, &file.relative) != Ordering::Greater
+                });
+            if !earlier {
+                first = Some(index);
             }
         }
-        for walk in &self.walks {
-            let state_dir = workspace.state_dir();
-            let mut builder = WalkBuilder::new(&walk.start);
-            builder
-                .hidden(true)
-                .ignore(true)
-                .git_ignore(true)
-                .git_exclude(true)
-                .git_global(true)
-                .parents(true)
-                .require_git(false)
-                .follow_links(false)
-                .threads(0)
-                .filter_entry(move |entry| entry.path() != state_dir);
-            builder.build_parallel().run(|| {
-                Box::new(|entry| {
-                    let Ok(entry) = entry else {
-                        return WalkState::Continue;
-                    };
-                    if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-                        return WalkState::Continue;
-                    }
-                    if let Some(glob) = &walk.glob
-                        && !glob.matched(entry.path(), false).is_ignore()
-                    {
-                        return WalkState::Continue;
-                    }
-                    let Some(relative) = workspace.relative_name(entry.path()) else {
-                        return WalkState::Continue;
-                    };
-                    if first_time(&relative) {
-                        visit(ScopedFile {
-                            relative,
-                            absolute: entry.into_path(),
-                            explicit: false,
-                        });
-                    }
-                    WalkState::Continue
-                })
-            });
+        let first = first?;
+        let file = std::mem::replace(&mut self.heads[first], self.parts[first].next())?;
+        // The same file reached by another part is that part's next one.
+        for (head, part) in self.heads.iter_mut().zip(&mut self.parts) {
+            if head
+                .as_ref()
+                .is_some_and(|other| other.relative == file.relative)
+            {
+                *head = part.next();
+            }
         }
+        Some(file)
+    }
+}
+
+impl Walk {
+    /// The files this walk reaches, in path order.
+    fn files<'a>(&'a self, workspace: &'a Workspace) -> impl Iterator<Item = ScopedFile> + 'a {
+        let state_dir = workspace.state_dir();
+        let mut builder = WalkBuilder::new(&self.start);
+        builder
+            .hidden(true)
+            .ignore(true)
+            .git_ignore(true)
+            .git_exclude(true)
+            .git_global(true)
+            .parents(true)
+            .require_git(false)
+            .follow_links(false)
+            .sort_by_file_name(|a, b| a.cmp(b))
+            .filter_entry(move |entry| entry.path() != state_dir);
+        builder.build().filter_map(move |entry| {
+            let entry = entry.ok()?;
+            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+                return None;
+            }
+            if let Some(glob) = &self.glob
+                && !glob.matched(entry.path(), false).is_ignore()
+            {
+                return None;
+            }
+            let relative = workspace.relative_name(entry.path())?;
+            Some(ScopedFile {
+                relative,
+                absolute: entry.into_path(),
+                explicit: false,
+            })
+        })
     }
 }
 
@@ -202,13 +243,10 @@ mod tests {
     fn visited(workspace: &Workspace, paths: &[&str]) -> Vec<(String, bool)> {
         let paths: Vec<String> = paths.iter().map(|p| (*p).to_owned()).collect();
         let scope = Scope::resolve(workspace, &paths).unwrap();
-        let out = Mutex::new(Vec::new());
-        scope.visit(workspace, |file| {
-            out.lock().unwrap().push((file.relative, file.explicit));
-        });
-        let mut out = out.into_inner().unwrap();
-        out.sort();
-        out
+        scope
+            .files(workspace)
+            .map(|file| (file.relative, file.explicit))
+            .collect()
     }
 
     #[test]
@@ -244,6 +282,22 @@ mod tests {
         assert_eq!(
             visited(&ws, &["gen/out.rs", "./gen/out.rs", "."]),
             vec![("gen/out.rs".to_owned(), true)]
+        );
+    }
+
+    #[test]
+    fn parts_are_merged_in_path_order_each_file_once() {
+        let (_dir, ws) = tree(&["a.rs", "a/b.rs", "a-c.rs", "z/y.rs", "z/x.rs", "m.rs"]);
+        assert_eq!(
+            visited(&ws, &["z", "m.rs", ".", "a/b.rs"]),
+            vec![
+                ("a/b.rs".to_owned(), true),
+                ("a-c.rs".to_owned(), false),
+                ("a.rs".to_owned(), false),
+                ("m.rs".to_owned(), true),
+                ("z/x.rs".to_owned(), false),
+                ("z/y.rs".to_owned(), false),
+            ]
         );
     }
 

@@ -18,7 +18,9 @@
 //!
 //! Records name file contents by hash (see the blobs module), so reading, applying or undoing
 //! an action holds one file's content at a time, never a whole change set. Records written
-//! before the blob store carry their contents inline and stay readable.
+//! before the blob store carry their contents inline and stay readable. Staging writes a
+//! record's change set straight from the spool its producer wrote it to (see the spool module),
+//! so staging a change to every file of a tree holds none of it either.
 //!
 //! Every operation takes the lock, then runs recovery, then reads fresh state from disk, so
 //! changes made by other processes are always seen. Applying, discarding and undoing are
@@ -42,7 +44,7 @@ use crate::blobs::Blobs;
 use crate::external::{McpAction, Payload};
 use crate::lock::{LOCK_TIMEOUT, StoreLock};
 use crate::transaction::{self, FileWrite, Purpose, StateChange, Transaction};
-use crate::{ChangeSet, Content, EditError, Workspace, content_hash, fs};
+use crate::{ChangeSet, Content, EditError, SpooledChangeSet, Workspace, content_hash, fs};
 
 /// Pending records, by seq.
 const PENDING_DIR: &str = "pending";
@@ -105,9 +107,15 @@ impl<'de> Deserialize<'de> for Origin {
 }
 
 /// A durable pending action: a staged change set (or an MCP tool call) waiting for `resolve`.
+///
+/// Read from the store, its change set is a [`ChangeSet`]; as returned by staging, it is the
+/// [`SpooledChangeSet`] the record was written from ([`StagedRecord`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PendingRecord {
+#[serde(
+    rename_all = "camelCase",
+    bound(deserialize = "C: Deserialize<'de> + Default")
+)]
+pub struct PendingRecord<C = ChangeSet> {
     /// `pending-action:<sourceTool>:<seq>`.
     pub id: String,
     /// The never-reused number in the id.
@@ -125,7 +133,7 @@ pub struct PendingRecord {
     pub order: u64,
     /// What applying it writes (empty when the payload is an MCP call).
     #[serde(default)]
-    pub change_set: ChangeSet,
+    pub change_set: C,
     /// When present, the payload: an MCP tool call to make instead of writing files. Records
     /// without it (all records before MCP calls existed) carry a change set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -133,10 +141,35 @@ pub struct PendingRecord {
     /// The preview text shown when it was staged (in the blob store; inline in records written
     /// before it).
     pub preview_text: Content,
-    /// The producer's result details.
+    /// The producer's result details (not the list of files some results show, which is the
+    /// change set's; see [`Preview::files_key`](crate::Preview::files_key)).
     pub details: Value,
     /// [`ChangeSet::fingerprint`] of the change set.
     pub fingerprint: String,
+}
+
+/// A pending record as staging returns it: its change set is still in the spool it was
+/// written from, so staging a change to every file of a tree never holds all of it.
+pub type StagedRecord = PendingRecord<SpooledChangeSet>;
+
+impl StagedRecord {
+    /// The record as the store reads it back: its change set loaded from the spool.
+    pub fn load(&self) -> Result<PendingRecord, EditError> {
+        Ok(PendingRecord {
+            id: self.id.clone(),
+            seq: self.seq,
+            origin: self.origin.clone(),
+            source_tool: self.source_tool.clone(),
+            label: self.label.clone(),
+            created_at: self.created_at,
+            order: self.order,
+            change_set: self.change_set.load()?,
+            mcp: self.mcp.clone(),
+            preview_text: self.preview_text.clone(),
+            details: self.details.clone(),
+            fingerprint: self.fingerprint.clone(),
+        })
+    }
 }
 
 impl PendingRecord {
@@ -470,12 +503,33 @@ impl Store {
         origin: Origin,
         source_tool: &str,
         label: &str,
-        mut change_set: ChangeSet,
+        change_set: ChangeSet,
         preview_text: Content,
         details: Value,
-    ) -> Result<PendingRecord, EditError> {
-        change_set.store_contents(&Blobs::of(&self.workspace))?;
-        let fingerprint = change_set.fingerprint();
+    ) -> Result<StagedRecord, EditError> {
+        let change_set = change_set.into_spooled(&self.workspace)?;
+        self.stage_spooled(
+            origin,
+            source_tool,
+            label,
+            change_set,
+            preview_text,
+            details,
+        )
+    }
+
+    /// [`Store::stage`] of a change set in a spool (a [`Preview`](crate::Preview)'s): the record
+    /// is written from the spool, one change at a time.
+    pub fn stage_spooled(
+        &self,
+        origin: Origin,
+        source_tool: &str,
+        label: &str,
+        change_set: SpooledChangeSet,
+        preview_text: Content,
+        details: Value,
+    ) -> Result<StagedRecord, EditError> {
+        let fingerprint = change_set.fingerprint().to_owned();
         self.stage_payload(
             origin,
             source_tool,
@@ -513,16 +567,16 @@ impl Store {
     }
 
     #[expect(clippy::too_many_arguments, reason = "the fields of a pending record")]
-    fn stage_payload(
+    fn stage_payload<C: Serialize>(
         &self,
         origin: Origin,
         source_tool: &str,
         label: &str,
-        (change_set, mcp): (ChangeSet, Option<McpAction>),
+        (change_set, mcp): (C, Option<McpAction>),
         fingerprint: String,
         mut preview_text: Content,
         details: Value,
-    ) -> Result<PendingRecord, EditError> {
+    ) -> Result<PendingRecord<C>, EditError> {
         preview_text.store(&Blobs::of(&self.workspace))?;
         let _lock = self.session()?;
         let seq = self.take_seq()?;

@@ -104,11 +104,12 @@ pub fn preview_edit(workspace: &Workspace, request: &EditRequest) -> Result<Prev
         },
     );
     Ok(Preview {
-        change_set,
+        change_set: change_set.into_spooled(workspace)?,
         source_tool: EDIT_TOOL.to_owned(),
         label: format!("Edit: {path}"),
-        text: preview_text(vec![diff], &[]).into(),
+        text: preview_text(&diff)?.into(),
         details: json!({"path": path, "replacements": replacements}),
+        files_key: None,
     })
 }
 
@@ -142,11 +143,12 @@ pub fn preview_write(workspace: &Workspace, request: &WriteRequest) -> Result<Pr
     let mut change_set = ChangeSet::new();
     change_set.insert(path.clone(), change);
     Ok(Preview {
-        change_set,
+        change_set: change_set.into_spooled(workspace)?,
         source_tool: WRITE_TOOL.to_owned(),
         label: format!("Write: {path}"),
-        text: preview_text(vec![diff], &[]).into(),
+        text: preview_text(&diff)?.into(),
         details: json!({"path": path, "created": created, "bytes": request.content.len()}),
+        files_key: None,
     })
 }
 
@@ -210,10 +212,9 @@ mod tests {
     fn an_edit_matching_bare_lf_lines_in_a_crlf_file_keeps_crlf() {
         let (_dir, ws) = workspace(&[("w.txt", b"one\r\ntwo\r\nthree\r\n")]);
         let preview = preview_edit(&ws, &edit("w.txt", "one\ntwo", "1\n2", false)).unwrap();
-        assert_eq!(
-            preview.change_set.get("w.txt").unwrap().new_content(),
-            Some(&"1\r\n2\r\nthree\r\n".into())
-        );
+        let change_set = preview.change_set.load().unwrap();
+        let content = change_set.get("w.txt").unwrap().new_content().unwrap();
+        assert_eq!(content.load(&ws).unwrap(), b"1\r\n2\r\nthree\r\n");
     }
 
     #[test]

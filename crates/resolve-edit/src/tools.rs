@@ -14,9 +14,11 @@ use serde_json::{Map, Value, json};
 use crate::ast_edit::{AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, preview_ast_edit};
 use crate::external::ExternalActionRunner;
 use crate::read_tools::{GrepRequest, LsRequest, ReadRequest};
-use crate::store::{ApplyOutcome, Origin, Outcome, PendingRecord, PendingSummary, Store};
+use crate::store::{
+    ApplyOutcome, Origin, Outcome, PendingRecord, PendingSummary, StagedRecord, Store,
+};
 use crate::text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
-use crate::{EditError, Preview, Workspace, read_tools};
+use crate::{EditError, Preview, ResultDetails, Workspace, read_tools};
 
 const AST_EDIT_DESCRIPTION: &str = "\
 Structural search-and-rewrite with ast-grep patterns, staged as a preview: nothing is written until you call `resolve`.
@@ -203,7 +205,7 @@ impl FileTools {
                 let request: AstEditRequest = parse(name, args)?;
                 match preview_ast_edit(&self.workspace, &request, self.max_files)? {
                     AstEditOutcome::NoReplacements { text: nothing } => text(nothing),
-                    AstEditOutcome::Preview(preview) => self.stage(preview),
+                    AstEditOutcome::Preview(preview) => self.stage(*preview),
                 }
             }
             "edit" => self.stage(preview_edit(
@@ -233,14 +235,22 @@ impl FileTools {
     pub fn stage(&self, preview: Preview) -> Result<FileToolOutput, EditError> {
         let earlier = self
             .store
-            .discarded_with_fingerprint(&preview.change_set.fingerprint())?;
-        let record = self.store.stage(
+            .discarded_with_fingerprint(preview.change_set.fingerprint())?;
+        let Preview {
+            change_set,
+            source_tool,
+            label,
+            text,
+            details,
+            files_key,
+        } = preview;
+        let mut record = self.store.stage_spooled(
             self.origin.clone(),
-            &preview.source_tool,
-            &preview.label,
-            preview.change_set,
-            preview.text,
-            preview.details,
+            &source_tool,
+            &label,
+            change_set,
+            text,
+            details,
         )?;
         let note = earlier.map(|earlier| {
             format!(
@@ -248,7 +258,6 @@ impl FileTools {
                 earlier.action.id, earlier.reason
             )
         });
-        let mut record = record;
         // The details move to the result; the record's copy was written to the store.
         let mut details = match std::mem::take(&mut record.details) {
             Value::Object(map) => map,
@@ -264,6 +273,7 @@ impl FileTools {
             record,
             note,
             details: Value::Object(details),
+            files_key,
         })))
     }
 
@@ -282,18 +292,32 @@ pub enum FileToolOutput {
     Staged(Box<StagedPreview>),
 }
 
-/// A preview staged as a pending action, its text still in the store.
+/// A preview staged as a pending action, its text still in the store and its change set still
+/// in its spool.
 #[derive(Debug)]
 pub struct StagedPreview {
     /// The pending record (its details moved to [`StagedPreview::details`]).
-    pub record: PendingRecord,
+    pub record: StagedRecord,
     /// A line to show after the preview text (an identical change was discarded before).
     pub note: Option<String>,
-    /// The result's details: the producer's, plus `pendingId` and `label`.
+    /// The result's details: the producer's, plus `pendingId` and `label`; without the list of
+    /// files under [`StagedPreview::files_key`], which [`StagedPreview::result_details`] adds.
     pub details: Value,
+    /// See [`Preview::files_key`].
+    pub files_key: Option<&'static str>,
 }
 
 impl StagedPreview {
+    /// The result's details as they are shown, the files listed from the change set's spool
+    /// (so `resolve ast-edit --json` streams them however many there are).
+    pub fn result_details(&self) -> ResultDetails<'_> {
+        ResultDetails {
+            details: &self.details,
+            files_key: self.files_key,
+            change_set: &self.record.change_set,
+        }
+    }
+
     /// The result the model reads: the preview text, the note on its own line, the details.
     pub fn into_result(self, workspace: &Workspace) -> Result<ToolResult, EditError> {
         let mut text = self.record.preview_text.load_text(workspace)?;
@@ -301,7 +325,8 @@ impl StagedPreview {
             text.push('\n');
             text.push_str(note);
         }
-        Ok(ToolResult::text(text).with_details(self.details))
+        let details = self.result_details().to_value()?;
+        Ok(ToolResult::text(text).with_details(details))
     }
 }
 

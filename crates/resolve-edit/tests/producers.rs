@@ -7,9 +7,10 @@ use std::process::Command;
 
 use pretty_assertions::assert_eq;
 use resolve_edit::{
-    AstEditOp, AstEditOutcome, AstEditRequest, EditError, EditRequest, FileChange, GrepRequest,
-    LsRequest, PREVIEW_BANNER, Preview, ReadRequest, Workspace, WriteRequest, applied_text,
-    content_hash, grep, ls, preview_ast_edit, preview_edit, preview_write, read,
+    AstEditOp, AstEditOutcome, AstEditRequest, ChangeSet, Content, EditError, EditRequest,
+    FileChange, GrepRequest, LsRequest, PREVIEW_BANNER, Preview, ReadRequest, Workspace,
+    WriteRequest, applied_text, content_hash, grep, ls, preview_ast_edit, preview_edit,
+    preview_write, read,
 };
 use serde_json::json;
 
@@ -50,7 +51,7 @@ fn request(ops: &[(&str, &str)], paths: &[&str], lang: Option<&str>) -> AstEditR
 #[expect(clippy::unwrap_used, reason = "a test helper panics when setup fails")]
 fn preview(ws: &Workspace, request: &AstEditRequest) -> Preview {
     match preview_ast_edit(ws, request, None).unwrap() {
-        AstEditOutcome::Preview(preview) => preview,
+        AstEditOutcome::Preview(preview) => *preview,
         AstEditOutcome::NoReplacements { text } => panic!("expected a preview, got: {text}"),
     }
 }
@@ -69,10 +70,22 @@ fn text(ws: &Workspace, preview: &Preview) -> String {
     preview.text.load_text(ws).unwrap()
 }
 
+/// The preview's change set, read back from its spool.
+#[expect(clippy::unwrap_used, reason = "a test helper panics when setup fails")]
+fn changes(preview: &Preview) -> ChangeSet {
+    preview.change_set.load().unwrap()
+}
+
+/// The preview's details as its result shows them, the files listed.
+#[expect(clippy::unwrap_used, reason = "a test helper panics when setup fails")]
+fn details(preview: &Preview) -> serde_json::Value {
+    preview.result_details().to_value().unwrap()
+}
+
 #[expect(clippy::unwrap_used, reason = "a test helper panics when setup fails")]
 fn content(ws: &Workspace, preview: &Preview, path: &str) -> String {
-    let content = preview
-        .change_set
+    let changes = changes(preview);
+    let content = changes
         .get(path)
         .and_then(FileChange::new_content)
         .unwrap_or_else(|| panic!("{path} is not in the preview"));
@@ -99,7 +112,7 @@ fn ast_edit_one_replacement_has_exact_label_text_and_details() {
         )
     );
     assert_eq!(
-        preview.details,
+        details(&preview),
         json!({
             "totalReplacements": 1,
             "filesTouched": 1,
@@ -110,7 +123,7 @@ fn ast_edit_one_replacement_has_exact_label_text_and_details() {
         })
     );
     assert_eq!(
-        applied_text(&preview.source_tool, &preview.change_set),
+        applied_text(&preview.source_tool, &changes(&preview)),
         "Applied 1 replacement in 1 file."
     );
 }
@@ -128,12 +141,12 @@ fn ast_edit_three_replacements_in_two_files_are_counted_per_file() {
     assert_eq!(preview.details["filesTouched"], 2);
     assert_eq!(preview.details["filesSearched"], 3);
     assert_eq!(
-        preview.details["fileReplacements"],
+        details(&preview)["fileReplacements"],
         json!([{"path": "src/a.rs", "count": 2}, {"path": "src/b.rs", "count": 1}])
     );
-    assert_eq!(preview.change_set.paths(), vec!["src/a.rs", "src/b.rs"]);
+    assert_eq!(changes(&preview).paths(), vec!["src/a.rs", "src/b.rs"]);
     assert_eq!(
-        applied_text("ast_edit", &preview.change_set),
+        applied_text("ast_edit", &changes(&preview)),
         "Applied 3 replacements in 2 files."
     );
 }
@@ -144,13 +157,14 @@ fn ast_edit_preview_writes_nothing_and_records_base_hashes() {
     let (dir, ws) = workspace(&[("a.rs", original)]);
     let preview = preview(&ws, &request(&foo_to_bar(), &["."], None));
     assert_eq!(std::fs::read(dir.path().join("a.rs")).unwrap(), original);
+    let changes = changes(&preview);
     let Some(FileChange::Update {
         base_hash,
         content: new,
         replacements: 1,
-    }) = preview.change_set.get("a.rs")
+    }) = changes.get("a.rs")
     else {
-        panic!("not a one-replacement update: {:?}", preview.change_set);
+        panic!("not a one-replacement update: {changes:?}");
     };
     assert_eq!(base_hash, &content_hash(original));
     assert_eq!(new.hash(), content_hash(b"fn a() { bar(1) }\n"));
@@ -323,7 +337,7 @@ fn ast_edit_skips_and_lists_a_file_with_parse_errors() {
         ("broken.rs", b"fn ok() {}\nfn b( { foo(2) }\n"),
     ]);
     let preview = preview(&ws, &request(&foo_to_bar(), &["."], None));
-    assert_eq!(preview.change_set.paths(), vec!["good.rs"]);
+    assert_eq!(changes(&preview).paths(), vec!["good.rs"]);
     assert_eq!(
         preview.details["skipped"],
         json!([{"path": "broken.rs", "reason": "parse errors (first at line 2); not rewritten"}])
@@ -350,7 +364,7 @@ fn ast_edit_skips_binary_and_non_utf8_files() {
         ("ok.rs", b"fn a() { foo(1) }\n"),
     ]);
     let preview = preview(&ws, &request(&foo_to_bar(), &["."], None));
-    assert_eq!(preview.change_set.paths(), vec!["ok.rs"]);
+    assert_eq!(changes(&preview).paths(), vec!["ok.rs"]);
     assert_eq!(
         preview.details["skipped"],
         json!([
@@ -398,7 +412,7 @@ fn ast_edit_directory_scope_honors_gitignore_outside_git_and_skips_hidden_and_st
         (".resolve/d.rs", b"fn d() { foo(4) }\n"),
     ]);
     let preview = preview(&ws, &request(&foo_to_bar(), &["."], None));
-    assert_eq!(preview.change_set.paths(), vec!["src/a.rs"]);
+    assert_eq!(changes(&preview).paths(), vec!["src/a.rs"]);
     assert_eq!(preview.details["filesSearched"], 1);
 }
 
@@ -415,7 +429,7 @@ fn ast_edit_glob_scope_matches_in_scope_files_only() {
     ]);
     let preview = preview(&ws, &request(&foo_to_bar(), &["apps/**/*.ts"], None));
     assert_eq!(
-        preview.change_set.paths(),
+        changes(&preview).paths(),
         vec!["apps/nested/child.ts", "apps/root.ts"]
     );
     let everywhere = preview_ast_edit(&ws, &request(&foo_to_bar(), &["**/*.ts"], None), None);
@@ -423,7 +437,7 @@ fn ast_edit_glob_scope_matches_in_scope_files_only() {
         panic!("expected a preview");
     };
     assert_eq!(
-        everywhere.change_set.paths(),
+        changes(&everywhere).paths(),
         vec!["apps/nested/child.ts", "apps/root.ts", "other/out.ts"]
     );
 }
@@ -455,7 +469,7 @@ fn ast_edit_file_cap_keeps_the_first_files_and_says_limit_reached() {
     let AstEditOutcome::Preview(preview) = outcome else {
         panic!("expected a preview");
     };
-    assert_eq!(preview.change_set.paths(), vec!["a.rs", "b.rs"]);
+    assert_eq!(changes(&preview).paths(), vec!["a.rs", "b.rs"]);
     assert_eq!(preview.label, "AST Edit: 2 replacements in 2 files");
     assert_eq!(preview.details["limitReached"], true);
     assert!(
@@ -487,7 +501,7 @@ fn ast_edit_lang_override_parses_named_files_and_filters_walks() {
         &ws,
         &request(&foo_to_bar(), &["snippet.txt", "src"], Some("typescript")),
     );
-    assert_eq!(preview.change_set.paths(), vec!["snippet.txt", "src/a.ts"]);
+    assert_eq!(changes(&preview).paths(), vec!["snippet.txt", "src/a.ts"]);
 }
 
 #[test]
@@ -535,7 +549,7 @@ fn edit_replaces_the_one_occurrence_with_label_and_diff() {
     );
     assert_eq!(content(&ws, &preview, "src/a.txt"), "alpha\nBETA\ngamma\n");
     assert_eq!(
-        applied_text("edit", &preview.change_set),
+        applied_text("edit", &changes(&preview)),
         "Applied edit to src/a.txt."
     );
 }
@@ -564,7 +578,7 @@ fn edit_not_found_and_ambiguous_are_errors() {
     assert!(error.to_string().contains("occurs 3 times"), "{error}");
     let preview = edit("x", true).unwrap();
     assert_eq!(content(&ws, &preview, "a.txt"), "y y y\n");
-    assert_eq!(preview.change_set.total_replacements(), 3);
+    assert_eq!(changes(&preview).total_replacements(), 3);
 }
 
 #[test]
@@ -580,16 +594,18 @@ fn write_creates_a_missing_file_and_overwrites_an_existing_one() {
     .unwrap();
     assert_eq!(created.label, "Write: docs/new.md");
     assert_eq!(
-        created.change_set.get("docs/new.md"),
+        changes(&created).get("docs/new.md"),
         Some(&FileChange::Create {
-            content: "# New\n".into()
+            content: Content::Stored {
+                blob: content_hash(b"# New\n")
+            }
         })
     );
     assert!(
         text(&ws, &created).contains("--- /dev/null\n+++ b/docs/new.md\n@@ -0,0 +1 @@\n+# New")
     );
     assert_eq!(
-        applied_text("write", &created.change_set),
+        applied_text("write", &changes(&created)),
         "Wrote docs/new.md."
     );
     assert!(!dir.path().join("docs/new.md").exists());
@@ -604,10 +620,12 @@ fn write_creates_a_missing_file_and_overwrites_an_existing_one() {
     .unwrap();
     assert_eq!(overwritten.label, "Write: old.txt");
     assert_eq!(
-        overwritten.change_set.get("old.txt"),
+        changes(&overwritten).get("old.txt"),
         Some(&FileChange::Update {
             base_hash: content_hash(b"before\n"),
-            content: "after\n".into(),
+            content: Content::Stored {
+                blob: content_hash(b"after\n")
+            },
             replacements: 1,
         })
     );
@@ -1003,7 +1021,7 @@ fn ast_edit_matches_the_ast_grep_cli_byte_for_byte() {
             panic!("no replacements for {lang} `{pat}`");
         };
         assert_eq!(preview.details["skipped"], json!([]), "{lang} `{pat}`");
-        for (path, change) in preview.change_set.files() {
+        for (path, change) in changes(&preview).files() {
             let new = change.new_content().unwrap().load(&ws).unwrap();
             std::fs::write(ours.path().join(path), new).unwrap();
         }

@@ -14,7 +14,7 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use resolve_edit::{
     CRASH_AT_ENV, ChangeSet, Content, EditError, FileChange, JOURNAL_DIR, Origin, Outcome,
-    PendingRecord, STATE_DIR, Store, StoreLock, StoredAction, Workspace, content_hash,
+    STATE_DIR, StagedRecord, Store, StoreLock, StoredAction, Workspace, content_hash,
 };
 use serde_json::json;
 use tempfile::TempDir;
@@ -71,11 +71,11 @@ fn change_set(changes: impl IntoIterator<Item = (&'static str, FileChange)>) -> 
     set
 }
 
-fn stage(store: &Store, set: ChangeSet) -> PendingRecord {
+fn stage(store: &Store, set: ChangeSet) -> StagedRecord {
     stage_as(store, Origin::Agent, set)
 }
 
-fn stage_as(store: &Store, origin: Origin, set: ChangeSet) -> PendingRecord {
+fn stage_as(store: &Store, origin: Origin, set: ChangeSet) -> StagedRecord {
     store
         .stage(
             origin,
@@ -168,7 +168,7 @@ fn a_stale_apply_lists_every_changed_file_writes_nothing_and_stays_pending() {
     assert_eq!(read(&dir, "new.txt").unwrap(), "appeared");
     assert_eq!(
         store.get(&record.id).unwrap(),
-        StoredAction::Pending(record.clone())
+        StoredAction::Pending(record.load().unwrap())
     );
     assert!(store.history().unwrap().is_empty());
 }
@@ -1121,13 +1121,21 @@ fn an_ast_edit_preview_keeps_its_texts_in_packs_and_a_damaged_pack_fails_the_app
         "{}",
         result.text
     );
-    let id = result.details.unwrap()["pendingId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let details = result.details.unwrap();
+    assert_eq!(
+        details["fileReplacements"],
+        json!([{"path": "a.rs", "count": 1}, {"path": "b.rs", "count": 1}])
+    );
+    let id = details["pendingId"].as_str().unwrap().to_owned();
     let StoredAction::Pending(record) = store.get(&id).unwrap() else {
         panic!("{id} is not pending");
     };
+    assert_eq!(
+        record.details.get("fileReplacements"),
+        None,
+        "the record keeps the file list once, in its change set"
+    );
+    assert_eq!(record.details["filesTouched"], 2);
     let Some(Content::Packed { pack, .. }) = record
         .change_set
         .get("b.rs")

@@ -99,12 +99,16 @@ pub fn ast_edit(data: &[u8]) {
         }
         Ok(AstEditOutcome::Preview(preview)) => {
             assert!(!is_binary(source), "a binary source was rewritten");
-            assert_eq!(preview.change_set.paths(), std::slice::from_ref(&file));
+            let change_set = preview
+                .change_set
+                .load()
+                .expect("a preview's change set reads back from its spool");
+            assert_eq!(change_set.paths(), std::slice::from_ref(&file));
             let Some(FileChange::Update {
                 base_hash,
                 content,
                 replacements,
-            }) = preview.change_set.get(&file)
+            }) = change_set.get(&file)
             else {
                 panic!("an ast_edit preview must update its file");
             };

@@ -366,6 +366,84 @@ fn json_output_is_one_object_with_text_error_flag_details_and_pending_id() {
 }
 
 #[test]
+fn a_preview_of_many_files_lists_them_in_path_order_and_applies_whole() {
+    // Enough files that the change set's spool moves from memory to a file; the names mix
+    // `-`, `.` and `/`, which string order and a sorted walk order differently.
+    let workspace = Workspace::new();
+    let mut expected = Vec::new();
+    for dir in ["a", "a-b"] {
+        for index in 0..300 {
+            let path = format!("{dir}/f{index:03}.rs");
+            workspace.write(
+                &path,
+                format!("fn f() {{ foo({index}); foo(0) }}\n").as_bytes(),
+            );
+            expected.push(path);
+        }
+    }
+    workspace.write("a.rs", b"fn a() { foo(1) }\n");
+    expected.push("a.rs".to_owned());
+    let run = workspace
+        .run(&[
+            "--json", "ast-edit", "-p", "foo($A)", "-r", "bar($A)", "a.rs", "a-b", "a", "a.rs",
+        ])
+        .expect_code(0);
+    let value: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    let listed: Vec<(&str, u64)> = value["details"]["fileReplacements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| {
+            (
+                entry["path"].as_str().unwrap(),
+                entry["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let counts: Vec<u64> = expected
+        .iter()
+        .map(|path| if path == "a.rs" { 1 } else { 2 })
+        .collect();
+    assert_eq!(
+        listed,
+        expected
+            .iter()
+            .map(String::as_str)
+            .zip(counts)
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(value["details"]["filesTouched"], 601);
+    assert_eq!(value["details"]["totalReplacements"], 1201);
+    let text = value["text"].as_str().unwrap();
+    let diffs: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("--- a/"))
+        .collect();
+    assert_eq!(
+        diffs, expected,
+        "the diffs come in path order, each file once"
+    );
+
+    let pending = workspace.run(&["pending", "--json"]).expect_code(0);
+    let pending: Value = serde_json::from_str(pending.stdout.trim()).unwrap();
+    assert_eq!(pending["pending"][0]["files"], serde_json::json!(expected));
+    workspace
+        .run(&["apply", "--reason", "All of them."])
+        .expect_code(0);
+    assert_eq!(
+        workspace.read("a-b/f299.rs"),
+        "fn f() { bar(299); bar(0) }\n"
+    );
+    assert_eq!(workspace.read("a.rs"), "fn a() { bar(1) }\n");
+    let leftovers: Vec<String> = std::fs::read_dir(workspace.path(".resolve/blobs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with('.') && name != ".collected")
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}
+
+#[test]
 fn global_options_work_after_the_subcommand() {
     let workspace = Workspace::with(&[("src/lib.rs", LIB)]);
     let mut command = super::common::resolve();

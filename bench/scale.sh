@@ -6,8 +6,9 @@
 #   3. a one-file `write` preview and its apply, with the 100 000 files around,
 #   4. an ast-edit preview that changes every file (a 100 000-file change set), and its apply,
 #   5. the peer: `ast-grep run` printing, then writing (`-U`), the same whole-tree change.
-# No step holds file contents (they go to `.resolve/blobs/` as they are computed); (4) still
-# grows by the metadata it keeps per changed file (path, hashes, per-file details).
+# No step holds file contents (they go to `.resolve/blobs/` as they are computed), and no
+# preview holds anything per changed file (the change set is spooled); the apply in (4) still
+# holds the change set's metadata (paths and hashes, about 1 KB per file).
 #
 # Usage: bench/scale.sh [FILES]   (default 100000; the tree goes to a temporary directory)
 # Needs: /usr/bin/time (Debian package `time`). Builds the release binary first. The ast-grep

@@ -59,7 +59,7 @@ pub use preview::{AST_EDIT_TOOL, EDIT_TOOL, Preview, ResultDetails, WRITE_TOOL, 
 pub use read_tools::{
     DEFAULT_READ_LIMIT, GREP_MAX_MATCHES, GrepRequest, LsRequest, ReadRequest, grep, ls, read,
 };
-pub use spool::{FileCounts, SPOOL_IN_MEMORY, SpooledChangeSet};
+pub use spool::SpooledChangeSet;
 pub use text_edit::{
     EditRequest, WriteRequest, edit_applied_text, preview_edit, preview_write, write_applied_text,
 };

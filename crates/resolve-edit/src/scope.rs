@@ -9,7 +9,6 @@
 //! yields, so a file reached by two parts is met twice in a row and given once: the scope
 //! keeps no set of the paths it has seen, and the files come out one at a time as the walks go.
 
-use std::cmp::Ordering;
 use std::path::PathBuf;
 
 use ignore::WalkBuilder;
@@ -86,10 +85,8 @@ impl Scope {
                 .iter()
                 .map(|walk| Box::new(walk.files(workspace)) as Part<'a>),
         );
-        Merged {
-            heads: Vec::new(),
-            parts,
-        }
+        let heads = parts.iter_mut().map(Iterator::next).collect();
+        Merged { heads, parts }
     }
 }
 
@@ -98,7 +95,7 @@ type Part<'a> = Box<dyn Iterator<Item = ScopedFile> + 'a>;
 
 /// The parts of a scope merged into one sequence in path order, each file once.
 struct Merged<'a> {
-    /// The next file of each part (filled on the first call).
+    /// The next file of each part.
     heads: Vec<Option<ScopedFile>>,
     parts: Vec<Part<'a>>,
 }
@@ -107,23 +104,15 @@ impl Iterator for Merged<'_> {
     type Item = ScopedFile;
 
     fn next(&mut self) -> Option<ScopedFile> {
-        if self.heads.is_empty() {
-            self.heads = self.parts.iter_mut().map(Iterator::next).collect();
-        }
-        // The first in path order; on a tie the earlier part, so a named file wins.
-        let mut first: Option<usize> = None;
-        for (index, head) in self.heads.iter().enumerate() {
-            let Some(file) = head else { continue };
-            let earlier = first
-                .and_then(|best| self.heads[best].as_ref())
-                .is_some_and(|best| {
-                    path_order(&best.relative, &file.relative) != Ordering::Greater
-                });
-            if !earlier {
-                first = Some(index);
-            }
-        }
-        let first = first?;
+        // The first in path order; on a tie (`min_by` keeps the first) the earlier part, so a
+        // named file wins.
+        let first = self
+            .heads
+            .iter()
+            .enumerate()
+            .filter_map(|(index, head)| Some((index, head.as_ref()?)))
+            .min_by(|(_, a), (_, b)| path_order(&a.relative, &b.relative))
+            .map(|(index, _)| index)?;
         let file = std::mem::replace(&mut self.heads[first], self.parts[first].next())?;
         // The same file reached by another part is that part's next one.
         for (head, part) in self.heads.iter_mut().zip(&mut self.parts) {

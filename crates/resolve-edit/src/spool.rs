@@ -25,7 +25,7 @@ use crate::change_set::{Fingerprint, path_order};
 use crate::{ChangeSet, EditError, FileChange, Workspace};
 
 /// How many bytes of a spool stay in memory before it moves to a file.
-pub const SPOOL_IN_MEMORY: usize = 64 * 1024;
+pub(crate) const SPOOL_IN_MEMORY: usize = 64 * 1024;
 
 /// Writes a change set change by change, in [`path_order`], into a spool.
 pub(crate) struct ChangeSetWriter {
@@ -212,7 +212,7 @@ impl Serialize for SpooledChangeSet {
 /// The files of a spooled change set with their replacements, serialized as
 /// `[{"path": …, "count": …}, …]` straight from the spool: an `ast_edit` result's
 /// `fileReplacements`.
-pub struct FileCounts<'a>(pub &'a SpooledChangeSet);
+pub(crate) struct FileCounts<'a>(pub(crate) &'a SpooledChangeSet);
 
 impl Serialize for FileCounts<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -58,6 +58,7 @@ mod result;
 pub mod schema;
 mod session;
 mod soft;
+mod text;
 mod tool;
 
 pub use choice::{
@@ -74,6 +75,7 @@ pub use queue::{
     ToolChoiceQueue,
 };
 pub use render::{ColorMode, render_resolve_call, render_resolve_result};
+pub use text::count_noun;
 pub use resolve::{
     NOTHING_TO_DISCARD, RESOLVE_DESCRIPTION, ResolveAction, ResolveArgs, ResolveHandler,
     base_details, resolve_tool_spec, run_resolve_invocation,

@@ -9,45 +9,15 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::blobs::Blobs;
-use crate::{EditError, Workspace};
-
-/// The SHA-256 of `bytes`, in lowercase hex; identifies a file's content at preview time.
-pub fn content_hash(bytes: &[u8]) -> String {
-    hex(&sha256(bytes))
-}
-
-/// The SHA-256 of `bytes`.
-pub(crate) fn sha256(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
-}
-
-/// `digest` in lowercase hex.
-pub(crate) fn hex(digest: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut hex = String::with_capacity(digest.len() * 2);
-    for byte in digest {
-        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        hex.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
-    }
-    hex
-}
+use crate::error::StoreError;
+use crate::hash::{Hasher, content_hash};
 
 /// The order of root-relative paths: component by component, as a walk that visits each
 /// directory's entries sorted by name meets them (`a/b.rs` before `a.rs`, which plain string
 /// order puts first because `.` sorts before `/`).
 pub fn path_order(a: &str, b: &str) -> Ordering {
     a.split('/').cmp(b.split('/'))
-}
-
-/// Whether `name` is a SHA-256 in lowercase hex, as [`content_hash`] writes it.
-pub(crate) fn is_sha256_hex(name: &str) -> bool {
-    name.len() == 64
-        && name
-            .bytes()
-            .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// A file's content in a change set or a history record: the text itself (a change not yet
@@ -87,67 +57,11 @@ impl Content {
     }
 
     /// The name of the blob or pack holding the content, when it is not inline.
-    pub(crate) fn blob_name(&self) -> Option<&str> {
+    pub fn blob_name(&self) -> Option<&str> {
         match self {
             Self::Text(_) => None,
             Self::Stored { blob } => Some(blob),
             Self::Packed { pack, .. } => Some(pack),
-        }
-    }
-
-    /// The content's bytes, read from the blob store of `workspace` when stored there.
-    pub fn load(&self, workspace: &Workspace) -> Result<Vec<u8>, EditError> {
-        self.bytes(&Blobs::of(workspace)).map(Cow::into_owned)
-    }
-
-    /// The content as text (a byte that is not UTF-8 shows as U+FFFD), read from the blob store
-    /// of `workspace` when stored there.
-    pub fn load_text(&self, workspace: &Workspace) -> Result<String, EditError> {
-        match self {
-            Self::Text(text) => Ok(text.clone()),
-            Self::Stored { .. } | Self::Packed { .. } => {
-                Ok(String::from_utf8(self.load(workspace)?)
-                    .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
-            }
-        }
-    }
-
-    /// A reader of the content, for streaming it out (a stored content is not checked against
-    /// its name on this path; [`Content::load`] checks it).
-    pub fn open(&self, workspace: &Workspace) -> Result<Box<dyn std::io::Read + '_>, EditError> {
-        match self {
-            Self::Text(text) => Ok(Box::new(text.as_bytes())),
-            Self::Stored { blob } => Ok(Box::new(Blobs::of(workspace).open(blob)?)),
-            Self::Packed { .. } => Ok(Box::new(std::io::Cursor::new(self.load(workspace)?))),
-        }
-    }
-
-    /// The content's bytes, read from `blobs` when stored there (and checked against the name).
-    pub(crate) fn bytes(&self, blobs: &Blobs) -> Result<Cow<'_, [u8]>, EditError> {
-        match self {
-            Self::Text(text) => Ok(Cow::Borrowed(text.as_bytes())),
-            Self::Stored { blob } => blobs.read(blob).map(Cow::Owned),
-            Self::Packed {
-                pack,
-                offset,
-                len,
-                hash,
-            } => blobs.read_packed(pack, *offset, *len, hash).map(Cow::Owned),
-        }
-    }
-
-    /// This content kept in `blobs`: a text is written there and replaced by its name; a
-    /// stored content must still be there.
-    pub(crate) fn store(&mut self, blobs: &Blobs) -> Result<(), EditError> {
-        match self {
-            Self::Text(text) => {
-                *self = Self::Stored {
-                    blob: blobs.put(text.as_bytes())?,
-                };
-                Ok(())
-            }
-            Self::Stored { blob } => blobs.require(blob),
-            Self::Packed { pack, .. } => blobs.require(pack),
         }
     }
 }
@@ -276,16 +190,15 @@ impl<'de> Deserialize<'de> for ChangeSet {
         let ChangeSetShape {
             files: Files(mut files),
         } = ChangeSetShape::deserialize(deserializer)?;
-        // Stored sets are sorted already; anything else (a set stored in plain string order
-        // by an older version, say) is sorted here, a repeated path keeping its last change (as
-        // a map would): reversed, a stable sort puts it first.
-        if !files
+        // A stored set is written in path order, one change per path; the lookups rely on it.
+        if let Some(pair) = files
             .windows(2)
-            .all(|pair| path_order(&pair[0].0, &pair[1].0) == Ordering::Less)
+            .find(|pair| path_order(&pair[0].0, &pair[1].0) != Ordering::Less)
         {
-            files.reverse();
-            files.sort_by(|a, b| path_order(&a.0, &b.0));
-            files.dedup_by(|later, first| later.0 == first.0);
+            return Err(serde::de::Error::custom(format_args!(
+                "the change of `{}` follows that of `{}`; a change set lists each path once, in path order",
+                pair[1].0, pair[0].0
+            )));
         }
         files.shrink_to_fit();
         Ok(ChangeSet { files })
@@ -335,7 +248,7 @@ impl ChangeSet {
     }
 
     /// The changes, by path, taken out of the set.
-    pub(crate) fn into_files(self) -> impl Iterator<Item = (String, FileChange)> {
+    pub fn into_files(self) -> impl Iterator<Item = (String, FileChange)> {
         self.files.into_iter()
     }
 
@@ -369,14 +282,14 @@ impl ChangeSet {
 
     /// Split into the files in `only` and the names of the dropped ones; every path in `only`
     /// must be part of this change set.
-    pub fn restrict(&self, only: &[String]) -> Result<(ChangeSet, Vec<String>), EditError> {
+    pub fn restrict(&self, only: &[String]) -> Result<(ChangeSet, Vec<String>), StoreError> {
         let mut kept = ChangeSet::new();
         for path in only {
             let normalized = path.trim_start_matches("./");
             match self.get(normalized) {
                 Some(change) => kept.insert(normalized, change.clone()),
                 None => {
-                    return Err(EditError::NotInPreview {
+                    return Err(StoreError::NotInPreview {
                         path: path.clone(),
                         touched: self.paths(),
                     });
@@ -405,11 +318,11 @@ impl ChangeSet {
 /// A change set's fingerprint, computed change by change in path order (see
 /// [`ChangeSet::fingerprint`]): the path, base hash and new content hash of every change.
 #[derive(Default)]
-pub(crate) struct Fingerprint(Sha256);
+pub struct Fingerprint(Hasher);
 
 impl Fingerprint {
     /// Add the change of `path`, which comes after every path added so far.
-    pub(crate) fn add(&mut self, path: &str, change: &FileChange) {
+    pub fn add(&mut self, path: &str, change: &FileChange) {
         let hasher = &mut self.0;
         hasher.update(path.as_bytes());
         hasher.update([0]);
@@ -425,8 +338,8 @@ impl Fingerprint {
     }
 
     /// The fingerprint, in lowercase hex.
-    pub(crate) fn finish(self) -> String {
-        content_hash(&self.0.finalize())
+    pub fn finish(self) -> String {
+        content_hash(&self.0.digest())
     }
 }
 
@@ -454,30 +367,19 @@ mod tests {
     }
 
     #[test]
-    fn a_stored_set_reads_back_sorted_with_the_last_change_of_a_repeated_path() {
-        let json = r#"{"files": {
-            "b.rs": {"kind": "create", "content": "1"},
-            "a.rs": {"kind": "create", "content": "2"},
-            "b.rs": {"kind": "create", "content": "3"}
-        }}"#;
+    fn a_stored_set_reads_back_in_path_order_and_a_repeated_or_unsorted_path_is_refused() {
+        let json = r#"{"files":{"a/b.rs":{"kind":"create","content":"1"},"a.rs":{"kind":"create","content":"2"}}}"#;
         let set: ChangeSet = serde_json::from_str(json).unwrap();
-        assert_eq!(set.paths(), vec!["a.rs", "b.rs"]);
-        assert_eq!(
-            set.get("b.rs").and_then(FileChange::new_content),
-            Some(&Content::Text("3".into()))
-        );
-        assert_eq!(
-            serde_json::to_string(&set).unwrap(),
-            r#"{"files":{"a.rs":{"kind":"create","content":"2"},"b.rs":{"kind":"create","content":"3"}}}"#
-        );
-    }
-
-    #[test]
-    fn content_hash_is_sha256_hex() {
-        assert_eq!(
-            content_hash(b""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
+        assert_eq!(set.paths(), ["a/b.rs", "a.rs"]);
+        assert_eq!(serde_json::to_string(&set).unwrap(), json);
+        for json in [
+            r#"{"files": {"b.rs": {"kind": "create", "content": "1"}, "a.rs": {"kind": "create", "content": "2"}}}"#,
+            r#"{"files": {"a.rs": {"kind": "create", "content": "1"}, "a.rs": {"kind": "create", "content": "2"}}}"#,
+            r#"{"files": {"a.rs": {"kind": "create", "content": "1"}, "a/b.rs": {"kind": "create", "content": "2"}}}"#,
+        ] {
+            let error = serde_json::from_str::<ChangeSet>(json).unwrap_err();
+            assert!(error.to_string().contains("in path order"), "{error}");
+        }
     }
 
     #[test]
@@ -526,17 +428,6 @@ mod tests {
         }
         assert_eq!(set.paths(), ["a/b.rs", "a.rs", "b.rs"]);
         assert!(set.get("a/b.rs").is_some());
-    }
-
-    #[test]
-    fn a_set_stored_in_string_order_reads_back_in_path_order() {
-        let json = r#"{"files": {
-            "a.rs": {"kind": "create", "content": "1"},
-            "a/b.rs": {"kind": "create", "content": "2"}
-        }}"#;
-        let set: ChangeSet = serde_json::from_str(json).unwrap();
-        assert_eq!(set.paths(), ["a/b.rs", "a.rs"]);
-        assert!(set.get("a.rs").is_some());
     }
 
     #[test]

@@ -21,14 +21,15 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use crate::blobs::Blobs;
-use crate::change_set::{Fingerprint, path_order};
-use crate::{ChangeSet, EditError, FileChange, Workspace};
+use crate::change_set::{ChangeSet, FileChange, Fingerprint, path_order};
+use crate::error::{Invariant, StoreError};
+use crate::workspace::Workspace;
 
 /// How many bytes of a spool stay in memory before it moves to a file.
-pub(crate) const SPOOL_IN_MEMORY: usize = 64 * 1024;
+const SPOOL_IN_MEMORY: usize = 64 * 1024;
 
 /// Writes a change set change by change, in [`path_order`], into a spool.
-pub(crate) struct ChangeSetWriter {
+pub struct ChangeSetWriter {
     blobs: Blobs,
     spool: SpoolWriter,
     /// The line being written, reused from change to change.
@@ -44,7 +45,7 @@ pub(crate) struct ChangeSetWriter {
 
 impl ChangeSetWriter {
     /// An empty change set whose contents go to the blob store of `workspace`.
-    pub(crate) fn new(workspace: &Workspace) -> Self {
+    pub fn new(workspace: &Workspace) -> Self {
         let blobs = Blobs::of(workspace);
         Self {
             spool: SpoolWriter::new(blobs.clone()),
@@ -60,12 +61,14 @@ impl ChangeSetWriter {
 
     /// Add the change of `path`, which must come after every path added so far; an inline
     /// content is put in the blob store, a stored one must be there.
-    pub(crate) fn push(&mut self, path: &str, mut change: FileChange) -> Result<(), EditError> {
+    pub fn push(&mut self, path: &str, mut change: FileChange) -> Result<(), StoreError> {
         match &mut self.last {
             Some(last) if path_order(last, path) != Ordering::Less => {
-                return Err(EditError::InvalidRequest(format!(
-                    "the change of `{path}` was added to a change set after that of `{last}`; changes must come in path order, one per path"
-                )));
+                return Err(Invariant::OutOfPathOrder {
+                    path: path.to_owned(),
+                    last: last.clone(),
+                }
+                .into());
             }
             Some(last) => path.clone_into(last),
             None => self.last = Some(path.to_owned()),
@@ -75,7 +78,7 @@ impl ChangeSetWriter {
                 .blob_name()
                 .is_none_or(|name| !self.present.contains(name))
         {
-            content.store(&self.blobs)?;
+            self.blobs.intern(content)?;
             self.present.extend(content.blob_name().map(str::to_owned));
         }
         self.fingerprint.add(path, &change);
@@ -89,7 +92,7 @@ impl ChangeSetWriter {
     }
 
     /// The change set written.
-    pub(crate) fn finish(self) -> Result<SpooledChangeSet, EditError> {
+    pub fn finish(self) -> Result<SpooledChangeSet, StoreError> {
         Ok(SpooledChangeSet {
             spool: self.spool.finish()?,
             files: self.files,
@@ -99,9 +102,8 @@ impl ChangeSetWriter {
     }
 }
 
-/// A change set kept in a spool (see the module docs): what a [`Preview`](crate::Preview)
-/// carries and [`Store::stage_spooled`](crate::Store::stage_spooled) writes into the pending
-/// record. It serializes as a [`ChangeSet`] does, read from the spool as it goes.
+/// A change set kept in a spool (see the module docs): what a producer's preview carries and
+/// [`Store::stage_spooled`](crate::Store::stage_spooled) writes into the pending record. It serializes as a [`ChangeSet`] does, read from the spool as it goes.
 pub struct SpooledChangeSet {
     spool: Spool,
     files: usize,
@@ -120,6 +122,12 @@ impl SpooledChangeSet {
         self.files == 0
     }
 
+    /// The files with their replacements, to serialize as `[{"path": …, "count": …}, …]`
+    /// straight from the spool (an `ast_edit` result's `fileReplacements`).
+    pub fn file_counts(&self) -> FileCounts<'_> {
+        FileCounts(self)
+    }
+
     /// Total replacements over all files.
     pub fn total_replacements(&self) -> usize {
         self.replacements
@@ -131,7 +139,7 @@ impl SpooledChangeSet {
     }
 
     /// The whole change set, read into memory.
-    pub fn load(&self) -> Result<ChangeSet, EditError> {
+    pub fn load(&self) -> Result<ChangeSet, StoreError> {
         let mut set = ChangeSet::with_capacity(self.files);
         self.for_each_line(
             |error| error,
@@ -149,7 +157,7 @@ impl SpooledChangeSet {
     /// with `spool_error` of why.
     fn for_each_line<E>(
         &self,
-        spool_error: impl Fn(EditError) -> E,
+        spool_error: impl Fn(StoreError) -> E,
         mut visit: impl FnMut(&str) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut reader = BufReader::with_capacity(64 * 1024, self.spool.reader());
@@ -166,7 +174,7 @@ impl SpooledChangeSet {
         }
     }
 
-    fn error(&self, error: std::io::Error) -> EditError {
+    fn error(&self, error: std::io::Error) -> StoreError {
         spool_error(&self.spool.blobs, error)
     }
 }
@@ -210,9 +218,10 @@ impl Serialize for SpooledChangeSet {
 }
 
 /// The files of a spooled change set with their replacements, serialized as
-/// `[{"path": …, "count": …}, …]` straight from the spool: an `ast_edit` result's
-/// `fileReplacements`.
-pub(crate) struct FileCounts<'a>(pub(crate) &'a SpooledChangeSet);
+/// `[{"path": …, "count": …}, …]` straight from the spool (see
+/// [`SpooledChangeSet::file_counts`]).
+#[derive(Debug, Clone, Copy)]
+pub struct FileCounts<'a>(&'a SpooledChangeSet);
 
 impl Serialize for FileCounts<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -232,7 +241,7 @@ impl Serialize for FileCounts<'_> {
 
 impl ChangeSet {
     /// This change set in a spool, its contents put in the blob store of `workspace`.
-    pub(crate) fn into_spooled(self, workspace: &Workspace) -> Result<SpooledChangeSet, EditError> {
+    pub fn into_spooled(self, workspace: &Workspace) -> Result<SpooledChangeSet, StoreError> {
         let mut writer = ChangeSetWriter::new(workspace);
         for (path, change) in self.into_files() {
             writer.push(&path, change)?;
@@ -257,7 +266,7 @@ impl SpoolWriter {
         }
     }
 
-    fn write(&mut self, bytes: &[u8]) -> Result<(), EditError> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
         if self.file.is_none() && self.memory.len() + bytes.len() > SPOOL_IN_MEMORY {
             let mut file = BufWriter::with_capacity(64 * 1024, self.blobs.scratch_file()?);
             file.write_all(&self.memory)
@@ -276,7 +285,7 @@ impl SpoolWriter {
         }
     }
 
-    fn finish(self) -> Result<Spool, EditError> {
+    fn finish(self) -> Result<Spool, StoreError> {
         let content = match self.file {
             None => SpoolContent::Memory(self.memory),
             Some(file) => SpoolContent::File(
@@ -328,8 +337,8 @@ impl Read for FileFrom<'_> {
 }
 
 /// A spool that could not be written or read.
-fn spool_error(blobs: &Blobs, error: std::io::Error) -> EditError {
-    EditError::io("write or read a spooled change set in", blobs.dir(), error)
+fn spool_error(blobs: &Blobs, error: std::io::Error) -> StoreError {
+    StoreError::io("write or read a spooled change set in", blobs.dir(), error)
 }
 
 #[cfg(test)]
@@ -337,7 +346,8 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-    use crate::{Content, content_hash};
+    use crate::change_set::Content;
+    use crate::hash::content_hash;
 
     fn update(text: &str, replacements: usize) -> FileChange {
         FileChange::Update {
@@ -384,7 +394,7 @@ mod tests {
             "an inline content is put in the blob store"
         );
         assert_eq!(
-            content.load(&workspace).unwrap(),
+            Blobs::of(&workspace).read(content).unwrap().as_ref(),
             b"quote \" and \\ and\nnewline"
         );
         assert_eq!(
@@ -392,7 +402,7 @@ mod tests {
             serde_json::to_value(&loaded).unwrap()
         );
         assert_eq!(
-            serde_json::to_value(FileCounts(&spooled)).unwrap(),
+            serde_json::to_value(spooled.file_counts()).unwrap(),
             serde_json::json!([
                 {"path": "a/x.rs", "count": 1},
                 {"path": "b.rs", "count": 2},
@@ -403,7 +413,7 @@ mod tests {
 
     #[test]
     fn a_large_spool_moves_to_a_file_that_leaves_nothing_behind() {
-        let (dir, workspace) = workspace();
+        let (_dir, workspace) = workspace();
         let mut writer = ChangeSetWriter::new(&workspace);
         let count = 2 * SPOOL_IN_MEMORY / 100;
         for index in 0..count {
@@ -422,7 +432,7 @@ mod tests {
         // Two readers, one after the other, both read from the start.
         assert_eq!(spooled.load().unwrap(), loaded);
         drop(spooled);
-        let blobs = dir.path().join(crate::STATE_DIR).join("blobs");
+        let blobs = workspace.layout().blobs_dir();
         let left: Vec<String> = crate::fs::list_dir(&blobs).unwrap();
         assert_eq!(
             left.len(),

@@ -2,7 +2,7 @@
 //! operation holds while it reads or changes state, so two processes never consume one action.
 //!
 //! A second taker polls for up to [`LOCK_TIMEOUT`], then fails with
-//! [`EditError::LockTimeout`]. The lock is released when the [`StoreLock`] is dropped, and by
+//! [`StoreError::LockTimeout`]. The lock is released when the [`StoreLock`] is dropped, and by
 //! the kernel when the holding process dies, so a crash never leaves it stuck.
 
 use std::fs::{File, TryLockError};
@@ -10,13 +10,12 @@ use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::{EditError, Workspace, fs, store};
+use crate::error::StoreError;
+use crate::fs;
+use crate::workspace::Workspace;
 
 /// How long a store operation waits for the lock by default.
 pub const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Name of the lock file inside the state directory.
-pub const LOCK_FILE: &str = "lock";
 
 /// How often a waiting taker retries.
 const POLL_INTERVAL: Duration = Duration::from_millis(20);
@@ -30,7 +29,7 @@ pub struct StoreLock {
 
 impl StoreLock {
     /// Take the lock of `workspace`, waiting up to [`LOCK_TIMEOUT`]; blocks the thread.
-    pub fn acquire(workspace: &Workspace) -> Result<Self, EditError> {
+    pub fn acquire(workspace: &Workspace) -> Result<Self, StoreError> {
         Self::acquire_with_timeout(workspace, LOCK_TIMEOUT)
     }
 
@@ -40,8 +39,9 @@ impl StoreLock {
     pub fn acquire_with_timeout(
         workspace: &Workspace,
         timeout: Duration,
-    ) -> Result<Self, EditError> {
-        let path = store::ensure_state_dir(workspace)?.join(LOCK_FILE);
+    ) -> Result<Self, StoreError> {
+        workspace.layout().ensure()?;
+        let path = workspace.layout().lock_file();
         let file = fs::open_lock_file(&path)?;
         let deadline = Instant::now() + timeout;
         loop {
@@ -49,12 +49,12 @@ impl StoreLock {
                 Ok(()) => return Ok(Self { file, path }),
                 Err(TryLockError::WouldBlock) => {}
                 Err(TryLockError::Error(source)) => {
-                    return Err(EditError::io("lock", &path, source));
+                    return Err(StoreError::io("lock", &path, source));
                 }
             }
             let now = Instant::now();
             if now >= deadline {
-                return Err(EditError::LockTimeout {
+                return Err(StoreError::LockTimeout {
                     path,
                     seconds: timeout.as_secs(),
                 });
@@ -79,6 +79,7 @@ impl Drop for StoreLock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::LOCK_FILE;
 
     fn workspace() -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().unwrap();
@@ -94,7 +95,7 @@ mod tests {
         let err = StoreLock::acquire_with_timeout(&ws, Duration::from_millis(300)).unwrap_err();
         assert!(started.elapsed() >= Duration::from_millis(300));
         match &err {
-            EditError::LockTimeout { path, .. } => {
+            StoreError::LockTimeout { path, .. } => {
                 assert_eq!(path, &ws.state_dir().join(LOCK_FILE));
             }
             other => panic!("expected a lock timeout, got {other}"),

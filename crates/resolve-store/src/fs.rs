@@ -1,4 +1,5 @@
-//! File access for `resolve-edit`; the only module that writes, renames or removes files.
+//! File access; the only module of the project that writes, renames or removes files (plan
+//! files included), which `clippy.toml` enforces.
 //!
 //! Every error names the path and what was being done. Single-file writes are atomic (a temp
 //! file in the target's directory, written, fsynced, renamed over the target, then the
@@ -13,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 
-use crate::EditError;
+use crate::error::StoreError;
 
 /// How many leading bytes are searched for a NUL byte when classifying a file.
 pub const BINARY_SNIFF_LEN: usize = 8 * 1024;
@@ -68,7 +69,7 @@ fn nul_sniffed(bytes: &[u8]) -> bool {
 }
 
 /// Read and classify the file at `path`; `Ok(None)` when it does not exist.
-pub fn read_content(path: &Path) -> Result<Option<FileContent>, EditError> {
+pub fn read_content(path: &Path) -> Result<Option<FileContent>, StoreError> {
     Ok(read_bytes(path)?.map(FileContent::classify))
 }
 
@@ -76,7 +77,7 @@ pub fn read_content(path: &Path) -> Result<Option<FileContent>, EditError> {
 ///
 /// A reader sees either the old or the new content, never a mix; after a crash the file holds
 /// one of the two.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     atomic_write_with(path, |file| file.write_all(bytes))
 }
 
@@ -84,7 +85,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
 pub(crate) fn atomic_write_json<T: Serialize + ?Sized>(
     path: &Path,
     value: &T,
-) -> Result<(), EditError> {
+) -> Result<(), StoreError> {
     atomic_write_with(path, |file| {
         let mut writer = BufWriter::with_capacity(64 * 1024, file);
         serde_json::to_writer_pretty(&mut writer, value).map_err(io::Error::from)?;
@@ -96,7 +97,7 @@ pub(crate) fn atomic_write_json<T: Serialize + ?Sized>(
 fn atomic_write_with(
     path: &Path,
     write: impl FnOnce(&mut File) -> io::Result<()>,
-) -> Result<(), EditError> {
+) -> Result<(), StoreError> {
     let dir = parent_of(path);
     let existing = permissions(path)?;
     let mut builder = tempfile::Builder::new();
@@ -109,53 +110,53 @@ fn atomic_write_with(
     }
     let mut temp = builder
         .tempfile_in(&dir)
-        .map_err(|source| EditError::io("create a temporary file in", &dir, source))?;
-    write(temp.as_file_mut()).map_err(|source| EditError::io("write", temp.path(), source))?;
+        .map_err(|source| StoreError::io("create a temporary file in", &dir, source))?;
+    write(temp.as_file_mut()).map_err(|source| StoreError::io("write", temp.path(), source))?;
     if let Some(permissions) = existing {
         fs::set_permissions(temp.path(), permissions)
-            .map_err(|source| EditError::io("set permissions of", temp.path(), source))?;
+            .map_err(|source| StoreError::io("set permissions of", temp.path(), source))?;
     }
     temp.as_file()
         .sync_all()
-        .map_err(|source| EditError::io("sync", temp.path(), source))?;
+        .map_err(|source| StoreError::io("sync", temp.path(), source))?;
     temp.persist(path)
-        .map_err(|error| EditError::io("rename a temporary file onto", path, error.error))?;
+        .map_err(|error| StoreError::io("rename a temporary file onto", path, error.error))?;
     sync_dir(&dir)
 }
 
 /// The bytes of `path`, or `None` when it does not exist.
-pub(crate) fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, EditError> {
+pub(crate) fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
     match fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(error) if is_absent(&error) => Ok(None),
-        Err(source) => Err(EditError::io("read", path, source)),
+        Err(source) => Err(StoreError::io("read", path, source)),
     }
 }
 
 /// The file at `path` opened for reading, or `None` when it does not exist.
-pub(crate) fn open_existing(path: &Path) -> Result<Option<File>, EditError> {
+pub(crate) fn open_existing(path: &Path) -> Result<Option<File>, StoreError> {
     match File::open(path) {
         Ok(file) => Ok(Some(file)),
         Err(error) if is_absent(&error) => Ok(None),
-        Err(source) => Err(EditError::io("read", path, source)),
+        Err(source) => Err(StoreError::io("read", path, source)),
     }
 }
 
 /// When `path` was last modified, or `None` when it does not exist.
-pub(crate) fn modified(path: &Path) -> Result<Option<std::time::SystemTime>, EditError> {
+pub(crate) fn modified(path: &Path) -> Result<Option<std::time::SystemTime>, StoreError> {
     match fs::symlink_metadata(path).and_then(|metadata| metadata.modified()) {
         Ok(time) => Ok(Some(time)),
         Err(error) if is_absent(&error) => Ok(None),
-        Err(source) => Err(EditError::io("read the metadata of", path, source)),
+        Err(source) => Err(StoreError::io("read the metadata of", path, source)),
     }
 }
 
 /// The permissions of `path` (following symlinks), or `None` when it does not exist.
-pub(crate) fn permissions(path: &Path) -> Result<Option<Permissions>, EditError> {
+pub(crate) fn permissions(path: &Path) -> Result<Option<Permissions>, StoreError> {
     match fs::metadata(path) {
         Ok(metadata) => Ok(Some(metadata.permissions())),
         Err(error) if is_absent(&error) => Ok(None),
-        Err(source) => Err(EditError::io("read the metadata of", path, source)),
+        Err(source) => Err(StoreError::io("read the metadata of", path, source)),
     }
 }
 
@@ -166,13 +167,13 @@ pub(crate) fn write_new(
     path: &Path,
     bytes: &[u8],
     permissions: Option<&Permissions>,
-) -> Result<(), EditError> {
+) -> Result<(), StoreError> {
     let mut file = create_new(path)?;
     file.write_all(bytes)
-        .map_err(|source| EditError::io("write", path, source))?;
+        .map_err(|source| StoreError::io("write", path, source))?;
     if let Some(permissions) = permissions {
         file.set_permissions(permissions.clone())
-            .map_err(|source| EditError::io("set permissions of", path, source))?;
+            .map_err(|source| StoreError::io("set permissions of", path, source))?;
     }
     Ok(())
 }
@@ -182,34 +183,34 @@ pub(crate) fn write_new(
 pub(crate) fn write_new_json<T: Serialize + ?Sized>(
     path: &Path,
     value: &T,
-) -> Result<(), EditError> {
+) -> Result<(), StoreError> {
     let mut writer = BufWriter::with_capacity(64 * 1024, create_new(path)?);
     serde_json::to_writer_pretty(&mut writer, value)
-        .map_err(|error| EditError::io("write", path, error.into()))?;
+        .map_err(|error| StoreError::io("write", path, error.into()))?;
     writer
         .flush()
-        .map_err(|source| EditError::io("write", path, source))
+        .map_err(|source| StoreError::io("write", path, source))
 }
 
 /// A fresh file at `path`, replacing a leftover one.
-fn create_new(path: &Path) -> Result<File, EditError> {
+fn create_new(path: &Path) -> Result<File, StoreError> {
     remove_file(path)?;
     OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)
-        .map_err(|source| EditError::io("create", path, source))
+        .map_err(|source| StoreError::io("create", path, source))
 }
 
 /// Make `backup` hold the content of the existing file `original`: a hard link when the file
 /// system allows one (no data is copied, and the data is as durable as the original's), else
 /// a copy, which the caller must sync. Returns whether it copied.
-pub(crate) fn link_or_copy(original: &Path, backup: &Path) -> Result<bool, EditError> {
+pub(crate) fn link_or_copy(original: &Path, backup: &Path) -> Result<bool, StoreError> {
     remove_file(backup)?;
     match fs::hard_link(original, backup) {
         Ok(()) => Ok(false),
         Err(_) => {
-            fs::copy(original, backup).map_err(|source| EditError::io("copy", original, source))?;
+            fs::copy(original, backup).map_err(|source| StoreError::io("copy", original, source))?;
             Ok(true)
         }
     }
@@ -217,49 +218,49 @@ pub(crate) fn link_or_copy(original: &Path, backup: &Path) -> Result<bool, EditE
 
 /// A fresh temporary file in `dir`, to be filled and then [`persist`]ed under its final name
 /// (it is removed if dropped before).
-pub(crate) fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile, EditError> {
+pub(crate) fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile, StoreError> {
     tempfile::Builder::new()
         .prefix(".resolve-")
         .suffix(".partial")
         .tempfile_in(dir)
-        .map_err(|source| EditError::io("create a temporary file in", dir, source))
+        .map_err(|source| StoreError::io("create a temporary file in", dir, source))
 }
 
 /// Rename the temporary file `temp` to `path`, replacing it. Nothing is synced.
-pub(crate) fn persist(temp: tempfile::NamedTempFile, path: &Path) -> Result<(), EditError> {
+pub(crate) fn persist(temp: tempfile::NamedTempFile, path: &Path) -> Result<(), StoreError> {
     temp.persist(path)
         .map(drop)
-        .map_err(|error| EditError::io("rename a temporary file onto", path, error.error))
+        .map_err(|error| StoreError::io("rename a temporary file onto", path, error.error))
 }
 
 /// A new file at `path`, open for reading and appending; it must not exist yet.
-pub(crate) fn create_exclusive(path: &Path) -> Result<File, EditError> {
+pub(crate) fn create_exclusive(path: &Path) -> Result<File, StoreError> {
     OpenOptions::new()
         .read(true)
         .append(true)
         .create_new(true)
         .open(path)
-        .map_err(|source| EditError::io("create", path, source))
+        .map_err(|source| StoreError::io("create", path, source))
 }
 
 /// The length of the open file `file` (at `path`).
-pub(crate) fn file_len(file: &File, path: &Path) -> Result<u64, EditError> {
+pub(crate) fn file_len(file: &File, path: &Path) -> Result<u64, StoreError> {
     file.metadata()
         .map(|metadata| metadata.len())
-        .map_err(|source| EditError::io("read the metadata of", path, source))
+        .map_err(|source| StoreError::io("read the metadata of", path, source))
 }
 
 /// Append `bytes` to `file` (at `path`), opened for appending.
-pub(crate) fn append(mut file: &File, path: &Path, bytes: &[u8]) -> Result<(), EditError> {
+pub(crate) fn append(mut file: &File, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     file.write_all(bytes)
-        .map_err(|source| EditError::io("write", path, source))
+        .map_err(|source| StoreError::io("write", path, source))
 }
 
 /// A temporary file in `dir` that has no name (or loses it at once): nothing is left behind
 /// when it is closed, whether by drop or by the process dying.
-pub(crate) fn scratch_file_in(dir: &Path) -> Result<File, EditError> {
+pub(crate) fn scratch_file_in(dir: &Path) -> Result<File, StoreError> {
     tempfile::tempfile_in(dir)
-        .map_err(|source| EditError::io("create a temporary file in", dir, source))
+        .map_err(|source| StoreError::io("create a temporary file in", dir, source))
 }
 
 /// Fill `buffer` from `file` (at `path`) at `offset`.
@@ -269,28 +270,28 @@ pub(crate) fn read_at(
     path: &Path,
     offset: u64,
     buffer: &mut [u8],
-) -> Result<(), EditError> {
+) -> Result<(), StoreError> {
     use std::os::unix::fs::FileExt;
     file.read_exact_at(buffer, offset)
-        .map_err(|source| EditError::io("read", path, source))
+        .map_err(|source| StoreError::io("read", path, source))
 }
 
 /// Whether something exists at `path`.
-pub(crate) fn exists(path: &Path) -> Result<bool, EditError> {
+pub(crate) fn exists(path: &Path) -> Result<bool, StoreError> {
     match fs::symlink_metadata(path) {
         Ok(_) => Ok(true),
         Err(error) if is_absent(&error) => Ok(false),
-        Err(source) => Err(EditError::io("read the metadata of", path, source)),
+        Err(source) => Err(StoreError::io("read the metadata of", path, source)),
     }
 }
 
 /// Make `link` a hard link to `original`: `Ok(true)` when it is one (also when something
 /// already stands there), `Ok(false)` when the file system cannot link.
-pub(crate) fn hard_link(original: &Path, link: &Path) -> Result<bool, EditError> {
+pub(crate) fn hard_link(original: &Path, link: &Path) -> Result<bool, StoreError> {
     match fs::hard_link(original, link) {
         Ok(()) => Ok(true),
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Ok(true),
-        Err(error) if is_absent(&error) => Err(EditError::io("link", original, error)),
+        Err(error) if is_absent(&error) => Err(StoreError::io("link", original, error)),
         Err(_) => Ok(false),
     }
 }
@@ -298,12 +299,12 @@ pub(crate) fn hard_link(original: &Path, link: &Path) -> Result<bool, EditError>
 /// Fsync every file or directory in `paths`, several at a time: concurrent fsyncs share the
 /// file system's journal commits, so N files cost about as much as a few. Returns when all
 /// are durable; the first error wins.
-pub(crate) fn sync_all(paths: &[PathBuf]) -> Result<(), EditError> {
+pub(crate) fn sync_all(paths: &[PathBuf]) -> Result<(), StoreError> {
     const SYNC_THREADS: usize = 8;
     let sync = |path: &PathBuf| {
         File::open(path)
             .and_then(|handle| handle.sync_all())
-            .map_err(|source| EditError::io("sync", path, source))
+            .map_err(|source| StoreError::io("sync", path, source))
     };
     if paths.len() <= 1 {
         return paths.iter().try_for_each(sync);
@@ -325,48 +326,48 @@ pub(crate) fn sync_all(paths: &[PathBuf]) -> Result<(), EditError> {
             .into_iter()
             .map(|worker| {
                 worker.join().unwrap_or_else(|_| {
-                    Err(EditError::io(
+                    Err(StoreError::io(
                         "sync",
                         Path::new("."),
                         io::Error::other("a sync thread panicked"),
                     ))
                 })
             })
-            .collect::<Result<Vec<()>, EditError>>()
+            .collect::<Result<Vec<()>, StoreError>>()
     })?;
     Ok(())
 }
 
 /// Rename `from` onto `to`, replacing `to`.
-pub(crate) fn rename(from: &Path, to: &Path) -> Result<(), EditError> {
-    fs::rename(from, to).map_err(|source| EditError::io("rename a temporary file onto", to, source))
+pub(crate) fn rename(from: &Path, to: &Path) -> Result<(), StoreError> {
+    fs::rename(from, to).map_err(|source| StoreError::io("rename a temporary file onto", to, source))
 }
 
 /// Remove the file at `path`; `Ok(false)` when there was none.
-pub(crate) fn remove_file(path: &Path) -> Result<bool, EditError> {
+pub(crate) fn remove_file(path: &Path) -> Result<bool, StoreError> {
     match fs::remove_file(path) {
         Ok(()) => Ok(true),
         Err(error) if is_absent(&error) => Ok(false),
-        Err(source) => Err(EditError::io("remove", path, source)),
+        Err(source) => Err(StoreError::io("remove", path, source)),
     }
 }
 
 /// Create the directory `path` (its parent must exist); fine when it already exists.
-pub(crate) fn create_dir(path: &Path) -> Result<(), EditError> {
+pub(crate) fn create_dir(path: &Path) -> Result<(), StoreError> {
     match fs::create_dir(path) {
         Ok(()) => Ok(()),
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists && path.is_dir() => Ok(()),
-        Err(source) => Err(EditError::io("create the directory", path, source)),
+        Err(source) => Err(StoreError::io("create the directory", path, source)),
     }
 }
 
 /// Create `path` and its missing parents.
-pub(crate) fn create_dir_all(path: &Path) -> Result<(), EditError> {
-    fs::create_dir_all(path).map_err(|source| EditError::io("create the directory", path, source))
+pub fn create_dir_all(path: &Path) -> Result<(), StoreError> {
+    fs::create_dir_all(path).map_err(|source| StoreError::io("create the directory", path, source))
 }
 
 /// Remove the directory `path` if it exists and is empty; a non-empty one is left alone.
-pub(crate) fn remove_empty_dir(path: &Path) -> Result<(), EditError> {
+pub(crate) fn remove_empty_dir(path: &Path) -> Result<(), StoreError> {
     match fs::remove_dir(path) {
         Ok(()) => Ok(()),
         Err(error)
@@ -377,27 +378,27 @@ pub(crate) fn remove_empty_dir(path: &Path) -> Result<(), EditError> {
         {
             Ok(())
         }
-        Err(source) => Err(EditError::io("remove the directory", path, source)),
+        Err(source) => Err(StoreError::io("remove the directory", path, source)),
     }
 }
 
 /// Fsync the directory `dir`, making renames and removals in it durable.
-pub(crate) fn sync_dir(dir: &Path) -> Result<(), EditError> {
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), StoreError> {
     File::open(dir)
         .and_then(|handle| handle.sync_all())
-        .map_err(|source| EditError::io("sync the directory", dir, source))
+        .map_err(|source| StoreError::io("sync the directory", dir, source))
 }
 
 /// The names of the entries of `dir`, sorted; empty when it does not exist.
-pub(crate) fn list_dir(dir: &Path) -> Result<Vec<String>, EditError> {
+pub(crate) fn list_dir(dir: &Path) -> Result<Vec<String>, StoreError> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => return Err(EditError::io("list", dir, source)),
+        Err(source) => return Err(StoreError::io("list", dir, source)),
     };
     let mut names = Vec::new();
     for entry in entries {
-        let entry = entry.map_err(|source| EditError::io("list", dir, source))?;
+        let entry = entry.map_err(|source| StoreError::io("list", dir, source))?;
         names.push(entry.file_name().to_string_lossy().into_owned());
     }
     names.sort();
@@ -405,14 +406,14 @@ pub(crate) fn list_dir(dir: &Path) -> Result<Vec<String>, EditError> {
 }
 
 /// Open (creating it when missing) the file an advisory lock is taken on.
-pub(crate) fn open_lock_file(path: &Path) -> Result<File, EditError> {
+pub(crate) fn open_lock_file(path: &Path) -> Result<File, StoreError> {
     OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
         .open(path)
-        .map_err(|source| EditError::io("open the lock file", path, source))
+        .map_err(|source| StoreError::io("open the lock file", path, source))
 }
 
 /// Whether `error` says the path does not exist (also when a parent is not a directory).

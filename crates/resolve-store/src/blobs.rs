@@ -7,7 +7,7 @@
 //! hard link to the replaced file: no data is copied) so undo can restore it. Blobs are written
 //! to a temporary name and renamed into place, so a reader never sees half a blob; a pack is
 //! named by no record until its preview is staged. Every read checks the content against its
-//! hash: a damaged or missing blob is [`EditError::CorruptState`], never silently used. Blobs
+//! hash: a damaged or missing blob is [`StoreError::CorruptState`], never silently used. Blobs
 //! and packs no record needs are removed an hour after they were written (see
 //! [`Store::collect_garbage`](crate::Store::collect_garbage)). Packs and blobs are not synced
 //! when a preview writes them (a preview survives a killed process, and its apply writes and
@@ -15,24 +15,23 @@
 //! A preview's scratch files (the spool of a large change set) live here too, without a name,
 //! so they never outlive the process.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 
-use sha2::{Digest, Sha256};
+use crate::change_set::Content;
+use crate::error::StoreError;
+use crate::fs;
+use crate::hash::{Hasher, content_hash, is_sha256_hex};
+use crate::workspace::Workspace;
 
-use crate::change_set::{hex, is_sha256_hex};
-use crate::{EditError, Workspace, content_hash, fs};
-
-/// The blob directory, under the state directory.
-pub(crate) const BLOBS_DIR: &str = "blobs";
-
-/// The blob directory of one workspace.
+/// The blob store of one workspace.
 #[derive(Debug, Clone)]
-pub(crate) struct Blobs {
+pub struct Blobs {
     workspace: Workspace,
     dir: PathBuf,
     /// Set once the directories are known to exist.
@@ -41,39 +40,94 @@ pub(crate) struct Blobs {
 
 impl Blobs {
     /// The blobs of `workspace`; nothing is created until a blob is written.
-    pub(crate) fn of(workspace: &Workspace) -> Self {
+    pub fn of(workspace: &Workspace) -> Self {
         Self {
             workspace: workspace.clone(),
-            dir: workspace.state_dir().join(BLOBS_DIR),
+            dir: workspace.layout().blobs_dir(),
             dir_ready: Arc::new(OnceLock::new()),
         }
     }
 
-    /// The directory, for syncing after blobs were linked into it.
-    pub(crate) fn dir(&self) -> &Path {
+    /// The directory.
+    pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// The bytes of `content`, read from the store when kept there (and checked against the
+    /// name).
+    pub fn read<'a>(&self, content: &'a Content) -> Result<Cow<'a, [u8]>, StoreError> {
+        match content {
+            Content::Text(text) => Ok(Cow::Borrowed(text.as_bytes())),
+            Content::Stored { blob } => self.read_blob(blob).map(Cow::Owned),
+            Content::Packed {
+                pack,
+                offset,
+                len,
+                hash,
+            } => self.read_packed(pack, *offset, *len, hash).map(Cow::Owned),
+        }
+    }
+
+    /// `content` as text (a byte that is not UTF-8 shows as U+FFFD), read from the store when
+    /// kept there.
+    pub fn read_text(&self, content: &Content) -> Result<String, StoreError> {
+        match content {
+            Content::Text(text) => Ok(text.clone()),
+            Content::Stored { .. } | Content::Packed { .. } => {
+                let bytes = self.read(content)?.into_owned();
+                Ok(String::from_utf8(bytes)
+                    .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
+            }
+        }
+    }
+
+    /// A reader of `content`, for streaming it out (a blob is not checked against its name on
+    /// this path; [`Blobs::read`] checks it).
+    pub fn open<'a>(&self, content: &'a Content) -> Result<Box<dyn Read + 'a>, StoreError> {
+        match content {
+            Content::Text(text) => Ok(Box::new(text.as_bytes())),
+            Content::Stored { blob } => Ok(Box::new(self.open_blob(blob)?)),
+            Content::Packed { .. } => Ok(Box::new(std::io::Cursor::new(
+                self.read(content)?.into_owned(),
+            ))),
+        }
+    }
+
+    /// `content` kept in the store: a text is written here and replaced by its name; a kept
+    /// content must still be here.
+    pub fn intern(&self, content: &mut Content) -> Result<(), StoreError> {
+        match content {
+            Content::Text(text) => {
+                *content = Content::Stored {
+                    blob: self.put(text.as_bytes())?,
+                };
+                Ok(())
+            }
+            Content::Stored { blob } => self.require(blob),
+            Content::Packed { pack, .. } => self.require(pack),
+        }
+    }
+
     /// Keep `bytes`; returns their hash (the blob's name).
-    pub(crate) fn put(&self, bytes: &[u8]) -> Result<String, EditError> {
+    pub fn put(&self, bytes: &[u8]) -> Result<String, StoreError> {
         let mut writer = self.writer()?;
-        writer.write(bytes)?;
+        writer.append(bytes)?;
         writer.finish()
     }
 
     /// A blob written piece by piece: what is written is hashed on the way, and the blob takes
     /// its name when finished.
-    pub(crate) fn writer(&self) -> Result<BlobWriter, EditError> {
+    pub fn writer(&self) -> Result<BlobWriter, StoreError> {
         self.ensure_dir()?;
         Ok(BlobWriter {
             file: BufWriter::with_capacity(64 * 1024, fs::temp_file_in(&self.dir)?),
-            hasher: Sha256::new(),
+            hasher: Hasher::default(),
             dir: self.dir.clone(),
         })
     }
 
     /// A new pack under a fresh name, for one writer to append contents to.
-    pub(crate) fn create_pack(&self) -> Result<PackWriter, EditError> {
+    pub fn create_pack(&self) -> Result<PackWriter, StoreError> {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         self.ensure_dir()?;
         let nanos = SystemTime::now()
@@ -94,23 +148,23 @@ impl Blobs {
 
     /// A file with no name in the blob directory, for data a preview sets aside until it is
     /// staged (see the spool module); it is gone once closed, also when the process dies.
-    pub(crate) fn scratch_file(&self) -> Result<std::fs::File, EditError> {
+    pub(crate) fn scratch_file(&self) -> Result<std::fs::File, StoreError> {
         self.ensure_dir()?;
         fs::scratch_file_in(&self.dir)
     }
 
     /// The `len` bytes at `offset` of the pack `pack`, checked against `hash`.
-    pub(crate) fn read_packed(
+    fn read_packed(
         &self,
         pack: &str,
         offset: u64,
         len: u64,
         hash: &str,
-    ) -> Result<Vec<u8>, EditError> {
+    ) -> Result<Vec<u8>, StoreError> {
         let path = self.path(pack)?;
         let file = fs::open_existing(&path)?.ok_or_else(|| missing(path.clone()))?;
         // A damaged record may name any range; nothing is allocated for one the pack lacks.
-        let out_of_range = || EditError::CorruptState {
+        let out_of_range = || StoreError::CorruptState {
             path: path.clone(),
             reason: format!("a record names {len} bytes at offset {offset}, beyond its end"),
         };
@@ -131,7 +185,7 @@ impl Blobs {
         &self,
         source: &Path,
         hash: &str,
-    ) -> Result<Option<PathBuf>, EditError> {
+    ) -> Result<Option<PathBuf>, StoreError> {
         let path = self.path(hash)?;
         if fs::exists(&path)? {
             return Ok(None);
@@ -149,7 +203,7 @@ impl Blobs {
     /// The path of the blob or pack `name`; a name that is neither a SHA-256 in hex nor a
     /// pack's name is corrupt state (a record naming `../x` must not reach outside the
     /// directory).
-    pub(crate) fn path(&self, name: &str) -> Result<PathBuf, EditError> {
+    pub(crate) fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
         let hash = is_sha256_hex(name);
         let pack = name.strip_prefix(PACK_PREFIX).is_some_and(|rest| {
             !rest.is_empty()
@@ -160,7 +214,7 @@ impl Blobs {
         if hash || pack {
             Ok(self.dir.join(name))
         } else {
-            Err(EditError::CorruptState {
+            Err(StoreError::CorruptState {
                 path: self.dir.clone(),
                 reason: format!(
                     "a record names the blob `{name}`, which is neither a SHA-256 nor a pack"
@@ -170,16 +224,14 @@ impl Blobs {
     }
 
     /// The blob named `hash`, opened for reading.
-    pub(crate) fn open(&self, hash: &str) -> Result<std::fs::File, EditError> {
+    fn open_blob(&self, hash: &str) -> Result<std::fs::File, StoreError> {
         let path = self.path(hash)?;
         fs::open_existing(&path)?.ok_or_else(|| missing(path))
     }
 
-    /// Fail unless the blob named `hash` is there (a preview held past [`BLOB_GRACE`] may have
-    /// lost its contents to a clean-up).
-    ///
-    /// [`BLOB_GRACE`]: crate::store::BLOB_GRACE
-    pub(crate) fn require(&self, hash: &str) -> Result<(), EditError> {
+    /// Fail unless the blob named `hash` is there (a preview held past
+    /// [`BLOB_GRACE`](crate::BLOB_GRACE) may have lost its contents to a clean-up).
+    fn require(&self, hash: &str) -> Result<(), StoreError> {
         let path = self.path(hash)?;
         if fs::exists(&path)? {
             Ok(())
@@ -189,18 +241,18 @@ impl Blobs {
     }
 
     /// The content of the blob named `hash`, checked against it.
-    pub(crate) fn read(&self, hash: &str) -> Result<Vec<u8>, EditError> {
+    pub(crate) fn read_blob(&self, hash: &str) -> Result<Vec<u8>, StoreError> {
         let path = self.path(hash)?;
         let bytes = fs::read_bytes(&path)?.ok_or_else(|| missing(path.clone()))?;
         self.check(&path, hash, &bytes)?;
         Ok(bytes)
     }
 
-    fn check(&self, path: &Path, hash: &str, bytes: &[u8]) -> Result<(), EditError> {
+    fn check(&self, path: &Path, hash: &str, bytes: &[u8]) -> Result<(), StoreError> {
         if content_hash(bytes) == hash {
             Ok(())
         } else {
-            Err(EditError::CorruptState {
+            Err(StoreError::CorruptState {
                 path: path.to_path_buf(),
                 reason: "its content does not match its name (it was changed or damaged)"
                     .to_owned(),
@@ -215,7 +267,7 @@ impl Blobs {
         &self,
         needed: &HashSet<String>,
         grace: Duration,
-    ) -> Result<usize, EditError> {
+    ) -> Result<usize, StoreError> {
         let now = SystemTime::now();
         let mut removed = 0;
         for name in fs::list_dir(&self.dir)? {
@@ -236,7 +288,9 @@ impl Blobs {
     /// Whether unneeded blobs were removed less than `period` ago (see
     /// [`Blobs::mark_collected`]).
     pub(crate) fn collected_within(&self, period: Duration) -> bool {
-        let stamp = fs::modified(&self.dir.join(COLLECTED_STAMP)).ok().flatten();
+        let stamp = fs::modified(&self.workspace.layout().collected_stamp())
+            .ok()
+            .flatten();
         stamp.is_some_and(|stamp| {
             SystemTime::now()
                 .duration_since(stamp)
@@ -245,24 +299,21 @@ impl Blobs {
     }
 
     /// Record that unneeded blobs were just removed.
-    pub(crate) fn mark_collected(&self) -> Result<(), EditError> {
+    pub(crate) fn mark_collected(&self) -> Result<(), StoreError> {
         self.ensure_dir()?;
-        fs::write_new(&self.dir.join(COLLECTED_STAMP), b"", None)
+        fs::write_new(&self.workspace.layout().collected_stamp(), b"", None)
     }
 
     /// Create the state directory (with its `.gitignore`) and the blob directory, once.
-    fn ensure_dir(&self) -> Result<(), EditError> {
+    fn ensure_dir(&self) -> Result<(), StoreError> {
         if self.dir_ready.get().is_none() {
-            crate::store::ensure_state_dir(&self.workspace)?;
+            self.workspace.layout().ensure()?;
             fs::create_dir_all(&self.dir)?;
             let _ = self.dir_ready.set(());
         }
         Ok(())
     }
 }
-
-/// The file whose time says when unneeded blobs were last removed.
-const COLLECTED_STAMP: &str = ".collected";
 
 /// Packs are named `pack-<pid>-<nanos>-<n>`.
 const PACK_PREFIX: &str = "pack-";
@@ -272,19 +323,19 @@ const PACK_PREFIX: &str = "pack-";
 /// hash ([`Content::Packed`](crate::Content::Packed)). A preview thus creates one file per
 /// thread, not one per changed file. One writer appends at a time; what it appended can be read
 /// back through [`Pack`] by anyone holding it.
-pub(crate) struct PackWriter {
+pub struct PackWriter {
     pack: Arc<Pack>,
     len: u64,
 }
 
 impl PackWriter {
     /// The pack being written.
-    pub(crate) fn pack(&self) -> &Arc<Pack> {
+    pub fn pack(&self) -> &Arc<Pack> {
         &self.pack
     }
 
     /// Append `bytes`; returns their offset.
-    pub(crate) fn append(&mut self, bytes: &[u8]) -> Result<u64, EditError> {
+    pub fn append(&mut self, bytes: &[u8]) -> Result<u64, StoreError> {
         let offset = self.len;
         fs::append(&self.pack.file, &self.pack.path, bytes)?;
         self.len += bytes.len() as u64;
@@ -294,7 +345,7 @@ impl PackWriter {
 
 /// A pack's file, open for reading back what its writer appended.
 #[derive(Debug)]
-pub(crate) struct Pack {
+pub struct Pack {
     name: String,
     path: PathBuf,
     file: std::fs::File,
@@ -302,12 +353,12 @@ pub(crate) struct Pack {
 
 impl Pack {
     /// Its name in the blob directory.
-    pub(crate) fn name(&self) -> &str {
+    pub fn name(&self) -> &str {
         &self.name
     }
 
     /// Read back the `len` bytes appended at `offset`.
-    pub(crate) fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>, EditError> {
+    pub fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>, StoreError> {
         let mut bytes = vec![0; len];
         fs::read_at(&self.file, &self.path, offset, &mut bytes)?;
         Ok(bytes)
@@ -315,48 +366,53 @@ impl Pack {
 }
 
 /// The error for a blob a record names that is not there.
-fn missing(path: PathBuf) -> EditError {
-    EditError::CorruptState {
+fn missing(path: PathBuf) -> StoreError {
+    StoreError::CorruptState {
         path,
         reason: "the content a record names is missing".to_owned(),
     }
 }
 
-impl crate::preview::TextSink for BlobWriter {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), EditError> {
-        self.write(bytes)
-    }
+/// A blob being written; see [`Blobs::writer`]. Dropped unfinished, it leaves nothing.
+pub struct BlobWriter {
+    file: BufWriter<tempfile::NamedTempFile>,
+    hasher: Hasher,
+    dir: PathBuf,
 }
 
-/// A blob being written; see [`Blobs::writer`]. Dropped unfinished, it leaves nothing.
-pub(crate) struct BlobWriter {
-    file: BufWriter<tempfile::NamedTempFile>,
-    hasher: Sha256,
-    dir: PathBuf,
+/// What is written is hashed on the way; an error names the blob directory.
+impl Write for BlobWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.file.write(bytes)?;
+        self.hasher.update(&bytes[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
 }
 
 impl BlobWriter {
     /// Append `bytes`.
-    pub(crate) fn write(&mut self, bytes: &[u8]) -> Result<(), EditError> {
-        self.hasher.update(bytes);
-        self.file
-            .write_all(bytes)
-            .map_err(|source| self.error(source))
+    fn append(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        self.write_all(bytes).map_err(|source| self.error(source))
     }
 
     /// Name the blob by its hash (replacing an identical one) and return the hash.
-    pub(crate) fn finish(self) -> Result<String, EditError> {
-        let hash = hex(&self.hasher.finalize());
+    pub fn finish(self) -> Result<String, StoreError> {
+        let hash = self.hasher.finish();
         let file = self
             .file
             .into_inner()
-            .map_err(|error| EditError::io("write a blob in", &self.dir, error.into_error()))?;
+            .map_err(|error| StoreError::io("write a blob in", &self.dir, error.into_error()))?;
         fs::persist(file, &self.dir.join(&hash))?;
         Ok(hash)
     }
 
-    fn error(&self, source: std::io::Error) -> EditError {
-        EditError::io("write a blob in", &self.dir, source)
+    /// An error writing this blob.
+    pub fn error(&self, source: std::io::Error) -> StoreError {
+        StoreError::io("write a blob in", &self.dir, source)
     }
 }
 
@@ -376,7 +432,7 @@ mod tests {
         let (_dir, blobs) = blobs();
         let hash = blobs.put(b"fn main() {}\n").unwrap();
         assert_eq!(hash, content_hash(b"fn main() {}\n"));
-        assert_eq!(blobs.read(&hash).unwrap(), b"fn main() {}\n");
+        assert_eq!(blobs.read_blob(&hash).unwrap(), b"fn main() {}\n");
         assert_eq!(blobs.put(b"fn main() {}\n").unwrap(), hash);
     }
 
@@ -385,13 +441,13 @@ mod tests {
         let (_dir, blobs) = blobs();
         let hash = blobs.put(b"original").unwrap();
         std::fs::write(blobs.path(&hash).unwrap(), b"tampered").unwrap();
-        let error = blobs.read(&hash).unwrap_err();
+        let error = blobs.read_blob(&hash).unwrap_err();
         assert!(
             error.to_string().contains("does not match its name"),
             "{error}"
         );
         let missing = content_hash(b"never written");
-        let error = blobs.read(&missing).unwrap_err();
+        let error = blobs.read_blob(&missing).unwrap_err();
         assert!(error.to_string().contains("is missing"), "{error}");
     }
 
@@ -399,8 +455,8 @@ mod tests {
     fn a_name_that_is_not_a_hash_never_reaches_outside() {
         let (_dir, blobs) = blobs();
         for name in ["../../etc/passwd", "", &"A".repeat(64)] {
-            let error = blobs.read(name).unwrap_err();
-            assert!(matches!(error, EditError::CorruptState { .. }), "{error}");
+            let error = blobs.read_blob(name).unwrap_err();
+            assert!(matches!(error, StoreError::CorruptState { .. }), "{error}");
         }
     }
 
@@ -413,7 +469,7 @@ mod tests {
         blobs.keep_file(&file, &hash).unwrap();
         std::fs::write(dir.path().join("new"), b"new").unwrap();
         std::fs::rename(dir.path().join("new"), &file).unwrap();
-        assert_eq!(blobs.read(&hash).unwrap(), b"old");
+        assert_eq!(blobs.read_blob(&hash).unwrap(), b"old");
     }
 
     #[test]
@@ -429,8 +485,8 @@ mod tests {
             0
         );
         assert_eq!(blobs.remove_unneeded(&keep, Duration::ZERO).unwrap(), 1);
-        assert_eq!(blobs.read(&needed).unwrap(), b"needed");
-        assert!(blobs.read(&unneeded).is_err());
+        assert_eq!(blobs.read_blob(&needed).unwrap(), b"needed");
+        assert!(blobs.read_blob(&unneeded).is_err());
     }
 
     #[test]

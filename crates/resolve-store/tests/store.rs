@@ -12,8 +12,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use resolve_edit::{
-    CRASH_AT_ENV, ChangeSet, Content, EditError, FileChange, JOURNAL_DIR, Origin, Outcome,
+use resolve_store::{
+    CRASH_AT_ENV, ChangeSet, Content, FileChange, JOURNAL_DIR, NewAction, Origin, Outcome,
+    StoreError,
     STATE_DIR, StagedRecord, Store, StoreLock, StoredAction, Workspace, content_hash,
 };
 use serde_json::json;
@@ -76,16 +77,14 @@ fn stage(store: &Store, set: ChangeSet) -> StagedRecord {
 }
 
 fn stage_as(store: &Store, origin: Origin, set: ChangeSet) -> StagedRecord {
-    store
-        .stage(
-            origin,
-            "edit",
-            "Edit: test",
-            set,
-            "preview".into(),
-            json!({"k": 1}),
-        )
-        .unwrap()
+    let action = NewAction {
+        origin,
+        source_tool: "edit".into(),
+        label: "Edit: test".into(),
+        preview_text: "preview".into(),
+        details: json!({"k": 1}),
+    };
+    store.stage(action, set).unwrap()
 }
 
 fn pending_ids(store: &Store) -> Vec<String> {
@@ -154,7 +153,7 @@ fn a_stale_apply_lists_every_changed_file_writes_nothing_and_stays_pending() {
     let err = store.apply(&record.id, None, "go", None).unwrap_err();
 
     match &err {
-        EditError::Stale { files } => assert_eq!(files, &["b.txt", "gone.txt", "new.txt"]),
+        StoreError::Stale { files } => assert_eq!(files, &["b.txt", "gone.txt", "new.txt"]),
         other => panic!("expected stale, got {other}"),
     }
     assert!(err.to_string().starts_with("Preview is stale:"), "{err}");
@@ -192,7 +191,7 @@ fn stacked_previews_of_one_file_make_the_other_stale_once_one_applies() {
         .unwrap_err();
 
     assert!(
-        matches!(&err, EditError::Stale { files } if files == &["a.txt"]),
+        matches!(&err, StoreError::Stale { files } if files == &["a.txt"]),
         "{err}"
     );
     assert_eq!(read(&dir, "a.txt").unwrap(), "second");
@@ -226,7 +225,7 @@ fn only_applies_the_named_files_reports_the_dropped_ones_and_consumes_the_action
     assert!(store.pending().unwrap().is_empty());
     assert!(matches!(
         store.apply(&record.id, None, "again", None).unwrap_err(),
-        EditError::NotPending { .. }
+        StoreError::NotPending { .. }
     ));
 }
 
@@ -239,11 +238,11 @@ fn only_refuses_a_file_outside_the_preview_and_an_empty_list() {
         store
             .apply(&record.id, Some(&["b.txt".to_owned()]), "r", None)
             .unwrap_err(),
-        EditError::NotInPreview { .. }
+        StoreError::NotInPreview { .. }
     ));
     assert!(matches!(
         store.apply(&record.id, Some(&[]), "r", None).unwrap_err(),
-        EditError::InvalidRequest(_)
+        StoreError::NothingSelected
     ));
     assert_eq!(read(&dir, "a.txt").unwrap(), "a");
     assert_eq!(pending_ids(&store), vec![record.id]);
@@ -279,7 +278,7 @@ fn discard_leaves_files_untouched_and_records_the_reason() {
         store
             .apply(&record.id, None, "changed my mind", None)
             .unwrap_err(),
-        EditError::NotPending { .. }
+        StoreError::NotPending { .. }
     ));
 }
 
@@ -411,7 +410,7 @@ fn undo_restores_the_original_bytes_of_every_file() {
     }
     assert!(matches!(
         store.undo(&record.id).unwrap_err(),
-        EditError::NothingToUndo {
+        StoreError::NothingToUndo {
             state: "was already undone",
             ..
         }
@@ -433,7 +432,7 @@ fn undo_refuses_after_a_later_change_and_reverts_nothing() {
     let err = store.undo(&record.id).unwrap_err();
 
     assert!(
-        matches!(&err, EditError::UndoConflict { files, .. } if files == &["b.txt"]),
+        matches!(&err, StoreError::UndoConflict { files, .. } if files == &["b.txt"]),
         "{err}"
     );
     assert_eq!(read(&dir, "a.txt").unwrap(), "A");
@@ -448,21 +447,21 @@ fn undo_refuses_pending_discarded_and_unknown_actions() {
     store.discard(&discarded.id, "r", None).unwrap();
     assert!(matches!(
         store.undo(&pending.id).unwrap_err(),
-        EditError::NothingToUndo {
+        StoreError::NothingToUndo {
             state: "is still pending",
             ..
         }
     ));
     assert!(matches!(
         store.undo(&discarded.id).unwrap_err(),
-        EditError::NothingToUndo {
+        StoreError::NothingToUndo {
             state: "was discarded",
             ..
         }
     ));
     assert!(matches!(
         store.undo("pending-action:edit:99").unwrap_err(),
-        EditError::UnknownAction { .. }
+        StoreError::UnknownAction { .. }
     ));
 }
 
@@ -542,7 +541,7 @@ fn a_store_operation_waits_for_the_lock_then_times_out() {
     let held = StoreLock::acquire(store.workspace()).unwrap();
     let impatient = store.with_lock_timeout(Duration::from_millis(200));
     let err = impatient.pending().unwrap_err();
-    assert!(matches!(err, EditError::LockTimeout { .. }), "{err}");
+    assert!(matches!(err, StoreError::LockTimeout { .. }), "{err}");
     assert!(!err.is_tool_error());
     drop(held);
     assert!(impatient.pending().unwrap().is_empty());
@@ -557,7 +556,7 @@ fn reading_a_fresh_root_creates_no_state() {
     assert_eq!(store.recover().unwrap(), None);
     assert!(matches!(
         store.get("pending-action:edit:1").unwrap_err(),
-        EditError::UnknownAction { .. }
+        StoreError::UnknownAction { .. }
     ));
     assert!(!dir.path().join(STATE_DIR).exists());
 }
@@ -585,7 +584,7 @@ fn corrupt_or_truncated_state_is_reported_naming_the_file_and_kept() {
         store.apply(&record.id, None, "r", None).unwrap_err(),
     ] {
         match &err {
-            EditError::CorruptState { path, .. } => assert_eq!(path, &pending_file),
+            StoreError::CorruptState { path, .. } => assert_eq!(path, &pending_file),
             other => panic!("expected corrupt state, got {other}"),
         }
         assert!(err.to_string().contains("move it aside"), "{err}");
@@ -596,14 +595,14 @@ fn corrupt_or_truncated_state_is_reported_naming_the_file_and_kept() {
     std::fs::write(&history_file, "{\"id\": 3").unwrap();
     assert!(matches!(
         store.history().unwrap_err(),
-        EditError::CorruptState { path, .. } if path == history_file
+        StoreError::CorruptState { path, .. } if path == history_file
     ));
 
     let counters = state.join("counters.json");
     std::fs::write(&counters, "").unwrap();
     assert!(matches!(
         store.next_seq().unwrap_err(),
-        EditError::CorruptState { path, .. } if path == counters
+        StoreError::CorruptState { path, .. } if path == counters
     ));
 
     std::fs::write(&counters, "{\"nextSeq\": 10}").unwrap();
@@ -612,7 +611,7 @@ fn corrupt_or_truncated_state_is_reported_naming_the_file_and_kept() {
     std::fs::write(&journal, "{\"version\"").unwrap();
     assert!(matches!(
         store.next_seq().unwrap_err(),
-        EditError::CorruptState { path, .. } if path == journal
+        StoreError::CorruptState { path, .. } if path == journal
     ));
 }
 
@@ -892,87 +891,62 @@ fn a_staged_record_names_its_contents_by_hash_and_keeps_originals_for_undo() {
 }
 
 #[test]
-fn records_written_with_inline_contents_still_apply_and_undo() {
+fn a_record_of_another_format_version_is_refused_naming_the_version() {
     let (dir, store) = setup();
     write(&dir, "a.rs", "old a\n");
-    // The shape of a pending record before contents moved to the blob store.
-    let legacy = json!({
-        "id": "pending-action:edit:7", "seq": 7, "origin": "cli", "sourceTool": "edit",
-        "label": "Edit: a.rs", "createdAt": 1, "order": 7,
-        "changeSet": {"files": {
-            "a.rs": {"kind": "update", "base_hash": content_hash(b"old a\n"), "content": "new a\n", "replacements": 1},
-            "n.txt": {"kind": "create", "content": "made\n"}
-        }},
-        "previewText": "preview", "details": null, "fingerprint": "f"
-    });
-    write(
-        &dir,
-        &format!("{STATE_DIR}/pending/7.json"),
-        &legacy.to_string(),
-    );
-    store
-        .apply("pending-action:edit:7", None, "legacy", None)
-        .unwrap();
-    assert_eq!(read(&dir, "a.rs").as_deref(), Some("new a\n"));
-    assert_eq!(read(&dir, "n.txt").as_deref(), Some("made\n"));
-    store.undo("pending-action:edit:7").unwrap();
-    assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
-    assert_eq!(read(&dir, "n.txt"), None);
-}
-
-#[test]
-fn history_written_with_inline_originals_still_undoes() {
-    let (dir, store) = setup();
-    write(&dir, "a.rs", "new a\n");
-    // The shape of a history record before its originals were the change set's base hashes.
-    let legacy = json!({
-        "id": "pending-action:edit:8", "seq": 8, "origin": "cli", "sourceTool": "edit",
-        "label": "Edit: a.rs", "createdAt": 1, "order": 9,
-        "changeSet": {"files": {
-            "a.rs": {"kind": "update", "base_hash": content_hash(b"old a\n"), "content": "new a\n", "replacements": 1}
-        }},
-        "previewText": "preview", "details": null, "fingerprint": "f",
-        "outcome": "applied", "reason": "r", "resolvedAt": 2,
-        "appliedFiles": ["a.rs"], "droppedFiles": [],
-        "before": {"a.rs": "old a\n"}, "undone": false
-    });
-    write(
-        &dir,
-        &format!("{STATE_DIR}/history/8.json"),
-        &legacy.to_string(),
-    );
-    store.undo("pending-action:edit:8").unwrap();
+    let record = stage(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
+    let file = dir
+        .path()
+        .join(STATE_DIR)
+        .join(format!("pending/{}.json", record.seq));
+    let mut value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(value["version"], 1, "records carry their format version");
+    for version in [json!(2), serde_json::Value::Null] {
+        match version {
+            serde_json::Value::Null => value.as_object_mut().unwrap().remove("version"),
+            other => value.as_object_mut().unwrap().insert("version".into(), other),
+        };
+        std::fs::write(&file, value.to_string()).unwrap();
+        for error in [
+            store.pending().unwrap_err(),
+            store.pending_summaries().unwrap_err(),
+            store.apply(&record.id, None, "r", None).unwrap_err(),
+        ] {
+            match &error {
+                StoreError::CorruptState { path, reason } => {
+                    assert_eq!(path, &file);
+                    assert!(reason.contains("version"), "{reason}");
+                }
+                other => panic!("expected corrupt state, got {other}"),
+            }
+        }
+    }
+    assert!(file.exists(), "the record was kept as found");
     assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
 }
 
 #[test]
-fn a_journal_that_keeps_originals_one_by_one_is_still_finished() {
+fn a_journal_of_another_version_is_refused_and_kept() {
     let (dir, store) = setup();
     write(&dir, "a.rs", "new a\n");
-    // A committed journal of the shape written before the originals were kept in one step.
     let journal_dir = format!("{STATE_DIR}/{JOURNAL_DIR}");
-    write(&dir, &format!("{journal_dir}/backup-0"), "old a\n");
-    let original = content_hash(b"old a\n");
     let journal = json!({
-        "version": 1, "purpose": "apply", "action": "pending-action:edit:3", "committed": true,
-        "entries": [{"path": "a.rs", "temp": ".a.rs.resolve-1-1.tmp", "backup": "backup-0",
-            "originalHash": original, "newHash": content_hash(b"new a\n"), "mode": null}],
-        "createdDirs": [],
-        "state": [{"op": "keep", "backup": "backup-0", "blob": original}]
+        "version": 2, "purpose": "apply", "action": "pending-action:edit:3", "committed": true,
+        "entries": [], "createdDirs": [], "state": []
     });
     write(
         &dir,
         &format!("{journal_dir}/journal.json"),
         &journal.to_string(),
     );
-    let message = store.recover().unwrap();
-    assert_eq!(
-        message.as_deref(),
-        Some("Finished an interrupted apply of `pending-action:edit:3`; it is applied.")
-    );
-    let kept = dir.path().join(STATE_DIR).join("blobs").join(&original);
-    assert_eq!(std::fs::read_to_string(kept).unwrap(), "old a\n");
-    assert!(leftovers(dir.path()).is_empty());
+    match store.recover().unwrap_err() {
+        StoreError::CorruptState { reason, .. } => {
+            assert_eq!(reason, "unknown journal version 2");
+        }
+        other => panic!("expected corrupt state, got {other}"),
+    }
+    assert!(dir.path().join(&journal_dir).join("journal.json").exists());
 }
 
 #[test]
@@ -995,7 +969,7 @@ fn a_damaged_content_blob_fails_the_apply_and_touches_nothing() {
     std::fs::write(&blob, "tampered\n").unwrap();
     let error = store.apply(&record.id, None, "r", None).unwrap_err();
     assert!(
-        matches!(error, EditError::CorruptState { ref path, .. } if *path == blob),
+        matches!(error, StoreError::CorruptState { ref path, .. } if *path == blob),
         "{error}"
     );
     assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
@@ -1089,7 +1063,7 @@ fn garbage_collection_keeps_what_records_need_and_drops_the_rest() {
             StoredAction::Resolved(entry) => entry.action,
         };
         assert_eq!(
-            record.preview_text.load_text(store.workspace()).unwrap(),
+            store.blobs().read_text(&record.preview_text).unwrap(),
             "preview"
         );
     }
@@ -1102,55 +1076,4 @@ fn garbage_collection_keeps_what_records_need_and_drops_the_rest() {
     );
     store.apply(&pending.id, None, "now", None).unwrap();
     assert_eq!(read(&dir, "b.rs").as_deref(), Some("later\n"));
-}
-
-#[test]
-fn an_ast_edit_preview_keeps_its_texts_in_packs_and_a_damaged_pack_fails_the_apply() {
-    let (dir, store) = setup();
-    write(&dir, "a.rs", "fn a() { foo(1) }\n");
-    write(&dir, "b.rs", "fn b() { foo(2) }\n");
-    let tools = resolve_edit::FileTools::new(store.clone(), Origin::Cli);
-    let result = tools
-        .call(
-            "ast_edit",
-            &json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": ["."]}),
-        )
-        .unwrap();
-    assert!(
-        result.text.contains("+fn a() { bar(1) }"),
-        "{}",
-        result.text
-    );
-    let details = result.details.unwrap();
-    assert_eq!(
-        details["fileReplacements"],
-        json!([{"path": "a.rs", "count": 1}, {"path": "b.rs", "count": 1}])
-    );
-    let id = details["pendingId"].as_str().unwrap().to_owned();
-    let StoredAction::Pending(record) = store.get(&id).unwrap() else {
-        panic!("{id} is not pending");
-    };
-    assert_eq!(
-        record.details.get("fileReplacements"),
-        None,
-        "the record keeps the file list once, in its change set"
-    );
-    assert_eq!(record.details["filesTouched"], 2);
-    let Some(Content::Packed { pack, .. }) = record
-        .change_set
-        .get("b.rs")
-        .and_then(FileChange::new_content)
-    else {
-        panic!("b.rs is not packed: {:?}", record.change_set);
-    };
-    let pack = dir.path().join(STATE_DIR).join("blobs").join(pack);
-    let bytes = std::fs::read(&pack).unwrap();
-    std::fs::write(&pack, bytes.to_ascii_uppercase()).unwrap();
-    let error = store.apply(&id, None, "r", None).unwrap_err();
-    assert!(
-        matches!(error, EditError::CorruptState { ref path, .. } if *path == pack),
-        "{error}"
-    );
-    assert_eq!(read(&dir, "a.rs").as_deref(), Some("fn a() { foo(1) }\n"));
-    assert_eq!(read(&dir, "b.rs").as_deref(), Some("fn b() { foo(2) }\n"));
 }

@@ -1,19 +1,19 @@
-//! Workspace confinement: every path a tool or a person names is resolved inside the root.
+//! Workspace confinement: every path a tool or a person names is resolved inside the root, and
+//! the one lexical path normalizer ([`normalize_lexically`]).
 //!
 //! `..` escapes, absolute paths elsewhere and symlinks leading outside are refused, and so is
 //! anything under `.resolve/`, where resolve keeps its own state.
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::EditError;
-
-/// Name of the state directory under the root.
-pub const STATE_DIR: &str = ".resolve";
+use crate::error::StoreError;
+use crate::layout::{STATE_DIR, StateLayout};
 
 /// A workspace root (canonical) that paths are confined to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workspace {
     root: PathBuf,
+    layout: StateLayout,
 }
 
 /// A path confined to the workspace.
@@ -27,19 +27,20 @@ pub struct WorkspacePath {
 
 impl Workspace {
     /// Open the workspace rooted at `root`, which must be an existing directory.
-    pub fn open(root: impl AsRef<Path>) -> Result<Self, EditError> {
+    pub fn open(root: impl AsRef<Path>) -> Result<Self, StoreError> {
         let root = root.as_ref();
         let canonical = root
             .canonicalize()
-            .map_err(|source| EditError::io("open the workspace root", root, source))?;
+            .map_err(|source| StoreError::io("open the workspace root", root, source))?;
         if !canonical.is_dir() {
-            return Err(EditError::WrongKind {
+            return Err(StoreError::RootNotADirectory {
                 path: root.display().to_string(),
-                found: "a file",
-                expected: "a directory",
             });
         }
-        Ok(Self { root: canonical })
+        Ok(Self {
+            layout: StateLayout::under(&canonical),
+            root: canonical,
+        })
     }
 
     /// The canonical root.
@@ -49,22 +50,27 @@ impl Workspace {
 
     /// `<root>/.resolve`.
     pub fn state_dir(&self) -> PathBuf {
-        self.root.join(STATE_DIR)
+        self.layout.dir().to_path_buf()
+    }
+
+    /// The names of everything under `<root>/.resolve`.
+    pub fn layout(&self) -> &StateLayout {
+        &self.layout
     }
 
     /// Resolve `path` (relative to the root, or absolute inside it) to a confined path.
     ///
     /// The path need not exist; existing parts are checked for symlinks leading outside.
-    pub fn resolve(&self, path: &str) -> Result<WorkspacePath, EditError> {
+    pub fn resolve(&self, path: &str) -> Result<WorkspacePath, StoreError> {
         let given = Path::new(path);
-        let outside = || EditError::OutsideWorkspace {
+        let outside = || StoreError::OutsideWorkspace {
             path: path.to_owned(),
             root: self.root.clone(),
         };
         let relative_part = if given.is_absolute() {
             // Compare lexically against the canonical root (and the root as the caller may
             // spell it through a symlinked prefix, which canonicalization resolves).
-            let normalized = normalize(given).ok_or_else(outside)?;
+            let normalized = normalize_lexically(given).ok_or_else(outside)?;
             match normalized.strip_prefix(&self.root) {
                 Ok(rest) => rest.to_path_buf(),
                 Err(_) => {
@@ -76,11 +82,11 @@ impl Workspace {
                 }
             }
         } else {
-            normalize(given).ok_or_else(outside)?
+            normalize_lexically(given).ok_or_else(outside)?
         };
         let relative = to_slash(&relative_part);
         if relative.split('/').next() == Some(STATE_DIR) {
-            return Err(EditError::StateDir {
+            return Err(StoreError::StateDir {
                 path: path.to_owned(),
             });
         }
@@ -88,7 +94,7 @@ impl Workspace {
         // Follow symlinks on the longest existing prefix.
         let real = canonical_prefix(&absolute);
         if !real.starts_with(&self.root) {
-            return Err(EditError::SymlinkEscape {
+            return Err(StoreError::SymlinkEscape {
                 path: path.to_owned(),
                 target: real,
             });
@@ -96,7 +102,7 @@ impl Workspace {
         if let Ok(rest) = real.strip_prefix(&self.root)
             && to_slash(rest).split('/').next() == Some(STATE_DIR)
         {
-            return Err(EditError::StateDir {
+            return Err(StoreError::StateDir {
                 path: path.to_owned(),
             });
         }
@@ -112,7 +118,7 @@ impl Workspace {
 
     /// Where an absolute path really leads, symlinks followed (also dangling ones); a write
     /// to `absolute` lands there.
-    pub(crate) fn real_path(&self, absolute: &Path) -> PathBuf {
+    pub fn real_path(&self, absolute: &Path) -> PathBuf {
         canonical_prefix(absolute)
     }
 
@@ -122,19 +128,36 @@ impl Workspace {
     }
 }
 
-/// Resolve `.` and `..` lexically; `None` if `..` climbs above the start.
-fn normalize(path: &Path) -> Option<PathBuf> {
+/// Resolve `.` and `..` lexically; `None` if `..` climbs above the start (the root of an
+/// absolute path, or the first component of a relative one). The one lexical normalizer of the
+/// project: confinement and plan paths both go through it.
+pub fn normalize_lexically(path: &Path) -> Option<PathBuf> {
+    apply_dots(path, AboveStart::Refuse)
+}
+
+/// What `..` above the start of a path does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AboveStart {
+    /// Makes the path invalid.
+    Refuse,
+    /// Stays at the start, as the kernel treats `/..`.
+    Stay,
+}
+
+/// `path` with `.` dropped and `..` applied lexically.
+fn apply_dots(path: &Path, above_start: AboveStart) -> Option<PathBuf> {
     let mut out = PathBuf::new();
     let mut depth = 0usize;
     for component in path.components() {
         match component {
-            Component::Prefix(prefix) => out.push(prefix.as_os_str()),
-            Component::RootDir => out.push(Component::RootDir.as_os_str()),
+            Component::Prefix(_) | Component::RootDir => out.push(component.as_os_str()),
             Component::CurDir => {}
-            Component::ParentDir => {
-                if depth == 0 {
+            Component::ParentDir if depth == 0 => {
+                if above_start == AboveStart::Refuse {
                     return None;
                 }
+            }
+            Component::ParentDir => {
                 out.pop();
                 depth -= 1;
             }
@@ -194,19 +217,7 @@ fn canonical_prefix(path: &Path) -> PathBuf {
 
 /// `path` with `.` dropped and `..` applied lexically (never above the root).
 fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            Component::Prefix(_) | Component::RootDir | Component::Normal(_) => {
-                out.push(component.as_os_str());
-            }
-        }
-    }
-    out
+    apply_dots(path, AboveStart::Stay).unwrap_or_default()
 }
 
 fn to_slash(path: &Path) -> String {
@@ -245,7 +256,7 @@ mod tests {
     fn dot_dot_escapes_are_refused() {
         let (_dir, ws) = workspace();
         let err = ws.resolve("src/../../etc/passwd").unwrap_err();
-        assert!(matches!(err, EditError::OutsideWorkspace { .. }), "{err}");
+        assert!(matches!(err, StoreError::OutsideWorkspace { .. }), "{err}");
     }
 
     #[test]
@@ -253,7 +264,7 @@ mod tests {
         let (_dir, ws) = workspace();
         assert!(matches!(
             ws.resolve("/etc/passwd").unwrap_err(),
-            EditError::OutsideWorkspace { .. }
+            StoreError::OutsideWorkspace { .. }
         ));
         let inside = ws.root().join("src/lib.rs");
         assert_eq!(
@@ -268,7 +279,7 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("escape")).unwrap();
         let err = ws.resolve("escape/file.txt").unwrap_err();
-        assert!(matches!(err, EditError::SymlinkEscape { .. }), "{err}");
+        assert!(matches!(err, StoreError::SymlinkEscape { .. }), "{err}");
     }
 
     #[test]
@@ -282,7 +293,7 @@ mod tests {
         for path in ["out.txt", "src/up"] {
             let err = ws.resolve(path).unwrap_err();
             assert!(
-                matches!(err, EditError::SymlinkEscape { .. }),
+                matches!(err, StoreError::SymlinkEscape { .. }),
                 "{path}: {err}"
             );
         }
@@ -307,11 +318,11 @@ mod tests {
         let (_dir, ws) = workspace();
         assert!(matches!(
             ws.resolve(".resolve/pending/x.json").unwrap_err(),
-            EditError::StateDir { .. }
+            StoreError::StateDir { .. }
         ));
         assert!(matches!(
             ws.resolve("src/../.resolve").unwrap_err(),
-            EditError::StateDir { .. }
+            StoreError::StateDir { .. }
         ));
     }
 }

@@ -11,9 +11,9 @@
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
-use resolve_edit::{
-    ChangeSet, EditError, FileChange, JOURNAL_DIR, Origin, STATE_DIR, Store, Workspace,
-    content_hash,
+use resolve_store::{
+    ChangeSet, FileChange, JOURNAL_DIR, NewAction, Origin, STATE_DIR, Store, StoreError,
+    Workspace, content_hash,
 };
 use serde_json::{Value, json};
 
@@ -80,7 +80,7 @@ fn a_journal_naming_a_file_outside_the_workspace_is_refused_and_nothing_outside_
         });
         let error = fx.store.recover().unwrap_err();
         match &error {
-            EditError::CorruptState { path, .. } => assert_eq!(path, &journal),
+            StoreError::CorruptState { path, .. } => assert_eq!(path, &journal),
             other => panic!("{field}={value}: expected corrupt state, got {other}"),
         }
         assert!(error.to_string().contains(value), "{error}");
@@ -98,7 +98,7 @@ fn a_journal_state_path_leaving_the_state_directory_is_refused() {
     });
     assert!(matches!(
         fx.store.recover().unwrap_err(),
-        EditError::CorruptState { path, .. } if path == journal
+        StoreError::CorruptState { path, .. } if path == journal
     ));
     assert_eq!(std::fs::read_to_string(&fx.victim).unwrap(), "keep me\n");
 }
@@ -111,7 +111,7 @@ fn a_backup_that_is_not_the_original_is_never_restored() {
     let journal = write_journal(&fx.root, b"be", |_| {});
     let error = fx.store.recover().unwrap_err();
     match &error {
-        EditError::CorruptState { path, reason } => {
+        StoreError::CorruptState { path, reason } => {
             assert_eq!(path, &journal_dir(&fx.root).join("backup-0"));
             assert!(reason.contains("b.txt"), "{reason}");
         }
@@ -150,12 +150,14 @@ fn a_record_whose_seq_disagrees_with_its_file_name_is_corrupt_not_applied() {
     let record = fx
         .store
         .stage(
-            Origin::Cli,
-            "write",
-            "Write: b.txt",
+            NewAction {
+                origin: Origin::Cli,
+                source_tool: "write".into(),
+                label: "Write: b.txt".into(),
+                preview_text: "p".into(),
+                details: Value::Null,
+            },
             set,
-            "p".into(),
-            Value::Null,
         )
         .unwrap();
     let file = fx.root.join(STATE_DIR).join("pending/1.json");
@@ -168,7 +170,7 @@ fn a_record_whose_seq_disagrees_with_its_file_name_is_corrupt_not_applied() {
         fx.store.pending().unwrap_err(),
     ] {
         match &error {
-            EditError::CorruptState { path, reason } => {
+            StoreError::CorruptState { path, reason } => {
                 assert_eq!(path, &file);
                 assert!(reason.contains("does not match its name"), "{reason}");
             }
@@ -189,7 +191,7 @@ fn an_exhausted_id_counter_is_a_clear_error_not_an_overflow() {
     let counters = fx.root.join(STATE_DIR).join("counters.json");
     std::fs::write(&counters, format!("{{\"nextSeq\": {}}}", u64::MAX)).unwrap();
     match fx.store.next_seq().unwrap_err() {
-        EditError::CorruptState { path, reason } => {
+        StoreError::CorruptState { path, reason } => {
             assert_eq!(path, counters);
             assert!(reason.contains("no id"), "{reason}");
         }
@@ -201,6 +203,6 @@ fn an_exhausted_id_counter_is_a_clear_error_not_an_overflow() {
     std::fs::write(pending.join(format!("{}.json", u64::MAX)), "{}").unwrap();
     assert!(matches!(
         fx.store.next_seq().unwrap_err(),
-        EditError::CorruptState { .. }
+        StoreError::CorruptState { .. }
     ));
 }

@@ -1,0 +1,206 @@
+//! The `.resolve/` layout: every file and directory name under a workspace's state directory,
+//! and creating them. No other module spells one of these names.
+//!
+//! ```text
+//! .resolve/
+//!   .gitignore          `*`: nothing in here is ever committed
+//!   lock                the flock target (see the lock module)
+//!   counters.json       {"nextSeq": N}: the never-reused id counter
+//!   pending/<seq>.json  one pending record per pending action
+//!   pending/<seq>.calling  the MCP call in flight for that action, while it is made
+//!   history/<seq>.json  one history record per applied or discarded action
+//!   blobs/<sha256>      contents the records name: preview texts, kept originals
+//!   blobs/pack-<…>      new contents of one preview thread, named by offset and hash
+//!   blobs/.collected    its time says when unneeded blobs were last removed
+//!   journal/            the transaction in flight: journal.json, backups, staged records
+//!   plans/<name>.md     plan files written in plan mode
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use crate::error::StoreError;
+use crate::fs;
+
+/// Name of the state directory under the root.
+pub const STATE_DIR: &str = ".resolve";
+
+/// Name of the lock file inside the state directory.
+pub const LOCK_FILE: &str = "lock";
+
+/// Directory of the journal and its backups, under the state directory.
+pub const JOURNAL_DIR: &str = "journal";
+
+/// Directory of plan files, under the state directory.
+pub const PLANS_DIR: &str = "plans";
+
+/// The `.gitignore` that keeps the state directory out of commits, and its content.
+const GITIGNORE: (&str, &[u8]) = (".gitignore", b"*\n");
+
+/// The id counter, under the state directory.
+const COUNTERS_FILE: &str = "counters.json";
+
+/// The blob directory, under the state directory.
+const BLOBS_DIR: &str = "blobs";
+
+/// The file whose time says when unneeded blobs were last removed, in the blob directory.
+const COLLECTED_STAMP: &str = ".collected";
+
+/// The journal file inside [`JOURNAL_DIR`].
+const JOURNAL_FILE: &str = "journal.json";
+
+/// The two kinds of record, each in a directory of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordKind {
+    /// `pending/`: actions waiting for `resolve`.
+    Pending,
+    /// `history/`: applied and discarded actions.
+    History,
+}
+
+impl RecordKind {
+    /// Both kinds, pending first.
+    pub const ALL: [RecordKind; 2] = [Self::Pending, Self::History];
+
+    /// The directory's name under the state directory.
+    pub fn dir_name(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::History => "history",
+        }
+    }
+
+    /// The record of `seq`, relative to the state directory (`pending/7.json`).
+    pub fn relative(self, seq: u64) -> String {
+        format!("{}/{seq}.json", self.dir_name())
+    }
+}
+
+/// The seq of a record file name (`42.json`); `None` for anything else (temp files).
+pub fn record_seq(name: &str) -> Option<u64> {
+    name.strip_suffix(".json")?.parse().ok()
+}
+
+/// The marker of the MCP call in flight for the pending action `seq`, relative to the state
+/// directory (`pending/7.calling`).
+pub fn call_marker(seq: u64) -> String {
+    format!("{}/{seq}.calling", RecordKind::Pending.dir_name())
+}
+
+/// The paths of one workspace's state directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateLayout {
+    dir: PathBuf,
+}
+
+impl StateLayout {
+    /// The state directory of the workspace rooted at `root`.
+    pub fn under(root: &Path) -> Self {
+        Self {
+            dir: root.join(STATE_DIR),
+        }
+    }
+
+    /// `<root>/.resolve`.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// `relative` (as [`RecordKind::relative`] and [`call_marker`] give it) under the state
+    /// directory.
+    pub fn join(&self, relative: &str) -> PathBuf {
+        self.dir.join(relative)
+    }
+
+    /// The lock file.
+    pub fn lock_file(&self) -> PathBuf {
+        self.dir.join(LOCK_FILE)
+    }
+
+    /// The id counter.
+    pub fn counters_file(&self) -> PathBuf {
+        self.dir.join(COUNTERS_FILE)
+    }
+
+    /// The directory of the records of `kind`.
+    pub fn records_dir(&self, kind: RecordKind) -> PathBuf {
+        self.dir.join(kind.dir_name())
+    }
+
+    /// The record of `kind` numbered `seq`.
+    pub fn record_file(&self, kind: RecordKind, seq: u64) -> PathBuf {
+        self.dir.join(kind.relative(seq))
+    }
+
+    /// The blob directory.
+    pub fn blobs_dir(&self) -> PathBuf {
+        self.dir.join(BLOBS_DIR)
+    }
+
+    /// The stamp of the last blob clean-up, in the blob directory.
+    pub fn collected_stamp(&self) -> PathBuf {
+        self.blobs_dir().join(COLLECTED_STAMP)
+    }
+
+    /// The journal directory.
+    pub fn journal_dir(&self) -> PathBuf {
+        self.dir.join(JOURNAL_DIR)
+    }
+
+    /// The journal of the transaction in flight.
+    pub fn journal_file(&self) -> PathBuf {
+        self.journal_dir().join(JOURNAL_FILE)
+    }
+
+    /// The directory of plan files.
+    pub fn plans_dir(&self) -> PathBuf {
+        self.dir.join(PLANS_DIR)
+    }
+
+    /// Whether the state directory exists (nothing was ever staged or locked when not).
+    pub fn exists(&self) -> bool {
+        self.dir.is_dir()
+    }
+
+    /// Create the state directory with its record directories and `.gitignore` when missing;
+    /// returns its path.
+    pub fn ensure(&self) -> Result<&Path, StoreError> {
+        for kind in RecordKind::ALL {
+            fs::create_dir_all(&self.records_dir(kind))?;
+        }
+        let (name, content) = GITIGNORE;
+        let gitignore = self.dir.join(name);
+        if fs::read_bytes(&gitignore)?.is_none() {
+            fs::atomic_write(&gitignore, content)?;
+        }
+        Ok(&self.dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_and_markers_are_named_by_seq() {
+        assert_eq!(RecordKind::Pending.relative(7), "pending/7.json");
+        assert_eq!(RecordKind::History.relative(7), "history/7.json");
+        assert_eq!(call_marker(7), "pending/7.calling");
+        assert_eq!(record_seq("12.json"), Some(12));
+        assert_eq!(record_seq(".resolve-abc.tmp"), None);
+        assert_eq!(record_seq("7.calling"), None);
+    }
+
+    #[test]
+    fn ensure_creates_the_record_directories_and_a_gitignore_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = StateLayout::under(dir.path());
+        assert!(!layout.exists());
+        layout.ensure().unwrap();
+        assert!(layout.records_dir(RecordKind::Pending).is_dir());
+        assert!(layout.records_dir(RecordKind::History).is_dir());
+        assert_eq!(
+            std::fs::read(layout.dir().join(".gitignore")).unwrap(),
+            b"*\n"
+        );
+    }
+}

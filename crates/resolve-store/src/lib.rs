@@ -1,0 +1,59 @@
+//! The durable state of a `resolve` workspace.
+//!
+//! Everything `resolve` keeps under `<root>/.resolve/` is owned here: the confinement every
+//! path goes through ([`Workspace`]), content hashes, the layout of the state directory
+//! ([`StateLayout`]), the blob store ([`Blobs`]), the workspace lock ([`StoreLock`]), change
+//! sets ([`ChangeSet`], and [`SpooledChangeSet`] for ones too large to hold), the transaction
+//! that writes a change set whole or not at all across a crash, and the [`Store`] of pending
+//! and resolved actions with stage, apply, discard, undo and clean-up.
+//!
+//! Layers, bottom up, each using only those below it: `error`, `hash`, `fs` (the only module
+//! that writes, renames or removes files), `layout`, `workspace`; `change_set` (pure data),
+//! `mcp_action` (pure data), `blobs`, `spool`, `lock`; `transaction`; `store`.
+//!
+//! It knows no producer (no parser, no directory walk, no diff): what a change set contains
+//! and how it is shown are `resolve-edit`'s. It does not own the `resolve` dispatch, the
+//! pending stack or the soft requirement (`resolve-core`).
+
+#![deny(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::disallowed_methods,
+        reason = "tests set up and inspect files directly"
+    )
+)]
+
+mod error;
+mod hash;
+
+mod fs;
+mod layout;
+mod workspace;
+
+mod blobs;
+mod change_set;
+mod lock;
+mod mcp_action;
+mod spool;
+
+mod transaction;
+
+mod store;
+
+pub use blobs::{BlobWriter, Blobs, Pack, PackWriter};
+pub use change_set::{ChangeSet, Content, FileChange, Fingerprint, path_order};
+pub use error::{Invariant, QuotedList, StoreError};
+pub use fs::{BINARY_SNIFF_LEN, FileContent, atomic_write, create_dir_all, is_binary, read_content};
+pub use hash::{Hasher, content_hash, hex, is_sha256_hex, sha256};
+pub use layout::{JOURNAL_DIR, LOCK_FILE, PLANS_DIR, RecordKind, STATE_DIR, StateLayout};
+pub use lock::{LOCK_TIMEOUT, StoreLock};
+pub use mcp_action::{McpAction, McpToolCall, Payload};
+pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
+pub use store::{
+    ApplyOutcome, BLOB_GRACE, HistoryRecord, NewAction, Origin, Outcome, PendingRecord,
+    PendingSummary, RECORD_VERSION, RecordVersion, StagedRecord, Store, StoredAction,
+};
+pub use transaction::{CRASH_AT_ENV, CRASH_STEPS};
+pub use workspace::{Workspace, WorkspacePath, normalize_lexically};

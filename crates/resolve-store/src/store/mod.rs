@@ -1,0 +1,134 @@
+//! The durable pending store: pending actions and their history, kept as JSON under
+//! `<root>/.resolve/` (see the layout module for every name there), so any process working in
+//! the root can list, apply, discard or undo what another staged. It knows no producer: a
+//! pending action is a change set or an MCP tool call, staged with a label and a preview text.
+//!
+//! Records name file contents by hash (see the blobs module), so reading, applying or undoing
+//! an action holds one file's content at a time, never a whole change set. Staging writes a
+//! record's change set straight from the spool its producer wrote it to (see the spool module),
+//! so staging a change to every file of a tree holds none of it either.
+//!
+//! Every operation takes the lock, then runs recovery, then reads fresh state from disk, so
+//! changes made by other processes are always seen. Applying, discarding and undoing are
+//! transactions: the files and the pending→history move land together or not at all.
+//! Corrupt state files are reported as [`StoreError::CorruptState`], never skipped.
+//!
+//! By concern: `records` (the records and their ids), `read` (listing and finding), `staging`,
+//! `resolution` (apply and discard), `undo`, `external` (MCP tool calls and their markers) and
+//! `gc` (the blob store's clean-up).
+
+mod external;
+mod gc;
+mod read;
+mod records;
+mod resolution;
+mod staging;
+mod undo;
+
+use std::time::Duration;
+
+use crate::blobs::Blobs;
+use crate::error::StoreError;
+use crate::lock::{LOCK_TIMEOUT, StoreLock};
+use crate::transaction;
+use crate::workspace::Workspace;
+
+pub use self::gc::BLOB_GRACE;
+pub use self::records::{
+    ApplyOutcome, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary, RECORD_VERSION,
+    RecordVersion, StagedRecord, StoredAction,
+};
+pub use self::staging::NewAction;
+
+/// The pending store of one workspace. Operations block while they wait for the lock.
+///
+/// ```
+/// use resolve_store::{ChangeSet, FileChange, NewAction, Origin, Store, Workspace};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let store = Store::open(Workspace::open(dir.path())?);
+/// let mut change_set = ChangeSet::new();
+/// change_set.insert("hello.txt", FileChange::Create { content: "hi\n".into() });
+/// let action = NewAction {
+///     origin: Origin::Cli,
+///     source_tool: "write".into(),
+///     label: "Write: hello.txt".into(),
+///     preview_text: "preview".into(),
+///     details: serde_json::Value::Null,
+/// };
+/// let record = store.stage(action, change_set)?;
+/// assert_eq!(record.id, "pending-action:write:1");
+/// assert!(!dir.path().join("hello.txt").exists());
+///
+/// let outcome = store.apply(&record.id, None, "greet", None)?;
+/// assert_eq!(outcome.applied_files, ["hello.txt"]);
+/// assert_eq!(std::fs::read_to_string(dir.path().join("hello.txt"))?, "hi\n");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Store {
+    workspace: Workspace,
+    lock_timeout: Duration,
+}
+
+impl Store {
+    /// The store of `workspace`; touches nothing until an operation runs.
+    pub fn open(workspace: Workspace) -> Self {
+        Self {
+            workspace,
+            lock_timeout: LOCK_TIMEOUT,
+        }
+    }
+
+    /// This store waiting up to `timeout` for the lock. By default, [`LOCK_TIMEOUT`].
+    #[must_use]
+    pub fn with_lock_timeout(mut self, timeout: Duration) -> Self {
+        self.lock_timeout = timeout;
+        self
+    }
+
+    /// The workspace.
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    /// The blob store the records name contents in (read a record's preview text or a
+    /// change's content through it).
+    pub fn blobs(&self) -> Blobs {
+        Blobs::of(&self.workspace)
+    }
+
+    /// Settle a transaction a crash interrupted and say what was done (`None`: nothing to do).
+    ///
+    /// Every other operation recovers silently first; call this beforehand to report it.
+    pub fn recover(&self) -> Result<Option<String>, StoreError> {
+        if !self.workspace.layout().exists() {
+            return Ok(None);
+        }
+        let _lock = self.lock()?;
+        transaction::recover(&self.workspace)
+    }
+
+    /// Take the lock without recovering.
+    pub(super) fn lock(&self) -> Result<StoreLock, StoreError> {
+        StoreLock::acquire_with_timeout(&self.workspace, self.lock_timeout)
+    }
+
+    /// Take the lock and recover; the lock is held until the returned guard drops.
+    pub(super) fn session(&self) -> Result<StoreLock, StoreError> {
+        let lock = self.lock()?;
+        transaction::recover(&self.workspace)?;
+        Ok(lock)
+    }
+
+    /// Like [`Store::session`], but `None` (nothing created) when there is no state yet.
+    pub(super) fn read_session(&self) -> Result<Option<StoreLock>, StoreError> {
+        if self.workspace.layout().exists() {
+            self.session().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+}

@@ -1,0 +1,502 @@
+//! The records of the store and their ids: who staged an action ([`Origin`]), a pending
+//! action ([`PendingRecord`]), a resolved one ([`HistoryRecord`]), the partial views that
+//! listing and clean-up read instead of whole records, and reading and writing them as JSON.
+//! Every record carries the format's version; a record of another version is refused.
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use resolve_core::Extra;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::change_set::{ChangeSet, Content};
+use crate::error::StoreError;
+use crate::fs;
+use crate::mcp_action::{McpAction, Payload};
+use crate::spool::SpooledChangeSet;
+
+/// Every pending id starts with this.
+pub(super) const ID_PREFIX: &str = "pending-action:";
+
+/// The version of the record format this build writes and reads.
+pub const RECORD_VERSION: u32 = 1;
+
+/// A record's format version: written as [`RECORD_VERSION`]; reading any other fails, naming
+/// the version found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RecordVersion;
+
+impl Serialize for RecordVersion {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u32(RECORD_VERSION)
+    }
+}
+
+impl<'de> Deserialize<'de> for RecordVersion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match u64::deserialize(deserializer)? {
+            version if version == u64::from(RECORD_VERSION) => Ok(Self),
+            version => Err(serde::de::Error::custom(format_args!(
+                "unknown record format version {version}; this resolve reads version {RECORD_VERSION}"
+            ))),
+        }
+    }
+}
+
+/// Who staged a pending action; a model's `resolve` sees only its own origin's actions.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// A person on the command line.
+    Cli,
+    /// `resolve agent` runs (all runs in one root share it).
+    Agent,
+    /// An MCP client connection, by connection id.
+    Mcp(String),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Cli => f.write_str("cli"),
+            Self::Agent => f.write_str("agent"),
+            Self::Mcp(connection) => write!(f, "mcp:{connection}"),
+        }
+    }
+}
+
+impl FromStr for Origin {
+    type Err = StoreError;
+
+    fn from_str(origin: &str) -> Result<Self, Self::Err> {
+        match origin {
+            "cli" => Ok(Self::Cli),
+            "agent" => Ok(Self::Agent),
+            other => match other.strip_prefix("mcp:") {
+                Some(connection) if !connection.is_empty() => Ok(Self::Mcp(connection.to_owned())),
+                Some(_) | None => Err(StoreError::UnknownOrigin {
+                    origin: origin.to_owned(),
+                }),
+            },
+        }
+    }
+}
+
+impl Serialize for Origin {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Origin {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A durable pending action: a staged change set (or an MCP tool call) waiting for `resolve`.
+///
+/// Read from the store, its change set is a [`ChangeSet`]; as returned by staging, it is the
+/// [`SpooledChangeSet`] the record was written from ([`StagedRecord`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    bound(deserialize = "C: Deserialize<'de> + Default")
+)]
+pub struct PendingRecord<C = ChangeSet> {
+    /// The record format ([`RECORD_VERSION`]).
+    pub version: RecordVersion,
+    /// `pending-action:<sourceTool>:<seq>`.
+    pub id: String,
+    /// The never-reused number in the id.
+    pub seq: u64,
+    /// Who staged it.
+    pub origin: Origin,
+    /// The tool that staged it.
+    pub source_tool: String,
+    /// Short label (`Edit: src/main.rs`).
+    pub label: String,
+    /// When it was staged, in Unix seconds.
+    pub created_at: u64,
+    /// Stack position, drawn from the id counter when staged, bumped or resolved; the highest
+    /// pending order is the head, and orders compare with the seqs of in-memory actions.
+    pub order: u64,
+    /// What applying it writes (empty when the payload is an MCP call).
+    #[serde(default)]
+    pub change_set: C,
+    /// When present, the payload: an MCP tool call to make instead of writing files; records
+    /// without it carry a change set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpAction>,
+    /// The preview text shown when it was staged (in the blob store).
+    pub preview_text: Content,
+    /// The producer's result details (not the list of files some results show, which is the
+    /// change set's; see [`Preview::files_key`](crate::Preview::files_key)).
+    pub details: Value,
+    /// [`ChangeSet::fingerprint`] of the change set.
+    pub fingerprint: String,
+}
+
+/// A pending record as staging returns it: its change set is still in the spool it was
+/// written from, so staging a change to every file of a tree never holds all of it.
+pub type StagedRecord = PendingRecord<SpooledChangeSet>;
+
+impl StagedRecord {
+    /// The record as the store reads it back: its change set loaded from the spool.
+    pub fn load(&self) -> Result<PendingRecord, StoreError> {
+        Ok(PendingRecord {
+            version: RecordVersion,
+            id: self.id.clone(),
+            seq: self.seq,
+            origin: self.origin.clone(),
+            source_tool: self.source_tool.clone(),
+            label: self.label.clone(),
+            created_at: self.created_at,
+            order: self.order,
+            change_set: self.change_set.load()?,
+            mcp: self.mcp.clone(),
+            preview_text: self.preview_text.clone(),
+            details: self.details.clone(),
+            fingerprint: self.fingerprint.clone(),
+        })
+    }
+}
+
+impl PendingRecord {
+    /// What resolving it does: write its change set, or call an MCP tool.
+    pub fn payload(&self) -> Payload<'_> {
+        match &self.mcp {
+            Some(action) => Payload::Mcp(action),
+            None => Payload::ChangeSet(&self.change_set),
+        }
+    }
+}
+
+/// The identifying fields of a [`PendingRecord`], read without its change set, preview text
+/// and details: what keeping a pending stack in step with the store needs.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingSummary {
+    /// Checked when read; see [`RecordVersion`].
+    #[serde(rename = "version")]
+    _version: RecordVersion,
+    /// `pending-action:<sourceTool>:<seq>`.
+    pub id: String,
+    /// The never-reused number in the id.
+    pub seq: u64,
+    /// Who staged it.
+    pub origin: Origin,
+    /// The tool that staged it.
+    pub source_tool: String,
+    /// Short label (`Edit: src/main.rs`).
+    pub label: String,
+    /// Stack position; the highest pending order is the head.
+    pub order: u64,
+    /// The MCP tool call it makes, for an action staged by an MCP custom tool.
+    #[serde(default)]
+    pub mcp: Option<McpAction>,
+}
+
+/// The fields of a [`HistoryRecord`] that finding an earlier discard needs.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct HistorySummary {
+    #[serde(rename = "version")]
+    _version: RecordVersion,
+    pub(super) id: String,
+    pub(super) seq: u64,
+    pub(super) order: u64,
+    pub(super) fingerprint: String,
+    pub(super) outcome: Outcome,
+}
+
+/// How a pending action was resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Its files were written.
+    Applied,
+    /// It was dropped; no file was touched.
+    Discarded,
+}
+
+/// A resolved action: the pending record plus how, why and what it changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", from = "HistoryFields")]
+pub struct HistoryRecord {
+    /// The pending record as it was when resolved (`order` is the resolution's).
+    #[serde(flatten)]
+    pub action: PendingRecord,
+    /// Applied or discarded.
+    pub outcome: Outcome,
+    /// The `reason` given to `resolve`.
+    pub reason: String,
+    /// The `extra` given to `resolve`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<Extra>,
+    /// When it was resolved, in Unix seconds.
+    pub resolved_at: u64,
+    /// Files written (all of them, or the `only` subset).
+    pub applied_files: Vec<String>,
+    /// Files of the change set that were not written.
+    pub dropped_files: Vec<String>,
+    /// Whether the apply was undone.
+    pub undone: bool,
+}
+
+impl HistoryRecord {
+    /// The content the applied file `path` had before the apply (`None`: it did not exist),
+    /// for undo; `None` when `path` is not part of the change set. An apply writes only files
+    /// that still hold the base their change was computed from, and keeps that content in the
+    /// blob store under its hash.
+    pub fn original(&self, path: &str) -> Option<Option<Content>> {
+        original_of(&self.action.change_set, path)
+    }
+}
+
+/// The original of the applied file `path` of `change_set` (see [`HistoryRecord::original`]).
+pub(super) fn original_of(change_set: &ChangeSet, path: &str) -> Option<Option<Content>> {
+    let change = change_set.get(path)?;
+    Some(change.base_hash().map(|blob| Content::Stored {
+        blob: blob.to_owned(),
+    }))
+}
+
+/// A history record as stored: the pending record's fields and the resolution's side by side.
+/// Reading it through this flat shape avoids `#[serde(flatten)]` on the way in, which would
+/// buffer the whole record (every changed file) as an untyped tree first.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HistoryFields {
+    version: RecordVersion,
+    id: String,
+    seq: u64,
+    origin: Origin,
+    source_tool: String,
+    label: String,
+    created_at: u64,
+    order: u64,
+    #[serde(default)]
+    change_set: ChangeSet,
+    #[serde(default)]
+    mcp: Option<McpAction>,
+    preview_text: Content,
+    details: Value,
+    fingerprint: String,
+    outcome: Outcome,
+    reason: String,
+    #[serde(default)]
+    extra: Option<Extra>,
+    resolved_at: u64,
+    applied_files: Vec<String>,
+    dropped_files: Vec<String>,
+    undone: bool,
+}
+
+impl From<HistoryFields> for HistoryRecord {
+    fn from(fields: HistoryFields) -> Self {
+        Self {
+            action: PendingRecord {
+                version: fields.version,
+                id: fields.id,
+                seq: fields.seq,
+                origin: fields.origin,
+                source_tool: fields.source_tool,
+                label: fields.label,
+                created_at: fields.created_at,
+                order: fields.order,
+                change_set: fields.change_set,
+                mcp: fields.mcp,
+                preview_text: fields.preview_text,
+                details: fields.details,
+                fingerprint: fields.fingerprint,
+            },
+            outcome: fields.outcome,
+            reason: fields.reason,
+            extra: fields.extra,
+            resolved_at: fields.resolved_at,
+            applied_files: fields.applied_files,
+            dropped_files: fields.dropped_files,
+            undone: fields.undone,
+        }
+    }
+}
+
+/// What [`Store::get`] finds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoredAction {
+    /// Still pending.
+    Pending(PendingRecord),
+    /// Applied or discarded.
+    Resolved(HistoryRecord),
+}
+
+/// The result of [`Store::apply`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApplyOutcome {
+    /// The history record the action became.
+    pub record: HistoryRecord,
+    /// Files written.
+    pub applied_files: Vec<String>,
+    /// Files of the preview left out by `only`.
+    pub dropped_files: Vec<String>,
+    /// Replacements in the written files.
+    pub total_replacements: usize,
+}
+
+/// The seq of a pending id (`pending-action:<tool>:<seq>`).
+pub(super) fn id_seq(id: &str) -> Option<u64> {
+    let (_tool, seq) = id.strip_prefix(ID_PREFIX)?.rsplit_once(':')?;
+    seq.parse().ok()
+}
+
+/// The id and seq a pending record carries.
+pub(super) fn pending_key(record: &PendingRecord) -> (&str, u64) {
+    (&record.id, record.seq)
+}
+
+/// The id and seq a history record carries.
+pub(super) fn history_key(record: &HistoryRecord) -> (&str, u64) {
+    (&record.action.id, record.action.seq)
+}
+
+/// Read the record stored as `<seq>.json`; a record whose own seq or id disagrees with its
+/// file name is corrupt (resolving it would move or remove another record's file).
+pub(super) fn read_record<T: DeserializeOwned>(
+    path: &Path,
+    seq: u64,
+    key: fn(&T) -> (&str, u64),
+) -> Result<Option<T>, StoreError> {
+    let Some(record) = read_json::<T>(path)? else {
+        return Ok(None);
+    };
+    let (id, own_seq) = key(&record);
+    if own_seq != seq || id_seq(id) != Some(seq) {
+        return Err(StoreError::CorruptState {
+            path: path.to_path_buf(),
+            reason: format!("it holds `{id}` with seq {own_seq}, which does not match its name"),
+        });
+    }
+    Ok(Some(record))
+}
+
+/// Parse the JSON file at `path` as it is read (a record's text is never held whole);
+/// `None` when it does not exist.
+pub(super) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, StoreError> {
+    let Some(file) = fs::open_existing(path)? else {
+        return Ok(None);
+    };
+    serde_json::from_reader(std::io::BufReader::with_capacity(64 * 1024, file))
+        .map(Some)
+        .map_err(|error| {
+            if error.is_io() {
+                StoreError::io("read", path, error.into())
+            } else {
+                StoreError::CorruptState {
+                    path: path.to_path_buf(),
+                    reason: error.to_string(),
+                }
+            }
+        })
+}
+
+pub(super) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), StoreError> {
+    fs::atomic_write_json(path, value)
+}
+
+pub(super) fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn origins_round_trip_as_their_strings() {
+        for (origin, text) in [
+            (Origin::Cli, "cli"),
+            (Origin::Agent, "agent"),
+            (Origin::Mcp("conn-7".into()), "mcp:conn-7"),
+        ] {
+            assert_eq!(origin.to_string(), text);
+            assert_eq!(text.parse::<Origin>().unwrap(), origin);
+            let json = serde_json::to_string(&origin).unwrap();
+            assert_eq!(json, format!("\"{text}\""));
+            assert_eq!(serde_json::from_str::<Origin>(&json).unwrap(), origin);
+        }
+    }
+
+    #[test]
+    fn unknown_origins_are_refused() {
+        for text in ["", "mcp:", "human", "CLI"] {
+            let err = text.parse::<Origin>().unwrap_err();
+            assert!(matches!(err, StoreError::UnknownOrigin { .. }), "{err}");
+        }
+        assert!(serde_json::from_str::<Origin>("\"robot\"").is_err());
+    }
+
+    #[test]
+    fn ids_carry_their_seq_and_tool_names_may_hold_colons() {
+        assert_eq!(id_seq("pending-action:edit:12"), Some(12));
+        assert_eq!(id_seq("pending-action:a:b:3"), Some(3));
+        assert_eq!(id_seq("edit:12"), None);
+        assert_eq!(id_seq("pending-action:edit:x"), None);
+    }
+
+    #[test]
+    fn records_use_camel_case_keys() {
+        let record = PendingRecord {
+            version: RecordVersion,
+            id: "pending-action:edit:1".into(),
+            seq: 1,
+            origin: Origin::Agent,
+            source_tool: "edit".into(),
+            label: "Edit: a".into(),
+            created_at: 5,
+            order: 1,
+            change_set: ChangeSet::new(),
+            mcp: None,
+            preview_text: String::new().into(),
+            details: Value::Null,
+            fingerprint: "f".into(),
+        };
+        let history = HistoryRecord {
+            action: record,
+            outcome: Outcome::Discarded,
+            reason: "no".into(),
+            extra: None,
+            resolved_at: 6,
+            applied_files: Vec::new(),
+            dropped_files: Vec::new(),
+            undone: false,
+        };
+        let json = serde_json::to_value(&history).unwrap();
+        for key in [
+            "sourceTool",
+            "createdAt",
+            "changeSet",
+            "previewText",
+            "resolvedAt",
+            "appliedFiles",
+            "droppedFiles",
+        ] {
+            assert!(json.get(key).is_some(), "missing {key} in {json}");
+        }
+        assert_eq!(json["outcome"], "discarded");
+        assert_eq!(json["version"], 1);
+        assert!(json.get("extra").is_none());
+        assert_eq!(
+            serde_json::from_value::<HistoryRecord>(json).unwrap(),
+            history
+        );
+    }
+}

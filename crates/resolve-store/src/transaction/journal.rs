@@ -1,0 +1,211 @@
+//! The journal of a transaction: what it records (targets, backups, temp names, hashes,
+//! permissions, directories to create, the state changes to make), the checks a journal read
+//! back must pass before recovery acts on it, and writing and removing it. Running a
+//! transaction and settling one are the parent module's.
+
+use std::fs::Permissions;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::crash::CrashHook;
+use crate::error::StoreError;
+use crate::fs;
+use crate::hash::is_sha256_hex;
+use crate::layout::StateLayout;
+use crate::workspace::Workspace;
+
+/// Version of the journal format; a journal of another version is refused.
+pub(super) const JOURNAL_VERSION: u32 = 1;
+
+/// What a transaction does for the store; decides the words of recovery messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Purpose {
+    /// Apply a pending action (it becomes history).
+    Apply,
+    /// Discard a pending action (it becomes history; no files).
+    Discard,
+    /// Revert an applied action.
+    Undo,
+}
+
+impl Purpose {
+    pub(super) fn noun(self) -> &'static str {
+        match self {
+            Self::Apply => "apply",
+            Self::Discard => "discard",
+            Self::Undo => "undo",
+        }
+    }
+
+    pub(super) fn after_rollback(self) -> &'static str {
+        match self {
+            Self::Apply | Self::Discard => "it is still pending",
+            Self::Undo => "it is still applied",
+        }
+    }
+
+    pub(super) fn after_finish(self) -> &'static str {
+        match self {
+            Self::Apply => "it is applied",
+            Self::Discard => "it is discarded",
+            Self::Undo => "it is undone",
+        }
+    }
+}
+
+
+
+/// A state change as the journal records it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub(super) enum JournalState {
+    /// Move the state file `staged` (in the journal directory, durable before the journal) to
+    /// `path` (relative to the state directory).
+    Place {
+        /// Relative to the state directory.
+        path: String,
+        /// Its name in the journal directory.
+        staged: String,
+    },
+    /// Remove `path` (relative to the state directory).
+    Remove {
+        /// Relative to the state directory.
+        path: String,
+    },
+    /// Keep every backup of the journal's entries (the originals, replaced by now) in the blob
+    /// store, named by its original hash: an apply keeps originals for undo.
+    KeepOriginals,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Journal {
+    pub(super) version: u32,
+    pub(super) purpose: Purpose,
+    pub(super) action: String,
+    pub(super) committed: bool,
+    pub(super) entries: Vec<JournalEntry>,
+    /// Directories created for new files, relative to the root, outermost first.
+    pub(super) created_dirs: Vec<String>,
+    pub(super) state: Vec<JournalState>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct JournalEntry {
+    /// The target, relative to the root.
+    pub(super) path: String,
+    /// The temp file next to it, relative to the root.
+    pub(super) temp: String,
+    /// The backup's name in the journal directory; `None` when the target was absent.
+    pub(super) backup: Option<String>,
+    pub(super) original_hash: Option<String>,
+    /// `None` when the target is removed.
+    pub(super) new_hash: Option<String>,
+    /// Unix permission bits of the original.
+    pub(super) mode: Option<u32>,
+}
+
+impl Journal {
+    /// Refuse a journal naming anything recovery must not touch: it writes, renames and removes
+    /// what the journal names, so every file and directory must be confined to the workspace
+    /// (outside `.resolve/`), every backup a bare name in the journal directory, and every
+    /// state path plain and relative.
+    pub(super) fn check(&self, workspace: &Workspace) -> Result<(), String> {
+        let plain = |path: &str| {
+            !path.is_empty()
+                && Path::new(path)
+                    .components()
+                    .all(|component| matches!(component, std::path::Component::Normal(_)))
+        };
+        let confined = |path: &str| {
+            if plain(path) && workspace.resolve(path).is_ok() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "it names `{path}`, which is not a path inside the workspace"
+                ))
+            }
+        };
+        for entry in &self.entries {
+            confined(&entry.path)?;
+            confined(&entry.temp)?;
+            if let Some(backup) = &entry.backup
+                && (!plain(backup) || Path::new(backup).components().count() != 1)
+            {
+                return Err(format!(
+                    "it names the backup `{backup}`, which is not a bare name"
+                ));
+            }
+        }
+        for dir in &self.created_dirs {
+            confined(dir)?;
+        }
+        for change in &self.state {
+            let path = match change {
+                JournalState::Remove { path } | JournalState::Place { path, .. } => path,
+                JournalState::KeepOriginals => {
+                    for entry in &self.entries {
+                        if entry.backup.is_some()
+                            && !entry.original_hash.as_deref().is_some_and(is_sha256_hex)
+                        {
+                            return Err(format!(
+                                "it keeps the original of `{}` without its SHA-256",
+                                entry.path
+                            ));
+                        }
+                    }
+                    continue;
+                }
+            };
+            if !plain(path) {
+                return Err(format!(
+                    "it names the state file `{path}`, which is not plain"
+                ));
+            }
+            if let JournalState::Place { staged, .. } = change
+                && (!plain(staged) || Path::new(staged).components().count() != 1)
+            {
+                return Err(format!(
+                    "it names the staged state file `{staged}`, which is not a bare name"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+
+
+/// Write `journal` in place of the journal file (atomically).
+pub(super) fn write_journal(layout: &StateLayout, journal: &Journal) -> Result<(), StoreError> {
+    fs::atomic_write_json(&layout.journal_file(), journal)
+}
+
+/// Remove the journal file (the end of the transaction), then the backups.
+pub(super) fn remove_journal(layout: &StateLayout, hook: &mut CrashHook) -> Result<(), StoreError> {
+    let journal_dir = layout.journal_dir();
+    fs::remove_file(&layout.journal_file())?;
+    fs::sync_dir(&journal_dir)?;
+    hook.point("journal-removed");
+    for name in fs::list_dir(&journal_dir)? {
+        fs::remove_file(&journal_dir.join(name))?;
+    }
+    Ok(())
+}
+
+/// The permission bits a journal entry records.
+#[cfg(unix)]
+pub(super) fn mode_of(permissions: &Permissions) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    permissions.mode()
+}
+
+/// The permissions of recorded bits.
+#[cfg(unix)]
+pub(super) fn permissions_from(mode: u32) -> Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    Permissions::from_mode(mode)
+}

@@ -1,0 +1,143 @@
+//! Settling a journal either way: finishing a committed one (the state changes, then the
+//! journal's removal) and rolling back an uncommitted one from its backups. Both are idempotent,
+//! so a crash while settling is settled again by the next recovery.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::crash::CrashHook;
+use super::journal::{Journal, JournalState, permissions_from, remove_journal};
+use crate::blobs::Blobs;
+use crate::error::StoreError;
+use crate::fs;
+use crate::hash::content_hash;
+use crate::workspace::Workspace;
+
+
+/// Make the state changes of a committed journal, then remove the journal.
+/// Originals are kept in the blob store first, and are durable before the history record that
+/// names them is placed.
+pub(super) fn finish(
+    workspace: &Workspace,
+    journal: &Journal,
+    hook: &mut CrashHook,
+) -> Result<(), StoreError> {
+    let layout = workspace.layout();
+    let journal_dir = layout.journal_dir();
+    let blobs = Blobs::of(workspace);
+    for (index, change) in journal.state.iter().enumerate() {
+        match change {
+            JournalState::KeepOriginals => keep_backups(
+                &blobs,
+                &journal_dir,
+                journal.entries.iter().filter_map(|entry| {
+                    entry.backup.as_deref().zip(entry.original_hash.as_deref())
+                }),
+            )?,
+            JournalState::Place { path, staged } => {
+                let path = layout.join(path);
+                let staged = journal_dir.join(staged);
+                // Already placed when a recovery finishes a transaction that got this far.
+                if fs::permissions(&staged)?.is_some() {
+                    fs::rename(&staged, &path)?;
+                }
+                fs::sync_dir(&fs::parent_of(&path))?;
+            }
+            JournalState::Remove { path } => {
+                let path = layout.join(path);
+                fs::remove_file(&path)?;
+                fs::sync_dir(&fs::parent_of(&path))?;
+            }
+        }
+        hook.point(&format!("state:{}", index + 1));
+    }
+    remove_journal(layout, hook)
+}
+
+/// Keep each journal backup (a bare name in `journal_dir`) in `blobs` under its hash, then make
+/// them durable: the copies made where the file system cannot link, and the blob directory. A
+/// backup already gone was kept by an earlier try that got this far.
+fn keep_backups<'a>(
+    blobs: &Blobs,
+    journal_dir: &Path,
+    backups: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<(), StoreError> {
+    let mut unsynced = Vec::new();
+    for (backup, blob) in backups {
+        let backup = journal_dir.join(backup);
+        if fs::exists(&backup)? {
+            unsynced.extend(blobs.keep_file(&backup, blob)?);
+        }
+    }
+    unsynced.push(blobs.dir().to_path_buf());
+    fs::sync_all(&unsynced)
+}
+
+/// What a rollback did.
+pub(super) struct Rollback {
+    /// How many files were put back.
+    pub(super) restored: usize,
+    /// Files that hold neither the original nor the transaction's content.
+    pub(super) left: Vec<String>,
+}
+
+/// Put every target back as it was, remove created directories and the journal.
+pub(super) fn rollback(workspace: &Workspace, journal: &Journal) -> Result<Rollback, StoreError> {
+    let root = workspace.root();
+    let journal_dir = workspace.layout().journal_dir();
+    let mut report = Rollback {
+        restored: 0,
+        left: Vec::new(),
+    };
+    let mut touched = BTreeSet::new();
+    for entry in &journal.entries {
+        let target = root.join(&entry.path);
+        let temp = root.join(&entry.temp);
+        fs::remove_file(&temp)?;
+        let current = fs::read_bytes(&target)?.map(|bytes| content_hash(&bytes));
+        if current == entry.original_hash {
+            continue;
+        }
+        if current != entry.new_hash {
+            report.left.push(entry.path.clone());
+            continue;
+        }
+        match &entry.backup {
+            Some(name) => {
+                let backup = journal_dir.join(name);
+                let bytes = fs::read_bytes(&backup)?.ok_or_else(|| StoreError::CorruptState {
+                    path: backup.clone(),
+                    reason: "the backup the journal names is missing".to_owned(),
+                })?;
+                // Restoring a damaged backup would lose the original silently.
+                if entry.original_hash.as_deref() != Some(content_hash(&bytes).as_str()) {
+                    return Err(StoreError::CorruptState {
+                        path: backup,
+                        reason: format!(
+                            "it does not hold the original content of `{}` that the journal records",
+                            entry.path
+                        ),
+                    });
+                }
+                let permissions = entry.mode.map(permissions_from);
+                fs::write_new(&temp, &bytes, permissions.as_ref())?;
+                fs::sync_all(std::slice::from_ref(&temp))?;
+                fs::rename(&temp, &target)?;
+            }
+            None => {
+                fs::remove_file(&target)?;
+            }
+        }
+        touched.insert(fs::parent_of(&target));
+        report.restored += 1;
+    }
+    for dir in &touched {
+        fs::sync_dir(dir)?;
+    }
+    for dir in journal.created_dirs.iter().rev() {
+        fs::remove_empty_dir(&root.join(dir))?;
+    }
+    remove_journal(workspace.layout(), &mut CrashHook::disabled())?;
+    Ok(report)
+}
+

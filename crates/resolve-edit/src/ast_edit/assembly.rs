@@ -1,0 +1,211 @@
+//! Putting the preview together: the files' results, taken in path order ([`Assembly`]), go
+//! on to the preview text and the change set's spool as they come, and become the
+//! [`AstEditOutcome`] with its label, notes on skipped files and details.
+
+use serde_json::{Value, json};
+
+use super::packs::Spooled;
+use super::request::{AstEditOutcome, AstEditRequest, LIMIT_NOTE, NO_REPLACEMENTS};
+use super::rewrite::FileResult;
+use crate::blobs::{BlobWriter, Blobs};
+use crate::change_set::hex;
+use crate::preview::{AST_EDIT_TOOL, PreviewText, count_noun};
+use crate::spool::ChangeSetWriter;
+use crate::{Content, EditError, FileChange, Preview, Workspace};
+
+/// How many skipped files the text lists by name (the details list all).
+const SKIPPED_LISTED: usize = 20;
+
+/// The preview, put together from the files' results as they come in path order: a changed
+/// file's diff goes on to the preview text and its change on to the change set's spool at once,
+/// so what is held does not grow with the files changed. Only the skipped files are kept (they
+/// are listed at the end).
+pub(super) struct Assembly<'a> {
+    workspace: &'a Workspace,
+    max_files: Option<usize>,
+    searched: usize,
+    /// Files changed, also those past the cap.
+    changed: usize,
+    /// The text and the change set, from the first change on.
+    written: Option<(PreviewText<BlobWriter>, ChangeSetWriter)>,
+    skipped: Vec<(String, String)>,
+    /// The first overlap: the file and the two ops.
+    overlap: Option<(String, usize, usize)>,
+    /// The first change that could not be stored.
+    failure: Option<EditError>,
+}
+
+impl<'a> Assembly<'a> {
+    pub(super) fn new(workspace: &'a Workspace, max_files: Option<usize>) -> Self {
+        Self {
+            workspace,
+            max_files,
+            searched: 0,
+            changed: 0,
+            written: None,
+            skipped: Vec::new(),
+            overlap: None,
+            failure: None,
+        }
+    }
+
+    /// Take the result of the next file in path order.
+    pub(super) fn add(&mut self, result: FileResult) {
+        if result.searched() {
+            self.searched += 1;
+        }
+        match result {
+            FileResult::Unchanged => {}
+            FileResult::Changed {
+                path,
+                base_hash,
+                spooled,
+                replacements,
+            } => {
+                self.changed += 1;
+                let within_cap = self.max_files.is_none_or(|cap| self.changed <= cap);
+                if within_cap && self.failure.is_none() {
+                    let written = self.write(&path, base_hash, &spooled, replacements);
+                    self.failure = written.err();
+                }
+            }
+            FileResult::Skipped { path, reason, .. } => self.skipped.push((path, reason)),
+            FileResult::Overlap {
+                path,
+                first,
+                second,
+            } => {
+                self.overlap.get_or_insert((path, first, second));
+            }
+            FileResult::Failed(error) => {
+                self.failure.get_or_insert(error);
+            }
+        }
+    }
+
+    /// Append a changed file's diff to the text and its change to the change set.
+    fn write(
+        &mut self,
+        path: &str,
+        base_hash: [u8; 32],
+        spooled: &Spooled,
+        replacements: usize,
+    ) -> Result<(), EditError> {
+        let (text, change_set) = match &mut self.written {
+            Some(written) => written,
+            None => self.written.insert((
+                PreviewText::start(Blobs::of(self.workspace).writer()?)?,
+                ChangeSetWriter::new(self.workspace),
+            )),
+        };
+        let diff_len = usize::try_from(spooled.diff_len).map_err(|_| too_large(path))?;
+        text.diff(
+            &spooled
+                .pack
+                .read(spooled.offset + spooled.new_len, diff_len)?,
+        )?;
+        change_set.push(
+            path,
+            FileChange::Update {
+                base_hash: hex(&base_hash),
+                content: Content::Packed {
+                    pack: spooled.pack.name().to_owned(),
+                    offset: spooled.offset,
+                    len: spooled.new_len,
+                    hash: hex(&spooled.new_hash),
+                },
+                replacements,
+            },
+        )
+    }
+
+    /// The outcome: an error, no replacements, or the preview with its label and details.
+    pub(super) fn finish(self, request: &AstEditRequest) -> Result<AstEditOutcome, EditError> {
+        if let Some(error) = self.failure {
+            return Err(error);
+        }
+        if let Some((path, first, second)) = self.overlap {
+            let pattern = |index: usize| {
+                request
+                    .ops
+                    .get(index)
+                    .map_or_else(String::new, |op| op.pat.clone())
+            };
+            return Err(EditError::OverlappingOps {
+                first: pattern(first),
+                second: pattern(second),
+                path,
+            });
+        }
+        let limit_reached = self.max_files.is_some_and(|cap| self.changed > cap);
+        let mut notes = Vec::new();
+        if !self.skipped.is_empty() {
+            notes.push(skipped_note(&self.skipped));
+        }
+        if limit_reached {
+            notes.push(LIMIT_NOTE.to_owned());
+        }
+        let Some((text, change_set)) = self.written else {
+            let mut text = NO_REPLACEMENTS.to_owned();
+            if self.searched == 0 {
+                text.push_str("\nNo files were searched; check `paths` and `lang`.");
+            }
+            for note in &notes {
+                text.push('\n');
+                text.push_str(note);
+            }
+            return Ok(AstEditOutcome::NoReplacements { text });
+        };
+        let text = text.finish(&notes)?.finish()?;
+        let change_set = change_set.finish()?;
+        let total = change_set.total_replacements();
+        let files = change_set.len();
+        let label = format!(
+            "AST Edit: {} in {}",
+            count_noun(total, "replacement"),
+            count_noun(files, "file")
+        );
+        let skipped: Vec<Value> = self
+            .skipped
+            .iter()
+            .map(|(path, reason)| json!({"path": path, "reason": reason}))
+            .collect();
+        Ok(AstEditOutcome::Preview(Box::new(Preview {
+            change_set,
+            source_tool: AST_EDIT_TOOL.to_owned(),
+            label,
+            text: Content::Stored { blob: text },
+            details: json!({
+                "totalReplacements": total,
+                "filesTouched": files,
+                "filesSearched": self.searched,
+                "skipped": skipped,
+                "limitReached": limit_reached,
+            }),
+            files_key: Some(FILE_REPLACEMENTS),
+        })))
+    }
+}
+
+/// The details key listing every changed file with its replacements.
+const FILE_REPLACEMENTS: &str = "fileReplacements";
+
+/// The error for a diff too large to read back into memory on this machine.
+fn too_large(path: &str) -> EditError {
+    EditError::InvalidRequest(format!("the diff of `{path}` is too large to show"))
+}
+
+/// `Skipped 2 files:` and one `- path: reason` line per file (at most 20 named).
+fn skipped_note(skipped: &[(String, String)]) -> String {
+    let mut note = format!("Skipped {}:", count_noun(skipped.len(), "file"));
+    for (path, reason) in skipped.iter().take(SKIPPED_LISTED) {
+        note.push_str(&format!("\n- {path}: {reason}"));
+    }
+    if skipped.len() > SKIPPED_LISTED {
+        note.push_str(&format!(
+            "\n- … and {} more",
+            skipped.len() - SKIPPED_LISTED
+        ));
+    }
+    note
+}

@@ -1,0 +1,268 @@
+//! Languages and ops compiled for them: which languages this build parses
+//! ([`COMPILED_LANGUAGES`]), the language of a file or of a `lang` name, and every op of a
+//! request compiled once per language ([`LanguageOps`]), with the literal text a match must
+//! contain and the errors of ops that do not compile.
+//!
+//! It reads no file and knows nothing of previews.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ast_grep_core::replacer::TemplateFix;
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::{AstGrep, Pattern};
+use ast_grep_language::{Language, SupportLang};
+
+use super::request::AstEditOp;
+use crate::EditError;
+use crate::scope::ScopedFile;
+
+/// Languages whose grammars this build compiles (the default features of `ast-grep-language`
+/// compile them all). Parsing a language whose grammar feature is off panics, so every language
+/// chosen by extension or by name is checked against this list; narrow it together with the
+/// features.
+const COMPILED_LANGUAGES: &[SupportLang] = &[
+    SupportLang::Bash,
+    SupportLang::C,
+    SupportLang::Cpp,
+    SupportLang::CSharp,
+    SupportLang::Css,
+    SupportLang::Dart,
+    SupportLang::Elixir,
+    SupportLang::Go,
+    SupportLang::Haskell,
+    SupportLang::Hcl,
+    SupportLang::Html,
+    SupportLang::Java,
+    SupportLang::JavaScript,
+    SupportLang::Json,
+    SupportLang::Kotlin,
+    SupportLang::Lua,
+    SupportLang::Markdown,
+    SupportLang::Nix,
+    SupportLang::Php,
+    SupportLang::Python,
+    SupportLang::Ruby,
+    SupportLang::Rust,
+    SupportLang::Scala,
+    SupportLang::Solidity,
+    SupportLang::Swift,
+    SupportLang::Tsx,
+    SupportLang::TypeScript,
+    SupportLang::Yaml,
+    SupportLang::Zig,
+];
+
+/// The compiled language named `name`, if it is known and compiled in.
+pub(super) fn parse_language(name: &str) -> Result<SupportLang, EditError> {
+    name.parse::<SupportLang>()
+        .ok()
+        .filter(|lang| COMPILED_LANGUAGES.contains(lang))
+        .ok_or_else(|| EditError::UnknownLanguage {
+            lang: name.to_owned(),
+            supported: supported_languages().join(", "),
+        })
+}
+
+/// The names `lang` accepts, one per compiled language.
+pub fn supported_languages() -> Vec<String> {
+    COMPILED_LANGUAGES
+        .iter()
+        .map(|lang| lang.to_string().to_lowercase())
+        .collect()
+}
+
+/// The compiled language of a file, from its extension.
+pub(super) fn detect_language(file: &ScopedFile) -> Option<SupportLang> {
+    SupportLang::from_path(&file.absolute).filter(|lang| COMPILED_LANGUAGES.contains(lang))
+}
+
+/// An op compiled for one language.
+pub(super) struct CompiledOp {
+    pub(super) pattern: Pattern,
+    pub(super) fixer: TemplateFix,
+    /// Text every match contains (the pattern's longest literal token), possibly empty.
+    needle: String,
+}
+
+/// Why an op does not compile for a language.
+pub(super) struct InvalidOp {
+    /// The pattern or rewrite that failed.
+    text: String,
+    reason: String,
+}
+
+/// Every op of a request, compiled (once per call) for one language.
+pub(super) struct LanguageOps {
+    pub(super) ops: Vec<Result<CompiledOp, InvalidOp>>,
+}
+
+impl LanguageOps {
+    pub(super) fn compile(lang: SupportLang, ops: &[AstEditOp]) -> Self {
+        Self {
+            ops: ops.iter().map(|op| compile_op(op, lang)).collect(),
+        }
+    }
+
+    /// Whether at least one op applies in this language.
+    pub(super) fn usable(&self) -> bool {
+        self.ops.iter().any(Result::is_ok)
+    }
+
+    /// The error of the first op that does not compile.
+    pub(super) fn first_error(&self, lang: SupportLang) -> Option<EditError> {
+        self.ops.iter().find_map(|op| match op {
+            Ok(_) => None,
+            Err(invalid) => Some(invalid_pattern(invalid, lang)),
+        })
+    }
+
+    /// Whether `text` may hold a match: a match contains its pattern's literal tokens, so a
+    /// text lacking those of every usable op cannot match (and need not be parsed).
+    pub(super) fn may_match(&self, text: &str) -> bool {
+        self.ops.iter().any(|op| {
+            op.as_ref()
+                .is_ok_and(|op| op.needle.is_empty() || text.contains(op.needle.as_str()))
+        })
+    }
+}
+
+fn invalid_pattern(invalid: &InvalidOp, lang: SupportLang) -> EditError {
+    EditError::InvalidPattern {
+        pattern: invalid.text.clone(),
+        lang: lang.to_string(),
+        reason: invalid.reason.clone(),
+    }
+}
+
+fn compile_op(op: &AstEditOp, lang: SupportLang) -> Result<CompiledOp, InvalidOp> {
+    let invalid = |text: &str, reason: String| InvalidOp {
+        text: text.to_owned(),
+        reason,
+    };
+    parses_cleanly(&op.pat, lang).map_err(|reason| invalid(&op.pat, reason))?;
+    let pattern =
+        Pattern::try_new(&op.pat, lang).map_err(|error| invalid(&op.pat, error.to_string()))?;
+    parses_cleanly(&op.out, lang).map_err(|reason| invalid(&op.out, reason))?;
+    let fixer = TemplateFix::try_new(&op.out, &lang)
+        .map_err(|error| invalid(&op.out, error.to_string()))?;
+    let needle = pattern.fixed_string().into_owned();
+    Ok(CompiledOp {
+        pattern,
+        fixer,
+        needle,
+    })
+}
+
+/// Whether `source` (a pattern or rewrite, meta-variables allowed) parses without an ERROR
+/// node in `lang`; an empty text does.
+///
+/// Only the node the text stands for is checked: like ast-grep, start at the root and descend
+/// while a node has a single child (a second child that is MISSING does not count). Grammars
+/// wrap a lone fragment in an ERROR node where their top level does not allow it (Rust parses
+/// `foo($A)` as `(source_file (ERROR (call_expression …)))`); such a wrapper is not a syntax
+/// error of the fragment, while an ERROR at or below that node is.
+fn parses_cleanly(source: &str, lang: SupportLang) -> Result<(), String> {
+    let processed = lang.pre_process_pattern(source);
+    if processed.trim().is_empty() {
+        return Ok(());
+    }
+    let root = AstGrep::<StrDoc<SupportLang>>::try_new(&processed, lang)?;
+    let mut node = root.root();
+    loop {
+        let children: Vec<_> = node.children().collect();
+        let only = match children.as_slice() {
+            [only] => only.clone(),
+            [first, second] if second.is_missing() || second.kind().is_empty() => first.clone(),
+            _ => break,
+        };
+        node = only;
+    }
+    let Some(error) = node.dfs().find(|node| node.is_error()) else {
+        return Ok(());
+    };
+    let mut snippet: String = error.text().chars().take(60).collect();
+    if lang.expando_char() != lang.meta_var_char() {
+        snippet = snippet.replace(lang.expando_char(), &lang.meta_var_char().to_string());
+    }
+    Err(format!(
+        "its parse tree has an ERROR node at `{snippet}` (line {})",
+        error.start_pos().line() + 1
+    ))
+}
+
+/// With languages inferred: the error for an op that compiled in none of the languages
+/// searched, reported for the language with the most files.
+pub(super) fn unusable_op_error(
+    compiled: &HashMap<SupportLang, Arc<LanguageOps>>,
+    counts: &HashMap<SupportLang, usize>,
+    op_count: usize,
+) -> Option<EditError> {
+    let mut languages: Vec<SupportLang> = compiled.keys().copied().collect();
+    languages.sort_by_key(|lang| {
+        (
+            std::cmp::Reverse(counts.get(lang).copied().unwrap_or(0)),
+            lang.to_string(),
+        )
+    });
+    let main = *languages.first()?;
+    (0..op_count).find_map(|index| {
+        let usable_somewhere = languages
+            .iter()
+            .any(|lang| compiled[lang].ops.get(index).is_some_and(Result::is_ok));
+        if usable_somewhere {
+            return None;
+        }
+        match compiled[&main].ops.get(index) {
+            Some(Err(invalid)) => Some(invalid_pattern(invalid, main)),
+            Some(Ok(_)) | None => None,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_patterns_parse_cleanly() {
+        for (pat, lang) in [
+            ("$X.unwrap()", SupportLang::Rust),
+            ("foo($A)", SupportLang::Rust),
+            ("let $A = $B;", SupportLang::Rust),
+            ("fn $F($$$P) { $$$B }", SupportLang::Rust),
+            ("print($$$ARGS)", SupportLang::Python),
+            ("console.log($$$A)", SupportLang::TypeScript),
+            ("if err != nil { return $E }", SupportLang::Go),
+        ] {
+            assert!(parses_cleanly(pat, lang).is_ok(), "{pat} in {lang}");
+            assert!(
+                compile_op(
+                    &AstEditOp {
+                        pat: pat.into(),
+                        out: pat.into()
+                    },
+                    lang
+                )
+                .is_ok()
+            );
+        }
+    }
+
+    #[test]
+    fn a_pattern_with_an_error_node_is_rejected_with_a_reason() {
+        let reason = parses_cleanly("foo(($A", SupportLang::Rust).unwrap_err();
+        assert!(reason.contains("ERROR node"), "{reason}");
+    }
+
+    #[test]
+    fn every_supported_language_name_parses_back() {
+        for name in supported_languages() {
+            assert!(parse_language(&name).is_ok(), "{name}");
+        }
+        assert!(matches!(
+            parse_language("cobol").unwrap_err(),
+            EditError::UnknownLanguage { .. }
+        ));
+    }
+}

@@ -1,0 +1,203 @@
+//! The `ast_edit` producer: structural rewrites with ast-grep patterns, computed as a preview.
+//!
+//! Every op is matched against the original text of a file. Within one op a match nested inside
+//! another match is left alone and only the outermost is rewritten, exactly as `ast-grep run -U`
+//! does (`foo(foo(1))` with `foo($A)` → `bar($A)` gives `bar(foo(1))`). Edits of different ops
+//! that overlap at all are an error naming both patterns; identical edits are merged. Files
+//! whose tree has parse errors, binary files and files that are not UTF-8 are skipped and
+//! listed, never rewritten; outside the rewritten spans every byte (line endings, a byte-order
+//! mark, a missing final newline) stays as it was. A file that lacks every pattern's literal
+//! text (its longest token, e.g. `unwrap` in `$X.unwrap()`) cannot match and is not parsed, so
+//! parse errors are reported only for files that could match. No workspace file is written:
+//! the result is a [`Preview`](crate::Preview) whose change set names the new contents, each appended to a pack
+//! of the blob store (under `.resolve/`) as soon as it is computed, so a preview holds one
+//! file's text per thread, never every changed file's. Files are searched in parallel and their
+//! results taken in path order as they come (see the ordered module): each diff goes on to the
+//! preview text and each change on to the change set's spool at once, so a preview that
+//! changes every file of a tree holds no more than one that changes a few.
+//!
+//! Languages come from file extensions unless `lang` names one. Without `lang`, an op whose
+//! pattern or rewrite does not parse in a language is not applied to that language's files; it
+//! is an error only when it parses in none of the languages searched. With `lang`, it is always
+//! an error, and directories and globs contribute only files of that language (as with
+//! `ast-grep --lang`), while files named explicitly are parsed as `lang` whatever their
+//! extension. Matches inside macro invocations (Rust token trees) are not found, and HTML files
+//! are not searched inside their embedded scripts and styles.
+//!
+//! The parts, each using only those listed before it: `request` (the call's arguments, outcome
+//! and contract texts), `language` (languages and ops compiled per language), `packs` (where
+//! changed files' texts and diffs are stored), `rewrite` (one file: read, rewrite, store) and
+//! `assembly` (the preview, put together in path order). This module checks the request and
+//! runs the search. Which files are searched (the scope module), the blob store, the change
+//! set's spool and the preview text are not owned here.
+
+mod assembly;
+mod language;
+mod packs;
+mod request;
+mod rewrite;
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use ast_grep_language::SupportLang;
+
+use self::assembly::Assembly;
+use self::language::{LanguageOps, detect_language, parse_language, unusable_op_error};
+use self::packs::Packs;
+use self::rewrite::{FileResult, process_file};
+use crate::blobs::Blobs;
+use crate::ordered::{default_threads, map_in_order};
+use crate::preview::count_noun;
+use crate::scope::{Scope, ScopedFile};
+use crate::{EditError, Workspace};
+
+pub use self::language::supported_languages;
+pub use self::request::{
+    AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
+};
+
+/// The success text after applying: `Applied 3 replacements in 2 files.`
+pub fn ast_edit_applied_text(replacements: usize, files: usize) -> String {
+    format!(
+        "Applied {} in {}.",
+        count_noun(replacements, "replacement"),
+        count_noun(files, "file")
+    )
+}
+
+/// Compute the `ast_edit` preview of `request`, reading files but writing none.
+///
+/// `max_files` caps the files changed ([`DEFAULT_MAX_FILES`] for model-facing tools): every file
+/// is still searched, the files kept are the first in path order, and the text ends with
+/// [`LIMIT_NOTE`].
+pub fn preview_ast_edit(
+    workspace: &Workspace,
+    request: &AstEditRequest,
+    max_files: Option<usize>,
+) -> Result<AstEditOutcome, EditError> {
+    validate(request)?;
+    let forced = request.lang.as_deref().map(parse_language).transpose()?;
+    let forced_ops = match forced {
+        Some(lang) => {
+            let compiled = LanguageOps::compile(lang, &request.ops);
+            if let Some(error) = compiled.first_error(lang) {
+                return Err(error);
+            }
+            Some(Arc::new(compiled))
+        }
+        None => None,
+    };
+    let scope = Scope::resolve(workspace, &request.paths)?;
+    let packs = Packs::new(Blobs::of(workspace));
+    let compiled: Mutex<HashMap<SupportLang, Arc<LanguageOps>>> = Mutex::new(HashMap::new());
+    let file_counts: Mutex<HashMap<SupportLang, usize>> = Mutex::new(HashMap::new());
+    let mut assembly = Assembly::new(workspace, max_files);
+
+    // Each file is searched on a worker thread; its result reaches the assembly in path order.
+    let search = |file: ScopedFile| -> Option<FileResult> {
+        let lang = match forced {
+            Some(lang) if file.explicit => Some(lang),
+            Some(lang) => detect_language(&file).filter(|detected| *detected == lang),
+            None => detect_language(&file),
+        };
+        let Some(lang) = lang else {
+            return file.explicit.then(|| FileResult::Skipped {
+                path: file.relative,
+                reason: "no supported language for this extension; pass `lang`".to_owned(),
+                searched: false,
+            });
+        };
+        *file_counts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(lang)
+            .or_insert(0) += 1;
+        let ops = match &forced_ops {
+            Some(ops) => Arc::clone(ops),
+            None => Arc::clone(
+                compiled
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .entry(lang)
+                    .or_insert_with(|| Arc::new(LanguageOps::compile(lang, &request.ops))),
+            ),
+        };
+        ops.usable().then(|| process_file(file, lang, &ops, &packs))
+    };
+    map_in_order(
+        scope.files(workspace),
+        default_threads(),
+        search,
+        |result| {
+            if let Some(result) = result {
+                assembly.add(result);
+            }
+            ControlFlow::Continue(())
+        },
+    );
+
+    if forced.is_none() {
+        let compiled = compiled
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        let counts = file_counts
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(error) = unusable_op_error(&compiled, &counts, request.ops.len()) {
+            return Err(error);
+        }
+    }
+    assembly.finish(request)
+}
+
+/// Check what the schema cannot: non-empty patterns, no duplicate pattern, at least one op and
+/// one path.
+fn validate(request: &AstEditRequest) -> Result<(), EditError> {
+    for (index, op) in request.ops.iter().enumerate() {
+        if op.pat.trim().is_empty() {
+            return Err(EditError::InvalidRequest(format!(
+                "`ops[{index}].pat` must be a non-empty pattern"
+            )));
+        }
+    }
+    if request.ops.is_empty() {
+        return Err(EditError::InvalidRequest(
+            "`ops` must include at least one op entry".to_owned(),
+        ));
+    }
+    for (index, op) in request.ops.iter().enumerate() {
+        if request.ops[..index].iter().any(|other| other.pat == op.pat) {
+            return Err(EditError::InvalidRequest(format!(
+                "Duplicate rewrite pattern: {}",
+                op.pat
+            )));
+        }
+    }
+    if request.paths.is_empty() {
+        return Err(EditError::InvalidRequest(
+            "`paths` must include at least one path".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn applied_text_has_singular_and_plural_forms() {
+        assert_eq!(
+            ast_edit_applied_text(1, 1),
+            "Applied 1 replacement in 1 file."
+        );
+        assert_eq!(
+            ast_edit_applied_text(3, 2),
+            "Applied 3 replacements in 2 files."
+        );
+    }
+}

@@ -1,0 +1,341 @@
+//! Per-file work: read one file, rewrite its text with the ops compiled for its language
+//! ([`rewrite_source`]: outermost matches only, overlapping edits of two ops refused, bytes
+//! outside the edits kept), and store the new text and diff of a changed file
+//! ([`process_file`]), reporting what happened as a [`FileResult`].
+
+use std::ops::Range;
+
+use ast_grep_core::AstGrep;
+use ast_grep_core::replacer::Replacer;
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_language::SupportLang;
+
+use super::language::LanguageOps;
+use super::packs::{Packs, Spooled};
+use crate::change_set::sha256;
+use crate::scope::ScopedFile;
+use crate::text_file::{decode, read_bytes, split_bom};
+use crate::{EditError, unified_diff};
+
+/// What happened to one file.
+pub(super) enum FileResult {
+    /// The diff is rendered and the new text stored here, on the worker's thread, so neither
+    /// text outlives the file's turn.
+    Changed {
+        path: String,
+        base_hash: [u8; 32],
+        spooled: Spooled,
+        replacements: usize,
+    },
+    /// The new text could not be stored.
+    Failed(EditError),
+    Unchanged,
+    Skipped {
+        path: String,
+        reason: String,
+        searched: bool,
+    },
+    Overlap {
+        path: String,
+        first: usize,
+        second: usize,
+    },
+}
+
+impl FileResult {
+    pub(super) fn searched(&self) -> bool {
+        match self {
+            Self::Changed { .. } | Self::Unchanged | Self::Overlap { .. } | Self::Failed(_) => true,
+            Self::Skipped { searched, .. } => *searched,
+        }
+    }
+}
+
+pub(super) fn process_file(
+    file: ScopedFile,
+    lang: SupportLang,
+    ops: &LanguageOps,
+    packs: &Packs,
+) -> FileResult {
+    let skipped = |reason: String| FileResult::Skipped {
+        path: file.relative.clone(),
+        reason,
+        searched: true,
+    };
+    let bytes = match read_bytes(&file.absolute) {
+        Ok(bytes) => bytes,
+        Err(error) => return skipped(error.to_string()),
+    };
+    let Some(old) = decode(bytes) else {
+        return skipped("binary or not valid UTF-8; not rewritten".to_owned());
+    };
+    match rewrite_source(&old, lang, ops) {
+        Ok(None) => FileResult::Unchanged,
+        Ok(Some(rewritten)) => {
+            let diff = unified_diff(&file.relative, &old, &rewritten.text);
+            let spooled = match packs.put(&rewritten.text, &diff) {
+                Ok(spooled) => spooled,
+                Err(error) => return FileResult::Failed(error),
+            };
+            FileResult::Changed {
+                base_hash: sha256(old.as_bytes()),
+                path: file.relative,
+                spooled,
+                replacements: rewritten.replacements,
+            }
+        }
+        Err(SourceProblem::ParseErrors { line }) => skipped(format!(
+            "parse errors (first at line {line}); not rewritten"
+        )),
+        Err(SourceProblem::Unparsable(reason)) => {
+            skipped(format!("could not be parsed ({reason}); not rewritten"))
+        }
+        Err(SourceProblem::Overlap { first, second }) => FileResult::Overlap {
+            path: file.relative,
+            first,
+            second,
+        },
+    }
+}
+
+/// Why a source was not rewritten.
+#[derive(Debug, PartialEq, Eq)]
+enum SourceProblem {
+    /// The tree has ERROR or MISSING nodes; `line` is 1-based.
+    ParseErrors { line: usize },
+    /// The parser gave up.
+    Unparsable(String),
+    /// Edits of ops `first` and `second` overlap.
+    Overlap { first: usize, second: usize },
+}
+
+/// A rewritten source.
+#[derive(Debug, PartialEq, Eq)]
+struct Rewritten {
+    text: String,
+    replacements: usize,
+}
+
+/// One replacement: bytes `range` of the source (after any byte-order mark) become `text`.
+struct Span {
+    range: Range<usize>,
+    text: Vec<u8>,
+    op: usize,
+}
+
+/// Rewrite `source` with every usable op; `None` when nothing would change.
+fn rewrite_source(
+    source: &str,
+    lang: SupportLang,
+    ops: &LanguageOps,
+) -> Result<Option<Rewritten>, SourceProblem> {
+    let (bom, body) = split_bom(source);
+    // A match contains its pattern's literal tokens; a file lacking them all is not parsed.
+    if !ops.may_match(body) {
+        return Ok(None);
+    }
+    let root =
+        AstGrep::<StrDoc<SupportLang>>::try_new(body, lang).map_err(SourceProblem::Unparsable)?;
+    let top = root.root();
+    if top.get_inner_node().has_error() {
+        let line = top
+            .dfs()
+            .find(|node| node.is_error() || node.is_missing())
+            .map_or(1, |node| node.start_pos().line() + 1);
+        return Err(SourceProblem::ParseErrors { line });
+    }
+
+    let mut spans = Vec::new();
+    for (index, op) in ops.ops.iter().enumerate() {
+        let Ok(op) = op else { continue };
+        // Matches come in pre-order; one starting before the end of the previous rewritten
+        // match is nested in it and left alone, as `ast-grep run -U` does.
+        let mut cursor = 0;
+        for found in top.find_all(&op.pattern) {
+            let range = op.fixer.get_replaced_range(&found, &op.pattern);
+            if range.start < cursor {
+                continue;
+            }
+            cursor = range.end;
+            spans.push(Span {
+                text: op.fixer.generate_replacement(&found),
+                range,
+                op: index,
+            });
+        }
+    }
+    spans.sort_by(|a, b| {
+        (a.range.start, a.range.end, &a.text).cmp(&(b.range.start, b.range.end, &b.text))
+    });
+    spans.dedup_by(|later, earlier| later.range == earlier.range && later.text == earlier.text);
+    for pair in spans.windows(2) {
+        if let [earlier, later] = pair
+            && (later.range.start < earlier.range.end || later.range.start == earlier.range.start)
+        {
+            return Err(SourceProblem::Overlap {
+                first: earlier.op.min(later.op),
+                second: earlier.op.max(later.op),
+            });
+        }
+    }
+
+    let body_bytes = body.as_bytes();
+    // The exact length, so the new text never over-allocates.
+    let new_len = spans.iter().fold(source.len(), |len, span| {
+        (len + span.text.len()).saturating_sub(span.range.len())
+    });
+    let mut out = Vec::with_capacity(new_len);
+    out.extend_from_slice(bom.as_bytes());
+    let mut cursor = 0;
+    let mut replacements = 0;
+    for span in &spans {
+        let Some(original) = body_bytes.get(span.range.clone()) else {
+            continue;
+        };
+        if original == span.text.as_slice() {
+            continue;
+        }
+        out.extend_from_slice(&body_bytes[cursor..span.range.start]);
+        out.extend_from_slice(&span.text);
+        cursor = span.range.end;
+        replacements += 1;
+    }
+    if replacements == 0 {
+        return Ok(None);
+    }
+    out.extend_from_slice(&body_bytes[cursor..]);
+    let text = String::from_utf8(out)
+        .map_err(|_| SourceProblem::Unparsable("the rewrite produced invalid UTF-8".to_owned()))?;
+    Ok(Some(Rewritten { text, replacements }))
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+    use crate::ast_edit::AstEditOp;
+
+    fn ops(lang: SupportLang, pairs: &[(&str, &str)]) -> LanguageOps {
+        let ops: Vec<AstEditOp> = pairs
+            .iter()
+            .map(|(pat, out)| AstEditOp {
+                pat: (*pat).to_owned(),
+                out: (*out).to_owned(),
+            })
+            .collect();
+        LanguageOps::compile(lang, &ops)
+    }
+
+    fn rewrite(source: &str, lang: SupportLang, pairs: &[(&str, &str)]) -> Option<String> {
+        rewrite_source(source, lang, &ops(lang, pairs))
+            .unwrap()
+            .map(|rewritten| rewritten.text)
+    }
+
+    #[test]
+    fn only_the_outermost_of_nested_matches_is_rewritten() {
+        let rewritten = rewrite_source(
+            "fn main() { foo(foo(1)); }\n",
+            SupportLang::Rust,
+            &ops(SupportLang::Rust, &[("foo($A)", "bar($A)")]),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(rewritten.text, "fn main() { bar(foo(1)); }\n");
+        assert_eq!(rewritten.replacements, 1);
+    }
+
+    #[test]
+    fn several_ops_rewrite_the_original_text_together() {
+        assert_eq!(
+            rewrite(
+                "x = foo(1)\ny = baz(2)\n",
+                SupportLang::Python,
+                &[("foo($A)", "bar($A)"), ("baz($A)", "qux($A)")]
+            )
+            .as_deref(),
+            Some("x = bar(1)\ny = qux(2)\n")
+        );
+    }
+
+    #[test]
+    fn overlapping_edits_of_two_ops_are_a_problem_naming_both() {
+        let problem = rewrite_source(
+            "let a = foo(bar(1));\n",
+            SupportLang::TypeScript,
+            &ops(
+                SupportLang::TypeScript,
+                &[("foo($A)", "f($A)"), ("bar($A)", "b($A)")],
+            ),
+        )
+        .unwrap_err();
+        assert_eq!(
+            problem,
+            SourceProblem::Overlap {
+                first: 0,
+                second: 1
+            }
+        );
+    }
+
+    #[test]
+    fn identical_edits_of_two_ops_are_merged_not_an_overlap() {
+        let rewritten = rewrite_source(
+            "let a = foo(1);\n",
+            SupportLang::TypeScript,
+            &ops(
+                SupportLang::TypeScript,
+                &[("foo($A)", "bar($A)"), ("foo(1)", "bar(1)")],
+            ),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(rewritten.text, "let a = bar(1);\n");
+        assert_eq!(rewritten.replacements, 1);
+    }
+
+    #[test]
+    fn crlf_bom_and_missing_final_newline_survive_byte_for_byte() {
+        let source = "\u{feff}fn a() {\r\n    foo(1);\r\n}\r\nfn b() { foo(2) }";
+        assert_eq!(
+            rewrite(source, SupportLang::Rust, &[("foo($A)", "bar($A)")]).as_deref(),
+            Some("\u{feff}fn a() {\r\n    bar(1);\r\n}\r\nfn b() { bar(2) }")
+        );
+    }
+
+    #[test]
+    fn a_tree_with_parse_errors_is_a_problem_with_its_line() {
+        let problem = rewrite_source(
+            "fn ok() {}\nfn broken( { foo(1) }\n",
+            SupportLang::Rust,
+            &ops(SupportLang::Rust, &[("foo($A)", "bar($A)")]),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(problem, SourceProblem::ParseErrors { line: 2 }),
+            "{problem:?}"
+        );
+    }
+
+    #[test]
+    fn a_source_without_the_patterns_literal_text_is_not_parsed() {
+        // Broken, but without `foo` it cannot match: no parse error is reported.
+        assert_eq!(
+            rewrite_source(
+                "fn broken( {\n",
+                SupportLang::Rust,
+                &ops(SupportLang::Rust, &[("foo($A)", "bar($A)")]),
+            ),
+            Ok(None)
+        );
+    }
+
+    #[test]
+    fn a_rewrite_equal_to_the_match_changes_nothing() {
+        assert_eq!(
+            rewrite("foo(1)\n", SupportLang::Python, &[("foo($A)", "foo($A)")]),
+            None
+        );
+    }
+}

@@ -110,15 +110,6 @@ pub enum EditError {
         /// The file.
         path: String,
     },
-    /// A file could not be read (a producer reads files the walk or the request named).
-    #[error("Could not read `{}`: {source}", .path.display())]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        #[source]
-        source: std::io::Error,
-    },
     /// A changed file's diff does not fit in memory on this machine.
     #[error("the diff of `{path}` is too large to show")]
     DiffTooLarge {
@@ -134,12 +125,17 @@ pub enum EditError {
 }
 
 impl EditError {
+    /// An I/O error naming the action and the path (the store's kind: the action failed).
+    pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Store(StoreError::io(action, path, source))
+    }
+
     /// Whether the model should see this unchanged (a tool error: the request was wrong)
     /// rather than as `Apply failed: …` (the action failed).
     pub fn is_tool_error(&self) -> bool {
         match self {
             Self::Store(error) => error.is_tool_error(),
-            Self::Read { .. } | Self::DiffTooLarge { .. } | Self::DetailsUnlisted { .. } => false,
+            Self::DiffTooLarge { .. } | Self::DetailsUnlisted { .. } => false,
             Self::InvalidPattern { .. }
             | Self::UnknownLanguage { .. }
             | Self::OverlappingOps { .. }

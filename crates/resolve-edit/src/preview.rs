@@ -1,20 +1,20 @@
 //! The value every preview producer returns: the change set to stage, the label of its pending
-//! action, the model-facing text (banner, then a unified diff per file) and JSON details; plus
-//! the success texts shown after a preview is applied.
+//! action, the model-facing text (banner, then a unified diff per file) and JSON details; and
+//! writing that text piece by piece. The success texts after an apply are the producer
+//! module's.
 
+use std::io::{self, Write};
+
+use resolve_store::{ChangeSet, Content, SpooledChangeSet};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::spool::{FileCounts, SpooledChangeSet};
-use crate::{ChangeSet, Content, EditError};
+use crate::error::EditError;
+use crate::producer::{Producer, applied_text_for};
 
-/// Name of the structural rewrite producer.
-pub const AST_EDIT_TOOL: &str = "ast_edit";
-/// Name of the exact-text edit producer.
-pub const EDIT_TOOL: &str = "edit";
-/// Name of the whole-file write producer.
-pub const WRITE_TOOL: &str = "write";
+/// First line of every preview result.
+pub const PREVIEW_BANNER: &str = "Staged as a preview — files are NOT modified yet. Call `resolve` with action \"apply\" to apply it or \"discard\" to drop it.";
 
 /// A computed change, not yet applied: what a producer hands over to be staged as a pending
 /// action.
@@ -22,8 +22,8 @@ pub const WRITE_TOOL: &str = "write";
 pub struct Preview {
     /// Every touched file's new content (in the blob store) and base hash, in a spool.
     pub change_set: SpooledChangeSet,
-    /// The producing tool (`ast_edit`, `edit`, `write`).
-    pub source_tool: String,
+    /// The producing tool.
+    pub producer: Producer,
     /// The pending action's label, e.g. `AST Edit: 3 replacements in 2 files`.
     pub label: String,
     /// The result text: the preview banner, then a unified diff per file, then notes (kept in
@@ -42,7 +42,8 @@ pub struct Preview {
 impl Preview {
     /// The success text once this preview's change set (or `applied`, a part of it) is applied.
     pub fn applied_text(&self, applied: &ChangeSet) -> String {
-        applied_text(&self.source_tool, applied)
+        self.producer
+            .applied_text(&applied.paths(), applied.total_replacements())
     }
 
     /// The details as a result shows them: [`Preview::details`] with the files listed.
@@ -70,10 +71,8 @@ pub struct ResultDetails<'a> {
 impl ResultDetails<'_> {
     /// The details as one JSON value, the file list read into it.
     pub fn to_value(&self) -> Result<Value, EditError> {
-        serde_json::to_value(self).map_err(|error| {
-            EditError::InvalidRequest(format!(
-                "The preview's details could not be listed: {error}"
-            ))
+        serde_json::to_value(self).map_err(|error| EditError::DetailsUnlisted {
+            reason: error.to_string(),
         })
     }
 }
@@ -86,7 +85,7 @@ impl Serialize for ResultDetails<'_> {
                 for (name, value) in details.iter().filter(|(name, _)| *name != key) {
                     map.serialize_entry(name, value)?;
                 }
-                map.serialize_entry(key, &FileCounts(self.change_set))?;
+                map.serialize_entry(key, &self.change_set.file_counts())?;
                 map.end()
             }
             (details, _) => details.serialize(serializer),
@@ -97,53 +96,22 @@ impl Serialize for ResultDetails<'_> {
 /// The success text after applying `applied`, a change set staged by `source_tool`:
 /// `Applied 3 replacements in 2 files.`, `Applied edit to <path>.` or `Wrote <path>.`.
 pub fn applied_text(source_tool: &str, applied: &ChangeSet) -> String {
-    applied_text_of(source_tool, &applied.paths(), applied.total_replacements())
-}
-
-/// [`applied_text`] from the applied paths and their replacements alone.
-pub(crate) fn applied_text_of(source_tool: &str, paths: &[String], replacements: usize) -> String {
-    match (source_tool, paths) {
-        (EDIT_TOOL, [path]) => crate::text_edit::edit_applied_text(path),
-        (WRITE_TOOL, [path]) => crate::text_edit::write_applied_text(path),
-        _ => crate::ast_edit::ast_edit_applied_text(replacements, paths.len()),
-    }
-}
-
-/// `1 replacement`, `3 replacements`: `count` and `noun`, plural unless it is 1.
-pub(crate) fn count_noun(count: usize, noun: &str) -> String {
-    if count == 1 {
-        format!("{count} {noun}")
-    } else {
-        format!("{count} {noun}s")
-    }
-}
-
-/// Where a preview text goes: memory for a one-file preview, the blob store for `ast_edit`'s.
-pub(crate) trait TextSink {
-    /// Append `bytes`.
-    fn put(&mut self, bytes: &[u8]) -> Result<(), EditError>;
-}
-
-impl TextSink for Vec<u8> {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), EditError> {
-        self.extend_from_slice(bytes);
-        Ok(())
-    }
+    applied_text_for(source_tool, &applied.paths(), applied.total_replacements())
 }
 
 /// Writes a preview text piece by piece as the diffs come: the banner, the diffs one after
 /// another (the last one's final newline dropped), then any notes, each after a blank line.
-pub(crate) struct PreviewText<S> {
-    sink: S,
+pub(crate) struct PreviewText<W> {
+    sink: W,
     /// The last diff's final newline, written only if another diff follows.
     newline_held: bool,
 }
 
-impl<S: TextSink> PreviewText<S> {
+impl<W: Write> PreviewText<W> {
     /// Start the text in `sink` with the banner.
-    pub(crate) fn start(mut sink: S) -> Result<Self, EditError> {
-        sink.put(crate::PREVIEW_BANNER.as_bytes())?;
-        sink.put(b"\n\n")?;
+    pub(crate) fn start(mut sink: W) -> io::Result<Self> {
+        sink.write_all(PREVIEW_BANNER.as_bytes())?;
+        sink.write_all(b"\n\n")?;
         Ok(Self {
             sink,
             newline_held: false,
@@ -151,38 +119,44 @@ impl<S: TextSink> PreviewText<S> {
     }
 
     /// Append one file's diff.
-    pub(crate) fn diff(&mut self, diff: &[u8]) -> Result<(), EditError> {
+    pub(crate) fn diff(&mut self, diff: &[u8]) -> io::Result<()> {
         if self.newline_held {
-            self.sink.put(b"\n")?;
+            self.sink.write_all(b"\n")?;
         }
         let body = diff.strip_suffix(b"\n");
         self.newline_held = body.is_some();
-        self.sink.put(body.unwrap_or(diff))
+        self.sink.write_all(body.unwrap_or(diff))
     }
 
     /// End the text with `notes`; returns the sink.
-    pub(crate) fn finish(mut self, notes: &[String]) -> Result<S, EditError> {
+    pub(crate) fn finish(mut self, notes: &[String]) -> io::Result<W> {
         for note in notes {
-            self.sink.put(b"\n\n")?;
-            self.sink.put(note.as_bytes())?;
+            self.sink.write_all(b"\n\n")?;
+            self.sink.write_all(note.as_bytes())?;
         }
         Ok(self.sink)
     }
 }
 
 /// The preview text of one diff, in memory.
-pub(crate) fn preview_text(diff: &str) -> Result<String, EditError> {
-    let mut text = PreviewText::start(Vec::new())?;
-    text.diff(diff.as_bytes())?;
-    let text = text.finish(&[])?;
-    Ok(String::from_utf8(text)
-        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
+pub(crate) fn preview_text(diff: &str) -> String {
+    let mut text = Vec::with_capacity(PREVIEW_BANNER.len() + 2 + diff.len());
+    // Writing to a `Vec` cannot fail.
+    let _infallible = PreviewText::start(&mut text)
+        .and_then(|mut preview| {
+            preview.diff(diff.as_bytes())?;
+            preview.finish(&[])
+        });
+    String::from_utf8(text)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
 }
 
 #[cfg(test)]
 mod tests {
+    use resolve_store::{FileChange, Workspace, content_hash};
+
     use super::*;
-    use crate::{FileChange, content_hash};
+    use crate::producer::{AST_EDIT_TOOL, EDIT_TOOL, WRITE_TOOL};
 
     fn set(paths: &[(&str, usize)]) -> ChangeSet {
         let mut set = ChangeSet::new();
@@ -231,19 +205,19 @@ mod tests {
             .unwrap();
         let text = String::from_utf8(text).unwrap();
         assert_eq!(
-            text.strip_prefix(crate::PREVIEW_BANNER).unwrap(),
+            text.strip_prefix(PREVIEW_BANNER).unwrap(),
             "\n\n--- a/x\n+++ b/x\nno newline--- a/y\n\nLimit reached; narrow paths."
         );
         assert_eq!(
-            preview_text("--- a/x\n").unwrap(),
-            format!("{}\n\n--- a/x", crate::PREVIEW_BANNER)
+            preview_text("--- a/x\n"),
+            format!("{PREVIEW_BANNER}\n\n--- a/x")
         );
     }
 
     #[test]
     fn result_details_list_the_change_set_under_the_files_key() {
         let dir = tempfile::tempdir().unwrap();
-        let workspace = crate::Workspace::open(dir.path()).unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
         let change_set = set(&[("a.rs", 2), ("b/c.rs", 1)])
             .into_spooled(&workspace)
             .unwrap();

@@ -8,10 +8,12 @@ use std::ops::ControlFlow;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use resolve_store::{STATE_DIR, Workspace};
+
+use crate::error::EditError;
 use crate::ordered::{default_threads, map_in_order};
 use crate::scope::{Scope, ScopedFile};
 use crate::text_file::{decode, read_bytes, split_bom};
-use crate::{EditError, STATE_DIR, Workspace};
 
 /// Lines `read` shows when no `limit` is given.
 pub const DEFAULT_READ_LIMIT: usize = 2000;

@@ -14,8 +14,9 @@ use std::path::PathBuf;
 use ignore::WalkBuilder;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use crate::change_set::path_order;
-use crate::{EditError, Workspace};
+use resolve_store::{StoreError, Workspace, path_order};
+
+use crate::error::EditError;
 
 /// One file of a scope.
 #[derive(Debug, Clone)]
@@ -185,10 +186,11 @@ fn glob_walk(workspace: &Workspace, path: &str) -> Result<Walk, EditError> {
         .filter(|component| !component.is_empty() && *component != ".")
         .collect();
     if rest.contains(&"..") {
-        return Err(EditError::OutsideWorkspace {
+        return Err(StoreError::OutsideWorkspace {
             path: path.to_owned(),
             root: workspace.root().to_path_buf(),
-        });
+        }
+        .into());
     }
     let start = workspace.resolve(&prefix)?;
     if !start.absolute.is_dir() {
@@ -297,10 +299,13 @@ mod tests {
         assert!(matches!(missing, EditError::NotFound { .. }), "{missing}");
         let escape = Scope::resolve(&ws, &["../**/*.rs".to_owned()]).unwrap_err();
         assert!(
-            matches!(escape, EditError::OutsideWorkspace { .. }),
+            matches!(escape, EditError::Store(StoreError::OutsideWorkspace { .. })),
             "{escape}"
         );
         let state = Scope::resolve(&ws, &[".resolve/**".to_owned()]).unwrap_err();
-        assert!(matches!(state, EditError::StateDir { .. }), "{state}");
+        assert!(
+            matches!(state, EditError::Store(StoreError::StateDir { .. })),
+            "{state}"
+        );
     }
 }

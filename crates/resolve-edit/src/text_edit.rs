@@ -1,5 +1,5 @@
 //! The `edit` and `write` producers: an exact-substring replacement in one file, and a whole
-//! file created or overwritten, each computed as a [`Preview`]; plus their success texts.
+//! file created or overwritten, each computed as a [`Preview`].
 //!
 //! `edit` matches `old_text` exactly. One courtesy: when it is not found, the file uses CRLF
 //! line endings and `old_text` uses bare LF, the search is repeated with both texts in CRLF, so
@@ -8,11 +8,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::preview::{EDIT_TOOL, WRITE_TOOL, preview_text};
+use resolve_store::{ChangeSet, FileChange, Workspace, WorkspacePath, content_hash};
+
+use crate::diff::change_diff;
+use crate::error::EditError;
+use crate::preview::{Preview, preview_text};
+use crate::producer::Producer;
 use crate::text_file::{decode, read_bytes};
-use crate::{
-    ChangeSet, EditError, FileChange, Preview, Workspace, WorkspacePath, change_diff, content_hash,
-};
 
 /// The arguments of `edit`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,16 +39,6 @@ pub struct WriteRequest {
     pub path: String,
     /// The whole new content.
     pub content: String,
-}
-
-/// The success text after applying an edit: `Applied edit to <path>.`
-pub fn edit_applied_text(path: &str) -> String {
-    format!("Applied edit to {path}.")
-}
-
-/// The success text after applying a write: `Wrote <path>.`
-pub fn write_applied_text(path: &str) -> String {
-    format!("Wrote {path}.")
 }
 
 /// Compute the `edit` preview: `old_text` must occur exactly once, or at least once with
@@ -105,9 +97,9 @@ pub fn preview_edit(workspace: &Workspace, request: &EditRequest) -> Result<Prev
     );
     Ok(Preview {
         change_set: change_set.into_spooled(workspace)?,
-        source_tool: EDIT_TOOL.to_owned(),
+        producer: Producer::Edit,
         label: format!("Edit: {path}"),
-        text: preview_text(&diff)?.into(),
+        text: preview_text(&diff).into(),
         details: json!({"path": path, "replacements": replacements}),
         files_key: None,
     })
@@ -144,9 +136,9 @@ pub fn preview_write(workspace: &Workspace, request: &WriteRequest) -> Result<Pr
     change_set.insert(path.clone(), change);
     Ok(Preview {
         change_set: change_set.into_spooled(workspace)?,
-        source_tool: WRITE_TOOL.to_owned(),
+        producer: Producer::Write,
         label: format!("Write: {path}"),
-        text: preview_text(&diff)?.into(),
+        text: preview_text(&diff).into(),
         details: json!({"path": path, "created": created, "bytes": request.content.len()}),
         files_key: None,
     })
@@ -214,7 +206,10 @@ mod tests {
         let preview = preview_edit(&ws, &edit("w.txt", "one\ntwo", "1\n2", false)).unwrap();
         let change_set = preview.change_set.load().unwrap();
         let content = change_set.get("w.txt").unwrap().new_content().unwrap();
-        assert_eq!(content.load(&ws).unwrap(), b"1\r\n2\r\nthree\r\n");
+        assert_eq!(
+            resolve_store::Blobs::of(&ws).read(content).unwrap().as_ref(),
+            b"1\r\n2\r\nthree\r\n"
+        );
     }
 
     #[test]

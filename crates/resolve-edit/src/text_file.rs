@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use crate::{EditError, FileContent};
+use resolve_store::FileContent;
+
+use crate::error::EditError;
 
 /// The UTF-8 byte-order mark.
 pub(crate) const BOM: &str = "\u{feff}";

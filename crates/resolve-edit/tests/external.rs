@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use pretty_assertions::assert_eq;
 use resolve_core::{BoxFuture, Error, Extra, ResolveSession, ToolResult};
 use resolve_edit::{
-    EditError, ExternalActionRunner, McpAction, McpToolCall, Origin, Outcome, Payload,
-    PendingRecord, Store, StorePendingSource, StoredAction, Workspace,
+    ExternalActionRunner, McpAction, McpToolCall, NewAction, Origin, Outcome, Payload,
+    PendingRecord, Store, StoreError, StorePendingSource, StoredAction, Workspace,
 };
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -70,20 +70,19 @@ fn call(tool: &str) -> McpToolCall {
 }
 
 fn stage(store: &Store, with_reject: bool) -> PendingRecord {
-    store
-        .stage_mcp(
-            Origin::Agent,
-            "notes__add",
-            "Note: hi",
-            McpAction {
-                server: "notes".into(),
-                apply: call("apply"),
-                reject: with_reject.then(|| call("reject")),
-            },
-            "Would add hi.".into(),
-            json!({"text": "hi"}),
-        )
-        .unwrap()
+    let action = NewAction {
+        origin: Origin::Agent,
+        source_tool: "notes__add".into(),
+        label: "Note: hi".into(),
+        preview_text: "Would add hi.".into(),
+        details: json!({"text": "hi"}),
+    };
+    let call = McpAction {
+        server: "notes".into(),
+        apply: call("apply"),
+        reject: with_reject.then(|| call("reject")),
+    };
+    store.stage_mcp(action, call).unwrap()
 }
 
 fn session(store: &Store, runner: Option<Arc<FakeRunner>>) -> ResolveSession {
@@ -101,7 +100,7 @@ fn args(action: &str, reason: &str) -> Value {
 }
 
 #[test]
-fn an_mcp_action_is_stored_as_data_and_old_records_still_read_as_change_sets() {
+fn an_mcp_action_is_stored_as_data_and_a_record_without_one_is_a_change_set() {
     let (dir, store) = setup();
     let record = stage(&store, false);
     assert_eq!(record.id, "pending-action:notes__add:1");
@@ -118,7 +117,7 @@ fn an_mcp_action_is_stored_as_data_and_old_records_still_read_as_change_sets() {
         Payload::Mcp(_)
     ));
 
-    // A record written before MCP calls existed has no `mcp` key: its payload is its change set.
+    // A record without an `mcp` key (every staged change set): its payload is its change set.
     let mut old = stored;
     old.as_object_mut().unwrap().remove("mcp");
     old["changeSet"] = json!({"files": {}});
@@ -131,7 +130,7 @@ fn store_apply_refuses_an_mcp_action_so_it_is_never_consumed_without_its_call() 
     let (_dir, store) = setup();
     let record = stage(&store, false);
     let error = store.apply(&record.id, None, "go", None).unwrap_err();
-    assert!(matches!(error, EditError::InvalidRequest(_)), "{error}");
+    assert!(matches!(error, StoreError::ExternalPayload { .. }), "{error}");
     assert_eq!(store.pending().unwrap().len(), 1);
 }
 

@@ -18,7 +18,8 @@ use std::process::Command;
 
 use pretty_assertions::assert_eq;
 use resolve_edit::{
-    ChangeSet, EditError, FileChange, FileTools, JOURNAL_DIR, Origin, STATE_DIR, Store,
+    ChangeSet, EditError, FileChange, FileTools, JOURNAL_DIR, NewAction, Origin, STATE_DIR, Store,
+    StoreError,
     StoredAction, Workspace, content_hash,
 };
 use serde_json::{Value, json};
@@ -80,17 +81,14 @@ impl Fixture {
 
     /// Stage a change set directly; the pending id.
     fn stage(&self, set: ChangeSet) -> String {
-        self.store
-            .stage(
-                Origin::Cli,
-                "ast_edit",
-                "test",
-                set,
-                "preview".into(),
-                Value::Null,
-            )
-            .unwrap()
-            .id
+        let action = NewAction {
+            origin: Origin::Cli,
+            source_tool: "ast_edit".into(),
+            label: "test".into(),
+            preview_text: "preview".into(),
+            details: Value::Null,
+        };
+        self.store.stage(action, set).unwrap().id
     }
 
     fn is_pending(&self, id: &str) -> bool {
@@ -164,7 +162,7 @@ fn a_symlink_to_outside_swapped_in_after_the_preview_is_refused_and_nothing_is_w
     let before = fx.files();
 
     let error = fx.store.apply(&id, None, "swap", None).unwrap_err();
-    assert!(matches!(error, EditError::SymlinkEscape { .. }), "{error}");
+    assert!(matches!(error, StoreError::SymlinkEscape { .. }), "{error}");
     assert!(error.to_string().contains("a.txt"), "{error}");
     assert_eq!(
         std::fs::read(fx.outside.join("victim.txt")).unwrap(),
@@ -186,7 +184,7 @@ fn a_parent_directory_swapped_for_a_symlink_to_outside_is_refused() {
     std::os::unix::fs::symlink(&fx.outside, fx.path("src")).unwrap();
 
     let error = fx.store.apply(&id, None, "swap", None).unwrap_err();
-    assert!(matches!(error, EditError::SymlinkEscape { .. }), "{error}");
+    assert!(matches!(error, StoreError::SymlinkEscape { .. }), "{error}");
     assert_eq!(std::fs::read(fx.outside.join("a.txt")).unwrap(), b"alpha\n");
     assert_eq!(fx.read("src.orig/a.txt"), b"alpha\n");
     assert!(fx.is_pending(&id));
@@ -203,7 +201,7 @@ fn a_symlink_to_another_workspace_file_swapped_in_is_checked_against_that_file()
     std::os::unix::fs::symlink("b.txt", fx.path("a.txt")).unwrap();
 
     let error = fx.store.apply(&id, None, "swap", None).unwrap_err();
-    assert!(matches!(error, EditError::Stale { .. }), "{error}");
+    assert!(matches!(error, StoreError::Stale { .. }), "{error}");
     assert_eq!(fx.read("b.txt"), b"beta\n");
     assert!(fx.is_pending(&id));
 }
@@ -227,7 +225,7 @@ fn a_file_replaced_by_a_directory_makes_the_preview_stale_and_writes_nothing() {
 
     let error = fx.store.apply(&id, None, "dir", None).unwrap_err();
     match &error {
-        EditError::Stale { files } => assert_eq!(files, &["b.txt", "c.txt"]),
+        StoreError::Stale { files } => assert_eq!(files, &["b.txt", "c.txt"]),
         other => panic!("expected a stale preview, got {other}"),
     }
     assert_eq!(fx.read("a.txt"), b"alpha\n");
@@ -276,7 +274,7 @@ fn permission_denied_on_one_file_rolls_back_the_files_already_written() {
 
     // `a.txt` is renamed into place first; renaming onto the immutable `b.txt` fails.
     let error = fx.store.apply(&id, None, "locked", None).unwrap_err();
-    assert!(matches!(error, EditError::Io { .. }), "{error}");
+    assert!(matches!(error, StoreError::Io { .. }), "{error}");
     assert!(error.to_string().contains("b.txt"), "{error}");
     assert_eq!(fx.files(), before, "a.txt was not rolled back");
     assert!(fx.is_pending(&id));
@@ -336,7 +334,7 @@ fn a_file_created_where_a_preview_creates_one_makes_it_stale() {
     let id = fx.call("write", json!({"path": "new.txt", "content": "mine\n"}));
     std::fs::write(fx.path("new.txt"), "theirs\n").unwrap();
     let error = fx.store.apply(&id, None, "raced", None).unwrap_err();
-    assert!(matches!(error, EditError::Stale { .. }), "{error}");
+    assert!(matches!(error, StoreError::Stale { .. }), "{error}");
     assert_eq!(fx.read("new.txt"), b"theirs\n");
 }
 
@@ -477,7 +475,10 @@ fn a_dangling_symlink_to_outside_is_refused_and_one_inside_is_written_through() 
         .tools()
         .call("write", &json!({"path": "out.txt", "content": "x\n"}))
         .unwrap_err();
-    assert!(matches!(error, EditError::SymlinkEscape { .. }), "{error}");
+    assert!(
+        matches!(error, EditError::Store(StoreError::SymlinkEscape { .. })),
+        "{error}"
+    );
     assert!(!fx.outside.join("new.txt").exists());
 
     std::os::unix::fs::symlink("src/lib.rs", fx.path("alias.rs")).unwrap();

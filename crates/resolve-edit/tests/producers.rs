@@ -7,7 +7,7 @@ use std::process::Command;
 
 use pretty_assertions::assert_eq;
 use resolve_edit::{
-    AstEditOp, AstEditOutcome, AstEditRequest, ChangeSet, Content, EditError, EditRequest,
+    AstEditOp, AstEditOutcome, AstEditRequest, Blobs, ChangeSet, Content, EditError, EditRequest, StoreError,
     FileChange, GrepRequest, LsRequest, PREVIEW_BANNER, Preview, ReadRequest, Workspace,
     WriteRequest, applied_text, content_hash, grep, ls, preview_ast_edit, preview_edit,
     preview_write, read,
@@ -67,7 +67,7 @@ fn no_replacements(ws: &Workspace, request: &AstEditRequest) -> String {
 /// The preview's text, read back from the blob store.
 #[expect(clippy::unwrap_used, reason = "a test helper panics when setup fails")]
 fn text(ws: &Workspace, preview: &Preview) -> String {
-    preview.text.load_text(ws).unwrap()
+    Blobs::of(ws).read_text(&preview.text).unwrap()
 }
 
 /// The preview's change set, read back from its spool.
@@ -89,7 +89,7 @@ fn content(ws: &Workspace, preview: &Preview, path: &str) -> String {
         .get(path)
         .and_then(FileChange::new_content)
         .unwrap_or_else(|| panic!("{path} is not in the preview"));
-    String::from_utf8(content.load(ws).unwrap()).unwrap()
+    String::from_utf8(Blobs::of(ws).read(content).unwrap().into_owned()).unwrap()
 }
 
 fn foo_to_bar() -> [(&'static str, &'static str); 1] {
@@ -104,7 +104,7 @@ fn ast_edit_one_replacement_has_exact_label_text_and_details() {
     let (_dir, ws) = workspace(&[("a.rs", b"fn a() { foo(1) }\n")]);
     let preview = preview(&ws, &request(&foo_to_bar(), &["a.rs"], None));
     assert_eq!(preview.label, "AST Edit: 1 replacement in 1 file");
-    assert_eq!(preview.source_tool, "ast_edit");
+    assert_eq!(preview.producer.name(), "ast_edit");
     assert_eq!(
         text(&ws, &preview),
         format!(
@@ -123,7 +123,7 @@ fn ast_edit_one_replacement_has_exact_label_text_and_details() {
         })
     );
     assert_eq!(
-        applied_text(&preview.source_tool, &changes(&preview)),
+        applied_text(preview.producer.name(), &changes(&preview)),
         "Applied 1 replacement in 1 file."
     );
 }
@@ -449,13 +449,13 @@ fn ast_edit_paths_outside_the_workspace_are_refused() {
         let error =
             preview_ast_edit(&ws, &request(&foo_to_bar(), &[path], None), None).unwrap_err();
         assert!(
-            matches!(error, EditError::OutsideWorkspace { .. }),
+            matches!(error, EditError::Store(StoreError::OutsideWorkspace { .. })),
             "{path}: {error}"
         );
     }
     let error =
         preview_ast_edit(&ws, &request(&foo_to_bar(), &[".resolve"], None), None).unwrap_err();
-    assert!(matches!(error, EditError::StateDir { .. }), "{error}");
+    assert!(matches!(error, EditError::Store(StoreError::StateDir { .. })), "{error}");
 }
 
 #[test]
@@ -540,7 +540,7 @@ fn edit_replaces_the_one_occurrence_with_label_and_diff() {
     )
     .unwrap();
     assert_eq!(preview.label, "Edit: src/a.txt");
-    assert_eq!(preview.source_tool, "edit");
+    assert_eq!(preview.producer.name(), "edit");
     assert_eq!(
         text(&ws, &preview),
         format!(
@@ -672,7 +672,7 @@ fn edit_and_write_refuse_paths_outside_the_workspace() {
     )
     .unwrap_err();
     assert!(
-        matches!(error, EditError::OutsideWorkspace { .. }),
+        matches!(error, EditError::Store(StoreError::OutsideWorkspace { .. })),
         "{error}"
     );
     let error = preview_edit(
@@ -686,7 +686,7 @@ fn edit_and_write_refuse_paths_outside_the_workspace() {
     )
     .unwrap_err();
     assert!(
-        matches!(error, EditError::OutsideWorkspace { .. }),
+        matches!(error, EditError::Store(StoreError::OutsideWorkspace { .. })),
         "{error}"
     );
     let error = preview_write(
@@ -697,7 +697,7 @@ fn edit_and_write_refuse_paths_outside_the_workspace() {
         },
     )
     .unwrap_err();
-    assert!(matches!(error, EditError::StateDir { .. }), "{error}");
+    assert!(matches!(error, EditError::Store(StoreError::StateDir { .. })), "{error}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -752,7 +752,7 @@ fn read_refuses_binary_files_directories_and_escapes() {
     ));
     assert!(matches!(
         read(&ws, &read_request("../x", None, None)).unwrap_err(),
-        EditError::OutsideWorkspace { .. }
+        EditError::Store(StoreError::OutsideWorkspace { .. })
     ));
 }
 
@@ -786,7 +786,7 @@ fn ls_sorts_entries_marks_directories_and_hides_the_state_dir() {
             }
         )
         .unwrap_err(),
-        EditError::OutsideWorkspace { .. }
+        EditError::Store(StoreError::OutsideWorkspace { .. })
     ));
 }
 
@@ -1022,7 +1022,10 @@ fn ast_edit_matches_the_ast_grep_cli_byte_for_byte() {
         };
         assert_eq!(preview.details["skipped"], json!([]), "{lang} `{pat}`");
         for (path, change) in changes(&preview).files() {
-            let new = change.new_content().unwrap().load(&ws).unwrap();
+            let new = Blobs::of(&ws)
+                .read(change.new_content().unwrap())
+                .unwrap()
+                .into_owned();
             std::fs::write(ours.path().join(path), new).unwrap();
         }
 

@@ -18,7 +18,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use resolve_edit::{
-    ChangeSet, FileChange, FileTools, Origin, STATE_DIR, Store, StoredAction, Workspace,
+    ChangeSet, FileChange, FileTools, NewAction, Origin, STATE_DIR, Store, StoredAction, Workspace,
     content_hash,
 };
 use serde_json::{Value, json};
@@ -164,7 +164,10 @@ fn expected_after(store: &Store, before: &Tree, set: &ChangeSet) -> Tree {
     for (path, change) in set.files() {
         match change.new_content() {
             Some(content) => {
-                after.insert(path.to_owned(), content.load(store.workspace()).unwrap())
+                after.insert(
+                    path.to_owned(),
+                    store.blobs().read(content).unwrap().into_owned(),
+                )
             }
             None => after.remove(path),
         };
@@ -173,17 +176,14 @@ fn expected_after(store: &Store, before: &Tree, set: &ChangeSet) -> Tree {
 }
 
 fn stage(store: &Store, set: ChangeSet) -> String {
-    store
-        .stage(
-            Origin::Agent,
-            "ast_edit",
-            "prop",
-            set,
-            "preview".into(),
-            Value::Null,
-        )
-        .unwrap()
-        .id
+    let action = NewAction {
+        origin: Origin::Agent,
+        source_tool: "ast_edit".into(),
+        label: "prop".into(),
+        preview_text: "preview".into(),
+        details: Value::Null,
+    };
+    store.stage(action, set).unwrap().id
 }
 
 proptest! {

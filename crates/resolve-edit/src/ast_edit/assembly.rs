@@ -7,11 +7,12 @@ use serde_json::{Value, json};
 use super::packs::Spooled;
 use super::request::{AstEditOutcome, AstEditRequest, LIMIT_NOTE, NO_REPLACEMENTS};
 use super::rewrite::FileResult;
-use crate::blobs::{BlobWriter, Blobs};
-use crate::change_set::hex;
-use crate::preview::{AST_EDIT_TOOL, PreviewText, count_noun};
-use crate::spool::ChangeSetWriter;
-use crate::{Content, EditError, FileChange, Preview, Workspace};
+use resolve_core::count_noun;
+use resolve_store::{BlobWriter, Blobs, ChangeSetWriter, Content, FileChange, Workspace, hex};
+
+use crate::error::EditError;
+use crate::preview::{Preview, PreviewText};
+use crate::producer::Producer;
 
 /// How many skipped files the text lists by name (the details list all).
 const SKIPPED_LISTED: usize = 20;
@@ -91,20 +92,24 @@ impl<'a> Assembly<'a> {
         spooled: &Spooled,
         replacements: usize,
     ) -> Result<(), EditError> {
+        let blobs = Blobs::of(self.workspace);
         let (text, change_set) = match &mut self.written {
             Some(written) => written,
-            None => self.written.insert((
-                PreviewText::start(Blobs::of(self.workspace).writer()?)?,
-                ChangeSetWriter::new(self.workspace),
-            )),
+            None => {
+                let writer = blobs.writer()?;
+                let text = PreviewText::start(writer).map_err(|error| text_error(&blobs, error))?;
+                self.written
+                    .insert((text, ChangeSetWriter::new(self.workspace)))
+            }
         };
         let diff_len = usize::try_from(spooled.diff_len).map_err(|_| too_large(path))?;
         text.diff(
             &spooled
                 .pack
                 .read(spooled.offset + spooled.new_len, diff_len)?,
-        )?;
-        change_set.push(
+        )
+        .map_err(|error| text_error(&blobs, error))?;
+        Ok(change_set.push(
             path,
             FileChange::Update {
                 base_hash: hex(&base_hash),
@@ -116,7 +121,7 @@ impl<'a> Assembly<'a> {
                 },
                 replacements,
             },
-        )
+        )?)
     }
 
     /// The outcome: an error, no replacements, or the preview with its label and details.
@@ -156,7 +161,10 @@ impl<'a> Assembly<'a> {
             }
             return Ok(AstEditOutcome::NoReplacements { text });
         };
-        let text = text.finish(&notes)?.finish()?;
+        let text = text
+            .finish(&notes)
+            .map_err(|error| text_error(&Blobs::of(self.workspace), error))?
+            .finish()?;
         let change_set = change_set.finish()?;
         let total = change_set.total_replacements();
         let files = change_set.len();
@@ -172,7 +180,7 @@ impl<'a> Assembly<'a> {
             .collect();
         Ok(AstEditOutcome::Preview(Box::new(Preview {
             change_set,
-            source_tool: AST_EDIT_TOOL.to_owned(),
+            producer: Producer::AstEdit,
             label,
             text: Content::Stored { blob: text },
             details: json!({
@@ -190,9 +198,16 @@ impl<'a> Assembly<'a> {
 /// The details key listing every changed file with its replacements.
 const FILE_REPLACEMENTS: &str = "fileReplacements";
 
+/// The error for a preview text that could not be written to its blob.
+fn text_error(blobs: &Blobs, error: std::io::Error) -> EditError {
+    EditError::io("write a blob in", blobs.dir(), error)
+}
+
 /// The error for a diff too large to read back into memory on this machine.
 fn too_large(path: &str) -> EditError {
-    EditError::InvalidRequest(format!("the diff of `{path}` is too large to show"))
+    EditError::DiffTooLarge {
+        path: path.to_owned(),
+    }
 }
 
 /// `Skipped 2 files:` and one `- path: reason` line per file (at most 20 named).

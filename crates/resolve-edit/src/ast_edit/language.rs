@@ -14,7 +14,7 @@ use ast_grep_core::{AstGrep, Pattern};
 use ast_grep_language::{Language, SupportLang};
 
 use super::request::AstEditOp;
-use crate::EditError;
+use crate::error::EditError;
 use crate::scope::ScopedFile;
 
 /// Languages whose grammars this build compiles (the default features of `ast-grep-language`

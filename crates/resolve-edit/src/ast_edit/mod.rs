@@ -47,25 +47,16 @@ use self::assembly::Assembly;
 use self::language::{LanguageOps, detect_language, parse_language, unusable_op_error};
 use self::packs::Packs;
 use self::rewrite::{FileResult, process_file};
-use crate::blobs::Blobs;
+use resolve_store::{Blobs, Workspace};
+
+use crate::error::EditError;
 use crate::ordered::{default_threads, map_in_order};
-use crate::preview::count_noun;
 use crate::scope::{Scope, ScopedFile};
-use crate::{EditError, Workspace};
 
 pub use self::language::supported_languages;
 pub use self::request::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
 };
-
-/// The success text after applying: `Applied 3 replacements in 2 files.`
-pub fn ast_edit_applied_text(replacements: usize, files: usize) -> String {
-    format!(
-        "Applied {} in {}.",
-        count_noun(replacements, "replacement"),
-        count_noun(files, "file")
-    )
-}
 
 /// Compute the `ast_edit` preview of `request`, reading files but writing none.
 ///
@@ -181,23 +172,4 @@ fn validate(request: &AstEditRequest) -> Result<(), EditError> {
         ));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use pretty_assertions::assert_eq;
-
-    use super::*;
-
-    #[test]
-    fn applied_text_has_singular_and_plural_forms() {
-        assert_eq!(
-            ast_edit_applied_text(1, 1),
-            "Applied 1 replacement in 1 file."
-        );
-        assert_eq!(
-            ast_edit_applied_text(3, 2),
-            "Applied 3 replacements in 2 files."
-        );
-    }
 }

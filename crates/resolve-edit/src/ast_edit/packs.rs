@@ -4,9 +4,9 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::EditError;
-use crate::blobs::{Blobs, Pack, PackWriter};
-use crate::change_set::sha256;
+use resolve_store::{Blobs, Pack, PackWriter, sha256};
+
+use crate::error::EditError;
 
 /// The packs of one preview: each worker thread appends the new text and the diff of every file
 /// it changes to a pack of its own (see [`PackWriter`]), so a preview holds neither; the
@@ -60,6 +60,6 @@ impl Packs {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(pack);
-        appended
+        Ok(appended?)
     }
 }

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Preview;
+use crate::preview::Preview;
 
 /// The file cap of model-facing tools: at most this many files changed by one preview.
 pub const DEFAULT_MAX_FILES: usize = 1000;

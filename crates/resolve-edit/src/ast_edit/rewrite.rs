@@ -12,10 +12,12 @@ use ast_grep_language::SupportLang;
 
 use super::language::LanguageOps;
 use super::packs::{Packs, Spooled};
-use crate::change_set::sha256;
+use resolve_store::sha256;
+
+use crate::diff::unified_diff;
+use crate::error::EditError;
 use crate::scope::ScopedFile;
 use crate::text_file::{decode, read_bytes, split_bom};
-use crate::{EditError, unified_diff};
 
 /// What happened to one file.
 pub(super) enum FileResult {

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use resolve_core::IdAllocator;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -39,6 +40,14 @@ pub struct NewAction {
 #[serde(rename_all = "camelCase")]
 struct Counters {
     next_seq: u64,
+}
+
+/// The store's persisted counter numbers in-memory pending actions too, so no two actions in a
+/// root ever share an id.
+impl IdAllocator for Store {
+    fn next_seq(&self) -> Result<u64, resolve_core::Error> {
+        Store::next_seq(self).map_err(|e| resolve_core::Error::PendingSource(e.to_string()))
+    }
 }
 
 impl Store {

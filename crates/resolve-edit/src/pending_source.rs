@@ -1,0 +1,372 @@
+//! Keeping a `resolve-core` pending stack in step with the durable store: previews staged by
+//! any process appear, previews consumed by any process disappear. Each stored preview becomes
+//! a pending action whose apply and discard go through the store (and, for stored MCP tool
+//! calls, through an [`ExternalActionRunner`]), optionally behind a person's [`ApplyGate`].
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use resolve_core::{ActionError, PendingAction, PendingSource, PendingStack, ToolResult};
+use resolve_store::{ApplyOutcome, Origin, Outcome, PendingRecord, PendingSummary, Store};
+use serde_json::{Map, Value, json};
+
+use crate::blocking::run_blocking;
+use crate::error::EditError;
+use crate::external::ExternalActionRunner;
+use crate::producer::applied_text_for;
+
+/// A person's say before a stored preview is applied (`resolve agent --approve ask`).
+pub trait ApplyGate: Send + Sync + std::fmt::Debug {
+    /// Decide whether `record` may be applied. Runs on a blocking thread; may prompt.
+    fn review(&self, record: &PendingRecord) -> GateDecision;
+}
+
+/// What the person decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GateDecision {
+    /// Let the apply go ahead.
+    Apply,
+    /// Discard the preview instead, with the person's reason.
+    Discard {
+        /// Why the person discarded it.
+        reason: String,
+    },
+}
+
+/// Keeps a session's pending stack in step with the durable store: previews staged by any
+/// process appear, previews consumed by any process disappear.
+#[derive(Debug)]
+pub struct StorePendingSource {
+    store: Store,
+    origin: Option<Origin>,
+    gate: Option<Arc<dyn ApplyGate>>,
+    runner: Option<Arc<dyn ExternalActionRunner>>,
+    known: Mutex<HashSet<String>>,
+}
+
+impl StorePendingSource {
+    /// A source of the pending actions of `origin` (`None`: every origin, as a person at the
+    /// CLI sees them).
+    pub fn new(store: Store, origin: Option<Origin>) -> Self {
+        Self {
+            store,
+            origin,
+            gate: None,
+            runner: None,
+            known: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// This source resolving stored MCP tool calls through `runner`. By default there is no
+    /// runner, and applying such an action fails with a message saying so (it stays pending).
+    #[must_use]
+    pub fn with_external_runner(mut self, runner: Arc<dyn ExternalActionRunner>) -> Self {
+        self.runner = Some(runner);
+        self
+    }
+
+    /// This source asking `gate` before every apply. By default applies are not reviewed.
+    #[must_use]
+    pub fn with_gate(mut self, gate: Arc<dyn ApplyGate>) -> Self {
+        self.gate = Some(gate);
+        self
+    }
+}
+
+impl PendingSource for StorePendingSource {
+    fn refresh(&self, stack: &mut PendingStack) -> Result<(), resolve_core::Error> {
+        let records = self
+            .store
+            .pending_summaries()
+            .map_err(|e| resolve_core::Error::PendingSource(e.to_string()))?;
+        let records: Vec<PendingSummary> = records
+            .into_iter()
+            .filter(|record| {
+                self.origin
+                    .as_ref()
+                    .is_none_or(|origin| &record.origin == origin)
+            })
+            .collect();
+        let live: HashSet<String> = records.iter().map(|record| record.id.clone()).collect();
+        let mut known = self
+            .known
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for gone in known.difference(&live) {
+            stack.remove(gone);
+        }
+        known.retain(|id| live.contains(id));
+        // Oldest first, so the newest ends at the head.
+        for record in records.iter().rev() {
+            if known.insert(record.id.clone()) {
+                let action = match record.mcp {
+                    None => durable_action(&self.store, record, self.gate.clone()),
+                    Some(_) => {
+                        mcp_action(&self.store, record, self.gate.clone(), self.runner.clone())
+                    }
+                };
+                stack.register(record.id.clone(), Arc::new(action));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The pending action of a stored preview: apply and discard go through the store, under its
+/// lock, on a blocking thread (so an abort cannot interrupt a transaction half-way).
+fn durable_action(
+    store: &Store,
+    record: &PendingSummary,
+    gate: Option<Arc<dyn ApplyGate>>,
+) -> PendingAction {
+    let apply_store = store.clone();
+    let apply_id = record.id.clone();
+    let source_tool = record.source_tool.clone();
+    let reject_store = store.clone();
+    let reject_id = record.id.clone();
+    PendingAction::new(
+        record.label.clone(),
+        record.source_tool.clone(),
+        move |reason, extra| {
+            let store = apply_store.clone();
+            let id = apply_id.clone();
+            let source_tool = source_tool.clone();
+            let gate = gate.clone();
+            async move {
+                let only = only_paths(extra.as_ref())?;
+                let outcome = run_blocking("apply", move || {
+                    if let Some(reason) = gate_discards(gate.as_ref(), &store, &id)? {
+                        store.discard(&id, &reason, None)?;
+                        return Ok(Err(reason));
+                    }
+                    let outcome = store.apply(&id, only.as_deref(), &reason, extra);
+                    if outcome.is_err() {
+                        // Keep the failed action at the head for every process.
+                        let _ = store.bump_to_head(&id);
+                    }
+                    outcome.map(Ok).map_err(EditError::from)
+                })
+                .await??;
+                match outcome {
+                    Ok(outcome) => Ok(applied_result(&source_tool, &outcome)),
+                    Err(human_reason) => Ok(human_discard_result(&human_reason)),
+                }
+            }
+        },
+    )
+    .with_reject(move |reason, extra| {
+        let store = reject_store.clone();
+        let id = reject_id.clone();
+        async move {
+            run_blocking("discard", move || store.discard(&id, &reason, extra)).await??;
+            Ok(None)
+        }
+    })
+}
+
+/// Ask `gate` (when there is one) about the pending action `id`: the person's reason when they
+/// discard it, `None` when the apply may go ahead.
+fn gate_discards(
+    gate: Option<&Arc<dyn ApplyGate>>,
+    store: &Store,
+    id: &str,
+) -> Result<Option<String>, EditError> {
+    let Some(gate) = gate else {
+        return Ok(None);
+    };
+    let Some(record) = store.pending_record(id)? else {
+        return Ok(None);
+    };
+    Ok(match gate.review(&record) {
+        GateDecision::Apply => None,
+        GateDecision::Discard { reason } => Some(reason),
+    })
+}
+
+/// The pending action of a stored MCP tool call: apply (and discard, when the record has a
+/// reject call) make the call through `runner`, under the store's lock, on a blocking thread;
+/// the action is consumed only when the call succeeds.
+fn mcp_action(
+    store: &Store,
+    record: &PendingSummary,
+    gate: Option<Arc<dyn ApplyGate>>,
+    runner: Option<Arc<dyn ExternalActionRunner>>,
+) -> PendingAction {
+    let apply_store = store.clone();
+    let apply_id = record.id.clone();
+    let apply_runner = runner.clone();
+    let reject_store = store.clone();
+    let reject_id = record.id.clone();
+    PendingAction::new(
+        record.label.clone(),
+        record.source_tool.clone(),
+        move |reason, extra| {
+            let store = apply_store.clone();
+            let id = apply_id.clone();
+            let runner = apply_runner.clone();
+            let gate = gate.clone();
+            let handle = tokio::runtime::Handle::current();
+            async move {
+                run_blocking("apply", move || {
+                    if let Some(reason) = gate_discards(gate.as_ref(), &store, &id)? {
+                        mcp_discard(&store, runner.as_ref(), &handle, &id, &reason, None)?;
+                        return Ok(human_discard_result(&reason));
+                    }
+                    store
+                        .resolve_external(
+                            &id,
+                            Outcome::Applied,
+                            &reason,
+                            extra.clone(),
+                            |record| {
+                                mcp_call(
+                                    runner.as_ref(),
+                                    &handle,
+                                    record,
+                                    Step::Apply,
+                                    &reason,
+                                    extra.as_ref(),
+                                )
+                            },
+                        )?
+                        .map_err(ActionError::Failed)
+                })
+                .await?
+            }
+        },
+    )
+    .with_reject(move |reason, extra| {
+        let store = reject_store.clone();
+        let id = reject_id.clone();
+        let runner = runner.clone();
+        let handle = tokio::runtime::Handle::current();
+        async move {
+            run_blocking("discard", move || {
+                mcp_discard(&store, runner.as_ref(), &handle, &id, &reason, extra)
+            })
+            .await?
+        }
+    })
+}
+
+/// Which call of an MCP action to make.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Apply,
+    Reject,
+}
+
+/// Discard a stored MCP action: call its reject tool when it has one (the result is the
+/// discard's result), else call nothing (`None`: the default discard text).
+fn mcp_discard(
+    store: &Store,
+    runner: Option<&Arc<dyn ExternalActionRunner>>,
+    handle: &tokio::runtime::Handle,
+    id: &str,
+    reason: &str,
+    extra: Option<resolve_core::Extra>,
+) -> Result<Option<ToolResult>, ActionError> {
+    store
+        .resolve_external(
+            id,
+            Outcome::Discarded,
+            reason,
+            extra.clone(),
+            |record| match record
+                .mcp
+                .as_ref()
+                .and_then(|action| action.reject.as_ref())
+            {
+                None => Ok(None),
+                Some(_) => {
+                    mcp_call(runner, handle, record, Step::Reject, reason, extra.as_ref()).map(Some)
+                }
+            },
+        )?
+        .map_err(ActionError::Tool)
+}
+
+/// Make the apply or reject call of `record` and wait for it (on this blocking thread). An
+/// error result, like a call that could not be made, is an `Err` with a message naming the
+/// server and the tool.
+fn mcp_call(
+    runner: Option<&Arc<dyn ExternalActionRunner>>,
+    handle: &tokio::runtime::Handle,
+    record: &PendingRecord,
+    step: Step,
+    reason: &str,
+    extra: Option<&resolve_core::Extra>,
+) -> Result<ToolResult, String> {
+    let Some(action) = &record.mcp else {
+        return Err(format!("`{}` is not an MCP tool call.", record.id));
+    };
+    let call = match step {
+        Step::Apply => &action.apply,
+        Step::Reject => action
+            .reject
+            .as_ref()
+            .ok_or_else(|| format!("`{}` has no reject call.", record.id))?,
+    };
+    let Some(runner) = runner else {
+        return Err(format!(
+            "`{}` calls the tool `{}` of the MCP server `{}`, and no MCP client is set up in this process.",
+            record.id, call.tool, action.server
+        ));
+    };
+    let result = handle.block_on(runner.call(&action.server, call, reason, extra))?;
+    if result.is_error {
+        return Err(format!(
+            "the tool `{}` of the MCP server `{}` returned an error: {}",
+            call.tool, action.server, result.text
+        ));
+    }
+    Ok(result)
+}
+
+/// The result the model reads when the person at the gate discarded its preview.
+fn human_discard_result(reason: &str) -> ToolResult {
+    ToolResult::error(format!(
+        "Not applied: the user reviewed this preview and discarded it. Their reason: {reason}"
+    ))
+}
+
+/// `extra.only`, checked: a list of paths.
+fn only_paths(extra: Option<&Map<String, Value>>) -> Result<Option<Vec<String>>, ActionError> {
+    let Some(only) = extra.and_then(|extra| extra.get("only")) else {
+        return Ok(None);
+    };
+    let paths = only.as_array().and_then(|items| {
+        items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+    });
+    match paths {
+        Some(paths) if !paths.is_empty() => Ok(Some(paths)),
+        Some(_) | None => Err(ActionError::Tool(
+            "`extra.only` must be a non-empty array of file paths from the preview.".to_owned(),
+        )),
+    }
+}
+
+/// The success text and details of an apply.
+fn applied_result(source_tool: &str, outcome: &ApplyOutcome) -> ToolResult {
+    let mut text = applied_text_for(
+        source_tool,
+        &outcome.applied_files,
+        outcome.total_replacements,
+    );
+    if !outcome.dropped_files.is_empty() {
+        text.push_str(&format!(
+            "\nApplied files: {}\nDropped files: {}",
+            outcome.applied_files.join(", "),
+            outcome.dropped_files.join(", ")
+        ));
+    }
+    ToolResult::text(text).with_details(json!({
+        "pendingId": outcome.record.action.id,
+        "appliedFiles": outcome.applied_files,
+        "droppedFiles": outcome.dropped_files,
+        "totalReplacements": outcome.total_replacements,
+    }))
+}

@@ -1,0 +1,122 @@
+//! The preview producers by identity: their tool names (each spelled once, here) and the
+//! success texts shown once a preview of theirs is applied. Producing previews is the
+//! producers' own modules'; this module only names them.
+
+use std::fmt;
+
+use resolve_core::count_noun;
+
+/// Name of the structural rewrite producer.
+pub const AST_EDIT_TOOL: &str = "ast_edit";
+/// Name of the exact-text edit producer.
+pub const EDIT_TOOL: &str = "edit";
+/// Name of the whole-file write producer.
+pub const WRITE_TOOL: &str = "write";
+
+/// A tool that produces previews.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Producer {
+    /// `ast_edit`: structural rewrites over many files.
+    AstEdit,
+    /// `edit`: an exact-text replacement in one file.
+    Edit,
+    /// `write`: one file created or replaced whole.
+    Write,
+}
+
+impl Producer {
+    /// Every producer, in the order tools are offered.
+    pub const ALL: [Producer; 3] = [Self::AstEdit, Self::Edit, Self::Write];
+
+    /// The tool's name (`ast_edit`, `edit`, `write`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::AstEdit => AST_EDIT_TOOL,
+            Self::Edit => EDIT_TOOL,
+            Self::Write => WRITE_TOOL,
+        }
+    }
+
+    /// The producer named `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|producer| producer.name() == name)
+    }
+
+    /// The success text after applying `paths` (with `replacements` in all) of a preview of
+    /// this producer: `Applied edit to <path>.`, `Wrote <path>.`, or for several files (and
+    /// for `ast_edit`) `Applied 3 replacements in 2 files.`
+    pub fn applied_text(self, paths: &[String], replacements: usize) -> String {
+        match (self, paths) {
+            (Self::Edit, [path]) => format!("Applied edit to {path}."),
+            (Self::Write, [path]) => format!("Wrote {path}."),
+            (Self::AstEdit | Self::Edit | Self::Write, _) => {
+                replacements_text(replacements, paths.len())
+            }
+        }
+    }
+}
+
+impl fmt::Display for Producer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `Applied 3 replacements in 2 files.`: the success text of a multi-file apply.
+pub(crate) fn replacements_text(replacements: usize, files: usize) -> String {
+    format!(
+        "Applied {} in {}.",
+        count_noun(replacements, "replacement"),
+        count_noun(files, "file")
+    )
+}
+
+/// The success text after applying `paths` of a change set staged by the tool `source_tool`:
+/// its producer's ([`Producer::applied_text`]), or the multi-file text for any other tool.
+pub fn applied_text_for(source_tool: &str, paths: &[String], replacements: usize) -> String {
+    match Producer::from_name(source_tool) {
+        Some(producer) => producer.applied_text(paths, replacements),
+        None => replacements_text(replacements, paths.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(names: &[&str]) -> Vec<String> {
+        names.iter().map(|name| (*name).to_owned()).collect()
+    }
+
+    #[test]
+    fn names_round_trip_and_other_tools_are_no_producer() {
+        for producer in Producer::ALL {
+            assert_eq!(Producer::from_name(producer.name()), Some(producer));
+        }
+        assert_eq!(Producer::from_name("custom_tool"), None);
+    }
+
+    #[test]
+    fn applied_texts_name_one_file_or_count_replacements() {
+        assert_eq!(
+            Producer::Edit.applied_text(&paths(&["src/a.rs"]), 1),
+            "Applied edit to src/a.rs."
+        );
+        assert_eq!(
+            Producer::Write.applied_text(&paths(&["notes.md"]), 1),
+            "Wrote notes.md."
+        );
+        assert_eq!(
+            Producer::AstEdit.applied_text(&paths(&["a.rs"]), 1),
+            "Applied 1 replacement in 1 file."
+        );
+        assert_eq!(
+            Producer::AstEdit.applied_text(&paths(&["a.rs", "b.rs"]), 3),
+            "Applied 3 replacements in 2 files."
+        );
+        assert_eq!(
+            applied_text_for("custom", &paths(&["a.rs", "b.rs"]), 3),
+            "Applied 3 replacements in 2 files."
+        );
+    }
+}

@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 
 use resolve_core::{ColorMode, ToolResult, render_resolve_result};
-use resolve_edit::{EditError, StagedPreview, Workspace};
+use resolve_edit::{Blobs, EditError, StagedPreview, Workspace};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -102,7 +102,10 @@ impl Output {
         staged: &StagedPreview,
         workspace: &Workspace,
     ) -> Result<(), EditError> {
-        let text = BufReader::with_capacity(64 * 1024, staged.record.preview_text.open(workspace)?);
+        let text = BufReader::with_capacity(
+            64 * 1024,
+            Blobs::of(workspace).open(&staged.record.preview_text)?,
+        );
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         let note = staged.note.as_ref().map(|note| format!("\n{note}"));
         let written = if self.json {

@@ -75,7 +75,6 @@ pub use queue::{
     ToolChoiceQueue,
 };
 pub use render::{ColorMode, render_resolve_call, render_resolve_result};
-pub use text::count_noun;
 pub use resolve::{
     NOTHING_TO_DISCARD, RESOLVE_DESCRIPTION, ResolveAction, ResolveArgs, ResolveHandler,
     base_details, resolve_tool_spec, run_resolve_invocation,
@@ -83,6 +82,7 @@ pub use resolve::{
 pub use result::ToolResult;
 pub use session::{PendingSource, ResolveSession, TurnStop};
 pub use soft::{MAX_SOFT_ESCALATIONS, SoftGate, TurnVerdict, skipped_call_text};
+pub use text::count_noun;
 pub use tool::{ToolSpec, needs_resolve_tool};
 
 /// The README's Rust examples, compiled and run as doc tests.

@@ -46,7 +46,7 @@ mod pending_source;
 mod tools;
 
 pub use resolve_store::{
-    ApplyOutcome, BLOB_GRACE, BINARY_SNIFF_LEN, Blobs, CRASH_AT_ENV, CRASH_STEPS, ChangeSet,
+    ApplyOutcome, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs, CRASH_AT_ENV, CRASH_STEPS, ChangeSet,
     Content, FileChange, FileContent, HistoryRecord, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
     McpAction, McpToolCall, NewAction, Origin, Outcome, Payload, PendingRecord, PendingSummary,
     STATE_DIR, SpooledChangeSet, StagedRecord, Store, StoreError, StoreLock, StoredAction,

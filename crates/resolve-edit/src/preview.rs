@@ -142,11 +142,10 @@ impl<W: Write> PreviewText<W> {
 pub(crate) fn preview_text(diff: &str) -> String {
     let mut text = Vec::with_capacity(PREVIEW_BANNER.len() + 2 + diff.len());
     // Writing to a `Vec` cannot fail.
-    let _infallible = PreviewText::start(&mut text)
-        .and_then(|mut preview| {
-            preview.diff(diff.as_bytes())?;
-            preview.finish(&[])
-        });
+    let _infallible = PreviewText::start(&mut text).and_then(|mut preview| {
+        preview.diff(diff.as_bytes())?;
+        preview.finish(&[])
+    });
     String::from_utf8(text)
         .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
 }

@@ -39,7 +39,9 @@ impl Producer {
 
     /// The producer named `name`, if it is one.
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|producer| producer.name() == name)
+        Self::ALL
+            .into_iter()
+            .find(|producer| producer.name() == name)
     }
 
     /// The success text after applying `paths` (with `replacements` in all) of a preview of

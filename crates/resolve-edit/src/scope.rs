@@ -299,7 +299,10 @@ mod tests {
         assert!(matches!(missing, EditError::NotFound { .. }), "{missing}");
         let escape = Scope::resolve(&ws, &["../**/*.rs".to_owned()]).unwrap_err();
         assert!(
-            matches!(escape, EditError::Store(StoreError::OutsideWorkspace { .. })),
+            matches!(
+                escape,
+                EditError::Store(StoreError::OutsideWorkspace { .. })
+            ),
             "{escape}"
         );
         let state = Scope::resolve(&ws, &[".resolve/**".to_owned()]).unwrap_err();

@@ -207,7 +207,10 @@ mod tests {
         let change_set = preview.change_set.load().unwrap();
         let content = change_set.get("w.txt").unwrap().new_content().unwrap();
         assert_eq!(
-            resolve_store::Blobs::of(&ws).read(content).unwrap().as_ref(),
+            resolve_store::Blobs::of(&ws)
+                .read(content)
+                .unwrap()
+                .as_ref(),
             b"1\r\n2\r\nthree\r\n"
         );
     }

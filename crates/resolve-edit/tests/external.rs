@@ -130,7 +130,10 @@ fn store_apply_refuses_an_mcp_action_so_it_is_never_consumed_without_its_call() 
     let (_dir, store) = setup();
     let record = stage(&store, false);
     let error = store.apply(&record.id, None, "go", None).unwrap_err();
-    assert!(matches!(error, StoreError::ExternalPayload { .. }), "{error}");
+    assert!(
+        matches!(error, StoreError::ExternalPayload { .. }),
+        "{error}"
+    );
     assert_eq!(store.pending().unwrap().len(), 1);
 }
 

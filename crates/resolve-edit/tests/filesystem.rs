@@ -19,8 +19,7 @@ use std::process::Command;
 use pretty_assertions::assert_eq;
 use resolve_edit::{
     ChangeSet, EditError, FileChange, FileTools, JOURNAL_DIR, NewAction, Origin, STATE_DIR, Store,
-    StoreError,
-    StoredAction, Workspace, content_hash,
+    StoreError, StoredAction, Workspace, content_hash,
 };
 use serde_json::{Value, json};
 

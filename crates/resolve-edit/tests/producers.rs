@@ -7,9 +7,9 @@ use std::process::Command;
 
 use pretty_assertions::assert_eq;
 use resolve_edit::{
-    AstEditOp, AstEditOutcome, AstEditRequest, Blobs, ChangeSet, Content, EditError, EditRequest, StoreError,
-    FileChange, GrepRequest, LsRequest, PREVIEW_BANNER, Preview, ReadRequest, Workspace,
-    WriteRequest, applied_text, content_hash, grep, ls, preview_ast_edit, preview_edit,
+    AstEditOp, AstEditOutcome, AstEditRequest, Blobs, ChangeSet, Content, EditError, EditRequest,
+    FileChange, GrepRequest, LsRequest, PREVIEW_BANNER, Preview, ReadRequest, StoreError,
+    Workspace, WriteRequest, applied_text, content_hash, grep, ls, preview_ast_edit, preview_edit,
     preview_write, read,
 };
 use serde_json::json;
@@ -455,7 +455,10 @@ fn ast_edit_paths_outside_the_workspace_are_refused() {
     }
     let error =
         preview_ast_edit(&ws, &request(&foo_to_bar(), &[".resolve"], None), None).unwrap_err();
-    assert!(matches!(error, EditError::Store(StoreError::StateDir { .. })), "{error}");
+    assert!(
+        matches!(error, EditError::Store(StoreError::StateDir { .. })),
+        "{error}"
+    );
 }
 
 #[test]
@@ -697,7 +700,10 @@ fn edit_and_write_refuse_paths_outside_the_workspace() {
         },
     )
     .unwrap_err();
-    assert!(matches!(error, EditError::Store(StoreError::StateDir { .. })), "{error}");
+    assert!(
+        matches!(error, EditError::Store(StoreError::StateDir { .. })),
+        "{error}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -163,12 +163,10 @@ fn expected_after(store: &Store, before: &Tree, set: &ChangeSet) -> Tree {
     let mut after = before.clone();
     for (path, change) in set.files() {
         match change.new_content() {
-            Some(content) => {
-                after.insert(
-                    path.to_owned(),
-                    store.blobs().read(content).unwrap().into_owned(),
-                )
-            }
+            Some(content) => after.insert(
+                path.to_owned(),
+                store.blobs().read(content).unwrap().into_owned(),
+            ),
             None => after.remove(path),
         };
     }

@@ -2,8 +2,8 @@
 //! `preview_ast_edit` (the producer behind the `ast_edit` tool).
 
 use resolve_edit::{
-    AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, FileChange, NO_REPLACEMENTS,
-    content_hash, is_binary, preview_ast_edit,
+    AstEditOp, AstEditOutcome, AstEditRequest, Blobs, DEFAULT_MAX_FILES, FileChange,
+    NO_REPLACEMENTS, content_hash, is_binary, preview_ast_edit,
 };
 
 use crate::fixture::Fixture;
@@ -113,9 +113,11 @@ pub fn ast_edit(data: &[u8]) {
                 panic!("an ast_edit preview must update its file");
             };
             assert_eq!(base_hash, &content_hash(source), "wrong base hash");
-            let content = content
-                .load(&fixture.workspace())
-                .expect("a preview's content reads back from the blob store");
+            let blobs = Blobs::of(&fixture.workspace());
+            let content = blobs
+                .read(content)
+                .expect("a preview's content reads back from the blob store")
+                .into_owned();
             assert_ne!(content, *source, "a preview that changes nothing");
             assert!(*replacements >= 1);
             if source.starts_with("\u{feff}".as_bytes()) {
@@ -124,9 +126,8 @@ pub fn ast_edit(data: &[u8]) {
                     "the BOM was lost"
                 );
             }
-            let text = preview
-                .text
-                .load_text(&fixture.workspace())
+            let text = blobs
+                .read_text(&preview.text)
                 .expect("a preview's text reads back from the blob store");
             assert!(text.starts_with(resolve_edit::PREVIEW_BANNER));
         }

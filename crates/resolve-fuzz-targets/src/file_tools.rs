@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use resolve_edit::{FileTools, Origin, Store, StoredAction};
+use resolve_edit::{Blobs, FileTools, Origin, Store, StoredAction};
 use serde_json::Value;
 
 use crate::fixture::{Entry, Fixture, Tree, files_only};
@@ -127,9 +127,10 @@ pub fn file_tools(data: &[u8]) {
                     Some(content) => assert_eq!(
                         std::fs::read(&absolute).ok(),
                         Some(
-                            content
-                                .load(&fixture.workspace())
+                            Blobs::of(&fixture.workspace())
+                                .read(content)
                                 .expect("an applied content reads back")
+                                .into_owned()
                         ),
                         "`{path}` does not hold the previewed bytes after apply"
                     ),

@@ -5,7 +5,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use resolve_edit::{
-    ChangeSet, EditError, FileChange, JOURNAL_DIR, Origin, Store, StoredAction, content_hash,
+    ChangeSet, FileChange, JOURNAL_DIR, NewAction, Origin, Store, StoreError, StoredAction,
+    content_hash,
 };
 
 use crate::fixture::Fixture;
@@ -60,10 +61,10 @@ pub fn store_readers(data: &[u8]) {
         _ => return,
     }
 
-    let check = |result: Result<(), EditError>| {
-        if let Err(error) = result {
+    let check = |error: Option<&StoreError>| {
+        if let Some(error) = error {
             assert!(!error.to_string().is_empty());
-            if let EditError::CorruptState { path, .. } = &error {
+            if let StoreError::CorruptState { path, .. } = error {
                 assert!(
                     path.exists(),
                     "`{}` was reported corrupt and then dropped",
@@ -82,12 +83,12 @@ pub fn store_readers(data: &[u8]) {
             Err(_) => assert_eq!(b, b"BETA\n", "a failed rollback changed b.txt"),
         }
     }
-    check(recovered.map(drop));
-    check(store.pending().map(drop));
-    check(store.history().map(drop));
-    check(store.get(DISCARDED).map(drop));
+    check(recovered.as_ref().err());
+    check(store.pending().err().as_ref());
+    check(store.history().err().as_ref());
+    check(store.get(DISCARDED).err().as_ref());
     let staged = store.get(PENDING);
-    check(staged.as_ref().map(drop).map_err(clone_error));
+    check(staged.as_ref().err());
     let applied = store.apply(PENDING, None, "fuzz", None);
     if let (Ok(outcome), Ok(StoredAction::Pending(record))) = (&applied, &staged) {
         for path in &outcome.applied_files {
@@ -98,9 +99,11 @@ pub fn store_readers(data: &[u8]) {
             let absolute = fixture.root().join(path);
             assert_eq!(
                 std::fs::read(&absolute).ok(),
-                content.map(|content| content
-                    .load(&fixture.workspace())
-                    .expect("an applied content reads back")),
+                content.map(|content| store
+                    .blobs()
+                    .read(content)
+                    .expect("an applied content reads back")
+                    .into_owned()),
                 "`{path}` does not hold what the applied change set says"
             );
         }
@@ -114,14 +117,14 @@ pub fn store_readers(data: &[u8]) {
         assert!(
             matches!(
                 store.apply(PENDING, None, "again", None),
-                Err(EditError::NotPending { .. })
+                Err(StoreError::NotPending { .. })
             ),
             "an applied action could be applied a second time"
         );
     }
-    check(applied.map(drop));
-    check(store.next_seq().map(drop));
-    check(store.undo(PENDING).map(drop));
+    check(applied.as_ref().err());
+    check(store.next_seq().err().as_ref());
+    check(store.undo(PENDING).err().as_ref());
 }
 
 /// `history/1.json` (a discarded write of `a.txt`) and `pending/3.json` (an update of `b.txt`
@@ -137,14 +140,7 @@ fn stage_fixture_actions(store: &Store) {
         },
     );
     let record = store
-        .stage(
-            Origin::Cli,
-            "write",
-            "Write: a.txt",
-            first,
-            "preview".into(),
-            serde_json::Value::Null,
-        )
+        .stage(action(Origin::Cli, "Write: a.txt"), first)
         .expect("staging the first action");
     assert_eq!(record.id, DISCARDED);
     store
@@ -166,16 +162,20 @@ fn stage_fixture_actions(store: &Store) {
         },
     );
     let record = store
-        .stage(
-            Origin::Agent,
-            "write",
-            "Write: b.txt",
-            second,
-            "preview".into(),
-            serde_json::Value::Null,
-        )
+        .stage(action(Origin::Agent, "Write: b.txt"), second)
         .expect("staging the second action");
     assert_eq!(record.id, PENDING);
+}
+
+/// A `write` of the fixture's, staged by `origin` under `label`.
+fn action(origin: Origin, label: &str) -> NewAction {
+    NewAction {
+        origin,
+        source_tool: "write".into(),
+        label: label.into(),
+        preview_text: "preview".into(),
+        details: serde_json::Value::Null,
+    }
 }
 
 /// An uncommitted journal of applying the pending action, before any rename.
@@ -207,9 +207,4 @@ fn write(path: &Path, bytes: &[u8]) {
         std::fs::create_dir_all(parent).expect("a state directory");
     }
     std::fs::write(path, bytes).expect("a state file");
-}
-
-/// `EditError` is not `Clone`; keep its text for the check.
-fn clone_error(error: &EditError) -> EditError {
-    EditError::InvalidRequest(error.to_string())
 }

@@ -7,7 +7,7 @@
 pub enum McpError {
     /// The workspace root cannot be opened (missing, not a directory, unreadable).
     #[error(transparent)]
-    OpenWorkspace(#[from] resolve_edit::EditError),
+    OpenWorkspace(#[from] resolve_edit::StoreError),
     /// The MCP handshake with the client failed.
     #[error("The MCP handshake with the client failed.")]
     Initialize(#[source] Box<rmcp::service::ServerInitializeError>),

@@ -2,7 +2,9 @@
 //! connection's pending actions (head first), `resolve://history/<id>` for every resolved action
 //! of the workspace (most recent first). Reading one gives a header line and the preview diff.
 
-use resolve_edit::{EditError, HistoryRecord, Origin, Outcome, PendingRecord, Store, StoredAction};
+use resolve_edit::{
+    HistoryRecord, Origin, Outcome, PendingRecord, Store, StoreError, StoredAction,
+};
 use rmcp::ErrorData;
 use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
 
@@ -16,7 +18,7 @@ const MIME_TEXT: &str = "text/plain";
 
 /// The resources of `origin`: its pending previews (head first), then the workspace history
 /// (most recently resolved first).
-pub(crate) fn list(store: &Store, origin: &Origin) -> Result<Vec<Resource>, EditError> {
+pub(crate) fn list(store: &Store, origin: &Origin) -> Result<Vec<Resource>, StoreError> {
     let pending = store.pending_for(origin)?;
     let history = store.history()?;
     Ok(pending
@@ -93,13 +95,13 @@ pub(crate) fn read(store: &Store, uri: &str) -> Result<ResourceContents, ErrorDa
     };
     let stored = match store.get(id) {
         Ok(stored) => stored,
-        Err(error @ EditError::UnknownAction { .. }) => return Err(not_found(error.to_string())),
+        Err(error @ StoreError::UnknownAction { .. }) => return Err(not_found(error.to_string())),
         Err(error) => return Err(ErrorData::internal_error(error.to_string(), None)),
     };
     let preview = |record: &resolve_edit::PendingRecord| {
-        record
-            .preview_text
-            .load_text(store.workspace())
+        store
+            .blobs()
+            .read_text(&record.preview_text)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))
     };
     let text = match (stored, want_pending) {

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession, ToolResult};
-use resolve_edit::{FileTools, Origin, Store, Workspace};
+use resolve_edit::{FileTools, Origin, Store, TaskDied, Workspace, run_blocking};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
@@ -141,7 +141,7 @@ impl ResolveServer {
         } else {
             let tools = self.inner.tools.clone();
             let name = name.to_owned();
-            tokio::task::spawn_blocking(move || {
+            run_blocking("tool", move || {
                 tools
                     .call(&name, &arguments)
                     .unwrap_or_else(|error| ToolResult::error(error.to_string()))
@@ -158,7 +158,7 @@ impl ResolveServer {
     async fn resolve(&self, arguments: Value, cancel: CancellationToken) -> ToolResult {
         let session = self.inner.session.clone();
         let runtime = tokio::runtime::Handle::current();
-        tokio::task::spawn_blocking(move || {
+        run_blocking("resolve", move || {
             runtime
                 .block_on(session.execute_resolve(&arguments, &cancel))
                 .unwrap_or_else(|error| ToolResult::from_error(&error))
@@ -170,7 +170,7 @@ impl ResolveServer {
     /// Whether this connection has pending actions, as the store says now.
     async fn has_pending(&self) -> bool {
         let session = self.inner.session.clone();
-        tokio::task::spawn_blocking(move || {
+        run_blocking("pending check", move || {
             if let Err(error) = session.refresh_pending() {
                 tracing::warn!(%error, "could not read the pending store");
             }
@@ -187,7 +187,7 @@ impl ResolveServer {
     async fn resources(&self) -> Result<Vec<rmcp::model::Resource>, ErrorData> {
         let store = self.inner.store.clone();
         let origin = self.inner.origin.clone();
-        tokio::task::spawn_blocking(move || resources::list(&store, &origin))
+        run_blocking("resource list", move || resources::list(&store, &origin))
             .await
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))?
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))
@@ -291,9 +291,11 @@ impl ServerHandler for ResolveServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let store = self.inner.store.clone();
-        let contents = tokio::task::spawn_blocking(move || resources::read(&store, &request.uri))
-            .await
-            .map_err(|error| ErrorData::internal_error(error.to_string(), None))??;
+        let contents = run_blocking("resource read", move || {
+            resources::read(&store, &request.uri)
+        })
+        .await
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))??;
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
@@ -319,10 +321,11 @@ impl ServerHandler for ResolveServer {
 }
 
 /// The error result of a tool task that panicked or was cancelled.
-fn task_failed(what: &str, error: &tokio::task::JoinError) -> ToolResult {
+fn task_failed(what: &str, error: &TaskDied) -> ToolResult {
     tracing::error!(%error, "{what} task ended abnormally");
     ToolResult::error(format!(
-        "Internal error: {what} did not finish ({error}). Nothing was changed by this call unless the history says so."
+        "Internal error: {what} did not finish ({}). Nothing was changed by this call unless the history says so.",
+        error.source
     ))
 }
 

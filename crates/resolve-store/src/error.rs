@@ -203,7 +203,10 @@ impl StoreError {
     pub fn is_tool_error(&self) -> bool {
         !matches!(
             self,
-            Self::Io { .. } | Self::LockTimeout { .. } | Self::CorruptState { .. } | Self::Invariant(_)
+            Self::Io { .. }
+                | Self::LockTimeout { .. }
+                | Self::CorruptState { .. }
+                | Self::Invariant(_)
         )
     }
 }
@@ -261,9 +264,12 @@ mod tests {
         let invariant = StoreError::from(Invariant::NotInChangeSet { path: "a".into() });
         assert!(!invariant.is_tool_error());
         assert!(StoreError::NothingSelected.is_tool_error());
-        assert!(StoreError::Stale { files: vec!["a".into()] }.is_tool_error());
         assert!(
-            !StoreError::io("read", "a", std::io::Error::other("x")).is_tool_error()
+            StoreError::Stale {
+                files: vec!["a".into()]
+            }
+            .is_tool_error()
         );
+        assert!(!StoreError::io("read", "a", std::io::Error::other("x")).is_tool_error());
     }
 }

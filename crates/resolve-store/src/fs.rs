@@ -210,7 +210,8 @@ pub(crate) fn link_or_copy(original: &Path, backup: &Path) -> Result<bool, Store
     match fs::hard_link(original, backup) {
         Ok(()) => Ok(false),
         Err(_) => {
-            fs::copy(original, backup).map_err(|source| StoreError::io("copy", original, source))?;
+            fs::copy(original, backup)
+                .map_err(|source| StoreError::io("copy", original, source))?;
             Ok(true)
         }
     }
@@ -340,7 +341,8 @@ pub(crate) fn sync_all(paths: &[PathBuf]) -> Result<(), StoreError> {
 
 /// Rename `from` onto `to`, replacing `to`.
 pub(crate) fn rename(from: &Path, to: &Path) -> Result<(), StoreError> {
-    fs::rename(from, to).map_err(|source| StoreError::io("rename a temporary file onto", to, source))
+    fs::rename(from, to)
+        .map_err(|source| StoreError::io("rename a temporary file onto", to, source))
 }
 
 /// Remove the file at `path`; `Ok(false)` when there was none.

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 use resolve_store::{
-    ChangeSet, FileChange, JOURNAL_DIR, NewAction, Origin, STATE_DIR, Store, StoreError,
-    Workspace, content_hash,
+    ChangeSet, FileChange, JOURNAL_DIR, NewAction, Origin, STATE_DIR, Store, StoreError, Workspace,
+    content_hash,
 };
 use serde_json::{Value, json};
 

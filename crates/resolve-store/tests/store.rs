@@ -14,8 +14,7 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use resolve_store::{
     CRASH_AT_ENV, ChangeSet, Content, FileChange, JOURNAL_DIR, NewAction, Origin, Outcome,
-    StoreError,
-    STATE_DIR, StagedRecord, Store, StoreLock, StoredAction, Workspace, content_hash,
+    STATE_DIR, StagedRecord, Store, StoreError, StoreLock, StoredAction, Workspace, content_hash,
 };
 use serde_json::json;
 use tempfile::TempDir;
@@ -905,7 +904,10 @@ fn a_record_of_another_format_version_is_refused_naming_the_version() {
     for version in [json!(2), serde_json::Value::Null] {
         match version {
             serde_json::Value::Null => value.as_object_mut().unwrap().remove("version"),
-            other => value.as_object_mut().unwrap().insert("version".into(), other),
+            other => value
+                .as_object_mut()
+                .unwrap()
+                .insert("version".into(), other),
         };
         std::fs::write(&file, value.to_string()).unwrap();
         for error in [

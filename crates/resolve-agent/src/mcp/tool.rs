@@ -4,7 +4,7 @@
 //! following the `resolve/pendingAction` convention also stages a durable pending action.
 
 use resolve_core::{ToolResult, ToolSpec};
-use resolve_edit::{Origin, Store};
+use resolve_edit::{NewAction, Origin, Store, run_blocking};
 use rmcp::model::Tool as McpToolInfo;
 use serde_json::{Map, Value, json};
 
@@ -96,23 +96,17 @@ impl Tool for McpTool {
             let text = result_text(&result);
             let details = result.structured_content.clone().unwrap_or(Value::Null);
             let store = self.store.clone();
-            let origin = self.origin.clone();
-            let source_tool = self.spec.name.clone();
-            let label = request.label.clone();
-            let action = request.into_action(&self.server);
-            let preview = text.clone();
-            let staged = tokio::task::spawn_blocking(move || {
-                store.stage_mcp(
-                    origin,
-                    &source_tool,
-                    &label,
-                    action,
-                    preview.into(),
-                    details,
-                )
-            })
-            .await
-            .map_err(|error| ToolError::Fatal(format!("a staging task died: {error}")))?;
+            let staged_action = NewAction {
+                origin: self.origin.clone(),
+                source_tool: self.spec.name.clone(),
+                label: request.label.clone(),
+                preview_text: text.clone().into(),
+                details,
+            };
+            let call = request.into_action(&self.server);
+            let staged = run_blocking("staging", move || store.stage_mcp(staged_action, call))
+                .await
+                .map_err(|error| ToolError::Fatal(error.to_string()))?;
             Ok(match staged {
                 Ok(record) => {
                     let mut details = json!({"pendingId": record.id, "label": record.label});

@@ -10,7 +10,9 @@ use resolve_agent::{
     ToolFuture,
 };
 use resolve_core::{ActionError, Error, ResolveSession, ToolResult, ToolSpec};
-use resolve_edit::{ChangeSet, FileChange, Origin, Store, StorePendingSource, Workspace};
+use resolve_edit::{
+    ChangeSet, FileChange, NewAction, Origin, Store, StorePendingSource, Workspace,
+};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -213,16 +215,14 @@ async fn in_memory_actions_take_ids_from_the_store_counter_and_are_never_written
             content: "a\n".into(),
         },
     );
-    let durable = store
-        .stage(
-            Origin::Agent,
-            "write",
-            "Write: a.txt",
-            change_set,
-            "preview".into(),
-            Value::Null,
-        )
-        .unwrap();
+    let action = NewAction {
+        origin: Origin::Agent,
+        source_tool: "write".into(),
+        label: "Write: a.txt".into(),
+        preview_text: "preview".into(),
+        details: Value::Null,
+    };
+    let durable = store.stage(action, change_set).unwrap();
     let session = Arc::new(
         ResolveSession::new()
             .with_id_allocator(Arc::new(store.clone()))

@@ -17,7 +17,8 @@ use resolve_agent::{
 };
 use resolve_core::{ColorMode, RESOLVE_TOOL_NAME, ResolveSession, render_resolve_result};
 use resolve_edit::{
-    ApplyGate, FileTools, GateDecision, Origin, PendingRecord, Store, StorePendingSource, Workspace,
+    ApplyGate, Blobs, FileTools, GateDecision, Origin, PendingRecord, Store, StorePendingSource,
+    Workspace,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -248,7 +249,7 @@ impl ApplyGate for TerminalGate {
             "\nThe model wants to apply {} ({}):",
             record.id, record.label
         );
-        match record.preview_text.open(&self.workspace) {
+        match Blobs::of(&self.workspace).open(&record.preview_text) {
             Ok(mut preview) => {
                 let _ = std::io::copy(&mut preview, &mut stderr);
                 let _ = writeln!(stderr);

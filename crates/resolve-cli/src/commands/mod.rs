@@ -9,7 +9,7 @@ use anyhow::Context;
 use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
 use resolve_edit::{
-    FileToolOutput, FileTools, HistoryRecord, Origin, Outcome as HistoryOutcome, Store,
+    Blobs, FileToolOutput, FileTools, HistoryRecord, Origin, Outcome as HistoryOutcome, Store,
     StorePendingSource, StoredAction, Workspace,
 };
 use serde_json::{Map, Value, json};
@@ -221,7 +221,7 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
     };
     let (json, human) = match store.get(&id)? {
         StoredAction::Pending(record) => {
-            let preview = record.preview_text.load_text(store.workspace())?;
+            let preview = store.blobs().read_text(&record.preview_text)?;
             let human = format!(
                 "{} — pending ({}): {}\n\n{preview}",
                 record.id, record.origin, record.label
@@ -232,7 +232,7 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
             )
         }
         StoredAction::Resolved(entry) => {
-            let preview = entry.action.preview_text.load_text(store.workspace())?;
+            let preview = store.blobs().read_text(&entry.action.preview_text)?;
             (
                 history_json(&entry, store.workspace())?,
                 format!("{}\n\n{preview}", history_line(&entry)),
@@ -332,6 +332,6 @@ fn history_json(entry: &HistoryRecord, workspace: &Workspace) -> anyhow::Result<
         "droppedFiles": entry.dropped_files,
         "undone": entry.undone,
         "resolvedAt": entry.resolved_at,
-        "preview": entry.action.preview_text.load_text(workspace)?,
+        "preview": Blobs::of(workspace).read_text(&entry.action.preview_text)?,
     }))
 }

@@ -223,7 +223,7 @@ fn parallel_processes_consume_each_action_at_most_once_and_leave_serial_file_sta
                 record.action.id
             );
             let written = change.new_content().map(|content| {
-                String::from_utf8(content.load(store.workspace()).unwrap()).unwrap()
+                String::from_utf8(store.blobs().read(content).unwrap().into_owned()).unwrap()
             });
             expected.insert(path.clone(), written);
         }

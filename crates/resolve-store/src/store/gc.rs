@@ -51,8 +51,7 @@ impl BlobUse {
             }
             (Some(Outcome::Applied), false) => {
                 for path in &self.applied_files {
-                    if let Some(Some(original)) = original_of(&self.change_set, path)
-                    {
+                    if let Some(Some(original)) = original_of(&self.change_set, path) {
                         need(&original);
                     }
                 }

@@ -112,7 +112,11 @@ impl Store {
         let Some(seq) = id_seq(id) else {
             return Ok(None);
         };
-        let record = read_record(&self.record_path(RecordKind::Pending, seq), seq, pending_key)?;
+        let record = read_record(
+            &self.record_path(RecordKind::Pending, seq),
+            seq,
+            pending_key,
+        )?;
         Ok(record.filter(|record| record.id == id))
     }
 
@@ -121,7 +125,11 @@ impl Store {
         let Some(seq) = id_seq(id) else {
             return Ok(None);
         };
-        let record = read_record(&self.record_path(RecordKind::History, seq), seq, history_key)?;
+        let record = read_record(
+            &self.record_path(RecordKind::History, seq),
+            seq,
+            history_key,
+        )?;
         Ok(record.filter(|record| record.action.id == id))
     }
 

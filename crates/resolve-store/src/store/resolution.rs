@@ -69,11 +69,11 @@ impl Store {
         // Every file holds its base (checked above), so that is its original here.
         let mut files = Vec::with_capacity(targets.len());
         for (relative, path) in targets.into_iter().zip(&history.applied_files) {
-            let change = history.action.change_set.get(path).ok_or_else(|| {
-                Invariant::NotInChangeSet {
-                    path: path.clone(),
-                }
-            })?;
+            let change = history
+                .action
+                .change_set
+                .get(path)
+                .ok_or_else(|| Invariant::NotInChangeSet { path: path.clone() })?;
             files.push(FileWrite {
                 relative,
                 original: change.base_hash().map(Cow::Borrowed),

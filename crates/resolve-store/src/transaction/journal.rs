@@ -55,8 +55,6 @@ impl Purpose {
     }
 }
 
-
-
 /// A state change as the journal records it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
@@ -176,8 +174,6 @@ impl Journal {
         Ok(())
     }
 }
-
-
 
 /// Write `journal` in place of the journal file (atomically).
 pub(super) fn write_journal(layout: &StateLayout, journal: &Journal) -> Result<(), StoreError> {

@@ -196,8 +196,6 @@ impl<R: Serialize> Transaction<'_, R> {
     }
 }
 
-
-
 /// Create directories, stage every temp file, sync them all, then rename or remove every
 /// target and sync each touched directory once.
 fn write_files(

@@ -69,4 +69,3 @@ pub(crate) fn recover(workspace: &Workspace) -> Result<Option<String>, StoreErro
     }
     Ok(Some(message))
 }
-

@@ -13,7 +13,6 @@ use crate::fs;
 use crate::hash::content_hash;
 use crate::workspace::Workspace;
 
-
 /// Make the state changes of a committed journal, then remove the journal.
 /// Originals are kept in the blob store first, and are durable before the history record that
 /// names them is placed.
@@ -140,4 +139,3 @@ pub(super) fn rollback(workspace: &Workspace, journal: &Journal) -> Result<Rollb
     remove_journal(workspace.layout(), &mut CrashHook::disabled())?;
     Ok(report)
 }
-

@@ -2,6 +2,10 @@
 //! scripted mock model server.
 
 #![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
+#![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     reason = "test support (mock server, helpers) panics on broken fixtures, like the tests"

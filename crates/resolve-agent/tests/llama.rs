@@ -9,6 +9,10 @@
 //! server rejects.
 
 #![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
+#![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     reason = "tests fail by panicking"

@@ -1,6 +1,10 @@
 //! Behavior of the `resolve` binary, driven as a person (or a script) would drive it.
 
 #![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
+#![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     reason = "tests fail by panicking"

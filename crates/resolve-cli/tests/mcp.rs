@@ -6,6 +6,10 @@
 //! test fails under CI (`CI` set) and is skipped loudly elsewhere.
 
 #![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
+#![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::print_stderr,

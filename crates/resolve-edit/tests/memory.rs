@@ -6,6 +6,10 @@
 //! One test in this binary: the allocator counts every thread of the process.
 
 #![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
+#![allow(
     unsafe_code,
     reason = "a global allocator is implemented with `unsafe`"
 )]

@@ -1,6 +1,11 @@
 //! Behavior of the preview producers (`ast_edit`, `edit`, `write`) and the read-only tools
 //! through the public API, plus a differential test of `ast_edit` against the `ast-grep` CLI.
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,6 +1,10 @@
 //! Staging a producer's preview through the model-facing tools, down to what the store keeps:
 //! an `ast_edit` preview's contents stay in packs of the blob store, named by the record.
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"

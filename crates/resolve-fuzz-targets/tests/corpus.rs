@@ -2,6 +2,10 @@
 //! (`fuzz/corpus/<target>/seed-*`) and every crash reproducer (`fuzz/regressions/<target>/*`).
 //! A reproducer stays here after its bug is fixed, so the bug cannot come back unnoticed.
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
 #![allow(clippy::unwrap_used, reason = "tests fail by panicking")]
 
 use std::path::{Path, PathBuf};

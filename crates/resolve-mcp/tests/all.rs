@@ -2,6 +2,10 @@
 //! in-memory duplex pipe, as an MCP host would over stdio.
 
 #![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
+#![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     reason = "tests fail by panicking"

@@ -21,8 +21,8 @@ pub fn path_order(a: &str, b: &str) -> Ordering {
 }
 
 /// A file's content in a change set or a history record: the text itself (a change not yet
-/// staged, or a record written before contents moved to the blob store), or the name of the
-/// blob under `.resolve/blobs/` that holds it.
+/// staged; staging moves it to the blob store), or the name of what holds it under
+/// `.resolve/blobs/`. Reading it is the blob store's ([`Blobs::read`](crate::Blobs::read)).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Content {

@@ -7,6 +7,11 @@
 //! its multi-file guarantee from the smaller steps here. Reads classify content as text or
 //! binary the way every producer must.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the one module that writes, renames and removes files"
+)]
+
 use std::fs::{self, File, OpenOptions, Permissions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};

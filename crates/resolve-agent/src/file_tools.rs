@@ -1,6 +1,9 @@
 //! The file tools of `resolve-edit` (`ast_edit`, `edit`, `write`, `read`, `ls`, `grep`) as
 //! agent [`Tool`]s: producers stage previews in the durable store under the session's origin;
 //! the session's pending source picks them up before the next model call.
+//!
+//! Owned here: the adapter from `resolve-edit`'s file tools to [`Tool`]. Not owned: the tools
+//! themselves, previews and the store (`resolve-edit`).
 
 use std::sync::Arc;
 

@@ -4,6 +4,9 @@
 //! not errors here: they become error tool results and the run goes on. What remains ends a
 //! run: provider failures, the soft-requirement cap, `--max-turns`, cancellation and fatal tool
 //! errors.
+//!
+//! Owned here: the run-ending errors and their texts. Not owned: the texts of error tool
+//! results (the tools and the turn loop write those) or MCP call errors (`mcp`).
 
 use std::time::Duration;
 

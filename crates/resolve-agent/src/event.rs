@@ -1,5 +1,8 @@
 //! [`AgentEvent`]s a run reports to a caller-provided [`EventSink`] as it goes, so a CLI can
 //! print them or write them as JSON lines.
+//!
+//! Owned here: the event shapes and their JSON form. Not owned: when events happen (the turn
+//! loop, plan mode, the provider clients) or how they are shown (the CLI).
 
 use serde::Serialize;
 use serde_json::Value;

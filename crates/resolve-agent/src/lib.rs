@@ -16,6 +16,13 @@
 //! producers and the durable store (`resolve-edit`), and the `resolve agent` command
 //! (`resolve-cli`).
 //!
+//! Inside, the modules depend one way. The session (`session`: its state, builder, turn loop
+//! and tool set) is on top and calls into plan mode (`plan`) and the model clients
+//! (`provider`); plan mode gets what it may change handed in (the session's tool set, its
+//! `resolve` state, the transcript, an event sink) and never reaches the session. Below them
+//! are the shared pieces: `tool`, `event`, `message`, `error` and `secret`. In `mcp`, the hub
+//! uses the tools it makes, never the other way round.
+//!
 //! # Example
 //!
 //! ```no_run
@@ -38,16 +45,22 @@
 //! # }
 //! ```
 
+#![cfg_attr(
+    test,
+    allow(
+        clippy::disallowed_methods,
+        reason = "tests set up and inspect files directly"
+    )
+)]
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-mod agent_loop;
 mod error;
 mod event;
 mod file_tools;
 pub mod mcp;
 mod message;
-mod plan_mode;
+mod plan;
 pub mod provider;
 mod secret;
 mod session;
@@ -57,7 +70,7 @@ pub use error::AgentError;
 pub use event::{AgentEvent, EventSink};
 pub use file_tools::file_tools;
 pub use message::{Message, ToolCall};
-pub use plan_mode::{
+pub use plan::{
     AutoApprove, PLAN_APPROVAL_LABEL, PLAN_APPROVAL_TOOL, PLAN_DIR, PLAN_MODE_DECISION,
     PLAN_MODE_PROMPT, PLAN_MODE_REMINDER, PLAN_MODE_REMINDER_MAX, PlanApprover, PlanDecision,
     PlanMode, PlanReview, PlanTitleError, normalize_plan_title, resolve_plan_title,

@@ -2,6 +2,9 @@
 //!
 //! The transcript only grows. Provider adapters turn it into their wire format with pure
 //! functions, so a message, once sent, is sent the same way in every later request.
+//!
+//! Owned here: the message shapes. Not owned: who appends them (the session) or their wire
+//! forms (`provider`).
 
 use serde::Serialize;
 use serde_json::Value;

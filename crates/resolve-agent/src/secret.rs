@@ -1,4 +1,7 @@
 //! [`ApiKey`]: an API key that never shows up in logs, debug output or error messages.
+//!
+//! Owned here: holding the key and the environment variable names. Not owned: sending it (the
+//! provider clients).
 
 use std::fmt;
 

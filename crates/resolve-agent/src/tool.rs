@@ -1,6 +1,9 @@
 //! The [`Tool`] trait every in-process tool implements, the [`ToolContext`] it runs with,
 //! [`CustomPendingAction`] (what a custom tool stages with [`ToolContext::push_pending_action`]),
 //! and [`ToolError`], which separates errors the model reads from errors that end the run.
+//!
+//! Owned here: the contract between a tool and the session. Not owned: which tools are offered
+//! (`session::tool_set`), running them (`session::turn_loop`), or any particular tool.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -4,6 +4,14 @@
 //! saying so on stderr), runs the subcommand and maps the outcome to an exit code: 0 success, 1
 //! the action failed, 2 usage error.
 
+#![cfg_attr(
+    test,
+    allow(
+        clippy::disallowed_methods,
+        reason = "tests set up and inspect files directly"
+    )
+)]
+
 use std::ffi::OsString;
 use std::process::ExitCode;
 

@@ -6,6 +6,8 @@
 //! args = ["notes_server.py"]
 //! env = { NOTES_FILE = "notes.log" }
 //! ```
+//!
+//! Owned here: reading and checking that section. Not owned: starting the servers (`hub`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

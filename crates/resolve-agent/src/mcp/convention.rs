@@ -7,6 +7,9 @@
 //! Resolving it calls the same server's `apply` (or `reject`) tool with the arguments plus
 //! `reason` and, when given, `extra`. A tool whose own `_meta` has `"resolve/hidden": true` is
 //! not offered to the model (so it can run only through `resolve`).
+//!
+//! Owned here: reading the convention's `_meta` keys and a result's text. Not owned: calling
+//! servers (`hub`) or the agent tools built on them (`tool`).
 
 use resolve_edit::{McpAction, McpToolCall};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};

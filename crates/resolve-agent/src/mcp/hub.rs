@@ -6,6 +6,9 @@
 //! configuration when this process has not started it (as `resolve apply` does). A server that
 //! was running and exited is not restarted within the process: its actions fail to apply and
 //! stay pending.
+//!
+//! Owned here: server processes, their lifetimes and notices, and making calls. Not owned: what
+//! the model sees of a server's tools and their results (`tool`), the error texts (`error`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,14 +26,13 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use rmcp::transport::TokioChildProcess;
-use serde_json::Value;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::config::{CONFIG_PATH, McpConfig, McpServerConfig};
-use super::convention::{is_hidden, result_text};
-use super::tool::McpTool;
-use crate::Tool;
+use super::error::{CallError, StartError};
+use super::tool::{CallFuture, ToolCaller, mcp_tools, tool_result};
+use crate::tool::Tool;
 
 /// Receives the hub's notices (a server failed to start, or exited).
 pub type NoticeFn = Arc<dyn Fn(&str) + Send + Sync>;
@@ -188,27 +190,18 @@ impl McpHub {
     /// out.
     pub async fn tools(&self, store: &Store, origin: &Origin) -> Vec<Arc<dyn Tool>> {
         let servers = self.inner.servers.lock().await;
+        let hub: Arc<dyn ToolCaller> = Arc::new(self.clone());
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         for (server, connection) in servers.iter() {
-            for info in &connection.tools {
-                if is_hidden(info.meta.as_ref().map(|meta| &meta.0)) {
-                    continue;
-                }
-                tools.push(Arc::new(McpTool::new(
-                    self.clone(),
-                    server,
-                    info,
-                    store.clone(),
-                    origin.clone(),
-                )));
-            }
+            tools.extend(mcp_tools(&hub, server, &connection.tools, store, origin));
         }
         tools
     }
 
     /// Call `tool` of `server` with `arguments`. When `start` is true and this process has
     /// not started the server, it is started from the configuration first. `Err` says why the
-    /// call could not be made or did not complete (a sentence fragment, lower case).
+    /// call could not be made or did not complete, as a clause that follows a colon (the way
+    /// `resolve` reports it: `Apply failed: the MCP server …`).
     pub async fn call_tool(
         &self,
         server: &str,
@@ -216,32 +209,52 @@ impl McpHub {
         arguments: JsonObject,
         start: bool,
     ) -> Result<CallToolResult, String> {
+        self.call(server, tool, arguments, start)
+            .await
+            .map_err(|error| error.clause().to_string())
+    }
+
+    /// [`McpHub::call_tool`], with the reason a call failed as a [`CallError`].
+    async fn call(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: JsonObject,
+        start: bool,
+    ) -> Result<CallToolResult, CallError> {
         let connection = self.connection(server, start).await?;
+        let exited = || CallError::Exited {
+            server: server.to_owned(),
+        };
         if connection.exited.load(Ordering::SeqCst) {
-            return Err(exited_text(server));
+            return Err(exited());
         }
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let timeout = connection.call_timeout;
         let Ok(answer) = tokio::time::timeout(timeout, connection.peer.call_tool(params)).await
         else {
-            return Err(format!(
-                "the MCP server `{server}` did not answer the call to `{tool}` within {} s (`tool_timeout_sec`); the call may still complete on the server, so check before trying again",
-                timeout.as_secs()
-            ));
+            return Err(CallError::NoAnswer {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+                timeout,
+            });
         };
         match answer {
             Ok(result) => Ok(result),
             Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
                 self.report_exit(server, &connection);
-                Err(exited_text(server))
+                Err(exited())
             }
-            Err(ServiceError::McpError(error)) => Err(format!(
-                "the MCP server `{server}` refused the call to `{tool}`: {}",
-                error.message
-            )),
-            Err(other) => Err(format!(
-                "the call to `{tool}` on the MCP server `{server}` failed: {other}"
-            )),
+            Err(ServiceError::McpError(error)) => Err(CallError::Refused {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+                message: error.message.into_owned(),
+            }),
+            Err(error) => Err(CallError::Failed {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+                error,
+            }),
         }
     }
 
@@ -266,7 +279,7 @@ impl McpHub {
         }
     }
 
-    async fn connection(&self, server: &str, start: bool) -> Result<Arc<Connection>, String> {
+    async fn connection(&self, server: &str, start: bool) -> Result<Arc<Connection>, CallError> {
         let mut servers = self.inner.servers.lock().await;
         if let Some(connection) = servers.get(server) {
             return Ok(Arc::clone(connection));
@@ -278,17 +291,23 @@ impl McpHub {
             .clone()
             .unwrap_or_else(|| self.inner.root.join(CONFIG_PATH));
         let Some(config) = self.inner.config.servers.get(server) else {
-            return Err(format!(
-                "the MCP server `{server}` is not configured; add `[mcp_servers.{server}]` to `{}`",
-                config_path.display()
-            ));
+            return Err(CallError::NotConfigured {
+                server: server.to_owned(),
+                config: config_path,
+            });
         };
         if !start {
-            return Err(format!("the MCP server `{server}` is not running"));
+            return Err(CallError::NotRunning {
+                server: server.to_owned(),
+            });
         }
-        let connection = self.connect(server, config).await.map_err(|problem| {
-            format!("the MCP server `{server}` could not be started: {problem}")
-        })?;
+        let connection =
+            self.connect(server, config)
+                .await
+                .map_err(|problem| CallError::NotStarted {
+                    server: server.to_owned(),
+                    problem,
+                })?;
         servers.insert(server.to_owned(), Arc::clone(&connection));
         Ok(connection)
     }
@@ -298,7 +317,7 @@ impl McpHub {
         &self,
         server: &str,
         config: &McpServerConfig,
-    ) -> Result<Arc<Connection>, String> {
+    ) -> Result<Arc<Connection>, StartError> {
         let program = program_path(&config.command, &self.inner.root);
         let mut command = tokio::process::Command::new(&program);
         command
@@ -309,28 +328,28 @@ impl McpHub {
         let (transport, _stderr) = TokioChildProcess::builder(command)
             .stderr(Stdio::inherit())
             .spawn()
-            .map_err(|error| format!("`{}` could not be run ({error})", config.command))?;
+            .map_err(|error| StartError::Spawn {
+                command: config.command.clone(),
+                error,
+            })?;
         let stop = CancellationToken::new();
         let info = ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("resolve", env!("CARGO_PKG_VERSION")),
         );
         let timeout = self.inner.start_timeout;
-        let too_slow = || {
-            format!(
-                "it did not answer the MCP handshake within {} s",
-                timeout.as_secs_f64()
-            )
-        };
+        let too_slow = || StartError::TooSlow { timeout };
         let running = tokio::time::timeout(timeout, info.serve_with_ct(transport, stop.clone()))
             .await
             .map_err(|_| too_slow())?
-            .map_err(|error| format!("the MCP handshake failed ({error})"))?;
+            .map_err(|error| StartError::Handshake {
+                error: Box::new(error),
+            })?;
         let tools = match tokio::time::timeout(timeout, running.list_all_tools()).await {
             Ok(Ok(tools)) => tools,
             Ok(Err(error)) => {
                 let _ = running.cancel().await;
-                return Err(format!("listing its tools failed ({error})"));
+                return Err(StartError::ListTools { error });
             }
             Err(_) => {
                 let _ = running.cancel().await;
@@ -400,26 +419,15 @@ impl ExternalActionRunner for McpHub {
     }
 }
 
-/// A tool result as `resolve` reports it: the text content, `structuredContent` as details.
-pub(crate) fn tool_result(result: &CallToolResult) -> ToolResult {
-    let text = result_text(result);
-    let mut out = if result.is_error == Some(true) {
-        ToolResult::error(text)
-    } else {
-        ToolResult::text(text)
-    };
-    if let Some(structured) = result.structured_content.clone()
-        && !structured.is_null()
-    {
-        out = out.with_details(structured);
+impl ToolCaller for McpHub {
+    fn call_running<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        arguments: JsonObject,
+    ) -> CallFuture<'a> {
+        Box::pin(self.call(server, tool, arguments, false))
     }
-    out
-}
-
-fn exited_text(server: &str) -> String {
-    format!(
-        "the MCP server `{server}` has exited, so its tools cannot be called in this run (`resolve apply` in a later process starts it afresh)"
-    )
 }
 
 /// The program to run: a relative path with a directory part is taken from the root.
@@ -430,9 +438,4 @@ fn program_path(command: &str, root: &Path) -> PathBuf {
     } else {
         path.to_path_buf()
     }
-}
-
-/// The JSON object of a tool's input schema.
-pub(crate) fn input_schema(info: &McpToolInfo) -> Value {
-    Value::Object((*info.input_schema).clone())
 }

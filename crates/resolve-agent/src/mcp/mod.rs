@@ -15,9 +15,14 @@
 //! [`PENDING_ACTION_META_KEY`] stages a durable pending action (see [`PendingActionRequest`]);
 //! resolving it calls the server's apply or reject tool with `reason` and `extra` added, through
 //! the hub acting as the store's [`ExternalActionRunner`](resolve_edit::ExternalActionRunner).
+//!
+//! Inside, the layers go one way: `hub` (servers and calls) uses `tool` (the agent tools and
+//! the MCP-to-agent converters), which uses `convention` and `error`; `config` is read by the
+//! hub. Not owned here: the durable store and the pending-action records (`resolve-edit`).
 
 mod config;
 mod convention;
+mod error;
 mod hub;
 mod tool;
 

@@ -1,22 +1,72 @@
-//! [`McpTool`]: one tool of an MCP server as an agent [`Tool`] named `<server>__<tool>`.
+//! [`McpTool`]: one tool of an MCP server as an agent [`Tool`] named `<server>__<tool>`, the
+//! factory that makes them from a server's tool list ([`mcp_tools`]), and the converters from
+//! MCP to agent shapes ([`input_schema`], [`tool_result`]).
 //!
 //! A plain result is the tool result (an `isError` result becomes an error result). A result
 //! following the `resolve/pendingAction` convention also stages a durable pending action.
+//!
+//! Owned here: what the model sees of an MCP tool and what its call returns. Not owned:
+//! running servers and making the calls (`hub`, through [`ToolCaller`]), the convention's
+//! shapes (`convention`).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 
 use resolve_core::{ToolResult, ToolSpec};
 use resolve_edit::{NewAction, Origin, Store, run_blocking};
-use rmcp::model::Tool as McpToolInfo;
+use rmcp::model::{CallToolResult, JsonObject, Tool as McpToolInfo};
 use serde_json::{Map, Value, json};
 
-use super::McpHub;
-use super::convention::{PENDING_ACTION_META_KEY, PendingActionRequest, result_text};
-use super::hub::{input_schema, tool_result};
-use crate::{Tool, ToolContext, ToolError, ToolFuture};
+use super::convention::{PENDING_ACTION_META_KEY, PendingActionRequest, is_hidden, result_text};
+use super::error::CallError;
+use crate::tool::{Tool, ToolContext, ToolError, ToolFuture};
+
+/// The future of a [`ToolCaller::call_running`].
+pub(crate) type CallFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<CallToolResult, CallError>> + Send + 'a>>;
+
+/// What an [`McpTool`] needs of the hub: calls to tools of running servers.
+pub(crate) trait ToolCaller: Send + Sync + std::fmt::Debug {
+    /// Call `tool` of `server` with `arguments`, if the server is running (it is not started).
+    fn call_running<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        arguments: JsonObject,
+    ) -> CallFuture<'a>;
+}
+
+/// The agent tools of `server` from its tool list `infos`, in listing order, calling through
+/// `hub`; results that stage a pending action are stored in `store` under `origin`. Tools
+/// marked `"resolve/hidden": true` are left out.
+pub(crate) fn mcp_tools(
+    hub: &Arc<dyn ToolCaller>,
+    server: &str,
+    infos: &[McpToolInfo],
+    store: &Store,
+    origin: &Origin,
+) -> Vec<Arc<dyn Tool>> {
+    let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+    for info in infos {
+        if is_hidden(info.meta.as_ref().map(|meta| &meta.0)) {
+            continue;
+        }
+        tools.push(Arc::new(McpTool::new(
+            Arc::clone(hub),
+            server,
+            info,
+            store.clone(),
+            origin.clone(),
+        )));
+    }
+    tools
+}
 
 /// One tool of a running MCP server.
 #[derive(Debug)]
-pub(crate) struct McpTool {
-    hub: McpHub,
+struct McpTool {
+    hub: Arc<dyn ToolCaller>,
     server: String,
     tool: String,
     spec: ToolSpec,
@@ -25,8 +75,8 @@ pub(crate) struct McpTool {
 }
 
 impl McpTool {
-    pub(crate) fn new(
-        hub: McpHub,
+    fn new(
+        hub: Arc<dyn ToolCaller>,
         server: &str,
         info: &McpToolInfo,
         store: Store,
@@ -74,11 +124,11 @@ impl Tool for McpTool {
             };
             let result = match self
                 .hub
-                .call_tool(&self.server, &self.tool, arguments, false)
+                .call_running(&self.server, &self.tool, arguments)
                 .await
             {
                 Ok(result) => result,
-                Err(problem) => return Ok(ToolResult::error(sentence(&problem))),
+                Err(error) => return Ok(ToolResult::error(error.to_string())),
             };
             if result.is_error == Some(true) {
                 return Ok(tool_result(&result));
@@ -123,15 +173,23 @@ impl Tool for McpTool {
     }
 }
 
-/// A lower-case fragment as a sentence: capitalized, ending with a period.
-fn sentence(fragment: &str) -> String {
-    let mut chars = fragment.chars();
-    let mut text: String = match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
+/// A tool result as `resolve` reports it: the text content, `structuredContent` as details.
+pub(crate) fn tool_result(result: &CallToolResult) -> ToolResult {
+    let text = result_text(result);
+    let mut out = if result.is_error == Some(true) {
+        ToolResult::error(text)
+    } else {
+        ToolResult::text(text)
     };
-    if !text.ends_with('.') {
-        text.push('.');
+    if let Some(structured) = result.structured_content.clone()
+        && !structured.is_null()
+    {
+        out = out.with_details(structured);
     }
-    text
+    out
+}
+
+/// The JSON object of a tool's input schema.
+pub(crate) fn input_schema(info: &McpToolInfo) -> Value {
+    Value::Object((*info.input_schema).clone())
 }

@@ -8,6 +8,9 @@
 //! from the transcript, so it is the same in every later request. Breakpoints go on the system
 //! prompt and on the newest message: moving that marker is the only change to earlier
 //! messages from one request to the next.
+//!
+//! Owned here: the Anthropic request body and response parsing. Not owned: retries and the
+//! transport (`http`), the fallbacks shared with OpenAI (the parent module).
 
 use std::collections::BTreeMap;
 

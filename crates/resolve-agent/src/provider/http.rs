@@ -1,5 +1,8 @@
 //! Sending one request: bounded retries with backoff for 429, 5xx and connection errors, the
 //! request timeout, cancellation, and error texts that name the URL and the model.
+//!
+//! Owned here: the transport policy of one request. Not owned: the request bodies and response
+//! parsing (`openai`, `anthropic`, the parent module).
 
 use std::time::Duration;
 

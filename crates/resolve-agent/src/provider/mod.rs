@@ -7,7 +7,7 @@
 //! the forced-choice fallback (named → `required`/`any` → none, remembered for the run); and a
 //! stream that ends without a finish reason retried once without streaming, which then stays
 //! off for the run. The agent loop (which tool choice to ask for, and when) lives in
-//! `agent_loop`.
+//! `session::turn_loop`.
 
 mod anthropic;
 mod http;

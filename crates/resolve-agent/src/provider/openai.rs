@@ -7,6 +7,9 @@
 //! string (`""` when the message only calls tools), reminders go in the `user` role, `$schema`
 //! is stripped from tool schemas and `strict` is set only where OpenAI strict mode accepts the
 //! schema.
+//!
+//! Owned here: the Chat Completions request body and response parsing. Not owned: retries and
+//! the transport (`http`), the fallbacks shared with Anthropic (the parent module).
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde::Deserialize;

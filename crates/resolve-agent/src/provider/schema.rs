@@ -1,5 +1,8 @@
 //! Tool schemas as providers receive them: `$schema` stripped (gotcha G9), and OpenAI's
 //! `strict` flag only where OpenAI's strict rules accept the schema.
+//!
+//! Owned here: those two schema rules. Not owned: the rest of the wire formats (`openai`,
+//! `anthropic`).
 
 use serde_json::Value;
 

@@ -177,7 +177,7 @@ impl<R: Serialize> Transaction<'_, R> {
         };
         // Backups (their names too) and state files are durable before the journal that
         // points at them.
-        unsynced.push(journal_dir.clone());
+        unsynced.push(journal_dir);
         fs::sync_all(&unsynced)?;
         write_journal(layout, &journal)?;
         hook.point("journal");

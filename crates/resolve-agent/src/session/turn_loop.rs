@@ -1,4 +1,4 @@
-//! The agent loop: one [`AgentSession::run`], from the task to the model's final answer.
+//! The turn loop: one [`AgentSession::run`], from the task to the model's final answer.
 //!
 //! Per model call, following reference §4.4 through [`SoftGate`]:
 //! 1. the directive is resolved once per logical turn (a consumed hard choice, or a soft
@@ -13,13 +13,16 @@
 //!    become error results the model can read;
 //! 5. `turn_end` settles the in-flight hard directive; after the run, `abort` is the safety net.
 //!
-//! In plan mode (`plan_mode`), a text-only stop gets the plan-mode reminder and a `required`
+//! In plan mode (`plan`), a text-only stop gets the plan-mode reminder and a `required`
 //! directive (at most three in a row; a `resolve` call resets the count), a `resolve` that hit
 //! a pending preview says the plan was not submitted, and an approval swaps in the session's
-//! full tools before the next model call.
+//! full tools before the next model call. The loop decides when; `plan` does each of these.
 //!
 //! The transcript only grows: every tool call is paired with a result even when the run stops
 //! (cap, cancellation, a fatal tool error), so the next run can continue from it.
+//!
+//! Owned here: the run, tool dispatch and result pairing. Not owned: the wire (`provider`),
+//! which tools are offered (`tool_set`), plan-mode rules (`plan`).
 
 use resolve_core::{
     RESOLVE_TOOL_NAME, SoftGate, ToolChoice, ToolChoiceDirective, ToolResult, TurnStop,
@@ -27,12 +30,13 @@ use resolve_core::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::plan_mode::note_preview_ahead_of_plan;
+use super::{AgentSession, RunSummary};
+use crate::error::AgentError;
+use crate::event::{AgentEvent, EventSink};
+use crate::message::{Message, ToolCall};
+use crate::plan::{PlanRuntime, note_preview_ahead_of_plan};
 use crate::provider::{FinishReason, ModelRequest, WireState};
-use crate::{
-    AgentError, AgentEvent, AgentSession, EventSink, Message, RunSummary, ToolCall, ToolContext,
-    ToolError,
-};
+use crate::tool::{ToolContext, ToolError};
 
 /// Result text of a call cut off by the output token limit.
 const TRUNCATED_CALL_TEXT: &str = "Tool call was not executed because the response was cut off at the output token limit; its arguments may be incomplete. Make the call again with shorter arguments.";
@@ -63,7 +67,9 @@ impl AgentSession {
         let outcome = self.run_loop(task, sink, cancel).await;
         // Safety net (reference §3.5): a hard directive still in flight is rejected as aborted.
         self.resolve.abort();
-        self.finish_plan_run();
+        if let Some(plan) = &self.plan {
+            plan.finish_run(&self.resolve);
+        }
         outcome
     }
 
@@ -86,7 +92,7 @@ impl AgentSession {
                 return Err(AgentError::Cancelled);
             }
             // The tools array changes here, between model calls, only when plan mode ends.
-            self.sync_plan_mode(sink)?;
+            self.settle_plan_mode(sink)?;
             if let Some(max) = self.max_turns
                 && counts.model_calls >= max
             {
@@ -115,7 +121,7 @@ impl AgentSession {
             let request = ModelRequest {
                 system: &self.system_prompt,
                 messages: &self.transcript,
-                tools: &self.specs,
+                tools: self.tools.specs(),
                 tool_choice: choice.as_ref(),
             };
             let response = match self
@@ -168,7 +174,14 @@ impl AgentSession {
                 Ok(TurnVerdict::Execute) => {
                     if response.tool_calls.is_empty() {
                         self.resolve.turn_end(TurnStop::Completed);
-                        if self.remind_plan_mode(&mut plan_reminders, sink) {
+                        if let Some(plan) = &self.plan
+                            && plan.remind(
+                                &mut plan_reminders,
+                                &self.resolve,
+                                &mut self.transcript,
+                                sink,
+                            )
+                        {
                             continue;
                         }
                         return Ok(RunSummary {
@@ -200,16 +213,23 @@ impl AgentSession {
         }
     }
 
-    /// Whether `name` is sent to the model in this session's tools array.
-    fn is_active(&self, name: &str) -> bool {
-        self.specs.iter().any(|spec| spec.name == name)
+    /// Before each model call: if plan mode has an outcome, leave it (an approval swaps in the
+    /// session's own tools and is remembered; a stopped approval ends the run).
+    fn settle_plan_mode(&mut self, sink: &mut dyn EventSink) -> Result<(), AgentError> {
+        let approved = PlanRuntime::settle(&mut self.plan, &mut self.tools, &self.resolve, sink)?;
+        if let Some(path) = approved {
+            self.approved_plan = Some(path);
+        }
+        Ok(())
     }
 
     /// The static tool choice, dropped when it names a tool that is not offered (§4.3).
     fn active_static_choice(&self) -> Option<ToolChoice> {
-        self.tool_choice
-            .clone()
-            .filter(|choice| choice.tool_name().is_none_or(|name| self.is_active(name)))
+        self.tool_choice.clone().filter(|choice| {
+            choice
+                .tool_name()
+                .is_none_or(|name| self.tools.is_offered(name))
+        })
     }
 
     /// This turn's directive; a soft requirement for a tool that is not offered is dropped
@@ -217,10 +237,10 @@ impl AgentSession {
     fn directive(&self) -> Option<ToolChoiceDirective> {
         match self
             .resolve
-            .next_tool_choice_directive(|name| self.is_active(name))
+            .next_tool_choice_directive(|name| self.tools.is_offered(name))
         {
             Some(ToolChoiceDirective::Soft(requirement))
-                if !self.is_active(&requirement.tool_name) =>
+                if !self.tools.is_offered(&requirement.tool_name) =>
             {
                 None
             }
@@ -313,8 +333,11 @@ impl AgentSession {
                 )));
             }
         };
-        if call.name == RESOLVE_TOOL_NAME && self.offers_resolve {
-            let preview = self.preview_ahead_of_plan();
+        if call.name == RESOLVE_TOOL_NAME && self.tools.offers_resolve() {
+            let preview = self
+                .plan
+                .as_ref()
+                .and_then(|plan| plan.preview_ahead(&self.resolve));
             let result = match self.resolve.execute_resolve(&args, cancel).await {
                 Ok(result) => result,
                 Err(error) => ToolResult::from_error(&error),
@@ -324,8 +347,8 @@ impl AgentSession {
                 None => result,
             });
         }
-        let Some(tool) = self.tools.iter().find(|tool| tool.spec().name == call.name) else {
-            let names: Vec<&str> = self.specs.iter().map(|spec| spec.name.as_str()).collect();
+        let Some(tool) = self.tools.get(&call.name) else {
+            let names = self.tools.names();
             return Ok(ToolResult::error(format!(
                 "Unknown tool `{}`. Available tools: {}.",
                 call.name,

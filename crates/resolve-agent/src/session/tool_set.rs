@@ -1,0 +1,71 @@
+//! [`ToolSet`]: the tools a session offers the model right now — the registered tools, their
+//! model-facing specs with `resolve` last when it is offered, and lookup by name.
+//!
+//! Owned here: checking tool names and deciding whether `resolve` is offered. Not owned: which
+//! set is active (the session, and plan mode while it lasts) or running a tool (the turn loop).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use resolve_core::{RESOLVE_TOOL_NAME, ToolSpec, needs_resolve_tool, resolve_tool_spec};
+
+use crate::error::AgentError;
+use crate::tool::Tool;
+
+/// The tools offered to the model, with their specs.
+pub(crate) struct ToolSet {
+    tools: Vec<Arc<dyn Tool>>,
+    /// Model-facing specs: the registered tools, then `resolve` when it is offered.
+    specs: Vec<ToolSpec>,
+    offers_resolve: bool,
+}
+
+impl ToolSet {
+    /// The set of `tools`, with `resolve` offered last when some tool is deferrable or
+    /// `offer_resolve` is set. Names must be unique and not `resolve`.
+    pub(crate) fn new(tools: Vec<Arc<dyn Tool>>, offer_resolve: bool) -> Result<Self, AgentError> {
+        let mut specs: Vec<ToolSpec> = tools.iter().map(|tool| tool.spec()).collect();
+        let mut seen = HashSet::new();
+        for spec in &specs {
+            if spec.name == RESOLVE_TOOL_NAME || !seen.insert(spec.name.clone()) {
+                return Err(AgentError::DuplicateTool {
+                    name: spec.name.clone(),
+                });
+            }
+        }
+        let offers_resolve = needs_resolve_tool(&specs, offer_resolve);
+        if offers_resolve {
+            specs.push(resolve_tool_spec().clone());
+        }
+        Ok(Self {
+            tools,
+            specs,
+            offers_resolve,
+        })
+    }
+
+    /// The specs sent to the model (`resolve` last, when offered).
+    pub(crate) fn specs(&self) -> &[ToolSpec] {
+        &self.specs
+    }
+
+    /// Whether `resolve` is offered.
+    pub(crate) fn offers_resolve(&self) -> bool {
+        self.offers_resolve
+    }
+
+    /// Whether `name` is sent to the model in the tools array.
+    pub(crate) fn is_offered(&self, name: &str) -> bool {
+        self.specs.iter().any(|spec| spec.name == name)
+    }
+
+    /// The registered tool named `name` (never `resolve`, which the session dispatches).
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.iter().find(|tool| tool.spec().name == name)
+    }
+
+    /// The names of the offered tools, in order.
+    pub(crate) fn names(&self) -> Vec<&str> {
+        self.specs.iter().map(|spec| spec.name.as_str()).collect()
+    }
+}

@@ -318,11 +318,11 @@ impl ChangeSet {
 /// A change set's fingerprint, computed change by change in path order (see
 /// [`ChangeSet::fingerprint`]): the path, base hash and new content hash of every change.
 #[derive(Default)]
-pub struct Fingerprint(Hasher);
+pub(crate) struct Fingerprint(Hasher);
 
 impl Fingerprint {
     /// Add the change of `path`, which comes after every path added so far.
-    pub fn add(&mut self, path: &str, change: &FileChange) {
+    pub(crate) fn add(&mut self, path: &str, change: &FileChange) {
         let hasher = &mut self.0;
         hasher.update(path.as_bytes());
         hasher.update([0]);
@@ -338,7 +338,7 @@ impl Fingerprint {
     }
 
     /// The fingerprint, in lowercase hex.
-    pub fn finish(self) -> String {
+    pub(crate) fn finish(self) -> String {
         content_hash(&self.0.digest())
     }
 }

@@ -223,7 +223,7 @@ impl From<StoreError> for resolve_core::ActionError {
 
 /// `a`, `a` and `b`, or `a`, `b` and `c`, each in backticks (`no files` when empty).
 #[derive(Debug, Clone, Copy)]
-pub struct QuotedList<'a>(pub &'a [String]);
+pub(crate) struct QuotedList<'a>(pub(crate) &'a [String]);
 
 impl fmt::Display for QuotedList<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -25,7 +25,7 @@ pub fn hex(digest: &[u8]) -> String {
 }
 
 /// Whether `name` is a SHA-256 in lowercase hex, as [`content_hash`] writes it.
-pub fn is_sha256_hex(name: &str) -> bool {
+pub(crate) fn is_sha256_hex(name: &str) -> bool {
     name.len() == 64
         && name
             .bytes()
@@ -34,21 +34,21 @@ pub fn is_sha256_hex(name: &str) -> bool {
 
 /// A SHA-256 computed piece by piece.
 #[derive(Default)]
-pub struct Hasher(Sha256);
+pub(crate) struct Hasher(Sha256);
 
 impl Hasher {
     /// Add `bytes`.
-    pub fn update(&mut self, bytes: impl AsRef<[u8]>) {
+    pub(crate) fn update(&mut self, bytes: impl AsRef<[u8]>) {
         self.0.update(bytes);
     }
 
     /// The hash of everything added.
-    pub fn digest(self) -> [u8; 32] {
+    pub(crate) fn digest(self) -> [u8; 32] {
         self.0.finalize().into()
     }
 
     /// The hash of everything added, in lowercase hex.
-    pub fn finish(self) -> String {
+    pub(crate) fn finish(self) -> String {
         hex(&self.digest())
     }
 }

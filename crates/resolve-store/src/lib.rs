@@ -43,12 +43,12 @@ mod transaction;
 mod store;
 
 pub use blobs::{BlobWriter, Blobs, Pack, PackWriter};
-pub use change_set::{ChangeSet, Content, FileChange, Fingerprint, path_order};
-pub use error::{Invariant, QuotedList, StoreError};
+pub use change_set::{ChangeSet, Content, FileChange, path_order};
+pub use error::{Invariant, StoreError};
 pub use fs::{
     BINARY_SNIFF_LEN, FileContent, atomic_write, create_dir_all, is_binary, read_content,
 };
-pub use hash::{Hasher, content_hash, hex, is_sha256_hex, sha256};
+pub use hash::{content_hash, hex, sha256};
 pub use layout::{JOURNAL_DIR, LOCK_FILE, PLANS_DIR, RecordKind, STATE_DIR, StateLayout};
 pub use lock::{LOCK_TIMEOUT, StoreLock};
 pub use mcp_action::{McpAction, McpToolCall, Payload};

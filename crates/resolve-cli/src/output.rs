@@ -2,9 +2,17 @@
 //!
 //! With `--json`, stdout carries exactly one JSON object per result and nothing else; notes go
 //! to stderr either way.
+//!
+//! Whether to color is `anstream`'s decision under `--color auto` (`NO_COLOR`, `CLICOLOR`,
+//! `CLICOLOR_FORCE`, a terminal), and colored text goes through its stream, which adapts the
+//! escape codes to the console; diff styles are `anstyle` styles. The `resolve` block is
+//! rendered by `resolve-core` (its own escape codes, or none).
 
-use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::borrow::Cow;
+use std::io::{BufRead, BufReader, Write};
 
+use anstream::AutoStream;
+use anstyle::{AnsiColor, Style};
 use resolve_core::{ColorMode, ToolResult, render_resolve_result};
 use resolve_edit::{Blobs, EditError, StagedPreview, Workspace};
 use serde::Serialize;
@@ -26,8 +34,7 @@ impl Output {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::io::stdout().is_terminal()
+                AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
             }
         };
         Self {
@@ -39,11 +46,6 @@ impl Output {
     /// Whether results are printed as JSON.
     pub fn is_json(self) -> bool {
         self.json
-    }
-
-    /// Whether output is colored.
-    pub fn is_colored(self) -> bool {
-        self.color
     }
 
     /// Print one JSON value as a line on stdout.
@@ -59,6 +61,36 @@ impl Output {
         }
     }
 
+    /// A progress indicator for work that may take a while, shown on a terminal only and never
+    /// with `--json`.
+    pub fn progress(self, message: &'static str) -> crate::progress::Progress {
+        crate::progress::Progress::start(message, !self.json)
+    }
+
+    /// `raw` as this output writes to it: colored text through `anstream` (which passes it on
+    /// as it is, or converts it for a console that needs that); plain text passed on byte for
+    /// byte, so a previewed file's own bytes are never touched.
+    fn stream<W: anstream::stream::RawStream>(self, raw: W) -> AutoStream<W> {
+        let choice = if self.color {
+            anstream::ColorChoice::Always
+        } else {
+            anstream::ColorChoice::AlwaysAnsi
+        };
+        AutoStream::new(raw, choice)
+    }
+
+    /// The `resolve` block for a result's `details`, `width` columns wide, colored like this
+    /// output. After a partial apply the block names what landed (`sourceResultDetails.
+    /// appliedLabel`) instead of the whole preview's label.
+    pub fn resolve_block(self, details: Option<&Value>, is_error: bool, width: usize) -> String {
+        render_resolve_result(
+            shown_details(details).as_deref(),
+            is_error,
+            width,
+            self.color_mode(),
+        )
+    }
+
     /// Print a tool result: its text (diff lines colored), or one JSON object. The text is
     /// written as it is, never copied: a preview's text can be large.
     pub fn result(self, result: &ToolResult) {
@@ -67,9 +99,9 @@ impl Output {
             return;
         }
         let written = if result.is_error {
-            self.write_text(&mut std::io::stderr().lock(), &result.text)
+            self.write_text(&mut self.stream(std::io::stderr().lock()), &result.text)
         } else {
-            self.write_text(&mut std::io::stdout().lock(), &result.text)
+            self.write_text(&mut self.stream(std::io::stdout().lock()), &result.text)
         };
         // A closed pipe is not an error worth reporting.
         let _ = written;
@@ -106,7 +138,7 @@ impl Output {
             64 * 1024,
             Blobs::of(workspace).open(&staged.record.preview_text)?,
         );
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let mut out = std::io::BufWriter::new(self.stream(std::io::stdout().lock()));
         let note = staged.note.as_ref().map(|note| format!("\n{note}"));
         let written = if self.json {
             let pending_id = staged.details.get("pendingId").unwrap_or(&Value::Null);
@@ -146,18 +178,16 @@ impl Output {
             self.json_line(&result_json(result));
             return;
         }
-        let block = render_resolve_result(
-            result.details.as_ref(),
-            result.is_error,
-            terminal_width(),
-            self.color_mode(),
-        );
-        let text = format!("{}\n{block}", result.text);
-        if result.is_error {
-            err_line(&text);
+        let block = self.resolve_block(result.details.as_ref(), result.is_error, terminal_width());
+        let text = format!("{}\n{block}\n", result.text);
+        // A closed pipe is not an error worth reporting.
+        let _ = if result.is_error {
+            self.stream(std::io::stderr().lock())
+                .write_all(text.as_bytes())
         } else {
-            out_line(&text);
-        }
+            self.stream(std::io::stdout().lock())
+                .write_all(text.as_bytes())
+        };
     }
 
     /// Print arbitrary data: JSON as is, or the given human text.
@@ -245,28 +275,61 @@ fn for_each_line(
     }
 }
 
-/// Write one line (its newline, if any, kept) colored as a diff line: headers bold, additions
-/// green, removals red, hunk lines cyan.
+/// File headers of a diff (`---`, `+++`).
+const HEADER: Style = Style::new().bold();
+/// Added lines.
+const ADDED: Style = AnsiColor::Green.on_default();
+/// Removed lines.
+const REMOVED: Style = AnsiColor::Red.on_default();
+/// Hunk headers (`@@`).
+const HUNK: Style = AnsiColor::Cyan.on_default();
+
+/// The style of a diff line: headers bold, additions green, removals red, hunk lines cyan.
+fn diff_style(line: &[u8]) -> Style {
+    if line.starts_with(b"+++") || line.starts_with(b"---") {
+        HEADER
+    } else if line.starts_with(b"+") {
+        ADDED
+    } else if line.starts_with(b"-") {
+        REMOVED
+    } else if line.starts_with(b"@@") {
+        HUNK
+    } else {
+        Style::new()
+    }
+}
+
+/// Write one line (its newline, if any, kept) colored as a diff line (see [`diff_style`]).
 fn write_colored_line(out: &mut impl Write, line: &[u8]) -> std::io::Result<()> {
     let (body, newline) = match line.strip_suffix(b"\n") {
         Some(body) => (body, &b"\n"[..]),
         None => (line, &b""[..]),
     };
-    let (start, end): (&[u8], &[u8]) = if body.starts_with(b"+++") || body.starts_with(b"---") {
-        (b"\x1b[1m", b"\x1b[22m")
-    } else if body.starts_with(b"+") {
-        (b"\x1b[32m", b"\x1b[39m")
-    } else if body.starts_with(b"-") {
-        (b"\x1b[31m", b"\x1b[39m")
-    } else if body.starts_with(b"@@") {
-        (b"\x1b[36m", b"\x1b[39m")
-    } else {
-        (b"", b"")
-    };
-    out.write_all(start)?;
+    let style = diff_style(body);
+    write!(out, "{}", style.render())?;
     out.write_all(body)?;
-    out.write_all(end)?;
+    write!(out, "{}", style.render_reset())?;
     out.write_all(newline)
+}
+
+/// The details a `resolve` block is rendered from: `details` as they are, or, after a partial
+/// apply, with the label of what landed in place of the preview's.
+fn shown_details(details: Option<&Value>) -> Option<Cow<'_, Value>> {
+    let details = details?;
+    let applied = details
+        .get("sourceResultDetails")
+        .and_then(|source| source.get("appliedLabel"))
+        .and_then(Value::as_str);
+    Some(match applied {
+        Some(applied) => {
+            let mut shown = details.clone();
+            if let Some(fields) = shown.as_object_mut() {
+                fields.insert("label".into(), Value::from(applied));
+            }
+            Cow::Owned(shown)
+        }
+        None => Cow::Borrowed(details),
+    })
 }
 
 /// Write `text` escaped as the inside of a JSON string.

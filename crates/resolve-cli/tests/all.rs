@@ -20,5 +20,7 @@ mod suite {
     mod custom_tools;
     mod faults;
     mod plan;
+    mod review;
     mod staging;
+    mod terminal;
 }

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use crate::blocking::run_blocking;
 use crate::error::EditError;
 use crate::external::ExternalActionRunner;
-use crate::producer::applied_text_for;
+use crate::producer::{applied_label, applied_text_for};
 
 /// A person's say before a stored preview is applied (`resolve agent --approve ask`).
 pub trait ApplyGate: Send + Sync + std::fmt::Debug {
@@ -363,10 +363,20 @@ fn applied_result(source_tool: &str, outcome: &ApplyOutcome) -> ToolResult {
             outcome.dropped_files.join(", ")
         ));
     }
-    ToolResult::text(text).with_details(json!({
+    let mut details = json!({
         "pendingId": outcome.record.action.id,
         "appliedFiles": outcome.applied_files,
         "droppedFiles": outcome.dropped_files,
         "totalReplacements": outcome.total_replacements,
-    }))
+    });
+    if !outcome.dropped_files.is_empty() {
+        // What landed, for the person reading the result; the history keeps the original label.
+        details["appliedLabel"] = json!(applied_label(
+            &outcome.record.action.label,
+            outcome.applied_files.len(),
+            outcome.total_replacements,
+            outcome.dropped_files.len(),
+        ));
+    }
+    ToolResult::text(text).with_details(details)
 }

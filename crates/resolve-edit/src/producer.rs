@@ -82,6 +82,27 @@ pub fn applied_text_for(source_tool: &str, paths: &[String], replacements: usize
     }
 }
 
+/// The label of what a partial apply landed, from the pending action's `label`: its source
+/// kept, its summary replaced by what was written and how many files were dropped, e.g.
+/// `AST Edit: 1 replacement in 1 file, 1 file dropped`. The history keeps the original label.
+pub fn applied_label(
+    label: &str,
+    applied_files: usize,
+    replacements: usize,
+    dropped: usize,
+) -> String {
+    let summary = format!(
+        "{} in {}, {} dropped",
+        count_noun(replacements, "replacement"),
+        count_noun(applied_files, "file"),
+        count_noun(dropped, "file")
+    );
+    match label.split_once(": ") {
+        Some((source, _)) if !source.is_empty() => format!("{source}: {summary}"),
+        Some(_) | None => summary,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,6 +117,22 @@ mod tests {
             assert_eq!(Producer::from_name(producer.name()), Some(producer));
         }
         assert_eq!(Producer::from_name("custom_tool"), None);
+    }
+
+    #[test]
+    fn a_partial_apply_is_labelled_with_what_landed_and_what_was_dropped() {
+        assert_eq!(
+            applied_label("AST Edit: 4 replacements in 2 files", 1, 1, 1),
+            "AST Edit: 1 replacement in 1 file, 1 file dropped"
+        );
+        assert_eq!(
+            applied_label("AST Edit: 9 replacements in 5 files", 2, 5, 3),
+            "AST Edit: 5 replacements in 2 files, 3 files dropped"
+        );
+        assert_eq!(
+            applied_label("changes", 1, 2, 1),
+            "2 replacements in 1 file, 1 file dropped"
+        );
     }
 
     #[test]

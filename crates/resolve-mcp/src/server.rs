@@ -89,8 +89,9 @@ impl ResolveServer {
         connection_id: impl Into<String>,
     ) -> Result<Self, crate::McpError> {
         let connection_id = connection_id.into();
-        let store = Store::open(Workspace::open(root)?);
         let origin = Origin::Mcp(connection_id.clone());
+        // What this connection resolves is recorded as resolved by it.
+        let store = Store::open(Workspace::open(root)?).resolved_by(origin.clone());
         let tools = FileTools::new(store.clone(), origin.clone());
         let session = ResolveSession::new()
             .with_id_allocator(Arc::new(store.clone()))

@@ -1083,3 +1083,44 @@ fn garbage_collection_keeps_what_records_need_and_drops_the_rest() {
     store.apply(&pending.id, None, "now", None).unwrap();
     assert_eq!(read(&dir, "b.rs").as_deref(), Some("later\n"));
 }
+
+#[test]
+fn history_records_where_each_action_was_resolved() {
+    let (dir, store) = setup();
+    write(&dir, "a.txt", "a\n");
+    write(&dir, "b.txt", "b\n");
+    let cli = store.clone().resolved_by(Origin::Cli);
+    let mcp = store.clone().resolved_by(Origin::Mcp("conn-3".into()));
+    assert_eq!(cli.resolver(), Some(&Origin::Cli));
+    let applied = stage(&store, change_set([("a.txt", update("a\n", "A\n"))]));
+    let discarded = stage(&store, change_set([("b.txt", update("b\n", "B\n"))]));
+    let unknown = stage(&store, change_set([("c.txt", create("c\n"))]));
+    mcp.discard(&discarded.id, "not now", None).unwrap();
+    cli.apply(&applied.id, None, "yes", None).unwrap();
+    store.discard(&unknown.id, "no", None).unwrap();
+    let external = stage(&store, change_set([("d.txt", create("d\n"))]));
+    store
+        .clone()
+        .resolved_by(Origin::Agent)
+        .resolve_external(&external.id, Outcome::Applied, "call", None, |_| {
+            Ok::<_, String>(())
+        })
+        .unwrap()
+        .unwrap();
+    let by_id = |id: &str| match store.get(id).unwrap() {
+        StoredAction::Resolved(entry) => entry,
+        StoredAction::Pending(_) => panic!("{id} is still pending"),
+    };
+    let entry = by_id(&applied.id);
+    assert_eq!(entry.action.origin, Origin::Agent, "who staged it stays");
+    assert_eq!(entry.resolved_by, Some(Origin::Cli));
+    assert_eq!(
+        by_id(&discarded.id).resolved_by,
+        Some(Origin::Mcp("conn-3".into()))
+    );
+    assert_eq!(by_id(&unknown.id).resolved_by, None);
+    assert_eq!(by_id(&external.id).resolved_by, Some(Origin::Agent));
+    // Undo rewrites the record and keeps who resolved it.
+    store.undo(&applied.id).unwrap();
+    assert_eq!(by_id(&applied.id).resolved_by, Some(Origin::Cli));
+}

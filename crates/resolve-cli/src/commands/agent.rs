@@ -15,7 +15,7 @@ use resolve_agent::{
     AgentEvent, AgentSession, ApiKey, AutoApprove, PlanApprover, PlanDecision, PlanMode,
     PlanReview, ProviderConfig, ProviderKind, file_tools,
 };
-use resolve_core::{ColorMode, RESOLVE_TOOL_NAME, ResolveSession, render_resolve_result};
+use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession};
 use resolve_edit::{
     ApplyGate, Blobs, FileTools, GateDecision, Origin, PendingRecord, Store, StorePendingSource,
     Workspace,
@@ -36,6 +36,8 @@ before doing anything else. When the task is done, answer with a short summary."
 /// Run the agent on the task.
 pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Result<Outcome> {
     resolve_agent::init();
+    // What the model resolves is recorded as resolved by the agent.
+    let store = &store.clone().resolved_by(Origin::Agent);
     let kind = match args.provider {
         ProviderChoice::Openai => ProviderKind::OpenAi,
         ProviderChoice::Anthropic => ProviderKind::Anthropic,
@@ -198,12 +200,7 @@ impl Printer {
                 self.end_text();
                 if name == RESOLVE_TOOL_NAME && executed {
                     out_line(&text);
-                    let mode = if self.output.is_colored() {
-                        ColorMode::Ansi
-                    } else {
-                        ColorMode::Plain
-                    };
-                    out_line(&render_resolve_result(details.as_ref(), is_error, 80, mode));
+                    out_line(&self.output.resolve_block(details.as_ref(), is_error, 80));
                 } else if is_error {
                     out_line(&format!("✘ {text}"));
                 } else {

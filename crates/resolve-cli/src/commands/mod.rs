@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use resolve_agent::mcp::{McpConfig, McpHub};
-use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
+use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult, base_details};
 use resolve_edit::{
     Blobs, FileToolOutput, FileTools, HistoryRecord, Origin, Outcome as HistoryOutcome, Store,
     StorePendingSource, StoredAction, Workspace,
@@ -22,7 +22,9 @@ use crate::output::{Output, note};
 /// Open the workspace, recover, and run the subcommand.
 pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
     let workspace = Workspace::open(&cli.global.root)?;
-    let store = Store::open(workspace);
+    // What this process resolves is recorded as resolved at the command line; `resolve agent`
+    // and `resolve mcp` say otherwise.
+    let store = Store::open(workspace).resolved_by(Origin::Cli);
     if let Some(message) = store.recover()? {
         note(&message);
     }
@@ -119,7 +121,7 @@ fn ast_edit(store: &Store, args: &AstEditArgs, output: Output) -> anyhow::Result
     if let Some(lang) = &args.lang {
         call["lang"] = json!(lang);
     }
-    let scanning = crate::progress::Progress::start("Scanning files…");
+    let scanning = output.progress("Scanning files…");
     let result = cli_tools(store, args.max_files).run("ast_edit", &call);
     drop(scanning);
     staged(store, result, output)
@@ -163,18 +165,52 @@ fn resolve(
         .enable_all()
         .build()?;
     let cancel = CancellationToken::new();
+    let progress = match args.action {
+        ResolveAction::Apply => output.progress("Applying…"),
+        ResolveAction::Discard => output.progress("Discarding…"),
+    };
     let outcome = runtime.block_on(async {
-        let outcome = session.resolve_with(args, id, &cancel).await;
+        let outcome = session.resolve_with(args.clone(), id, &cancel).await;
         hub.shutdown().await;
         outcome
     });
-    let result = outcome.unwrap_or_else(|error| ToolResult::from_error(&error));
+    drop(progress);
+    let result = match outcome {
+        Ok(result) => result,
+        Err(error) => failed_result(store, &error, &args, id),
+    };
     output.resolve_outcome(&result);
     Ok(if result.is_error {
         Outcome::Failed
     } else {
         Outcome::Success
     })
+}
+
+/// The result of a failed `resolve`: the error's text, with details naming what failed (the
+/// action's label and tool, the action and the reason given) so the block shows them. A failed
+/// resolve leaves its action pending: the one asked for, or the head. When nothing was pending,
+/// the details carry no label.
+fn failed_result(
+    store: &Store,
+    error: &resolve_core::Error,
+    args: &ResolveArgs,
+    id: Option<&str>,
+) -> ToolResult {
+    let target = match error {
+        resolve_core::Error::NothingToApply | resolve_core::Error::NotPending { .. } => None,
+        _ => store.pending_summaries().ok().and_then(|pending| {
+            pending
+                .into_iter()
+                .find(|record| id.is_none_or(|id| record.id == id))
+        }),
+    };
+    let details = base_details(
+        args,
+        target.as_ref().map(|record| record.source_tool.as_str()),
+        target.as_ref().map(|record| record.label.as_str()),
+    );
+    ToolResult::from_error(error).with_details(Value::Object(details))
 }
 
 fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
@@ -306,17 +342,42 @@ fn log(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// One line of `resolve log`: id, outcome, label and reason.
+/// One line of `resolve log`: when it was resolved (local time), id, outcome, label, where it
+/// was staged and where resolved, and the reason.
 fn history_line(entry: &HistoryRecord) -> String {
     let outcome = match (entry.outcome, entry.undone) {
         (HistoryOutcome::Applied, false) => "applied",
         (HistoryOutcome::Applied, true) => "applied, undone",
         (HistoryOutcome::Discarded, _) => "discarded",
     };
+    let resolved_by = entry
+        .resolved_by
+        .as_ref()
+        .map_or_else(|| "unknown".to_owned(), ToString::to_string);
     format!(
-        "{}  {outcome}  {}  — {}",
-        entry.action.id, entry.action.label, entry.reason
+        "{}  {}  {outcome}  {}  (staged: {}, resolved: {resolved_by})  — {}",
+        local_time(entry.resolved_at),
+        entry.action.id,
+        entry.action.label,
+        entry.action.origin,
+        entry.reason
     )
+}
+
+/// Unix seconds as local time, `2026-12-03 14:05:09` (the seconds themselves when out of
+/// range).
+fn local_time(seconds: u64) -> String {
+    i64::try_from(seconds)
+        .ok()
+        .and_then(|seconds| chrono::DateTime::from_timestamp(seconds, 0))
+        .map_or_else(
+            || seconds.to_string(),
+            |utc| {
+                utc.with_timezone(&chrono::Local)
+                    .format("%Y-%m-%d %H:%M:%S")
+                    .to_string()
+            },
+        )
 }
 
 /// The JSON shape of a history entry in `log`, `show` and `undo`.
@@ -332,6 +393,7 @@ fn history_json(entry: &HistoryRecord, workspace: &Workspace) -> anyhow::Result<
         "droppedFiles": entry.dropped_files,
         "undone": entry.undone,
         "resolvedAt": entry.resolved_at,
+        "resolvedBy": entry.resolved_by.as_ref().map(ToString::to_string),
         "preview": Blobs::of(workspace).read_text(&entry.action.preview_text)?,
     }))
 }

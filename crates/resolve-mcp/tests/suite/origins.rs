@@ -101,3 +101,30 @@ async fn a_preview_applied_elsewhere_leaves_the_connection_with_nothing_pending(
         "No pending action to resolve. Nothing to apply or discard."
     );
 }
+
+#[tokio::test]
+async fn the_history_records_the_connection_that_resolved_an_action() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    let connection = Connection::open(&workspace).await;
+    let staged = connection
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
+        .await;
+    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
+    let applied = connection
+        .call("resolve", json!({"action": "apply", "reason": "Mine."}))
+        .await;
+    assert!(!is_error(&applied), "{applied:?}");
+    let entry = workspace
+        .store()
+        .history()
+        .unwrap()
+        .into_iter()
+        .find(|entry| entry.action.id == id)
+        .unwrap();
+    let origin = Origin::Mcp(connection.connection_id.clone());
+    assert_eq!(entry.action.origin, origin);
+    assert_eq!(entry.resolved_by, Some(origin));
+}

@@ -84,6 +84,7 @@ impl Store {
                     reason: reason.to_owned(),
                     extra,
                     resolved_at: unix_now(),
+                    resolved_by: self.resolver.clone(),
                     applied_files: Vec::new(),
                     dropped_files: Vec::new(),
                     undone: false,

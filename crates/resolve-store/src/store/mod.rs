@@ -71,6 +71,8 @@ pub use self::staging::NewAction;
 pub struct Store {
     workspace: Workspace,
     lock_timeout: Duration,
+    /// Who resolves through this handle, recorded in each history record it writes.
+    resolver: Option<Origin>,
 }
 
 impl Store {
@@ -79,7 +81,23 @@ impl Store {
         Self {
             workspace,
             lock_timeout: LOCK_TIMEOUT,
+            resolver: None,
         }
+    }
+
+    /// This store recording `origin` as where each action it applies or discards was resolved
+    /// ([`HistoryRecord::resolved_by`]): `cli` for the command line, `agent` for `resolve
+    /// agent`, `mcp:<id>` for an MCP connection. By default nothing is recorded.
+    #[must_use]
+    pub fn resolved_by(mut self, origin: Origin) -> Self {
+        self.resolver = Some(origin);
+        self
+    }
+
+    /// Where actions resolved through this store are recorded as resolved (see
+    /// [`Store::resolved_by`]).
+    pub fn resolver(&self) -> Option<&Origin> {
+        self.resolver.as_ref()
     }
 
     /// This store waiting up to `timeout` for the lock. By default, [`LOCK_TIMEOUT`].

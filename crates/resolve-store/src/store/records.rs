@@ -240,6 +240,11 @@ pub struct HistoryRecord {
     pub extra: Option<Extra>,
     /// When it was resolved, in Unix seconds.
     pub resolved_at: u64,
+    /// Where it was resolved: the process that applied or discarded it (`cli`, `agent`,
+    /// `mcp:<id>`), as its [`Store::resolved_by`](super::Store::resolved_by) says; `None` in
+    /// records written before this was kept, or by a store that was not told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved_by: Option<Origin>,
     /// Files written (all of them, or the `only` subset).
     pub applied_files: Vec<String>,
     /// Files of the change set that were not written.
@@ -292,6 +297,8 @@ struct HistoryFields {
     #[serde(default)]
     extra: Option<Extra>,
     resolved_at: u64,
+    #[serde(default)]
+    resolved_by: Option<Origin>,
     applied_files: Vec<String>,
     dropped_files: Vec<String>,
     undone: bool,
@@ -319,6 +326,7 @@ impl From<HistoryFields> for HistoryRecord {
             reason: fields.reason,
             extra: fields.extra,
             resolved_at: fields.resolved_at,
+            resolved_by: fields.resolved_by,
             applied_files: fields.applied_files,
             dropped_files: fields.dropped_files,
             undone: fields.undone,
@@ -475,6 +483,7 @@ mod tests {
             reason: "no".into(),
             extra: None,
             resolved_at: 6,
+            resolved_by: None,
             applied_files: Vec::new(),
             dropped_files: Vec::new(),
             undone: false,
@@ -494,9 +503,32 @@ mod tests {
         assert_eq!(json["outcome"], "discarded");
         assert_eq!(json["version"], 1);
         assert!(json.get("extra").is_none());
+        assert!(
+            json.get("resolvedBy").is_none(),
+            "optional on write: {json}"
+        );
         assert_eq!(
             serde_json::from_value::<HistoryRecord>(json).unwrap(),
             history
         );
+    }
+
+    #[test]
+    fn where_a_record_was_resolved_is_kept_as_resolved_by() {
+        let mut json = serde_json::json!({
+            "version": 1, "id": "pending-action:edit:1", "seq": 1, "origin": "agent",
+            "sourceTool": "edit", "label": "Edit: a", "createdAt": 5, "order": 2,
+            "previewText": "", "details": null, "fingerprint": "f", "outcome": "applied",
+            "reason": "ok", "resolvedAt": 6, "appliedFiles": [], "droppedFiles": [],
+            "undone": false
+        });
+        let old: HistoryRecord = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(old.resolved_by, None, "records written before it was kept");
+        json["resolvedBy"] = "mcp:conn-7".into();
+        let record: HistoryRecord = serde_json::from_value(json).unwrap();
+        assert_eq!(record.resolved_by, Some(Origin::Mcp("conn-7".into())));
+        let written = serde_json::to_value(&record).unwrap();
+        assert_eq!(written["resolvedBy"], "mcp:conn-7");
+        assert_eq!(written["version"], 1);
     }
 }

@@ -62,6 +62,7 @@ impl Store {
             reason: reason.to_owned(),
             extra,
             resolved_at: unix_now(),
+            resolved_by: self.resolver.clone(),
             applied_files,
             dropped_files: dropped_files.clone(),
             undone: false,
@@ -107,6 +108,7 @@ impl Store {
             reason: reason.to_owned(),
             extra,
             resolved_at: unix_now(),
+            resolved_by: self.resolver.clone(),
             applied_files: Vec::new(),
             undone: false,
         };

@@ -241,8 +241,8 @@ pub struct HistoryRecord {
     /// When it was resolved, in Unix seconds.
     pub resolved_at: u64,
     /// Where it was resolved: the process that applied or discarded it (`cli`, `agent`,
-    /// `mcp:<id>`), as its [`Store::resolved_by`](super::Store::resolved_by) says; `None` in
-    /// records written before this was kept, or by a store that was not told.
+    /// `mcp:<id>`), as its [`Store::resolved_by`](super::Store::resolved_by) says; `None` when
+    /// that store was not told.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved_by: Option<Origin>,
     /// Files written (all of them, or the `only` subset).

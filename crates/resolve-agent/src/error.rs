@@ -17,6 +17,16 @@ pub enum AgentError {
     /// The HTTP client could not be built (TLS set-up, for example).
     #[error("Could not build the HTTP client.")]
     ClientBuild(#[source] reqwest::Error),
+    /// Anthropic extended thinking needs an output limit above the thinking budget.
+    #[error(
+        "The thinking budget ({budget} tokens) must be below the output token limit `max_tokens` ({max_tokens}); raise `max_tokens` or lower the budget."
+    )]
+    ThinkingBudget {
+        /// The configured thinking budget.
+        budget: u32,
+        /// The configured output token limit.
+        max_tokens: u32,
+    },
     /// The configured base URL is not an `http://` or `https://` URL.
     #[error(
         "The base URL `{url}` is not an http:// or https:// URL. Give the server's base, e.g. `http://127.0.0.1:8080/v1` (OpenAI-compatible) or `https://api.anthropic.com` (Anthropic)."

@@ -7,6 +7,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::usage::Usage;
+
 /// Something that happened during a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -80,6 +82,9 @@ pub enum AgentEvent {
         /// What happened.
         message: String,
     },
+    /// The run's last event, whatever its outcome: model calls and tokens, forced calls also
+    /// apart (`{"type":"usage","model_calls":…,…,"forced":{…}}`, see [`Usage`]).
+    Usage(Usage),
 }
 
 /// Receives a run's events in order.

@@ -20,7 +20,7 @@
 //! and tool set) is on top and calls into plan mode (`plan`) and the model clients
 //! (`provider`); plan mode gets what it may change handed in (the session's tool set, its
 //! `resolve` state, the transcript, an event sink) and never reaches the session. Below them
-//! are the shared pieces: `tool`, `event`, `message`, `error` and `secret`. In `mcp`, the hub
+//! are the shared pieces: `tool`, `event`, `message`, `usage`, `error` and `secret`. In `mcp`, the hub
 //! uses the tools it makes, never the other way round.
 //!
 //! # Example
@@ -65,6 +65,7 @@ pub mod provider;
 mod secret;
 mod session;
 mod tool;
+mod usage;
 
 pub use error::AgentError;
 pub use event::{AgentEvent, EventSink};
@@ -75,10 +76,11 @@ pub use plan::{
     PLAN_MODE_PROMPT, PLAN_MODE_REMINDER, PLAN_MODE_REMINDER_MAX, PlanApprover, PlanDecision,
     PlanMode, PlanReview, PlanTitleError, normalize_plan_title, resolve_plan_title,
 };
-pub use provider::{ForcedChoiceSupport, ProviderConfig, ProviderKind};
+pub use provider::{ForcedChoiceSupport, ProviderConfig, ProviderKind, ReasoningEffort};
 pub use secret::{ANTHROPIC_API_KEY_ENV, ApiKey, OPENAI_API_KEY_ENV};
 pub use session::{AgentSession, AgentSessionBuilder, RunSummary};
 pub use tool::{CUSTOM_TOOL_SOURCE, CustomPendingAction, Tool, ToolContext, ToolError, ToolFuture};
+pub use usage::{CallUsage, TokenUsage, Usage};
 
 /// Process-wide set-up: installs rustls' `ring` crypto provider (gotcha G7; without it the
 /// HTTP client panics). Idempotent; sessions call it too, and so should tests.

@@ -39,12 +39,19 @@ pub enum Message {
         /// What the user wrote.
         text: String,
     },
-    /// A model response: its text (possibly empty) and its tool calls.
+    /// A model response: its text (possibly empty), its tool calls and any thinking blocks.
     Assistant {
         /// The text the model wrote.
         text: String,
         /// The tool calls it made, in order.
         tool_calls: Vec<ToolCall>,
+        /// Anthropic `thinking` and `redacted_thinking` blocks of the response, verbatim
+        /// (signature included; streamed blocks reassembled), in order. They go back to the
+        /// server at the head of this assistant turn in every later request, as the API requires
+        /// when tool use follows thinking; OpenAI-compatible servers never see them. Empty
+        /// unless thinking is enabled.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        thinking: Vec<Value>,
     },
     /// The result of one tool call.
     Tool {

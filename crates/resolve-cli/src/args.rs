@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// Stage agent edits as previews, review them, and apply or discard them with a reason.
 #[derive(Debug, Parser)]
@@ -24,6 +25,26 @@ pub struct Cli {
     /// The subcommand.
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// Checks clap cannot express (an option that fits only one `--provider`); a failure is a
+    /// usage error.
+    pub(crate) fn check(&self) -> Result<(), clap::Error> {
+        match &self.command {
+            Command::Agent(agent) => agent.check(),
+            Command::AstEdit(_)
+            | Command::Edit(_)
+            | Command::Write(_)
+            | Command::Pending
+            | Command::Show(_)
+            | Command::Apply(_)
+            | Command::Discard(_)
+            | Command::Undo(_)
+            | Command::Log
+            | Command::Mcp => Ok(()),
+        }
+    }
 }
 
 /// Options accepted before or after any subcommand.
@@ -91,6 +112,13 @@ Stdout carries only MCP messages; logs go to stderr (set RESOLVE_LOG, e.g. RESOL
     /// lands only when the model calls `resolve` (with `--approve ask`, after you agree).
     /// Previews left pending by an earlier run are picked up by the next one. With `--plan`,
     /// the model first writes a plan for approval and implements it once approved.
+    ///
+    /// The last line on stderr reports the run's usage: model calls (how many forced
+    /// `resolve`), input tokens (uncached and cached, as the server reports them) and output
+    /// tokens, then the same for the forced calls alone, e.g. `usage: 4 model calls (1
+    /// forced), 1000 input tokens (420 uncached, 580 cached), 100 output tokens; forced calls:
+    /// 300 input tokens (100 uncached, 200 cached), 30 output tokens`. With `--json` the run
+    /// also ends with a `usage` event.
     Agent(AgentArgs),
 }
 
@@ -101,6 +129,17 @@ pub enum ProviderChoice {
     Openai,
     /// Anthropic Messages.
     Anthropic,
+}
+
+/// How hard an OpenAI-compatible reasoning model thinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReasoningEffortChoice {
+    /// `"reasoning_effort": "low"`.
+    Low,
+    /// `"reasoning_effort": "medium"`.
+    Medium,
+    /// `"reasoning_effort": "high"`.
+    High,
 }
 
 /// Who approves an `apply` the model asks for.
@@ -162,9 +201,36 @@ pub struct AgentArgs {
     /// otherwise `auto`.
     #[arg(long, value_enum, value_name = "MODE", requires = "plan")]
     pub plan_approve: Option<PlanApproveChoice>,
+    /// Anthropic extended thinking with a budget of N tokens (at least 1024; with
+    /// `--provider anthropic` only): requests carry `"thinking": {"type": "enabled",
+    /// "budget_tokens": N}`, and thinking blocks are kept and sent back as the API requires.
+    /// The API forces no tool while thinking, so a declined preview gets the reminder alone.
+    /// By default thinking is off.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1024..))]
+    pub thinking_budget: Option<u32>,
+    /// Send `reasoning_effort` to an OpenAI-compatible reasoning model (with
+    /// `--provider openai` only). By default none is sent.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub reasoning_effort: Option<ReasoningEffortChoice>,
     /// What the agent should do.
     #[arg(value_name = "TASK")]
     pub task: String,
+}
+
+impl AgentArgs {
+    /// `--thinking-budget` is Anthropic's, `--reasoning-effort` OpenAI's.
+    fn check(&self) -> Result<(), clap::Error> {
+        let message = match self.provider {
+            ProviderChoice::Openai if self.thinking_budget.is_some() => {
+                "`--thinking-budget` needs `--provider anthropic`; OpenAI-compatible servers take `--reasoning-effort LEVEL`"
+            }
+            ProviderChoice::Anthropic if self.reasoning_effort.is_some() => {
+                "`--reasoning-effort` is for OpenAI-compatible servers; with `--provider anthropic` use `--thinking-budget N`"
+            }
+            ProviderChoice::Openai | ProviderChoice::Anthropic => return Ok(()),
+        };
+        Err(Cli::command().error(ErrorKind::ArgumentConflict, message))
+    }
 }
 
 /// `resolve ast-edit`.

@@ -53,6 +53,10 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
             return ExitCode::from(code);
         }
     };
+    if let Err(error) = cli.check() {
+        let _ = error.print();
+        return ExitCode::from(EXIT_USAGE);
+    }
     let output = output::Output::new(&cli.global);
     match commands::run(&cli, output) {
         Ok(Outcome::Success) => ExitCode::from(EXIT_OK),

@@ -14,6 +14,7 @@ mod suite {
     pub mod common;
 
     mod agent;
+    mod agent_providers;
     mod concurrency;
     mod confinement;
     mod crash;

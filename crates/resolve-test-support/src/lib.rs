@@ -1,6 +1,12 @@
 //! A scripted mock model server on 127.0.0.1 that speaks both real wire formats:
 //! OpenAI Chat Completions (`/v1/chat/completions`) and Anthropic Messages (`/v1/messages`),
 //! streaming (SSE) or not, as each request asks. It records every request.
+//!
+//! Usage figures go out as each real API sends them: OpenAI's in the response body, or, when
+//! streaming, in a last chunk with no choices only if the request asked for it
+//! (`stream_options.include_usage`); Anthropic's in `message_start` and `message_delta`.
+//! Anthropic thinking blocks lead the content, streamed as `thinking_delta` and
+//! `signature_delta` events.
 
 #![allow(
     clippy::unwrap_used,
@@ -32,6 +38,48 @@ pub struct Turn {
     pub no_finish: bool,
     /// Force this finish reason (wire spelling).
     pub finish: Option<String>,
+    /// Usage figures to report; by default 1 input and 1 output token.
+    pub usage: Option<MockUsage>,
+    /// Anthropic content blocks (`thinking`, `redacted_thinking`) sent before the text, as
+    /// given (streamed: reassembled by the client from deltas). OpenAI answers leave them out.
+    pub thinking: Vec<Value>,
+}
+
+/// Token counts a turn reports, in neutral form (each wire format spells them its own way).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MockUsage {
+    /// All input tokens, cached or not.
+    pub input: u64,
+    /// Of those, read from the prompt cache.
+    pub cached: u64,
+    /// Of those, written to the prompt cache (Anthropic only).
+    pub cache_write: u64,
+    /// Output tokens.
+    pub output: u64,
+}
+
+impl MockUsage {
+    fn of(turn: &Turn) -> Self {
+        turn.usage.unwrap_or(Self {
+            input: 1,
+            cached: 0,
+            cache_write: 0,
+            output: 1,
+        })
+    }
+
+    fn openai(self) -> Value {
+        json!({"prompt_tokens": self.input, "completion_tokens": self.output,
+            "total_tokens": self.input + self.output,
+            "prompt_tokens_details": {"cached_tokens": self.cached}})
+    }
+
+    fn anthropic(self, output: u64) -> Value {
+        json!({"input_tokens": self.input - self.cached - self.cache_write,
+            "cache_read_input_tokens": self.cached,
+            "cache_creation_input_tokens": self.cache_write,
+            "output_tokens": output})
+    }
 }
 
 impl Turn {
@@ -54,6 +102,22 @@ impl Turn {
 
     pub fn without_finish(mut self) -> Self {
         self.no_finish = true;
+        self
+    }
+
+    pub fn with_usage(mut self, input: u64, cached: u64, cache_write: u64, output: u64) -> Self {
+        self.usage = Some(MockUsage {
+            input,
+            cached,
+            cache_write,
+            output,
+        });
+        self
+    }
+
+    /// Lead the (Anthropic) answer with this thinking or redacted-thinking block.
+    pub fn with_thinking_block(mut self, block: Value) -> Self {
+        self.thinking.push(block);
         self
     }
 }
@@ -146,6 +210,10 @@ async fn handle(
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let anthropic = uri.path() == "/v1/messages";
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    let include_usage = body
+        .pointer("/stream_options/include_usage")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     state.requests.lock().unwrap().push(Recorded {
         path: uri.path().to_owned(),
         headers,
@@ -174,7 +242,7 @@ async fn handle(
             let events = if anthropic {
                 anthropic_events(&turn)
             } else {
-                openai_chunks(&turn)
+                openai_chunks(&turn, include_usage)
             };
             // Up to and including the first text piece.
             let cut = events
@@ -184,7 +252,7 @@ async fn handle(
             sse(events[..cut].to_vec(), true)
         }
         Reply::Turn(turn) => match (anthropic, stream) {
-            (false, true) => sse(openai_chunks(&turn), false),
+            (false, true) => sse(openai_chunks(&turn, include_usage), false),
             (false, false) => axum::Json(openai_json(&turn)).into_response(),
             (true, true) => sse(anthropic_events(&turn), false),
             (true, false) => axum::Json(anthropic_json(&turn)).into_response(),
@@ -235,7 +303,7 @@ fn openai_finish(turn: &Turn) -> String {
 /// OpenAI chunks, with the quirks of llama-cpp-python: the call id repeated in every chunk and
 /// a legacy `function_call` alongside for the first call. Arguments of parallel calls arrive
 /// interleaved, three characters at a time.
-fn openai_chunks(turn: &Turn) -> Vec<String> {
+fn openai_chunks(turn: &Turn, include_usage: bool) -> Vec<String> {
     let data = |value: Value| format!("data: {value}\n\n");
     let mut out = vec![data(
         json!({"id":"chatcmpl-1","object":"chat.completion.chunk",
@@ -272,8 +340,14 @@ fn openai_chunks(turn: &Turn) -> Vec<String> {
         }
     }
     if !turn.no_finish {
-        out.push(data(json!({"id":"chatcmpl-1","choices":[{"index":0,"delta":{},
-            "finish_reason":openai_finish(turn)}],"usage":{"prompt_tokens":1,"completion_tokens":1}})));
+        out.push(data(
+            json!({"id":"chatcmpl-1","choices":[{"index":0,"delta":{},
+            "finish_reason":openai_finish(turn)}]}),
+        ));
+        if include_usage {
+            out.push(data(json!({"id":"chatcmpl-1","choices":[],
+                "usage": MockUsage::of(turn).openai()})));
+        }
         out.push("data: [DONE]\n\n".to_owned());
     }
     out
@@ -291,7 +365,7 @@ fn openai_json(turn: &Turn) -> Value {
     }
     json!({"id":"chatcmpl-1","object":"chat.completion","model":"mock",
         "choices":[{"index":0,"message":message,"finish_reason":openai_finish(turn)}],
-        "usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}})
+        "usage": MockUsage::of(turn).openai()})
 }
 
 fn anthropic_stop(turn: &Turn) -> String {
@@ -311,11 +385,43 @@ fn anthropic_events(turn: &Turn) -> Vec<String> {
         event(
             "message_start",
             json!({"type":"message_start","message":{"id":"msg_1","type":"message",
-            "role":"assistant","content":[],"model":"mock","stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}),
+            "role":"assistant","content":[],"model":"mock","stop_reason":null,
+            "usage": MockUsage::of(turn).anthropic(1)}}),
         ),
         event("ping", json!({"type":"ping"})),
     ];
     let mut index = 0;
+    for block in &turn.thinking {
+        if block["type"] == "thinking" {
+            out.push(event(
+                "content_block_start",
+                json!({"type":"content_block_start","index":index,
+                "content_block":{"type":"thinking","thinking":""}}),
+            ));
+            for piece in pieces(block["thinking"].as_str().unwrap_or_default(), 5) {
+                out.push(event(
+                    "content_block_delta",
+                    json!({"type":"content_block_delta","index":index,
+                    "delta":{"type":"thinking_delta","thinking":piece}}),
+                ));
+            }
+            out.push(event(
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":index,
+                "delta":{"type":"signature_delta","signature":block["signature"]}}),
+            ));
+        } else {
+            out.push(event(
+                "content_block_start",
+                json!({"type":"content_block_start","index":index,"content_block":block}),
+            ));
+        }
+        out.push(event(
+            "content_block_stop",
+            json!({"type":"content_block_stop","index":index}),
+        ));
+        index += 1;
+    }
     if !turn.text.is_empty() {
         out.push(event(
             "content_block_start",
@@ -355,15 +461,19 @@ fn anthropic_events(turn: &Turn) -> Vec<String> {
         index += 1;
     }
     if !turn.no_finish {
-        out.push(event("message_delta", json!({"type":"message_delta",
-            "delta":{"stop_reason":anthropic_stop(turn),"stop_sequence":null},"usage":{"output_tokens":2}})));
+        out.push(event(
+            "message_delta",
+            json!({"type":"message_delta",
+            "delta":{"stop_reason":anthropic_stop(turn),"stop_sequence":null},
+            "usage":{"output_tokens": MockUsage::of(turn).output}}),
+        ));
         out.push(event("message_stop", json!({"type":"message_stop"})));
     }
     out
 }
 
 fn anthropic_json(turn: &Turn) -> Value {
-    let mut content = Vec::new();
+    let mut content = turn.thinking.clone();
     if !turn.text.is_empty() {
         content.push(json!({"type":"text","text":turn.text}));
     }
@@ -372,5 +482,6 @@ fn anthropic_json(turn: &Turn) -> Value {
         content.push(json!({"type":"tool_use","id":id,"name":name,"input":input}));
     }
     json!({"id":"msg_1","type":"message","role":"assistant","model":"mock","content":content,
-        "stop_reason":anthropic_stop(turn),"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}})
+        "stop_reason":anthropic_stop(turn),"stop_sequence":null,
+        "usage": MockUsage::of(turn).anthropic(MockUsage::of(turn).output)})
 }

@@ -9,6 +9,11 @@
 //! prompt and on the newest message: moving that marker is the only change to earlier
 //! messages from one request to the next.
 //!
+//! With a thinking budget, requests carry `"thinking": {"type": "enabled", "budget_tokens": N}`;
+//! `thinking` and `redacted_thinking` blocks (streamed ones reassembled from their deltas,
+//! signature included) are kept verbatim and lead their assistant turn in every later request.
+//! Usage comes from `usage` (`message_start`, then `message_delta`, when streaming).
+//!
 //! Owned here: the Anthropic request body and response parsing. Not owned: retries and the
 //! transport (`http`), the fallbacks shared with OpenAI (the parent module).
 
@@ -22,7 +27,9 @@ use super::schema::wire_schema;
 use super::{
     FinishReason, Flow, ModelRequest, ModelResponse, StreamReader, WireChoice, fill_call_ids,
 };
-use crate::{AgentError, AgentEvent, ApiKey, EventSink, Message, ProviderConfig, ToolCall};
+use crate::{
+    AgentError, AgentEvent, ApiKey, CallUsage, EventSink, Message, ProviderConfig, ToolCall,
+};
 
 /// The API version header value.
 pub(super) const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -71,8 +78,9 @@ fn text_block(text: &str) -> Value {
     json!({"type": "text", "text": text})
 }
 
-fn assistant_blocks(text: &str, tool_calls: &[ToolCall]) -> Vec<Value> {
-    let mut blocks = Vec::with_capacity(tool_calls.len() + 1);
+fn assistant_blocks(thinking: &[Value], text: &str, tool_calls: &[ToolCall]) -> Vec<Value> {
+    let mut blocks = Vec::with_capacity(thinking.len() + tool_calls.len() + 1);
+    blocks.extend(thinking.iter().cloned());
     if !text.is_empty() {
         blocks.push(text_block(text));
     }
@@ -83,7 +91,7 @@ fn assistant_blocks(text: &str, tool_calls: &[ToolCall]) -> Vec<Value> {
         };
         blocks.push(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input}));
     }
-    if blocks.is_empty() {
+    if text.is_empty() && tool_calls.is_empty() {
         blocks.push(text_block(EMPTY_ASSISTANT_TEXT));
     }
     blocks
@@ -116,11 +124,18 @@ fn wire_messages(messages: &[Message]) -> Vec<Value> {
                 }
                 push_user(&mut turns, block);
             }
-            Message::Assistant { text, tool_calls } => {
+            Message::Assistant {
+                text,
+                tool_calls,
+                thinking,
+            } => {
                 if matches!(turns.last(), Some((Role::Assistant, _))) {
                     turns.push((Role::User, vec![text_block(CONTINUE_TEXT)]));
                 }
-                turns.push((Role::Assistant, assistant_blocks(text, tool_calls)));
+                turns.push((
+                    Role::Assistant,
+                    assistant_blocks(thinking, text, tool_calls),
+                ));
             }
         }
     }
@@ -157,10 +172,18 @@ pub(super) fn request_body(
 ) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), config.model.clone().into());
+    // The output limit must exceed the thinking budget; by default it leaves the usual room.
+    let default_max_tokens = DEFAULT_MAX_TOKENS.saturating_add(config.thinking_budget.unwrap_or(0));
     body.insert(
         "max_tokens".into(),
-        config.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).into(),
+        config.max_tokens.unwrap_or(default_max_tokens).into(),
     );
+    if let Some(budget) = config.thinking_budget {
+        body.insert(
+            "thinking".into(),
+            json!({"type": "enabled", "budget_tokens": budget}),
+        );
+    }
     if !request.system.is_empty() {
         body.insert(
             "system".into(),
@@ -231,6 +254,14 @@ enum BlockDelta {
         #[serde(default)]
         partial_json: String,
     },
+    ThinkingDelta {
+        #[serde(default)]
+        thinking: String,
+    },
+    SignatureDelta {
+        #[serde(default)]
+        signature: String,
+    },
     #[serde(other)]
     Other,
 }
@@ -241,12 +272,72 @@ struct MessageDelta {
     stop_reason: Option<String>,
 }
 
+/// Whether a content block is a thinking block, kept verbatim.
+fn is_thinking(block: &Value) -> bool {
+    matches!(
+        block.get("type").and_then(Value::as_str),
+        Some("thinking" | "redacted_thinking")
+    )
+}
+
+/// The usage counts as sent; a `message_delta` updates what it carries (its counts are
+/// cumulative).
+#[derive(Debug, Default, Clone, Copy, Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+}
+
+impl WireUsage {
+    fn update(&mut self, later: WireUsage) {
+        self.input_tokens = later.input_tokens.or(self.input_tokens);
+        self.cache_read_input_tokens = later
+            .cache_read_input_tokens
+            .or(self.cache_read_input_tokens);
+        self.cache_creation_input_tokens = later
+            .cache_creation_input_tokens
+            .or(self.cache_creation_input_tokens);
+        self.output_tokens = later.output_tokens.or(self.output_tokens);
+    }
+
+    fn neutral(self) -> CallUsage {
+        let read = self.cache_read_input_tokens.unwrap_or(0);
+        let write = self.cache_creation_input_tokens.unwrap_or(0);
+        CallUsage {
+            input_tokens: self
+                .input_tokens
+                .unwrap_or(0)
+                .saturating_add(read)
+                .saturating_add(write),
+            cached_input_tokens: read,
+            cache_write_input_tokens: write,
+            output_tokens: self.output_tokens.unwrap_or(0),
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct StartMessage {
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum StreamEvent {
+    MessageStart {
+        #[serde(default)]
+        message: StartMessage,
+    },
     ContentBlockStart {
         index: usize,
-        content_block: Block,
+        content_block: Value,
     },
     ContentBlockDelta {
         index: usize,
@@ -255,6 +346,8 @@ enum StreamEvent {
     MessageDelta {
         #[serde(default)]
         delta: MessageDelta,
+        #[serde(default)]
+        usage: Option<WireUsage>,
     },
     MessageStop,
     Error {
@@ -274,6 +367,8 @@ enum PartialBlock {
         start_input: Value,
         json: Option<String>,
     },
+    /// A `thinking` or `redacted_thinking` block: the start block, deltas appended.
+    Thinking(Value),
     Other,
 }
 
@@ -283,6 +378,20 @@ pub(super) struct StreamState {
     blocks: BTreeMap<usize, PartialBlock>,
     stop_reason: Option<String>,
     stopped: bool,
+    usage: Option<WireUsage>,
+}
+
+/// Append `piece` to the string field `key` of a thinking block.
+fn append_field(block: &mut Value, key: &str, piece: &str) {
+    if let Some(object) = block.as_object_mut() {
+        let mut text = object
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        text.push_str(piece);
+        object.insert(key.to_owned(), Value::String(text));
+    }
 }
 
 impl StreamReader for StreamState {
@@ -291,10 +400,26 @@ impl StreamReader for StreamState {
             return Flow::Continue;
         };
         match event {
+            StreamEvent::MessageStart { message } => {
+                if let Some(usage) = message.usage {
+                    self.usage
+                        .get_or_insert_with(WireUsage::default)
+                        .update(usage);
+                }
+            }
+            StreamEvent::ContentBlockStart {
+                index,
+                content_block,
+            } if is_thinking(&content_block) => {
+                self.blocks
+                    .insert(index, PartialBlock::Thinking(content_block));
+            }
             StreamEvent::ContentBlockStart {
                 index,
                 content_block,
             } => {
+                let content_block =
+                    serde_json::from_value::<Block>(content_block).unwrap_or(Block::Other);
                 let block = match content_block {
                     Block::Text { text } => {
                         if !text.is_empty() {
@@ -322,12 +447,27 @@ impl StreamReader for StreamState {
                         Some(PartialBlock::ToolUse { json, .. }),
                         BlockDelta::InputJsonDelta { partial_json },
                     ) => json.get_or_insert_with(String::new).push_str(&partial_json),
+                    (
+                        Some(PartialBlock::Thinking(block)),
+                        BlockDelta::ThinkingDelta { thinking },
+                    ) => {
+                        append_field(block, "thinking", &thinking);
+                    }
+                    (
+                        Some(PartialBlock::Thinking(block)),
+                        BlockDelta::SignatureDelta { signature },
+                    ) => append_field(block, "signature", &signature),
                     _ => {}
                 }
             }
-            StreamEvent::MessageDelta { delta } => {
+            StreamEvent::MessageDelta { delta, usage } => {
                 if let Some(reason) = delta.stop_reason {
                     self.stop_reason = Some(reason);
+                }
+                if let Some(usage) = usage {
+                    self.usage
+                        .get_or_insert_with(WireUsage::default)
+                        .update(usage);
                 }
             }
             StreamEvent::MessageStop => {
@@ -354,9 +494,11 @@ impl StreamReader for StreamState {
         };
         let mut text = String::new();
         let mut tool_calls = Vec::new();
+        let mut thinking = Vec::new();
         for block in self.blocks.into_values() {
             match block {
                 PartialBlock::Text(piece) => text.push_str(&piece),
+                PartialBlock::Thinking(block) => thinking.push(block),
                 PartialBlock::ToolUse {
                     id,
                     name,
@@ -375,6 +517,8 @@ impl StreamReader for StreamState {
             text,
             tool_calls,
             finish,
+            thinking,
+            usage: self.usage.map(WireUsage::neutral),
         })
     }
 }
@@ -394,6 +538,8 @@ struct WholeMessage {
     stop_reason: Option<String>,
     #[serde(default)]
     error: Option<Value>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
 }
 
 /// Parse a whole (non-streamed) message.
@@ -421,10 +567,17 @@ pub(super) fn parse_response(value: &Value) -> Result<ModelResponse, String> {
         None if tool_calls.is_empty() => FinishReason::Stop,
         None => FinishReason::ToolUse,
     };
+    let thinking = value
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|blocks| blocks.iter().filter(|b| is_thinking(b)).cloned().collect())
+        .unwrap_or_default();
     Ok(ModelResponse {
         text,
         tool_calls,
         finish,
+        thinking,
+        usage: message.usage.map(WireUsage::neutral),
     })
 }
 
@@ -440,6 +593,7 @@ mod tests {
                 text: "task".into(),
             },
             Message::Assistant {
+                thinking: Vec::new(),
                 text: String::new(),
                 tool_calls: vec![ToolCall {
                     id: "t1".into(),
@@ -474,6 +628,7 @@ mod tests {
                 text: "task".into(),
             },
             Message::Assistant {
+                thinking: Vec::new(),
                 text: "done".into(),
                 tool_calls: vec![],
             },

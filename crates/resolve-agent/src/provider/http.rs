@@ -18,6 +18,8 @@ use crate::{AgentError, AgentEvent, EventSink};
 pub(super) enum SendError {
     /// The server refused a forced tool choice (its error body names `tool_choice`).
     ToolChoiceRejected { status: u16 },
+    /// The server refused the `stream_options` key (a 4xx whose body names it).
+    StreamOptionsRejected { status: u16 },
     /// Anything else; ends the model call.
     Fatal(AgentError),
 }
@@ -65,7 +67,9 @@ async fn sleep(delay: Duration, cancel: &CancellationToken) -> Result<(), AgentE
 ///
 /// 429, 5xx and connection errors are retried up to `max_retries` times; a 4xx/5xx whose body
 /// names `tool_choice` while a forced choice was sent is handed back as
-/// [`SendError::ToolChoiceRejected`] at once (the caller retries with a lower choice).
+/// [`SendError::ToolChoiceRejected`] at once (the caller retries with a lower choice), and a
+/// 4xx whose body names `stream_options` as [`SendError::StreamOptionsRejected`] (the caller
+/// retries without the key).
 pub(super) async fn send(
     provider: &Provider,
     body: &Value,
@@ -136,6 +140,14 @@ pub(super) async fn send(
             && blames_tool_choice(&text)
         {
             return Err(SendError::ToolChoiceRejected {
+                status: status.as_u16(),
+            });
+        }
+        if body.get("stream_options").is_some()
+            && status.is_client_error()
+            && text.to_ascii_lowercase().contains("stream_options")
+        {
+            return Err(SendError::StreamOptionsRejected {
                 status: status.as_u16(),
             });
         }

@@ -1,15 +1,15 @@
 //! Thin clients for the two wire formats the agent speaks: OpenAI Chat Completions (and the
 //! many servers compatible with it) and Anthropic Messages.
 //!
-//! This module owns the provider configuration ([`ProviderConfig`]), turning the neutral
-//! transcript and tool specs into request bodies, reading streamed (SSE) and whole responses,
-//! and the transport policy: retries with bounded backoff for 429, 5xx and connection errors;
+//! This module owns turning the neutral transcript and tool specs into request bodies,
+//! reading streamed (SSE) and whole responses, and the transport policy: retries with bounded backoff for 429, 5xx and connection errors;
 //! the forced-choice fallback (named → `required`/`any` → none, remembered for the run); and a
 //! stream that ends without a finish reason retried once without streaming, which then stays
-//! off for the run. The agent loop (which tool choice to ask for, and when) lives in
-//! `session::turn_loop`.
+//! off for the run. The settings ([`ProviderConfig`]) live in `config`. The agent loop (which
+//! tool choice to ask for, and when) lives in `session::turn_loop`.
 
 mod anthropic;
+mod config;
 mod http;
 mod openai;
 mod schema;
@@ -21,125 +21,12 @@ use futures::StreamExt;
 use resolve_core::{ToolChoice, ToolSpec};
 use tokio_util::sync::CancellationToken;
 
-use crate::{AgentError, AgentEvent, ApiKey, EventSink, Message, ToolCall};
+use serde_json::Value;
 
+use crate::{AgentError, AgentEvent, CallUsage, EventSink, Message, ToolCall};
+
+pub use config::{ForcedChoiceSupport, ProviderConfig, ProviderKind, ReasoningEffort};
 pub use schema::openai_strict_accepts;
-
-/// Which wire format a server speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ProviderKind {
-    /// OpenAI Chat Completions and compatible servers (llama.cpp, vLLM, Ollama, …).
-    OpenAi,
-    /// Anthropic Messages.
-    Anthropic,
-}
-
-impl ProviderKind {
-    /// The official base URL (OpenAI's includes `/v1`, Anthropic's does not).
-    pub fn default_base_url(self) -> &'static str {
-        match self {
-            Self::OpenAi => "https://api.openai.com/v1",
-            Self::Anthropic => "https://api.anthropic.com",
-        }
-    }
-
-    /// The environment variable that conventionally holds the API key.
-    pub fn api_key_env(self) -> &'static str {
-        match self {
-            Self::OpenAi => crate::secret::OPENAI_API_KEY_ENV,
-            Self::Anthropic => crate::secret::ANTHROPIC_API_KEY_ENV,
-        }
-    }
-}
-
-/// How far a server supports forcing a tool choice; also the fallback ladder's rungs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ForcedChoiceSupport {
-    /// No forcing: a declined preview gets the reminder only.
-    Off,
-    /// Only "call some tool" (`"required"` / `{"type":"any"}`).
-    AnyTool,
-    /// Naming the tool (`{"type":"function",…}` / `{"type":"tool",…}`).
-    Named,
-}
-
-impl ForcedChoiceSupport {
-    fn describe(self) -> &'static str {
-        match self {
-            Self::Off => "no tool_choice (reminder only)",
-            Self::AnyTool => "a `required`/`any` tool_choice",
-            Self::Named => "a named tool_choice",
-        }
-    }
-}
-
-/// Where and how to reach the model.
-///
-/// Fields are public; build one with [`ProviderConfig::new`] and adjust what you need.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct ProviderConfig {
-    /// The wire format.
-    pub kind: ProviderKind,
-    /// Base URL as the official SDKs take it: OpenAI-compatible bases include the version
-    /// segment (`http://127.0.0.1:8080/v1` → `<base>/chat/completions`); Anthropic bases do not
-    /// (`https://api.anthropic.com` → `<base>/v1/messages`).
-    pub base_url: String,
-    /// Model name sent with every request.
-    pub model: String,
-    /// API key. By default, none (local servers need none).
-    pub api_key: Option<ApiKey>,
-    /// Stream responses (SSE). By default, true.
-    pub stream: bool,
-    /// How far the server supports forced tool choices. By default, [`ForcedChoiceSupport::Named`];
-    /// a server that rejects a forced choice lowers it for the rest of the run anyway.
-    pub forced_tool_choice: ForcedChoiceSupport,
-    /// Output token limit. By default, none for OpenAI-compatible servers and 8192 for
-    /// Anthropic (which requires one).
-    pub max_tokens: Option<u32>,
-    /// Sampling temperature. By default, the server's.
-    pub temperature: Option<f64>,
-    /// Timeout of one HTTP request, response body included. By default, 10 minutes.
-    pub request_timeout: Duration,
-    /// Retries after a 429, a 5xx or a connection error. By default, 3.
-    pub max_retries: u32,
-    /// First retry delay; it doubles per retry. By default, 500 ms.
-    pub retry_base_delay: Duration,
-    /// Cap on one retry delay (also on a server's `retry-after`). By default, 20 s.
-    pub retry_max_delay: Duration,
-}
-
-impl ProviderConfig {
-    /// A configuration for `model` at `base_url`, with the defaults documented on each field.
-    pub fn new(kind: ProviderKind, base_url: impl Into<String>, model: impl Into<String>) -> Self {
-        Self {
-            kind,
-            base_url: base_url.into(),
-            model: model.into(),
-            api_key: None,
-            stream: true,
-            forced_tool_choice: ForcedChoiceSupport::Named,
-            max_tokens: None,
-            temperature: None,
-            request_timeout: Duration::from_secs(600),
-            max_retries: 3,
-            retry_base_delay: Duration::from_millis(500),
-            retry_max_delay: Duration::from_secs(20),
-        }
-    }
-
-    /// The URL requests go to.
-    pub fn endpoint(&self) -> String {
-        let base = self.base_url.trim_end_matches('/');
-        match self.kind {
-            ProviderKind::OpenAi => format!("{base}/chat/completions"),
-            // Be liberal: a base that already ends in `/v1` is not given a second one.
-            ProviderKind::Anthropic => {
-                format!("{}/v1/messages", base.strip_suffix("/v1").unwrap_or(base))
-            }
-        }
-    }
-}
 
 /// Per-run transport state: what the server has shown it accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,13 +35,22 @@ pub(crate) struct WireState {
     pub forced: ForcedChoiceSupport,
     /// Whether requests stream.
     pub streaming: bool,
+    /// Whether streamed OpenAI requests ask for usage (`stream_options`); off for the rest of
+    /// the run once a server rejects the key.
+    pub stream_usage: bool,
 }
 
 impl WireState {
     pub(crate) fn new(config: &ProviderConfig) -> Self {
+        // Anthropic accepts only `auto`/`none` tool choices while thinking.
+        let forced = match config.anthropic_thinking() {
+            Some(_) => ForcedChoiceSupport::Off,
+            None => config.forced_tool_choice,
+        };
         Self {
-            forced: config.forced_tool_choice,
+            forced,
             streaming: config.stream,
+            stream_usage: true,
         }
     }
 }
@@ -195,6 +91,10 @@ pub(crate) struct ModelResponse {
     pub text: String,
     pub tool_calls: Vec<ToolCall>,
     pub finish: FinishReason,
+    /// Anthropic `thinking` / `redacted_thinking` blocks, verbatim, in order.
+    pub thinking: Vec<Value>,
+    /// The usage figures, when the server sent them.
+    pub usage: Option<CallUsage>,
 }
 
 /// A tool choice in the form the wire will carry, after the fallback level is applied.
@@ -265,6 +165,11 @@ impl Provider {
                 url: config.base_url,
             });
         }
+        if let (Some(budget), Some(max_tokens)) = (config.anthropic_thinking(), config.max_tokens)
+            && max_tokens <= budget
+        {
+            return Err(AgentError::ThinkingBudget { budget, max_tokens });
+        }
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(30))
             .build()
@@ -298,9 +203,7 @@ impl Provider {
         loop {
             let choice = wire_choice(request.tool_choice, state.forced);
             let body = match self.config.kind {
-                ProviderKind::OpenAi => {
-                    openai::request_body(&self.config, request, choice, state.streaming)
-                }
+                ProviderKind::OpenAi => openai::request_body(&self.config, request, choice, state),
                 ProviderKind::Anthropic => {
                     anthropic::request_body(&self.config, request, choice, state.streaming)
                 }
@@ -320,6 +223,15 @@ impl Provider {
                         message: format!(
                             "The server rejected the forced tool_choice (HTTP {status}); using {} for the rest of the run.",
                             state.forced.describe()
+                        ),
+                    });
+                    continue;
+                }
+                Err(http::SendError::StreamOptionsRejected { status }) => {
+                    state.stream_usage = false;
+                    sink.emit(AgentEvent::Notice {
+                        message: format!(
+                            "The server rejected `stream_options` (HTTP {status}); streamed responses carry no usage for the rest of the run."
                         ),
                     });
                     continue;
@@ -516,23 +428,6 @@ fn excerpt(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn endpoints_follow_the_official_sdks() {
-        let openai = ProviderConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:8080/v1/", "m");
-        assert_eq!(
-            openai.endpoint(),
-            "http://127.0.0.1:8080/v1/chat/completions"
-        );
-        let anthropic =
-            ProviderConfig::new(ProviderKind::Anthropic, "https://api.anthropic.com", "m");
-        assert_eq!(
-            anthropic.endpoint(),
-            "https://api.anthropic.com/v1/messages"
-        );
-        let doubled = ProviderConfig::new(ProviderKind::Anthropic, "http://h/v1", "m");
-        assert_eq!(doubled.endpoint(), "http://h/v1/messages");
-    }
 
     #[test]
     fn forced_choice_lowers_with_the_level() {

@@ -6,7 +6,9 @@
 //! object instead of a string. Conservative in what it sends: assistant `content` is always a
 //! string (`""` when the message only calls tools), reminders go in the `user` role, `$schema`
 //! is stripped from tool schemas and `strict` is set only where OpenAI strict mode accepts the
-//! schema.
+//! schema. Streamed requests ask for usage (`stream_options: {"include_usage": true}`; a
+//! server that rejects the key is asked no more); `reasoning_effort` is sent only when
+//! configured.
 //!
 //! Owned here: the Chat Completions request body and response parsing. Not owned: retries and
 //! the transport (`http`), the fallbacks shared with Anthropic (the parent module).
@@ -17,9 +19,12 @@ use serde_json::{Map, Value, json};
 
 use super::schema::{openai_strict_accepts, wire_schema};
 use super::{
-    FinishReason, Flow, ModelRequest, ModelResponse, StreamReader, WireChoice, fill_call_ids,
+    FinishReason, Flow, ModelRequest, ModelResponse, StreamReader, WireChoice, WireState,
+    fill_call_ids,
 };
-use crate::{AgentError, AgentEvent, ApiKey, EventSink, Message, ProviderConfig, ToolCall};
+use crate::{
+    AgentError, AgentEvent, ApiKey, CallUsage, EventSink, Message, ProviderConfig, ToolCall,
+};
 
 pub(super) fn headers(key: Option<&ApiKey>) -> Result<HeaderMap, AgentError> {
     let mut headers = HeaderMap::new();
@@ -46,7 +51,10 @@ fn wire_message(message: &Message) -> Value {
         Message::User { text } | Message::Reminder { text } => {
             json!({"role": "user", "content": text})
         }
-        Message::Assistant { text, tool_calls } => {
+        // Thinking blocks are Anthropic's; OpenAI-compatible servers never see them.
+        Message::Assistant {
+            text, tool_calls, ..
+        } => {
             let mut object = Map::new();
             object.insert("role".into(), "assistant".into());
             object.insert("content".into(), text.clone().into());
@@ -72,8 +80,9 @@ pub(super) fn request_body(
     config: &ProviderConfig,
     request: &ModelRequest<'_>,
     choice: Option<WireChoice<'_>>,
-    stream: bool,
+    state: &WireState,
 ) -> Value {
+    let stream = state.streaming;
     let mut messages = Vec::with_capacity(request.messages.len() + 1);
     if !request.system.is_empty() {
         messages.push(json!({"role": "system", "content": request.system}));
@@ -109,7 +118,13 @@ pub(super) fn request_body(
     if let Some(temperature) = config.temperature {
         body.insert("temperature".into(), temperature.into());
     }
+    if let Some(effort) = config.reasoning_effort {
+        body.insert("reasoning_effort".into(), effort.as_str().into());
+    }
     body.insert("stream".into(), stream.into());
+    if stream && state.stream_usage {
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+    }
     Value::Object(body)
 }
 
@@ -189,6 +204,26 @@ struct Chunk {
     choices: Vec<Choice>,
     #[serde(default)]
     error: Option<Value>,
+    #[serde(default)]
+    usage: Option<Value>,
+}
+
+/// A `usage` object as neutral figures; `None` when it carries no token counts.
+fn call_usage(usage: Option<&Value>) -> Option<CallUsage> {
+    let usage = usage?;
+    let count = |value: Option<&Value>| value.and_then(Value::as_u64);
+    let input = count(usage.get("prompt_tokens"));
+    let output = count(usage.get("completion_tokens"));
+    if input.is_none() && output.is_none() {
+        return None;
+    }
+    Some(CallUsage {
+        input_tokens: input.unwrap_or(0),
+        cached_input_tokens: count(usage.pointer("/prompt_tokens_details/cached_tokens"))
+            .unwrap_or(0),
+        cache_write_input_tokens: 0,
+        output_tokens: output.unwrap_or(0),
+    })
 }
 
 #[derive(Debug, Default)]
@@ -216,6 +251,7 @@ pub(super) struct StreamState {
     calls: Vec<PartialCall>,
     legacy: Option<PartialCall>,
     finish: Option<String>,
+    usage: Option<CallUsage>,
 }
 
 impl StreamState {
@@ -277,6 +313,11 @@ impl StreamReader for StreamState {
                 .map_or_else(|| error.to_string(), str::to_owned);
             return Flow::Abandon(message);
         }
+        // With `include_usage`, a last chunk with no choices carries the usage; some servers
+        // put it on the finishing chunk instead.
+        if let Some(usage) = call_usage(chunk.usage.as_ref()) {
+            self.usage = Some(usage);
+        }
         for choice in chunk
             .choices
             .into_iter()
@@ -324,6 +365,8 @@ impl StreamReader for StreamState {
             text: self.text,
             tool_calls,
             finish: finish_reason(&reason),
+            thinking: Vec::new(),
+            usage: self.usage,
         })
     }
 }
@@ -371,6 +414,8 @@ pub(super) fn parse_response(value: &Value) -> Result<ModelResponse, String> {
         text: content_text(message.content.as_ref()),
         tool_calls,
         finish,
+        thinking: Vec::new(),
+        usage: call_usage(chunk.usage.as_ref()),
     })
 }
 
@@ -452,6 +497,7 @@ mod tests {
     #[test]
     fn assistant_content_is_a_string_even_with_only_tool_calls() {
         let message = wire_message(&Message::Assistant {
+            thinking: Vec::new(),
             text: String::new(),
             tool_calls: vec![ToolCall {
                 id: "c".into(),

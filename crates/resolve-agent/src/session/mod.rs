@@ -22,6 +22,7 @@ use tool_set::ToolSet;
 use crate::message::Message;
 use crate::plan::PlanRuntime;
 use crate::provider::{Provider, ProviderConfig};
+use crate::usage::Usage;
 
 /// What a finished run did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +37,9 @@ pub struct RunSummary {
     pub skipped_calls: u32,
     /// How many pending actions are left after the run.
     pub pending_actions: usize,
+    /// Model calls and tokens of the run, forced calls also apart (the same figures as the
+    /// run's last event, [`AgentEvent::Usage`](crate::AgentEvent::Usage)).
+    pub usage: Usage,
 }
 
 /// A conversation with a model: provider, tools, `resolve` state and transcript.

@@ -18,6 +18,10 @@
 //! a pending preview says the plan was not submitted, and an approval swaps in the session's
 //! full tools before the next model call. The loop decides when; `plan` does each of these.
 //!
+//! Every model call's usage is summed, forced calls (those forcing `resolve`) also apart; the
+//! run reports it in a [`AgentEvent::Usage`] event as it ends, whatever the outcome, and in its
+//! [`RunSummary`].
+//!
 //! The transcript only grows: every tool call is paired with a result even when the run stops
 //! (cap, cancellation, a fatal tool error), so the next run can continue from it.
 //!
@@ -37,6 +41,7 @@ use crate::message::{Message, ToolCall};
 use crate::plan::{PlanRuntime, note_preview_ahead_of_plan};
 use crate::provider::{FinishReason, ModelRequest, WireState};
 use crate::tool::{ToolContext, ToolError};
+use crate::usage::Usage;
 
 /// Result text of a call cut off by the output token limit.
 const TRUNCATED_CALL_TEXT: &str = "Tool call was not executed because the response was cut off at the output token limit; its arguments may be incomplete. Make the call again with shorter arguments.";
@@ -64,18 +69,21 @@ impl AgentSession {
         sink: &mut dyn EventSink,
         cancel: &CancellationToken,
     ) -> Result<RunSummary, AgentError> {
-        let outcome = self.run_loop(task, sink, cancel).await;
+        let mut usage = Usage::default();
+        let outcome = self.run_loop(task, &mut usage, sink, cancel).await;
         // Safety net (reference §3.5): a hard directive still in flight is rejected as aborted.
         self.resolve.abort();
         if let Some(plan) = &self.plan {
             plan.finish_run(&self.resolve);
         }
+        sink.emit(AgentEvent::Usage(usage));
         outcome
     }
 
     async fn run_loop(
         &mut self,
         task: &str,
+        usage: &mut Usage,
         sink: &mut dyn EventSink,
         cancel: &CancellationToken,
     ) -> Result<RunSummary, AgentError> {
@@ -118,6 +126,8 @@ impl AgentSession {
                     .and_then(|c| c.tool_name())
                     .map(str::to_owned),
             });
+            let forced_resolve =
+                choice.as_ref().and_then(ToolChoice::tool_name) == Some(RESOLVE_TOOL_NAME);
             let request = ModelRequest {
                 system: &self.system_prompt,
                 messages: &self.transcript,
@@ -129,8 +139,12 @@ impl AgentSession {
                 .complete(&request, &mut wire, sink, cancel)
                 .await
             {
-                Ok(response) => response,
+                Ok(response) => {
+                    usage.record(forced_resolve, response.usage.as_ref());
+                    response
+                }
                 Err(error) => {
+                    usage.record_failed(forced_resolve);
                     self.resolve.turn_end(match error {
                         AgentError::Cancelled => TurnStop::Aborted,
                         _ => TurnStop::Error,
@@ -153,6 +167,7 @@ impl AgentSession {
             self.transcript.push(Message::Assistant {
                 text: response.text.clone(),
                 tool_calls: response.tool_calls.clone(),
+                thinking: response.thinking.clone(),
             });
             let names: Vec<&str> = response
                 .tool_calls
@@ -190,6 +205,7 @@ impl AgentSession {
                             executed_calls: counts.executed,
                             skipped_calls: counts.skipped,
                             pending_actions: self.resolve.queue().pending().len(),
+                            usage: *usage,
                         });
                     }
                     if response.finish == FinishReason::Length {

@@ -7,13 +7,16 @@
 //! With `--plan` the session starts in plan mode (`resolve_agent::PlanMode`): the read-only
 //! file tools plus a plan-file `write`, and a plan approver (`--plan-approve`: at once, or a
 //! terminal prompt).
+//!
+//! `--thinking-budget` (Anthropic) and `--reasoning-effort` (OpenAI-compatible) go to the
+//! provider configuration. The run's usage is the last line on stderr, after any failure.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::{Arc, Mutex};
 
 use resolve_agent::{
     AgentEvent, AgentSession, ApiKey, AutoApprove, PlanApprover, PlanDecision, PlanMode,
-    PlanReview, ProviderConfig, ProviderKind, file_tools,
+    PlanReview, ProviderConfig, ProviderKind, ReasoningEffort, Usage, file_tools,
 };
 use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession};
 use resolve_edit::{
@@ -23,7 +26,9 @@ use resolve_edit::{
 use tokio_util::sync::CancellationToken;
 
 use crate::Outcome;
-use crate::args::{AgentArgs, ApproveChoice, PlanApproveChoice, ProviderChoice};
+use crate::args::{
+    AgentArgs, ApproveChoice, PlanApproveChoice, ProviderChoice, ReasoningEffortChoice,
+};
 use crate::output::{Output, err_line, out_line};
 
 /// The system prompt of `resolve agent`.
@@ -55,6 +60,13 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
         .unwrap_or_else(|| kind.default_base_url().to_owned());
     let mut config = ProviderConfig::new(kind, base_url, model);
     config.api_key = ApiKey::from_env(args.api_key_env.as_deref().unwrap_or(kind.api_key_env()));
+    config
+        .thinking_budget(args.thinking_budget)
+        .reasoning_effort(args.reasoning_effort.map(|effort| match effort {
+            ReasoningEffortChoice::Low => ReasoningEffort::Low,
+            ReasoningEffortChoice::Medium => ReasoningEffort::Medium,
+            ReasoningEffortChoice::High => ReasoningEffort::High,
+        }));
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -114,11 +126,14 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
         hub.shutdown().await;
         outcome
     });
-    printer
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .finish();
-    match outcome {
+    let usage = {
+        let mut printer = printer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        printer.finish();
+        printer.usage
+    };
+    let result = match outcome {
         Ok(_) if session.in_plan_mode() => {
             crate::output::failure(
                 output,
@@ -131,7 +146,11 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
             crate::output::failure(output, &error.to_string());
             Ok(Outcome::Failed)
         }
+    };
+    if let Some(usage) = usage {
+        err_line(&usage.summary_line());
     }
+    result
 }
 
 /// Plan mode over `tools`' read-only tools, approved as `--plan-approve` says (by default:
@@ -158,6 +177,8 @@ fn plan_mode(store: &Store, tools: &FileTools, approve: Option<PlanApproveChoice
 struct Printer {
     output: Output,
     in_text: bool,
+    /// The run's usage, from its last event; printed after the outcome.
+    usage: Option<Usage>,
 }
 
 impl Printer {
@@ -165,10 +186,14 @@ impl Printer {
         Self {
             output,
             in_text: false,
+            usage: None,
         }
     }
 
     fn event(&mut self, event: AgentEvent) {
+        if let AgentEvent::Usage(usage) = &event {
+            self.usage = Some(*usage);
+        }
         if self.output.is_json() {
             if let Ok(value) = serde_json::to_value(&event) {
                 self.output.json_value(&value);
@@ -215,7 +240,8 @@ impl Printer {
             | AgentEvent::AssistantText { .. }
             | AgentEvent::Reminder { .. }
             | AgentEvent::PlanModeReminder { .. }
-            | AgentEvent::PlanApproved { .. } => {}
+            | AgentEvent::PlanApproved { .. }
+            | AgentEvent::Usage(_) => {}
             _ => {}
         }
     }

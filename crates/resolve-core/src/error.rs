@@ -43,6 +43,18 @@ pub enum Error {
     /// The pluggable id allocator or pending source failed (for example a durable store).
     #[error("{0}")]
     PendingSource(String),
+    /// The pending source could not be read, and the actions it had staged were dropped from
+    /// the session as stale (so no gate stays closed on them).
+    #[error(
+        "{cause}\nDropped {} from this session because they could not be re-read: `resolve` is no longer required for them, and nothing was applied or discarded. They are not lost: they come back once their store can be read again.",
+        crate::text::count_noun(*.dropped, "stale pending action")
+    )]
+    StalePendingDropped {
+        /// Why the source could not be read.
+        cause: String,
+        /// How many stale actions were dropped.
+        dropped: usize,
+    },
     /// The soft requirement was declined more often than the cap allows.
     #[error(
         "Soft tool requirement '{tool}' was not satisfied after {cap} forced turns; aborting to avoid an unbounded force loop."

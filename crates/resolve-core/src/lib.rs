@@ -81,7 +81,9 @@ pub use resolve::{
 };
 pub use result::ToolResult;
 pub use session::{PendingSource, ResolveSession, TurnStop};
-pub use soft::{MAX_SOFT_ESCALATIONS, SoftGate, TurnVerdict, skipped_call_text};
+pub use soft::{
+    MAX_SOFT_ESCALATIONS, SoftGate, TurnVerdict, skipped_call_details, skipped_call_text,
+};
 pub use text::count_noun;
 pub use tool::{ToolSpec, needs_resolve_tool};
 

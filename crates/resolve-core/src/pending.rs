@@ -1,8 +1,11 @@
 //! Pending actions and the non-forcing pending-action stack.
 //!
 //! A [`PendingAction`] is a staged change waiting for `resolve`: a label, the tool that staged
-//! it, an async apply and an optional async reject. The [`PendingStack`] holds them by id; the
-//! most recently registered id is the head, and re-registering an id moves it to the head.
+//! it, an async apply and an optional async reject. The [`PendingStack`] holds them by id in
+//! stack order: each entry has an `order` (the id counter's value when it was staged), the
+//! highest order is the head, and re-registering an id with [`PendingStack::register`] moves it
+//! to the head. Durable and in-memory actions draw their orders from one counter, so the head is
+//! always the most recently staged action, whenever each one reached the stack.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -117,6 +120,8 @@ pub struct PendingEntry {
     pub id: String,
     /// The action itself.
     pub action: Arc<PendingAction>,
+    /// Its stack position: the highest order is the head.
+    pub order: u64,
 }
 
 /// Id and source tool of the head pending action.
@@ -128,13 +133,16 @@ pub struct PendingHead {
     pub source_tool: String,
 }
 
-/// The LIFO stack of pending actions, keyed by id.
+/// The LIFO stack of pending actions, keyed by id and kept in stack order.
 ///
-/// Registering, and finding or removing the head, take constant time however deep the stack
-/// is: a set of the ids answers "is it here?", and lookups search from the head down.
+/// Registering at the head, and finding or removing the head, take constant time however deep
+/// the stack is: a set of the ids answers "is it here?", and lookups search from the head down.
+/// Registering below the head (an action that reaches the stack after a newer one) shifts the
+/// entries above it.
 #[derive(Debug, Default, Clone)]
 pub struct PendingStack {
-    /// Oldest first; the last entry is the head. Ids are unique.
+    /// Lowest order first, equal orders in registration order; the last entry is the head.
+    /// Ids are unique.
     entries: Vec<PendingEntry>,
     /// The ids of `entries`.
     ids: HashSet<String>,
@@ -144,9 +152,36 @@ impl PendingStack {
     /// Register `action` under `id` at the head; an id already present moves to the head.
     pub fn register(&mut self, id: impl Into<String>, action: Arc<PendingAction>) {
         let id = id.into();
+        let own = self.get(&id).map(|entry| entry.order);
         self.remove(&id);
+        let head = self.entries.last().map(|entry| entry.order);
+        let order = own.max(head).unwrap_or(0);
         self.ids.insert(id.clone());
-        self.entries.push(PendingEntry { id, action });
+        self.entries.push(PendingEntry { id, action, order });
+    }
+
+    /// Register `action` under `id` at stack position `order` (an id counter value): above every
+    /// entry with a lower or equal order, below every entry with a higher one. An id already
+    /// present moves there.
+    pub fn register_at(&mut self, id: impl Into<String>, order: u64, action: Arc<PendingAction>) {
+        let id = id.into();
+        self.remove(&id);
+        let index = self.entries.partition_point(|entry| entry.order <= order);
+        self.ids.insert(id.clone());
+        self.entries
+            .insert(index, PendingEntry { id, action, order });
+    }
+
+    /// Keep only the entries for which `keep` is true.
+    pub fn retain(&mut self, mut keep: impl FnMut(&PendingEntry) -> bool) {
+        let ids = &mut self.ids;
+        self.entries.retain(|entry| {
+            let kept = keep(entry);
+            if !kept {
+                ids.remove(&entry.id);
+            }
+            kept
+        });
     }
 
     /// Remove the entry with `id`; returns whether it was present.
@@ -245,5 +280,30 @@ mod tests {
         assert_eq!(stack.peek().map(|entry| entry.id.as_str()), Some("b"));
         stack.clear();
         assert!(stack.is_empty() && !stack.contains("b"));
+    }
+
+    fn ids(stack: &PendingStack) -> Vec<&str> {
+        stack.iter().map(|entry| entry.id.as_str()).collect()
+    }
+
+    #[test]
+    fn an_action_registered_late_with_an_older_order_goes_below_the_newer_ones() {
+        let mut stack = PendingStack::default();
+        stack.register_at("custom:8", 8, noop("custom"));
+        stack.register_at("edit:7", 7, noop("edit"));
+        assert_eq!(ids(&stack), vec!["custom:8", "edit:7"]);
+        stack.register_at("write:9", 9, noop("write"));
+        assert_eq!(ids(&stack), vec!["write:9", "custom:8", "edit:7"]);
+        // Requeued at the head: above everything, below whatever is staged next.
+        stack.register("edit:7", noop("edit"));
+        assert_eq!(ids(&stack), vec!["edit:7", "write:9", "custom:8"]);
+        stack.register_at("ast_edit:10", 10, noop("ast"));
+        assert_eq!(
+            ids(&stack),
+            vec!["ast_edit:10", "edit:7", "write:9", "custom:8"]
+        );
+        stack.retain(|entry| entry.id != "write:9");
+        assert_eq!(ids(&stack), vec!["ast_edit:10", "edit:7", "custom:8"]);
+        assert!(!stack.contains("write:9"));
     }
 }

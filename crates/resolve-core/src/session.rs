@@ -6,20 +6,29 @@
 //! concurrent `resolve` calls act on the stack one after the other and never consume one
 //! pending action twice.
 //!
-//! Cancellation: a call whose token is already cancelled fails at once with `Aborted:
-//! Cancelled`. If the token fires while a callback runs, the call returns the same error at once
-//! and the callback's future is dropped at its next `.await`; the pending action stays
-//! registered, because an action is consumed only when its callback returns normally. Work a
-//! callback has handed to another thread (resolve-edit runs its transactional apply that way)
-//! finishes there and records its own outcome.
+//! Cancellation (reference §1.6): a call whose token is already cancelled fails at once with
+//! `Aborted: Cancelled` and runs nothing. If the token fires while a callback runs, the call
+//! returns the same error at once, and the callback runs on to its end in the background (on its
+//! own task): the pending action stays registered while it runs, is consumed if it succeeds,
+//! and is requeued at the head if its apply fails.
+//!
+//! Stack order: an action staged here takes its id counter value as its order, and a pending
+//! source places its actions by their own orders from the same counter, so the head is the
+//! most recently staged action whichever reached the stack first.
+//!
+//! A pending source that cannot be read leaves no gate closed (reference #3061): the actions it
+//! put on the stack are stale, so they are dropped (actions staged in this process stay), the
+//! directive stops requiring `resolve` for them, and the next `resolve` call's error says why.
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::pending::{
-    IdAllocator, PendingAction, PendingEntry, PendingStack, ProcessIdAllocator, pending_id,
+    BoxFuture, IdAllocator, PendingAction, PendingEntry, PendingStack, ProcessIdAllocator,
+    pending_id,
 };
 use crate::queue::{PushOptions, RejectOutcome, RejectReason, ToolChoiceQueue};
 use crate::resolve::{
@@ -51,7 +60,8 @@ pub enum TurnStop {
 
 /// The state `resolve` works on for one session.
 pub struct ResolveSession {
-    queue: Mutex<ToolChoiceQueue>,
+    queue: Arc<Mutex<ToolChoiceQueue>>,
+    local: Mutex<LocalActions>,
     standing: Mutex<Option<ResolveHandler>>,
     ids: Arc<dyn IdAllocator>,
     source: Option<Arc<dyn PendingSource>>,
@@ -72,6 +82,15 @@ impl Default for ResolveSession {
     }
 }
 
+/// What the session knows about the pending stack beyond the stack itself.
+#[derive(Debug, Default)]
+struct LocalActions {
+    /// Ids staged through this session (in memory); every other entry came from the source.
+    staged_here: HashSet<String>,
+    /// Stale source actions dropped since the source was last read, not yet reported.
+    unreported_drops: usize,
+}
+
 enum Target {
     Handler(ResolveHandler),
     Pending(PendingEntry),
@@ -82,7 +101,8 @@ impl ResolveSession {
     /// A session with an empty queue and the process-wide id counter.
     pub fn new() -> Self {
         Self {
-            queue: Mutex::new(ToolChoiceQueue::new()),
+            queue: Arc::new(Mutex::new(ToolChoiceQueue::new())),
+            local: Mutex::new(LocalActions::default()),
             standing: Mutex::new(None),
             ids: Arc::new(ProcessIdAllocator),
             source: None,
@@ -108,32 +128,73 @@ impl ResolveSession {
 
     /// The tool-choice queue (with the pending stack). Do not hold the guard across `.await`.
     pub fn queue(&self) -> MutexGuard<'_, ToolChoiceQueue> {
-        self.queue
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.queue)
+    }
+
+    fn local(&self) -> MutexGuard<'_, LocalActions> {
+        lock(&self.local)
     }
 
     /// Stage `action` as a pending action under a fresh `pending-action:<tool>:<seq>` id, at
-    /// the head of the stack; returns the id.
+    /// the head of the stack (its order is the seq); returns the id.
     pub fn queue_resolve_handler(&self, action: PendingAction) -> Result<String, Error> {
-        let id = pending_id(&action.source_tool, self.ids.next_seq()?);
-        self.queue()
+        let seq = self.ids.next_seq()?;
+        let id = pending_id(&action.source_tool, seq);
+        let mut queue = self.queue();
+        queue
             .pending_mut()
-            .register(id.clone(), Arc::new(action));
+            .register_at(id.clone(), seq, Arc::new(action));
+        self.local().staged_here.insert(id.clone());
         Ok(id)
     }
 
-    /// Bring the pending stack up to date with the pending source, if any.
+    /// Bring the pending stack up to date with the pending source, if any. When the source
+    /// cannot be read, the actions it put on the stack are dropped as stale.
     pub fn refresh_pending(&self) -> Result<(), Error> {
         let mut queue = self.queue();
         self.refresh_locked(&mut queue)
     }
 
     fn refresh_locked(&self, queue: &mut ToolChoiceQueue) -> Result<(), Error> {
-        match &self.source {
-            Some(source) => source.refresh(queue.pending_mut()),
-            None => Ok(()),
+        let Some(source) = &self.source else {
+            return Ok(());
+        };
+        let refreshed = source.refresh(queue.pending_mut());
+        let mut local = self.local();
+        match refreshed {
+            Ok(()) => {
+                local.unreported_drops = 0;
+                Ok(())
+            }
+            Err(cause) => {
+                // Stale markers: what the source staged can no longer be vouched for.
+                let before = queue.pending().len();
+                let staged_here = &local.staged_here;
+                queue
+                    .pending_mut()
+                    .retain(|entry| staged_here.contains(&entry.id));
+                local.unreported_drops += before - queue.pending().len();
+                let pending = queue.pending();
+                local.staged_here.retain(|id| pending.contains(id));
+                Err(cause)
+            }
         }
+    }
+
+    /// Refresh before a dispatch: a source that cannot be read fails the call, and the first
+    /// error after stale actions were dropped says how many and what that means.
+    fn refresh_for_dispatch(&self, queue: &mut ToolChoiceQueue) -> Result<(), Error> {
+        self.refresh_locked(queue).map_err(|cause| {
+            let dropped = std::mem::take(&mut self.local().unreported_drops);
+            if dropped == 0 {
+                cause
+            } else {
+                Error::StalePendingDropped {
+                    cause: cause.to_string(),
+                    dropped,
+                }
+            }
+        })
     }
 
     /// Install (`Some`) or clear (`None`) the standing resolve handler.
@@ -168,7 +229,8 @@ impl ResolveSession {
                 Some(_) | None => return Some(ToolChoiceDirective::Hard(choice)),
             }
         }
-        // A source that cannot be read leaves the stack as it was; dispatch reports the error.
+        // A source that cannot be read has its actions dropped, so no stale head keeps the
+        // gate closed; the next dispatch reports the error.
         let _ = self.refresh_locked(&mut queue);
         queue.pending().peek_head().map(|head| {
             ToolChoiceDirective::Soft(SoftToolRequirement {
@@ -250,35 +312,30 @@ impl ResolveSession {
 
     async fn dispatch(&self, args: ResolveArgs, target: Option<&str>) -> Result<ToolResult, Error> {
         let _serialized = self.dispatch.lock().await;
-        let target = self.pick_target(target)?;
-        match target {
-            Target::Handler(handler) => handler(args).await,
+        let work: BoxFuture<Result<ToolResult, Error>> = match self.pick_target(target)? {
+            Target::Handler(handler) => handler(args),
             Target::Pending(entry) => {
-                let outcome = run_resolve_invocation(&args, &entry.action).await;
-                let mut queue = self.queue();
-                match (&outcome, args.action) {
-                    (Ok(_), ResolveAction::Apply | ResolveAction::Discard) => {
-                        queue.pending_mut().remove(&entry.id);
-                    }
-                    // A failed apply stays pending, at the head, under the same id.
-                    (Err(_), ResolveAction::Apply) => {
-                        queue.pending_mut().register(entry.id, entry.action)
-                    }
-                    (Err(_), ResolveAction::Discard) => {}
-                }
-                outcome
+                let queue = Arc::clone(&self.queue);
+                Box::pin(async move {
+                    let outcome = run_resolve_invocation(&args, &entry.action).await;
+                    settle(&queue, entry, args.action, outcome.is_ok());
+                    outcome
+                })
             }
-            Target::Nothing => match args.action {
-                ResolveAction::Discard => Ok(ToolResult::text(NOTHING_TO_DISCARD)
-                    .with_details(Value::Object(base_details(&args, None, None)))),
-                ResolveAction::Apply => Err(Error::NothingToApply),
-            },
-        }
+            Target::Nothing => {
+                return match args.action {
+                    ResolveAction::Discard => Ok(ToolResult::text(NOTHING_TO_DISCARD)
+                        .with_details(Value::Object(base_details(&args, None, None)))),
+                    ResolveAction::Apply => Err(Error::NothingToApply),
+                };
+            }
+        };
+        run_to_end(work).await
     }
 
     fn pick_target(&self, target: Option<&str>) -> Result<Target, Error> {
         let mut queue = self.queue();
-        self.refresh_locked(&mut queue)?;
+        self.refresh_for_dispatch(&mut queue)?;
         if let Some(id) = target {
             return match queue.pending().get(id) {
                 Some(entry) => Ok(Target::Pending(entry.clone())),
@@ -297,6 +354,44 @@ impl ResolveSession {
         // Nothing can act: drain stale markers so no phantom gate keeps demanding `resolve`.
         queue.pending_mut().clear();
         Ok(Target::Nothing)
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Settle the stack after a pending action's callback returned: consumed when it succeeded; a
+/// failed apply is requeued at the head under the same id (unless something else consumed or
+/// dropped it meanwhile, for example a retry after a cancelled call).
+fn settle(queue: &Mutex<ToolChoiceQueue>, entry: PendingEntry, action: ResolveAction, ok: bool) {
+    let mut queue = lock(queue);
+    match (ok, action) {
+        (true, ResolveAction::Apply | ResolveAction::Discard) => {
+            queue.pending_mut().remove(&entry.id);
+        }
+        (false, ResolveAction::Apply) => {
+            if queue.pending().contains(&entry.id) {
+                queue.pending_mut().register(entry.id, entry.action);
+            }
+        }
+        (false, ResolveAction::Discard) => {}
+    }
+}
+
+/// Run `work` to its end on its own task, so a caller that stops waiting (a cancelled call)
+/// does not stop it half-way; outside a Tokio runtime it runs in place.
+async fn run_to_end(work: BoxFuture<Result<ToolResult, Error>>) -> Result<ToolResult, Error> {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return work.await;
+    };
+    match runtime.spawn(work).await {
+        Ok(outcome) => outcome,
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        // The runtime is shutting down.
+        Err(_) => Err(aborted()),
     }
 }
 

@@ -5,6 +5,8 @@
 //! of the model's tool calls to [`SoftGate::after_response`], which says whether to run them or
 //! to skip them all and force the required tool for exactly one call.
 
+use serde_json::{Value, json};
+
 use crate::{Error, ReminderMessage, ToolChoice, ToolChoiceDirective};
 
 /// How many declines on one requirement id are forced before the run ends with the cap error.
@@ -15,6 +17,12 @@ pub fn skipped_call_text(tool: &str) -> String {
     format!(
         "Tool call was not executed because the assistant ended its turn: Not executed: call the `{tool}` tool to resolve the pending action before using other tools."
     )
+}
+
+/// The details of a skipped call's result (reference §4.4): it was not executed, and the result
+/// is synthetic.
+pub fn skipped_call_details() -> Value {
+    json!({"__synthetic": true, "source": "assistant_stop_skipped", "executed": false})
 }
 
 /// What to do with the tool calls of a response.

@@ -96,17 +96,28 @@ impl PendingSource for StorePendingSource {
             stack.remove(gone);
         }
         known.retain(|id| live.contains(id));
-        // Oldest first, so the newest ends at the head.
-        for record in records.iter().rev() {
-            if known.insert(record.id.clone()) {
-                let action = match record.mcp {
+        // Each at its own order, so the stack interleaves them with in-memory actions by when
+        // they were staged. One missing from the stack (dropped while the store could not be
+        // read) comes back; one whose order changed (bumped to the head by a failed apply in
+        // any process) moves.
+        for record in &records {
+            known.insert(record.id.clone());
+            if stack
+                .get(&record.id)
+                .is_some_and(|entry| entry.order == record.order)
+            {
+                continue;
+            }
+            let action = match stack.get(&record.id) {
+                Some(entry) => Arc::clone(&entry.action),
+                None => Arc::new(match record.mcp {
                     None => durable_action(&self.store, record, self.gate.clone()),
                     Some(_) => {
                         mcp_action(&self.store, record, self.gate.clone(), self.runner.clone())
                     }
-                };
-                stack.register(record.id.clone(), Arc::new(action));
-            }
+                }),
+            };
+            stack.register_at(record.id.clone(), record.order, action);
         }
         Ok(())
     }

@@ -297,3 +297,28 @@ fn a_call_interrupted_by_a_dying_process_is_reported_once_and_then_made_again() 
         "the marker went with the move to history"
     );
 }
+
+fn stack_ids(stack: &resolve_core::PendingStack) -> Vec<String> {
+    stack.iter().map(|entry| entry.id.clone()).collect()
+}
+
+#[test]
+fn the_source_places_stored_actions_by_their_order_and_follows_it_when_it_changes() {
+    let (_dir, store) = setup();
+    let first = stage(&store, false);
+    let second = stage(&store, false);
+    let source = StorePendingSource::new(store.clone(), None);
+    let mut stack = resolve_core::PendingStack::default();
+    resolve_core::PendingSource::refresh(&source, &mut stack).unwrap();
+    assert_eq!(stack_ids(&stack), vec![second.id.clone(), first.id.clone()]);
+
+    // Bumped to the head (a failed apply, in any process): it moves there.
+    store.bump_to_head(&first.id).unwrap();
+    resolve_core::PendingSource::refresh(&source, &mut stack).unwrap();
+    assert_eq!(stack_ids(&stack), vec![first.id.clone(), second.id.clone()]);
+
+    // Dropped from the stack (as stale while the store could not be read): it comes back.
+    stack.clear();
+    resolve_core::PendingSource::refresh(&source, &mut stack).unwrap();
+    assert_eq!(stack_ids(&stack), vec![first.id, second.id]);
+}

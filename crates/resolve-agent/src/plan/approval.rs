@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use super::files::{PlanFiles, display_path, locate};
 use super::state::{PlanPhase, PlanState};
-use super::{PLAN_APPROVAL_LABEL, PLAN_APPROVAL_TOOL, PLAN_DIR};
+use super::{PLAN_APPROVAL_LABEL, PLAN_APPROVAL_TOOL};
 
 /// A plan found on `apply`, as the approver sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,15 +73,13 @@ async fn submit_plan(
     if !state.is_planning() {
         return Err(ActionError::Tool("Plan mode is not active.".to_owned()));
     }
-    let supplied = match extra.as_ref().and_then(|extra| extra.get("title")) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(title)) => Some(title.clone()),
-        Some(_) => {
-            return Err(ActionError::Tool(format!(
-                "`extra.title` must be a string naming the plan, e.g. \"words-counter\" for `{PLAN_DIR}/words-counter-plan.md`."
-            )));
-        }
-    };
+    // A title that is not a string (a grammar-constrained model may send `{}`) is no title:
+    // the plan's first heading, then its file stem, then `plan` (reference §5.2, #1179).
+    let supplied = extra
+        .as_ref()
+        .and_then(|extra| extra.get("title"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     let last_written = state.last_written();
     let plan = run_blocking("plan lookup", move || {
         locate(&files, supplied.as_deref(), last_written.as_deref())

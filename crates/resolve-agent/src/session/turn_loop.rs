@@ -30,7 +30,7 @@
 
 use resolve_core::{
     RESOLVE_TOOL_NAME, SoftGate, ToolChoice, ToolChoiceDirective, ToolResult, TurnStop,
-    TurnVerdict, skipped_call_text,
+    TurnVerdict, skipped_call_details, skipped_call_text,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -177,13 +177,12 @@ impl AgentSession {
             match gate.after_response(static_choice.as_ref(), &names) {
                 Err(error) => {
                     let tool = gate.required_tool().unwrap_or(RESOLVE_TOOL_NAME).to_owned();
-                    self.pair_unexecuted(&response.tool_calls, &skipped_call_text(&tool), sink);
+                    self.pair_skipped(&response.tool_calls, &skipped_call_text(&tool), sink);
                     self.resolve.turn_end(TurnStop::Error);
                     return Err(error.into());
                 }
                 Ok(TurnVerdict::SkipAll { skipped_text }) => {
-                    counts.skipped +=
-                        self.pair_unexecuted(&response.tool_calls, &skipped_text, sink);
+                    counts.skipped += self.pair_skipped(&response.tool_calls, &skipped_text, sink);
                     self.resolve.turn_end(TurnStop::Completed);
                 }
                 Ok(TurnVerdict::Execute) => {
@@ -295,6 +294,16 @@ impl AgentSession {
             count += 1;
         }
         count
+    }
+
+    /// Pair every call of a declining turn with the skipped-call result and its synthetic
+    /// details, without running it.
+    fn pair_skipped(&mut self, calls: &[ToolCall], text: &str, sink: &mut dyn EventSink) -> u32 {
+        for call in calls {
+            let skipped = ToolResult::error(text).with_details(skipped_call_details());
+            self.record_result(call, skipped, false, sink);
+        }
+        u32::try_from(calls.len()).unwrap_or(u32::MAX)
     }
 
     async fn execute_calls(

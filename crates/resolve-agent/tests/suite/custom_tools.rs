@@ -332,3 +332,81 @@ async fn two_sessions_in_one_process_never_see_each_others_pending_actions() {
     assert_eq!(applied.text, "Set pool (Approved.).");
     assert_eq!(tool.applied.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn in_one_batch_an_edit_then_a_custom_action_leave_the_custom_action_at_the_head() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    let store = Store::open(Workspace::open(dir.path()).unwrap());
+    let server = MockServer::start(vec![
+        Reply::Turn(
+            Turn::call(
+                "e1",
+                "edit",
+                json!({"path": "a.txt", "old_text": "one", "new_text": "uno"}),
+            )
+            .and_call(
+                "s1",
+                "set_config",
+                &json!({"key": "pool", "value": "8"}).to_string(),
+            ),
+        ),
+        Reply::Turn(Turn::call("r1", "resolve", resolve_args("apply", "Go."))),
+        Reply::Turn(Turn::call(
+            "r2",
+            "resolve",
+            resolve_args("discard", "Not now."),
+        )),
+        text("Done."),
+    ])
+    .await;
+    let resolve = ResolveSession::new()
+        .with_id_allocator(Arc::new(store.clone()))
+        .with_pending_source(Arc::new(StorePendingSource::new(
+            store.clone(),
+            Some(Origin::Agent),
+        )));
+    let set_config = Arc::new(SetConfig::default());
+    let mut builder = AgentSession::builder(config(&server, ProviderKind::OpenAi));
+    builder
+        .tools(resolve_agent::file_tools(&resolve_edit::FileTools::new(
+            store.clone(),
+            Origin::Agent,
+        )))
+        .tool(set_config.clone())
+        .resolve_session(Arc::new(resolve));
+    let mut session = builder.build().unwrap();
+    let events = Events::default();
+    session
+        .run(
+            "Edit and configure.",
+            &mut events.sink(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+
+    let resolved: Vec<Value> = events
+        .all()
+        .into_iter()
+        .filter_map(|event| match event {
+            resolve_agent::AgentEvent::ToolResult { name, details, .. } if name == "resolve" => {
+                details
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(resolved.len(), 2);
+    assert_eq!(resolved[0]["sourceToolName"], "custom_tool", "{resolved:?}");
+    assert_eq!(
+        resolved[1]["sourceToolName"], "edit",
+        "the older edit came next"
+    );
+    assert_eq!(set_config.applied.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "one\n",
+        "the edit was never applied"
+    );
+    assert!(store.pending().unwrap().is_empty());
+}

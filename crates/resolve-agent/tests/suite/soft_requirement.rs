@@ -3,7 +3,7 @@
 
 use pretty_assertions::assert_eq;
 use resolve_agent::{AgentError, AgentEvent, ProviderKind};
-use resolve_core::skipped_call_text;
+use resolve_core::{skipped_call_details, skipped_call_text};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -119,7 +119,7 @@ async fn detour_is_not_executed_gets_a_skipped_result_and_the_next_call_is_force
         name: "peek".into(),
         text: skipped_call_text("resolve"),
         is_error: true,
-        details: None,
+        details: Some(skipped_call_details()),
         executed: false,
     }));
     assert_eq!(
@@ -349,3 +349,186 @@ async fn host_hard_choice_is_sent_once_and_settled_at_turn_end(kind: ProviderKin
     assert!(!session.resolve_session().queue().has_in_flight());
 }
 both_providers!(host_hard_choice_is_sent_once_and_settled_at_turn_end);
+
+async fn with_forcing_off_every_decline_gets_no_tool_choice_and_the_fourth_is_the_cap(
+    kind: ProviderKind,
+) {
+    let server = MockServer::start(vec![
+        stage("c1", "a.txt"),
+        text("I would rather not."),
+        peek("c2"),
+        text("Still no."),
+        peek("c3"),
+        text("never sent"),
+    ])
+    .await;
+    let tools = Tools::new();
+    let mut config = super::support::config(&server, kind);
+    config.forced_tool_choice = resolve_agent::ForcedChoiceSupport::Off;
+    let mut session =
+        resolve_agent::AgentSession::new(config, tools.all(), "You are a test agent.").unwrap();
+    let events = Events::default();
+    let error = session
+        .run(
+            "Change a.txt",
+            &mut events.sink(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+
+    assert_eq!(
+        error.to_string(),
+        "Soft tool requirement 'resolve' was not satisfied after 3 forced turns; aborting to avoid an unbounded force loop."
+    );
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 5, "the fourth decline ends the run");
+    assert!(
+        bodies.iter().all(|body| tool_choice(body).is_none()),
+        "forcing is off: reminder only"
+    );
+    assert_eq!(reminder_count(&bodies[4]), 1, "reminded once per id");
+    assert_eq!(tools.peeks(), 0, "declined turns run nothing");
+    assert_eq!(session.resolve_session().queue().pending().len(), 1);
+}
+both_providers!(with_forcing_off_every_decline_gets_no_tool_choice_and_the_fourth_is_the_cap);
+
+async fn an_inactive_resolve_with_an_action_pending_gets_no_reminder_and_no_forcing(
+    kind: ProviderKind,
+) {
+    let server = MockServer::start(vec![peek("c1"), text("Done.")]).await;
+    let tools = Tools::new();
+    // No deferrable tool is registered, so `resolve` is not offered; an action is pending all
+    // the same (staged on the session before the run).
+    let resolve = std::sync::Arc::new(resolve_core::ResolveSession::new());
+    let id = resolve
+        .queue_resolve_handler(resolve_core::PendingAction::new(
+            "Stage: a.txt",
+            "stage",
+            |_, _| async { Ok(resolve_core::ToolResult::text("applied")) },
+        ))
+        .unwrap();
+    let mut builder = resolve_agent::AgentSession::builder(super::support::config(&server, kind));
+    builder
+        .tools(vec![
+            tools.peek.clone() as std::sync::Arc<dyn resolve_agent::Tool>
+        ])
+        .resolve_session(resolve.clone());
+    let mut session = builder.build().unwrap();
+    let events = Events::default();
+    session
+        .run("Look around", &mut events.sink(), &CancellationToken::new())
+        .await
+        .unwrap();
+
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 2);
+    for body in &bodies {
+        assert_eq!(tool_choice(body), None);
+        assert_eq!(reminder_count(body), 0);
+        let names: Vec<&str> = body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| {
+                tool["function"]["name"]
+                    .as_str()
+                    .or(tool["name"].as_str())
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(names, vec!["peek"], "resolve is not offered");
+    }
+    assert_eq!(events.reminders(), 0);
+    assert_eq!(tools.peeks(), 1, "the detour ran: no gate");
+    assert_eq!(
+        resolve.queue().pending().peek_head().unwrap().id,
+        id,
+        "still pending"
+    );
+}
+both_providers!(an_inactive_resolve_with_an_action_pending_gets_no_reminder_and_no_forcing);
+
+/// A pending source whose store stages one preview at the first read and then cannot be read.
+#[derive(Default)]
+struct UnreadableAfterFirstRefresh {
+    refreshes: std::sync::atomic::AtomicUsize,
+}
+
+impl resolve_core::PendingSource for UnreadableAfterFirstRefresh {
+    fn refresh(&self, stack: &mut resolve_core::PendingStack) -> Result<(), resolve_core::Error> {
+        use std::sync::atomic::Ordering;
+        if self.refreshes.fetch_add(1, Ordering::SeqCst) > 0 {
+            return Err(resolve_core::Error::PendingSource(
+                "cannot read .resolve/pending: permission denied".to_owned(),
+            ));
+        }
+        let action = resolve_core::PendingAction::new("Edit: a.txt", "edit", |_, _| async {
+            Ok(resolve_core::ToolResult::text("Applied edit to a.txt."))
+        });
+        stack.register_at("pending-action:edit:1", 1, std::sync::Arc::new(action));
+        Ok(())
+    }
+}
+
+async fn a_store_that_cannot_be_read_opens_the_gate_and_the_resolve_result_says_why(
+    kind: ProviderKind,
+) {
+    let server = MockServer::start(vec![
+        peek("c1"),
+        resolve("c2", "apply"),
+        peek("c3"),
+        text("Done."),
+    ])
+    .await;
+    let tools = Tools::new();
+    let resolve = std::sync::Arc::new(
+        resolve_core::ResolveSession::new()
+            .with_pending_source(std::sync::Arc::new(UnreadableAfterFirstRefresh::default())),
+    );
+    let mut builder = resolve_agent::AgentSession::builder(super::support::config(&server, kind));
+    builder.tools(tools.all()).resolve_session(resolve.clone());
+    let mut session = builder.build().unwrap();
+    let events = Events::default();
+    session
+        .run(
+            "Change a.txt",
+            &mut events.sink(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 4);
+    assert_eq!(
+        reminder_count(&bodies[0]),
+        1,
+        "the store's preview was pending"
+    );
+    assert_eq!(
+        tool_choice(&bodies[1]),
+        Some(forced_resolve(kind)),
+        "the decline's one force"
+    );
+    assert_eq!(
+        tool_choice(&bodies[2]),
+        None,
+        "no more forcing on a stale stack"
+    );
+    assert_eq!(tool_choice(&bodies[3]), None);
+    let said = tool_results(&bodies[2])
+        .into_iter()
+        .find(|(id, ..)| id == "c2")
+        .unwrap()
+        .1;
+    assert!(
+        said.starts_with(
+            "cannot read .resolve/pending: permission denied\nDropped 1 stale pending action"
+        ),
+        "{said}"
+    );
+    assert_eq!(tools.peeks(), 1, "the gate is open again");
+    assert!(resolve.queue().pending().is_empty());
+}
+both_providers!(a_store_that_cannot_be_read_opens_the_gate_and_the_resolve_result_says_why);

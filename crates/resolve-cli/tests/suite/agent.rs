@@ -211,3 +211,63 @@ fn json_mode_writes_one_event_per_line() {
             && e["is_error"] == false)
     );
 }
+
+/// The events of a `--json` run.
+fn json_events(run: &Run) -> Vec<Value> {
+    run.stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn json_mode_shows_the_synthetic_details_of_calls_skipped_while_a_preview_is_pending() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        edit_call(),
+        Turn::call("c3", "read", json!({"path": "a.txt"})),
+        resolve_call("discard", "Not needed."),
+        Turn::text("Done."),
+    ]);
+    let run = agent(&workspace, &model, &["--json"], "").expect_code(0);
+    let skipped: Vec<Value> = json_events(&run)
+        .into_iter()
+        .filter(|e| e["type"] == "tool_result" && e["name"] == "read")
+        .collect();
+    assert_eq!(skipped.len(), 1, "{}", run.stdout);
+    assert_eq!(skipped[0]["executed"], false);
+    assert_eq!(skipped[0]["is_error"], true);
+    assert_eq!(
+        skipped[0]["details"],
+        json!({"__synthetic": true, "source": "assistant_stop_skipped", "executed": false})
+    );
+}
+
+#[test]
+fn json_mode_reports_the_replacements_of_an_applied_ast_edit_in_source_result_details() {
+    let workspace = Workspace::with(&[("src/lib.rs", "fn main() { foo(1); foo(2); }\n")]);
+    let model = Model::start(vec![
+        Turn::call(
+            "c1",
+            "ast_edit",
+            json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": ["src"]}),
+        ),
+        resolve_call("apply", "Renames every call."),
+        Turn::text("Done."),
+    ]);
+    let run = agent(&workspace, &model, &["--json"], "").expect_code(0);
+    let result = json_events(&run)
+        .into_iter()
+        .find(|e| e["type"] == "tool_result" && e["name"] == "resolve")
+        .unwrap();
+    assert_eq!(result["is_error"], false, "{result}");
+    assert_eq!(result["details"]["sourceToolName"], "ast_edit");
+    assert_eq!(
+        result["details"]["sourceResultDetails"]["totalReplacements"],
+        2
+    );
+    assert_eq!(
+        workspace.read("src/lib.rs"),
+        "fn main() { bar(1); bar(2); }\n"
+    );
+}

@@ -506,6 +506,80 @@ fn apply_without_a_title_finds_the_written_plan_and_titles_it_from_its_heading()
     );
 }
 
+/// The `resolve` tool-result events of a `--json` run.
+fn resolve_results(run: &Run) -> Vec<Value> {
+    run.stdout
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|e| e["type"] == "tool_result" && e["name"] == "resolve")
+        .collect()
+}
+
+#[test]
+fn apply_with_a_title_reports_the_plan_it_approved_in_source_result_details() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        write_plan("p1", PLAN_PATH, PLAN),
+        submit("p2", "words-counter"),
+        Turn::text("Done."),
+    ]);
+    let run = plan_agent(&workspace, &model, &["--json"], "").expect_code(0);
+    let results = resolve_results(&run);
+    assert_eq!(results.len(), 1, "{}", run.stdout);
+    assert_eq!(results[0]["is_error"], false);
+    assert_eq!(results[0]["details"]["sourceToolName"], "plan_approval");
+    assert_eq!(
+        results[0]["details"]["extra"],
+        json!({"title": "words-counter"})
+    );
+    assert_eq!(
+        results[0]["details"]["sourceResultDetails"],
+        json!({"planFilePath": PLAN_PATH, "title": "words-counter",
+               "planExists": true, "approved": true})
+    );
+}
+
+#[test]
+fn a_title_that_is_not_a_string_falls_back_to_the_heading_then_the_file_stem() {
+    // `{}` (as a grammar-constrained model sends it): the plan's first heading.
+    // `3`, for a plan without a heading: the file stem, less its `-plan`.
+    let cases = [
+        (
+            json!({}),
+            ".resolve/plans/counter.md",
+            "# Words Counter\n\nSteps.\n",
+            "Words-Counter",
+        ),
+        (
+            json!(3),
+            ".resolve/plans/tally-plan.md",
+            "Steps only.\n",
+            "tally",
+        ),
+    ];
+    for (title, path, content, expected) in cases {
+        let workspace = Workspace::with(&[("a.txt", "one\n")]);
+        let model = Model::start(vec![
+            write_plan("p1", path, content),
+            Turn::call(
+                "p2",
+                "resolve",
+                json!({"action": "apply", "reason": "The plan is complete.", "extra": {"title": title}}),
+            ),
+            Turn::text("Done."),
+        ]);
+        let run = plan_agent(&workspace, &model, &["--json"], "").expect_code(0);
+        let results = resolve_results(&run);
+        assert_eq!(results.len(), 1, "{}", run.stdout);
+        assert_eq!(results[0]["is_error"], false, "{title}: {}", results[0]);
+        assert_eq!(
+            results[0]["details"]["sourceResultDetails"],
+            json!({"planFilePath": path, "title": expected, "planExists": true, "approved": true}),
+            "{title}"
+        );
+    }
+}
+
 #[test]
 fn plan_approve_ask_with_standard_input_closed_ends_the_run_with_a_clear_error() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);

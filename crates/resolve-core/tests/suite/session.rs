@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use resolve_core::{
-    ActionError, Error, NOTHING_TO_DISCARD, PendingAction, PendingSource, PendingStack,
-    PushOptions, RESOLVE_REMINDER, ReminderMessage, ResolveArgs, ResolveHandler, ResolveSession,
-    SoftToolRequirement, ToolChoice, ToolChoiceDirective, ToolResult, ToolSpec, TurnStop,
-    needs_resolve_tool,
+    ActionError, Error, IdAllocator, NOTHING_TO_DISCARD, PendingAction, PendingSource,
+    PendingStack, PushOptions, RESOLVE_REMINDER, ReminderMessage, ResolveArgs, ResolveHandler,
+    ResolveSession, SoftToolRequirement, ToolChoice, ToolChoiceDirective, ToolResult, ToolSpec,
+    TurnStop, needs_resolve_tool,
 };
 use serde_json::json;
 use tokio::sync::Notify;
@@ -364,6 +364,244 @@ async fn abort_during_a_slow_apply_returns_at_once_and_keeps_the_action_pending(
     .unwrap();
     assert_eq!(retry.text, "Applied edit to a.rs.");
     assert!(!session.queue().pending().contains(&id));
+}
+
+/// Waits (up to 5 s) until `done` holds.
+async fn eventually(what: &str, done: impl Fn() -> bool) {
+    let waited = tokio::time::timeout(Duration::from_secs(5), async {
+        while !done() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert!(waited.is_ok(), "timed out waiting until {what}");
+}
+
+#[tokio::test]
+async fn abort_during_an_apply_returns_at_once_and_the_apply_runs_to_its_end_and_is_consumed() {
+    let session = Arc::new(session());
+    let (a, b) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let go_on = Arc::new(Notify::new());
+    let action = PendingAction::new("Config: two steps", "custom_tool", {
+        let (a, b, go_on) = (Arc::clone(&a), Arc::clone(&b), Arc::clone(&go_on));
+        move |_, _| {
+            let (a, b, go_on) = (Arc::clone(&a), Arc::clone(&b), Arc::clone(&go_on));
+            async move {
+                a.fetch_add(1, Ordering::SeqCst);
+                go_on.notified().await;
+                b.fetch_add(1, Ordering::SeqCst);
+                Ok(ToolResult::text("done"))
+            }
+        }
+    });
+    let id = session.queue_resolve_handler(action).unwrap();
+    let cancel = CancellationToken::new();
+    let call = tokio::spawn({
+        let (session, cancel) = (Arc::clone(&session), cancel.clone());
+        async move { session.execute_resolve(&apply("Go."), &cancel).await }
+    });
+    eventually("A = 1", || a.load(Ordering::SeqCst) == 1).await;
+    cancel.cancel();
+    let outcome = tokio::time::timeout(Duration::from_secs(5), call)
+        .await
+        .expect("the cancelled call returns at once")
+        .unwrap();
+    assert_eq!(outcome.unwrap_err().to_string(), "Aborted: Cancelled");
+    assert_eq!(
+        b.load(Ordering::SeqCst),
+        0,
+        "still waiting in the background"
+    );
+    assert!(
+        session.queue().pending().contains(&id),
+        "pending while it runs"
+    );
+
+    go_on.notify_one();
+    eventually("B = 1", || b.load(Ordering::SeqCst) == 1).await;
+    eventually("the stack is empty", || {
+        session.queue().pending().is_empty()
+    })
+    .await;
+    let again = session
+        .execute_resolve(&apply("Go."), &token())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        again.to_string(),
+        "No pending action to resolve. Nothing to apply or discard."
+    );
+    assert_eq!(a.load(Ordering::SeqCst), 1, "never run twice");
+}
+
+#[tokio::test]
+async fn abort_during_an_apply_that_then_fails_requeues_it_at_the_head() {
+    let session = Arc::new(session());
+    let go_on = Arc::new(Notify::new());
+    let started = Arc::new(AtomicUsize::new(0));
+    let failing = PendingAction::new("Edit: a.rs", "edit", {
+        let (go_on, started) = (Arc::clone(&go_on), Arc::clone(&started));
+        move |_, _| {
+            let (go_on, started) = (Arc::clone(&go_on), Arc::clone(&started));
+            async move {
+                started.fetch_add(1, Ordering::SeqCst);
+                go_on.notified().await;
+                Err(ActionError::Failed("disk full".to_owned()))
+            }
+        }
+    });
+    let id = session.queue_resolve_handler(failing).unwrap();
+    let cancel = CancellationToken::new();
+    let call = tokio::spawn({
+        let (session, cancel) = (Arc::clone(&session), cancel.clone());
+        async move { session.execute_resolve(&apply("Go."), &cancel).await }
+    });
+    eventually("the apply started", || started.load(Ordering::SeqCst) == 1).await;
+    cancel.cancel();
+    assert_eq!(
+        call.await.unwrap(),
+        Err(Error::Aborted("Cancelled".to_owned()))
+    );
+    // Staged while the apply still runs: the failed apply goes back above it.
+    let (later, _) = recording_action("Write: b", "write", "ok");
+    let later = session.queue_resolve_handler(later).unwrap();
+    go_on.notify_one();
+    eventually("the failed apply is requeued at the head", || {
+        session.queue().pending().peek_head().map(|head| head.id) == Some(id.clone())
+    })
+    .await;
+    let order: Vec<String> = session
+        .queue()
+        .pending()
+        .iter()
+        .map(|entry| entry.id.clone())
+        .collect();
+    assert_eq!(order, vec![id, later]);
+}
+
+/// A pending source that hands over stored actions at their stored orders.
+#[derive(Default)]
+struct OrderedSource {
+    incoming: Mutex<Vec<(String, u64, PendingAction)>>,
+}
+
+impl PendingSource for OrderedSource {
+    fn refresh(&self, stack: &mut PendingStack) -> Result<(), Error> {
+        for (id, order, action) in self.incoming.lock().unwrap().drain(..) {
+            stack.register_at(id, order, Arc::new(action));
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn an_action_that_reaches_the_stack_late_stays_below_one_staged_after_it() {
+    let ids = Arc::new(SeqIds::default());
+    let source = Arc::new(OrderedSource::default());
+    let session = ResolveSession::new()
+        .with_id_allocator(Arc::clone(&ids) as Arc<dyn IdAllocator>)
+        .with_pending_source(Arc::clone(&source) as Arc<dyn PendingSource>);
+    // The durable edit is staged first (seq 0) but reaches the stack only at the next refresh;
+    // the in-memory custom action is staged after it (seq 1) and registered at once.
+    let edit_seq = ids.next_seq().unwrap();
+    let (edit, edit_applies) = recording_action("Edit: a.txt", "edit", "Applied edit to a.txt.");
+    source.incoming.lock().unwrap().push((
+        format!("pending-action:edit:{edit_seq}"),
+        edit_seq,
+        edit,
+    ));
+    let (custom, custom_applies) = recording_action("Config", "custom_tool", "done");
+    let custom = session.queue_resolve_handler(custom).unwrap();
+    assert_eq!(
+        session.next_tool_choice_directive(all_active),
+        soft(&custom, "custom_tool"),
+        "the newest action is the head"
+    );
+    let result = session
+        .execute_resolve(&apply("Go."), &token())
+        .await
+        .unwrap();
+    assert_eq!(result.details.unwrap()["sourceToolName"], "custom_tool");
+    assert_eq!((custom_applies.len(), edit_applies.len()), (1, 0));
+    assert_eq!(
+        session.queue().pending().peek_head().unwrap().id,
+        "pending-action:edit:0"
+    );
+}
+
+/// A pending source that stages one action at its first refresh and then cannot be read.
+#[derive(Default)]
+struct FailsAfterFirstRefresh {
+    refreshes: AtomicUsize,
+    applies: Log<String>,
+}
+
+impl PendingSource for FailsAfterFirstRefresh {
+    fn refresh(&self, stack: &mut PendingStack) -> Result<(), Error> {
+        if self.refreshes.fetch_add(1, Ordering::SeqCst) > 0 {
+            return Err(Error::PendingSource(
+                "cannot read .resolve/pending: permission denied".to_owned(),
+            ));
+        }
+        let log = self.applies.clone();
+        let action = PendingAction::new("Edit: a.txt", "edit", move |reason, _| {
+            log.push(reason);
+            async { Ok(ToolResult::text("Applied edit to a.txt.")) }
+        });
+        stack.register_at("pending-action:edit:40", 40, Arc::new(action));
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn an_unreadable_source_drops_its_stale_actions_stops_requiring_resolve_and_says_why() {
+    let source = Arc::new(FailsAfterFirstRefresh::default());
+    let session = session().with_pending_source(Arc::clone(&source) as Arc<dyn PendingSource>);
+    session.refresh_pending().unwrap();
+    assert_eq!(session.queue().pending().len(), 1);
+
+    // The store cannot be read any more: the gate opens instead of forcing on a stale stack.
+    assert_eq!(session.next_tool_choice_directive(all_active), None);
+    assert!(session.queue().pending().is_empty());
+    let error = session
+        .execute_resolve(&apply("Go."), &token())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot read .resolve/pending: permission denied\nDropped 1 stale pending action from this session because they could not be re-read: `resolve` is no longer required for them, and nothing was applied or discarded. They are not lost: they come back once their store can be read again."
+    );
+    assert_eq!(source.applies.len(), 0);
+    assert_eq!(session.next_tool_choice_directive(all_active), None);
+    // Said once; later calls give the plain cause.
+    let again = session
+        .execute_resolve(&discard("Drop it."), &token())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        again.to_string(),
+        "cannot read .resolve/pending: permission denied"
+    );
+}
+
+#[tokio::test]
+async fn an_unreadable_source_keeps_the_actions_staged_in_this_process() {
+    let source = Arc::new(FailsAfterFirstRefresh::default());
+    let session = session().with_pending_source(Arc::clone(&source) as Arc<dyn PendingSource>);
+    session.refresh_pending().unwrap();
+    let (action, _) = recording_action("Config", "custom_tool", "done");
+    let id = session.queue_resolve_handler(action).unwrap();
+    assert_eq!(
+        session.next_tool_choice_directive(all_active),
+        soft(&id, "custom_tool")
+    );
+    let ids: Vec<String> = session
+        .queue()
+        .pending()
+        .iter()
+        .map(|entry| entry.id.clone())
+        .collect();
+    assert_eq!(ids, vec![id]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

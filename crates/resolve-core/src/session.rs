@@ -351,8 +351,9 @@ impl ResolveSession {
         if let Some(handler) = self.peek_standing_resolve_handler() {
             return Ok(Target::Handler(handler));
         }
-        // Nothing can act: drain stale markers so no phantom gate keeps demanding `resolve`.
-        queue.pending_mut().clear();
+        // Nothing can act. There is no stale marker to drain here: the gate reads this same
+        // stack, which the refresh above has just brought in step with the pending source (a
+        // source that fails drops its stale entries there), so it is already empty.
         Ok(Target::Nothing)
     }
 }

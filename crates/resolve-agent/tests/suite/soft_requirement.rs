@@ -8,7 +8,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::support::{
-    Events, Tools, forced_resolve, reminder_count, session, tool_choice, tool_results,
+    Events, Tools, change_a_txt, forced_resolve, reminder_count, session, tool_choice, tool_results,
 };
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
@@ -43,14 +43,7 @@ async fn compliant_resolve_sends_no_tool_choice_and_one_reminder(kind: ProviderK
     let tools = Tools::new();
     let mut session = session(&server, kind, &tools);
     let events = Events::default();
-    let summary = session
-        .run(
-            "Change a.txt",
-            &mut events.sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    let summary = change_a_txt(&mut session, &events).await.unwrap();
 
     assert_eq!(tools.applied(), 1, "resolve ran once");
     assert_eq!(summary.model_calls, 3);
@@ -88,14 +81,7 @@ async fn detour_is_not_executed_gets_a_skipped_result_and_the_next_call_is_force
     let tools = Tools::new();
     let mut session = session(&server, kind, &tools);
     let events = Events::default();
-    let summary = session
-        .run(
-            "Change a.txt",
-            &mut events.sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    let summary = change_a_txt(&mut session, &events).await.unwrap();
 
     assert_eq!(tools.peeks(), 0, "the detour never ran");
     assert_eq!(tools.applied(), 1);
@@ -140,12 +126,7 @@ async fn bare_text_while_pending_does_not_stop_the_loop_and_forces_resolve(kind:
     .await;
     let tools = Tools::new();
     let mut session = session(&server, kind, &tools);
-    let summary = session
-        .run(
-            "Change a.txt",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
+    let summary = change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
 
@@ -194,12 +175,7 @@ async fn fourth_decline_ends_the_run_with_the_cap_error(kind: ProviderKind) {
     .await;
     let tools = Tools::new();
     let mut session = session(&server, kind, &tools);
-    let error = session
-        .run(
-            "Change a.txt",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
+    let error = change_a_txt(&mut session, &Events::default())
         .await
         .unwrap_err();
 
@@ -245,12 +221,7 @@ async fn resolve_mixed_into_a_detour_batch_is_not_executed(kind: ProviderKind) {
     .await;
     let tools = Tools::new();
     let mut session = session(&server, kind, &tools);
-    session
-        .run(
-            "Change a.txt",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
+    change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
 
@@ -282,12 +253,7 @@ async fn preview_left_pending_by_an_earlier_run_is_reminded_in_the_next_runs_fir
     let mut builder = resolve_agent::AgentSession::builder(super::support::config(&server, kind));
     builder.tools(tools.all()).max_turns(Some(2));
     let mut session = builder.build().unwrap();
-    let error = session
-        .run(
-            "Change a.txt",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
+    let error = change_a_txt(&mut session, &Events::default())
         .await
         .unwrap_err();
     assert_eq!(
@@ -368,14 +334,7 @@ async fn with_forcing_off_every_decline_gets_no_tool_choice_and_the_fourth_is_th
     let mut session =
         resolve_agent::AgentSession::new(config, tools.all(), "You are a test agent.").unwrap();
     let events = Events::default();
-    let error = session
-        .run(
-            "Change a.txt",
-            &mut events.sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap_err();
+    let error = change_a_txt(&mut session, &events).await.unwrap_err();
 
     assert_eq!(
         error.to_string(),
@@ -490,14 +449,7 @@ async fn a_store_that_cannot_be_read_opens_the_gate_and_the_resolve_result_says_
     builder.tools(tools.all()).resolve_session(resolve.clone());
     let mut session = builder.build().unwrap();
     let events = Events::default();
-    session
-        .run(
-            "Change a.txt",
-            &mut events.sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    change_a_txt(&mut session, &events).await.unwrap();
 
     let bodies = server.bodies();
     assert_eq!(bodies.len(), 4);

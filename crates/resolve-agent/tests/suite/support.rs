@@ -5,10 +5,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use resolve_agent::{
-    AgentEvent, AgentSession, ApiKey, ProviderConfig, ProviderKind, Tool, ToolContext, ToolFuture,
+    AgentError, AgentEvent, AgentSession, ApiKey, ProviderConfig, ProviderKind, RunSummary, Tool,
+    ToolContext, ToolFuture,
 };
 use resolve_core::{PendingAction, RESOLVE_REMINDER, ToolResult, ToolSpec};
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use resolve_test_support::MockServer;
 
@@ -158,6 +160,21 @@ pub fn config(server: &MockServer, kind: ProviderKind) -> ProviderConfig {
 
 pub fn session(server: &MockServer, kind: ProviderKind, tools: &Tools) -> AgentSession {
     AgentSession::new(config(server, kind), tools.all(), "You are a test agent.").unwrap()
+}
+
+/// Run `session` on the task "Change a.txt" (what every scripted model here stages), its events
+/// into `events`.
+pub async fn change_a_txt(
+    session: &mut AgentSession,
+    events: &Events,
+) -> Result<RunSummary, AgentError> {
+    session
+        .run(
+            "Change a.txt",
+            &mut events.sink(),
+            &CancellationToken::new(),
+        )
+        .await
 }
 
 /// Collects events; usable as a sink.

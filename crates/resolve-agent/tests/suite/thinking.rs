@@ -6,10 +6,9 @@ use resolve_agent::{
     AgentError, AgentEvent, AgentSession, Message, ProviderConfig, ProviderKind, ReasoningEffort,
 };
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 use super::soft_requirement::{peek, resolve, stage, text};
-use super::support::{Events, Tools, config, session};
+use super::support::{Events, Tools, change_a_txt, config, session};
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
 
@@ -30,17 +29,6 @@ fn thinking_session(server: &MockServer, tools: &Tools, stream: bool) -> AgentSe
     AgentSession::new(config, tools.all(), "You are a test agent.").unwrap()
 }
 
-async fn run(session: &mut AgentSession, events: &Events) -> Result<(), AgentError> {
-    session
-        .run(
-            "Change a.txt",
-            &mut events.sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .map(|_| ())
-}
-
 async fn no_reasoning_keys_are_sent_by_default(kind: ProviderKind) {
     let server = MockServer::start(vec![
         stage("c1", "a.txt"),
@@ -50,7 +38,9 @@ async fn no_reasoning_keys_are_sent_by_default(kind: ProviderKind) {
     .await;
     let tools = Tools::new();
     let mut session = session(&server, kind, &tools);
-    run(&mut session, &Events::default()).await.unwrap();
+    change_a_txt(&mut session, &Events::default())
+        .await
+        .unwrap();
     for body in server.bodies() {
         assert!(body.get("thinking").is_none(), "{body}");
         assert!(body.get("reasoning_effort").is_none(), "{body}");
@@ -85,7 +75,9 @@ async fn thinking_blocks_are_kept_verbatim_and_sent_back(stream: bool) {
     .await;
     let tools = Tools::new();
     let mut session = thinking_session(&server, &tools, stream);
-    run(&mut session, &Events::default()).await.unwrap();
+    change_a_txt(&mut session, &Events::default())
+        .await
+        .unwrap();
     assert_eq!(tools.applied(), 1);
 
     let bodies = server.bodies();
@@ -160,7 +152,7 @@ async fn with_thinking_a_declined_preview_is_not_forced_on_the_wire() {
     let tools = Tools::new();
     let mut session = thinking_session(&server, &tools, true);
     let events = Events::default();
-    run(&mut session, &events).await.unwrap();
+    change_a_txt(&mut session, &events).await.unwrap();
     assert_eq!(tools.applied(), 1);
     assert_eq!(tools.peeks(), 0, "the declining call was skipped");
     assert!(
@@ -188,7 +180,9 @@ async fn reasoning_effort_goes_to_openai_compatible_servers_only() {
         let mut config = config(&server, kind);
         config.reasoning_effort(Some(ReasoningEffort::High));
         let mut session = AgentSession::new(config, Vec::new(), "").unwrap();
-        run(&mut session, &Events::default()).await.unwrap();
+        change_a_txt(&mut session, &Events::default())
+            .await
+            .unwrap();
         let body = &server.bodies()[0];
         match kind {
             ProviderKind::OpenAi => assert_eq!(body["reasoning_effort"], json!("high")),
@@ -203,7 +197,9 @@ async fn a_thinking_budget_goes_to_anthropic_only() {
     let mut config = config(&server, ProviderKind::OpenAi);
     config.thinking_budget(Some(2048));
     let mut session = AgentSession::new(config, Vec::new(), "").unwrap();
-    run(&mut session, &Events::default()).await.unwrap();
+    change_a_txt(&mut session, &Events::default())
+        .await
+        .unwrap();
     assert!(server.bodies()[0].get("thinking").is_none());
 }
 

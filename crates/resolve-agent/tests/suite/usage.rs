@@ -6,7 +6,7 @@ use resolve_agent::{AgentEvent, AgentSession, ProviderKind, TokenUsage, Usage};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::support::{Events, Tools, config};
+use super::support::{Events, Tools, change_a_txt, config};
 use resolve_test_support::{MockServer, Reply, Turn};
 
 fn session(server: &MockServer, kind: ProviderKind, tools: &Tools, stream: bool) -> AgentSession {
@@ -64,14 +64,7 @@ async fn usage_is_summed_with_forced_calls_apart(kind: ProviderKind, stream: boo
     let tools = Tools::new();
     let mut session = session(&server, kind, &tools, stream);
     let events = Events::default();
-    let summary = session
-        .run(
-            "Change a.txt",
-            &mut events.sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    let summary = change_a_txt(&mut session, &events).await.unwrap();
     assert_eq!(tools.applied(), 1);
     assert_eq!(summary.usage, expected_usage(kind));
     assert_eq!(

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::soft_requirement::{peek, resolve, stage, text};
-use super::support::{Events, Tools, messages_without_cache_markers, session};
+use super::support::{Events, Tools, change_a_txt, messages_without_cache_markers, session};
 use crate::both_providers;
 use resolve_test_support::MockServer;
 
@@ -28,12 +28,7 @@ async fn openai_reminder_is_a_user_message_after_the_tool_messages() {
     .await;
     let tools = Tools::new();
     let mut session = session(&server, ProviderKind::OpenAi, &tools);
-    session
-        .run(
-            "Change a.txt",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
+    change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
     let messages = server.bodies()[1]["messages"].as_array().unwrap().clone();
@@ -70,12 +65,7 @@ async fn anthropic_reminder_is_a_text_block_after_the_tool_results_in_the_same_u
     .await;
     let tools = Tools::new();
     let mut session = session(&server, ProviderKind::Anthropic, &tools);
-    session
-        .run(
-            "Change a.txt",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
+    change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
     let messages = server.bodies()[1]["messages"].as_array().unwrap().clone();
@@ -160,12 +150,7 @@ async fn anthropic_cache_breakpoints_sit_on_the_system_prompt_and_the_newest_mes
     .await;
     let tools = Tools::new();
     let mut session = session(&server, ProviderKind::Anthropic, &tools);
-    session
-        .run(
-            "Change a.txt",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
+    change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
     for body in server.bodies() {

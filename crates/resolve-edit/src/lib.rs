@@ -8,7 +8,7 @@
 //! step with the store and resolves stored MCP tool calls through an [`ExternalActionRunner`].
 //!
 //! Layers, bottom up: `error`, `producer` (the producers' names and success texts), `blocking`;
-//! `text_file`, `diff`, `ordered`, `scope`; `preview`; the producers `ast_edit/`, `text_edit`
+//! `text_file`, `diff`, `word_diff`, `ordered`, `scope`; `preview`; the producers `ast_edit/`, `text_edit`
 //! and the read-only `read_tools`; `external`, `pending_source`; `tools`.
 //!
 //! It does not own the durable state, the transaction or the lock (`resolve-store`, whose items
@@ -33,6 +33,7 @@ mod diff;
 mod ordered;
 mod scope;
 mod text_file;
+mod word_diff;
 
 mod preview;
 
@@ -68,5 +69,6 @@ pub use producer::{AST_EDIT_TOOL, EDIT_TOOL, Producer, WRITE_TOOL, applied_label
 pub use read_tools::{
     DEFAULT_READ_LIMIT, GREP_MAX_MATCHES, GrepRequest, LsRequest, ReadRequest, grep, ls, read,
 };
+pub use word_diff::{WordDiff, word_diff};
 pub use text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
 pub use tools::{FileToolOutput, FileTools, StagedPreview, file_tool_specs};

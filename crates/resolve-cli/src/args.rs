@@ -42,6 +42,7 @@ impl Cli {
             | Command::Discard(_)
             | Command::Undo(_)
             | Command::Log
+            | Command::Review(_)
             | Command::Mcp => Ok(()),
         }
     }
@@ -94,6 +95,18 @@ pub enum Command {
     Undo(UndoArgs),
     /// History of applied and discarded actions, with their reasons, newest first.
     Log,
+    /// Review the pending actions full-screen, hunk by hunk: keep or reject hunks (with
+    /// reasons), edit a file, then apply what is kept or discard.
+    #[command(
+        long_about = "Review the pending actions full-screen, hunk by hunk: keep or reject hunks (with \
+reasons), edit a file, then apply what is kept or discard.\n\n\
+Opens on the head action at its first hunk. Keys: j/↓ k/↑ next/previous hunk, J/K next/previous \
+file, space toggle the hunk kept/rejected, r reject with a reason, R/A reject/keep every hunk of \
+the file, e edit the file's new content in $VISUAL/$EDITOR, a apply what is kept (asks for the \
+reason), d discard (asks for the reason), n/p next/previous action, ? help, q quit without \
+changes. Needs a terminal; without one, use `resolve apply --only PATH#N`."
+    )]
+    Review(ReviewArgs),
     /// Serve the tools and `resolve` to an MCP client over stdin/stdout.
     #[command(
         long_about = "Serve the tools and `resolve` to an MCP client over stdin/stdout.\n\n\
@@ -325,6 +338,15 @@ pub struct DiscardArgs {
     /// Discard this pending action instead of the head.
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
+    /// Where the MCP servers are configured, for actions staged by their tools. By default
+    /// <ROOT>/.resolve/config.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// `resolve review`.
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
     /// Where the MCP servers are configured, for actions staged by their tools. By default
     /// <ROOT>/.resolve/config.toml.
     #[arg(long, value_name = "FILE")]

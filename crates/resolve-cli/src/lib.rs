@@ -21,6 +21,7 @@ mod args;
 mod commands;
 mod output;
 mod progress;
+mod review;
 
 pub use args::Cli;
 
@@ -37,6 +38,8 @@ pub(crate) enum Outcome {
     Success,
     /// The job failed; its message was printed.
     Failed,
+    /// The job cannot run as asked (a usage error); its message was printed.
+    Usage,
 }
 
 /// Run `resolve` with `args` (including the program name) and return its exit code.
@@ -61,6 +64,7 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
     match commands::run(&cli, output) {
         Ok(Outcome::Success) => ExitCode::from(EXIT_OK),
         Ok(Outcome::Failed) => ExitCode::from(EXIT_FAILED),
+        Ok(Outcome::Usage) => ExitCode::from(EXIT_USAGE),
         Err(error) => {
             output::failure(output, &format!("{error:#}"));
             ExitCode::from(EXIT_FAILED)

@@ -43,6 +43,11 @@ impl Output {
         }
     }
 
+    /// Whether output is colored (`--color`, `NO_COLOR`, a terminal).
+    pub fn is_color(self) -> bool {
+        self.color
+    }
+
     /// Whether results are printed as JSON.
     pub fn is_json(self) -> bool {
         self.json

@@ -58,6 +58,11 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         ),
         Command::Undo(args) => undo(&store, args.id.as_deref(), output),
         Command::Log => log(&store, output),
+        Command::Review(args) => {
+            let (hub_store, config) = (store.clone(), args.config.clone());
+            let hub = Arc::new(move || mcp_hub(&hub_store, config.as_deref()));
+            crate::review::run(&store, hub, output)
+        }
         Command::Agent(args) => agent::run(&store, args, output),
         Command::Mcp => mcp(&cli.global.root),
     }

@@ -1,0 +1,255 @@
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use pretty_assertions::assert_eq;
+
+use super::*;
+use crate::review::sample::two_actions;
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn press(app: &mut App, keys: &str) -> Effect {
+    let mut effect = Effect::None;
+    for c in keys.chars() {
+        effect = app.handle_key(key(KeyCode::Char(c)));
+    }
+    effect
+}
+
+fn cursor(app: &App) -> (usize, usize, usize) {
+    (app.action, app.file, app.hunk)
+}
+
+fn decision(app: &App, file: usize, hunk: usize) -> Decision {
+    app.actions[app.action].files[file].hunks[hunk]
+        .decision
+        .clone()
+}
+
+#[test]
+fn the_review_opens_on_the_first_hunk_of_the_first_file_of_the_head() {
+    let app = App::new(two_actions());
+    assert_eq!(cursor(&app), (0, 0, 0));
+    assert_eq!(app.current_hunk().unwrap().address, "src/lib.rs#1");
+}
+
+#[test]
+fn j_and_k_walk_hunks_across_files_and_stop_at_the_ends() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "j");
+    assert_eq!(app.current_hunk().unwrap().address, "src/lib.rs#2");
+    press(&mut app, "j");
+    assert_eq!(app.current_hunk().unwrap().address, "src/main.rs#1");
+    press(&mut app, "j");
+    assert_eq!(app.current_hunk().unwrap().address, "src/main.rs#1");
+    press(&mut app, "k");
+    assert_eq!(app.current_hunk().unwrap().address, "src/lib.rs#2");
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Up));
+    assert_eq!(app.current_hunk().unwrap().address, "src/lib.rs#1");
+    app.handle_key(key(KeyCode::Down));
+    assert_eq!(app.current_hunk().unwrap().address, "src/lib.rs#2");
+}
+
+#[test]
+fn shift_j_and_shift_k_move_to_the_first_hunk_of_the_next_and_previous_file() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "jJ");
+    assert_eq!(app.current_hunk().unwrap().address, "src/main.rs#1");
+    press(&mut app, "J");
+    assert_eq!(app.current_hunk().unwrap().address, "src/main.rs#1");
+    press(&mut app, "K");
+    assert_eq!(app.current_hunk().unwrap().address, "src/lib.rs#1");
+}
+
+#[test]
+fn n_and_p_move_between_pending_actions() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "jn");
+    assert_eq!(cursor(&app), (1, 0, 0));
+    assert_eq!(app.current_hunk().unwrap().address, "notes.txt#1");
+    press(&mut app, "n");
+    assert_eq!(cursor(&app), (1, 0, 0));
+    press(&mut app, "p");
+    assert_eq!(cursor(&app), (0, 0, 0));
+}
+
+#[test]
+fn space_toggles_the_hunk_under_the_cursor_and_leaves_the_cursor_there() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "j ");
+    assert_eq!(cursor(&app), (0, 0, 1));
+    assert_eq!(decision(&app, 0, 1), Decision::Rejected { reason: None });
+    assert_eq!(decision(&app, 0, 0), Decision::Kept);
+    press(&mut app, " ");
+    assert_eq!(decision(&app, 0, 1), Decision::Kept);
+}
+
+#[test]
+fn r_rejects_with_the_reason_typed_on_the_prompt_and_leaves_the_cursor_there() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "jr");
+    assert!(matches!(app.mode, Mode::Prompt(_)));
+    press(&mut app, "keep foo");
+    app.handle_key(key(KeyCode::Backspace));
+    press(&mut app, "o");
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(app.mode, Mode::Browse);
+    assert_eq!(cursor(&app), (0, 0, 1));
+    assert_eq!(
+        decision(&app, 0, 1),
+        Decision::Rejected {
+            reason: Some("keep foo".to_owned())
+        }
+    );
+}
+
+#[test]
+fn escape_cancels_the_reject_prompt_without_rejecting() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "rnot this");
+    app.handle_key(key(KeyCode::Esc));
+    assert_eq!(app.mode, Mode::Browse);
+    assert_eq!(decision(&app, 0, 0), Decision::Kept);
+}
+
+#[test]
+fn shift_r_and_shift_a_reject_and_keep_every_hunk_of_the_current_file_only() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "R");
+    assert!(decision(&app, 0, 0).is_rejected() && decision(&app, 0, 1).is_rejected());
+    assert_eq!(decision(&app, 1, 0), Decision::Kept);
+    press(&mut app, "A");
+    assert_eq!(decision(&app, 0, 0), Decision::Kept);
+    assert_eq!(decision(&app, 0, 1), Decision::Kept);
+}
+
+#[test]
+fn a_applies_everything_when_nothing_is_rejected() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "a");
+    let effect = press(&mut app, "looks right");
+    assert_eq!(effect, Effect::None);
+    let effect = app.handle_key(key(KeyCode::Enter));
+    assert_eq!(
+        effect,
+        Effect::Apply(ApplyRequest {
+            id: "pending-action:ast_edit:3".to_owned(),
+            only: None,
+            rejected: vec![],
+            reason: "looks right".to_owned(),
+        })
+    );
+}
+
+#[test]
+fn a_applies_the_kept_hunks_and_names_each_rejection_with_its_reason() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "jrcallers use foo");
+    app.handle_key(key(KeyCode::Enter));
+    press(&mut app, "aonly the library");
+    let effect = app.handle_key(key(KeyCode::Enter));
+    assert_eq!(
+        effect,
+        Effect::Apply(ApplyRequest {
+            id: "pending-action:ast_edit:3".to_owned(),
+            only: Some(vec!["src/lib.rs#1".to_owned(), "src/main.rs#1".to_owned()]),
+            rejected: vec![Rejection {
+                address: "src/lib.rs#2".to_owned(),
+                reason: Some("callers use foo".to_owned()),
+            }],
+            reason: "only the library".to_owned(),
+        })
+    );
+}
+
+#[test]
+fn an_apply_or_discard_needs_a_reason_and_the_prompt_stays_open_without_one() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "a");
+    assert_eq!(app.handle_key(key(KeyCode::Enter)), Effect::None);
+    assert!(matches!(app.mode, Mode::Prompt(_)));
+    assert_eq!(app.status.as_deref(), Some("Give a reason (Esc cancels)."));
+}
+
+#[test]
+fn apply_is_refused_when_every_hunk_is_rejected() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "RJRa");
+    assert_eq!(app.mode, Mode::Browse);
+    assert_eq!(
+        app.status.as_deref(),
+        Some("Every hunk is rejected: press d to discard instead.")
+    );
+}
+
+#[test]
+fn d_discards_the_action_shown_with_the_reason_typed() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "ndnot now");
+    let effect = app.handle_key(key(KeyCode::Enter));
+    assert_eq!(
+        effect,
+        Effect::Discard {
+            id: "pending-action:write:2".to_owned(),
+            reason: "not now".to_owned()
+        }
+    );
+}
+
+#[test]
+fn e_amends_the_file_under_the_cursor() {
+    let mut app = App::new(two_actions());
+    assert_eq!(
+        press(&mut app, "Je"),
+        Effect::Amend {
+            id: "pending-action:ast_edit:3".to_owned(),
+            path: "src/main.rs".to_owned()
+        }
+    );
+}
+
+#[test]
+fn q_and_ctrl_c_quit_even_from_a_prompt() {
+    let mut app = App::new(two_actions());
+    assert_eq!(press(&mut app, "q"), Effect::Quit);
+    press(&mut app, "r");
+    assert_eq!(
+        app.handle_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+        Effect::Quit
+    );
+}
+
+#[test]
+fn question_mark_opens_help_and_any_key_closes_it_without_acting() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "?");
+    assert_eq!(app.mode, Mode::Help);
+    assert_eq!(press(&mut app, "q"), Effect::None);
+    assert_eq!(app.mode, Mode::Browse);
+}
+
+#[test]
+fn reloaded_actions_keep_decisions_on_unchanged_hunks_and_the_cursor_on_the_same_action() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "n ");
+    let mut reloaded = two_actions();
+    reloaded.remove(0);
+    app.replace_actions(reloaded);
+    assert_eq!(cursor(&app), (0, 0, 0));
+    assert_eq!(app.current_action().unwrap().id, "pending-action:write:2");
+    assert!(decision(&app, 0, 0).is_rejected());
+}
+
+#[test]
+fn when_the_action_shown_is_resolved_the_review_moves_on_to_the_one_in_its_place() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "j");
+    let mut reloaded = two_actions();
+    reloaded.remove(0);
+    app.replace_actions(reloaded);
+    assert_eq!(cursor(&app), (0, 0, 0));
+    assert_eq!(app.current_action().unwrap().id, "pending-action:write:2");
+    app.replace_actions(Vec::new());
+    assert!(app.current_action().is_none());
+}

@@ -1,0 +1,236 @@
+//! `resolve review`: a full-screen review of the pending actions, hunk by hunk, and the same
+//! review for one action when `resolve agent --approve ask` asks on a terminal.
+//!
+//! Modules, bottom up: `model` (what is shown), `app` (the state and the keys; pure),
+//! `render` (drawing), `terminal` (raw mode and the alternate screen, restored on every way
+//! out), `editor` (`$VISUAL`/`$EDITOR`), and `adapter`, the only one that reads or changes the
+//! store. This module runs the loop: draw, read a key, carry out its effect.
+
+mod adapter;
+mod app;
+mod editor;
+mod model;
+mod render;
+mod terminal;
+
+#[cfg(test)]
+mod sample;
+
+use crossterm::event::{self, Event};
+use resolve_edit::Store;
+
+pub use adapter::{HubFactory, ReviewStore};
+pub use app::ApplyRequest;
+use app::{App, Effect};
+use render::Theme;
+use terminal::Screen;
+
+use crate::Outcome;
+use crate::output::{Output, err_line, out_line};
+
+/// The message when there is no terminal to review on.
+pub const NO_TERMINAL: &str = "`resolve review` needs a terminal (standard input and output). \
+Without one, apply chosen hunks with `resolve apply --only PATH#N --reason TEXT`, or drop an \
+action with `resolve discard --reason TEXT`; `resolve show` prints the hunks with their addresses.";
+
+/// Review every pending action on the terminal; a one-line summary of what was done is printed
+/// after the screen is restored.
+pub(crate) fn run(store: &Store, hub: HubFactory, output: Output) -> anyhow::Result<Outcome> {
+    if !terminal::is_interactive() {
+        err_line(&format!("error: {NO_TERMINAL}"));
+        return Ok(Outcome::Usage);
+    }
+    let review = ReviewStore::new(store.clone(), hub);
+    let actions = review.load(None)?;
+    if actions.is_empty() {
+        out_line("No pending actions to review.");
+        return Ok(Outcome::Success);
+    }
+    let mut screen = Screen::enter()?;
+    let mut session = Session {
+        review: &review,
+        app: App::new(actions),
+        theme: Theme {
+            color: output.is_color(),
+        },
+        done: Vec::new(),
+    };
+    let ended = session.resolve_until_done(&mut screen);
+    drop(screen);
+    ended?;
+    out_line(&session.summary());
+    Ok(Outcome::Success)
+}
+
+/// What the reviewer decided about one action in [`decide`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decided {
+    /// Apply what is kept.
+    Apply(ApplyRequest),
+    /// Discard, with the reason.
+    Discard(String),
+    /// Left without deciding (`q`).
+    Quit,
+}
+
+/// Review the one pending action `id` on the terminal and return the decision without carrying
+/// it out (the caller does); amendments are made at once.
+pub(crate) fn decide(review: &ReviewStore, id: &str, color: bool) -> anyhow::Result<Decided> {
+    let actions = review.load(Some(id))?;
+    if actions.is_empty() {
+        anyhow::bail!("{id} is no longer pending");
+    }
+    let mut screen = Screen::enter()?;
+    let mut session = Session {
+        review,
+        app: App::new(actions),
+        theme: Theme { color },
+        done: Vec::new(),
+    };
+    let decided = session.decide(&mut screen);
+    drop(screen);
+    decided
+}
+
+/// Whether the review can run here: standard input and output are terminals.
+pub(crate) fn is_interactive() -> bool {
+    terminal::is_interactive()
+}
+
+/// One run of the review loop.
+struct Session<'a> {
+    review: &'a ReviewStore,
+    app: App,
+    theme: Theme,
+    /// What was applied or discarded, in order, for the summary.
+    done: Vec<String>,
+}
+
+impl Session<'_> {
+    /// Draw and read keys, carrying out applies and discards, until `q` or nothing is left.
+    fn resolve_until_done(&mut self, screen: &mut Screen) -> anyhow::Result<()> {
+        loop {
+            match self.next_effect(screen)? {
+                Effect::Quit => return Ok(()),
+                Effect::Apply(request) => {
+                    let result = self.review.apply(&request);
+                    self.after_resolve(result, applied_summary(&request))?;
+                }
+                Effect::Discard { id, reason } => {
+                    let result = self.review.discard(&id, &reason);
+                    self.after_resolve(result, format!("discarded {id}"))?;
+                }
+                Effect::Amend { id, path } => self.amend(screen, &id, &path)?,
+                Effect::None => {}
+            }
+            if self.app.actions.is_empty() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Draw and read keys until the reviewer applies, discards or quits.
+    fn decide(&mut self, screen: &mut Screen) -> anyhow::Result<Decided> {
+        loop {
+            match self.next_effect(screen)? {
+                Effect::Quit => return Ok(Decided::Quit),
+                Effect::Apply(request) => return Ok(Decided::Apply(request)),
+                Effect::Discard { reason, .. } => return Ok(Decided::Discard(reason)),
+                Effect::Amend { id, path } => self.amend(screen, &id, &path)?,
+                Effect::None => {}
+            }
+        }
+    }
+
+    /// Draw the review, then wait for a key and hand it to the state.
+    fn next_effect(&mut self, screen: &mut Screen) -> anyhow::Result<Effect> {
+        let (app, theme) = (&self.app, self.theme);
+        screen
+            .terminal()
+            .draw(|frame| render::draw(frame, app, theme))?;
+        Ok(match event::read()? {
+            Event::Key(key) => self.app.handle_key(key),
+            _ => Effect::None,
+        })
+    }
+
+    /// Show the outcome of an apply or discard, and the actions still pending.
+    fn after_resolve(
+        &mut self,
+        result: anyhow::Result<String>,
+        done: String,
+    ) -> anyhow::Result<()> {
+        match result {
+            Ok(text) => {
+                self.done.push(done);
+                self.app.replace_actions(self.review.load(None)?);
+                self.app.status = text.lines().next().map(str::to_owned);
+            }
+            Err(error) => self.app.status = Some(first_line(&format!("{error:#}"))),
+        }
+        Ok(())
+    }
+
+    /// Edit `path` of `id` in the editor with the screen suspended, then amend the action and
+    /// show its recomputed hunks.
+    fn amend(&mut self, screen: &mut Screen, id: &str, path: &str) -> anyhow::Result<()> {
+        let content = match self.review.content(id, path) {
+            Ok(content) => content,
+            Err(error) => {
+                self.app.status = Some(first_line(&format!("{error:#}")));
+                return Ok(());
+            }
+        };
+        let edited = screen.suspended(|| editor::edit_text(path, &content))?;
+        self.app.status = Some(match edited {
+            Ok(edited) if edited == content => format!("{path} is unchanged; nothing amended."),
+            Ok(edited) => match self.review.amend(id, path, &edited) {
+                Ok(()) => {
+                    let only = self.app.actions.len() == 1;
+                    self.app
+                        .replace_actions(self.review.load(only.then_some(id))?);
+                    format!("Amended {path}; its hunks are recomputed.")
+                }
+                Err(error) => first_line(&format!("{error:#}")),
+            },
+            Err(error) => first_line(&format!("{error:#}")),
+        });
+        Ok(())
+    }
+
+    /// One line saying what the review did.
+    fn summary(&self) -> String {
+        let left = match self.app.actions.len() {
+            0 => "nothing is pending".to_owned(),
+            1 => "1 action still pending".to_owned(),
+            n => format!("{n} actions still pending"),
+        };
+        if self.done.is_empty() {
+            format!("Review ended without changes; {left}.")
+        } else {
+            let mut done = self.done.join(", ");
+            if let Some(first) = done.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
+            format!("{done}; {left}.")
+        }
+    }
+}
+
+/// `applied ID` with what landed when hunks were rejected: `applied ID (2 of 3 hunks;
+/// rejected src/a.rs#2)`.
+fn applied_summary(request: &ApplyRequest) -> String {
+    if request.rejected.is_empty() {
+        return format!("applied {}", request.id);
+    }
+    let rejected: Vec<&str> = request
+        .rejected
+        .iter()
+        .map(|rejection| rejection.address.as_str())
+        .collect();
+    format!("applied {} (rejected {})", request.id, rejected.join(", "))
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or("").to_owned()
+}

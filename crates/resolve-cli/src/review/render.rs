@@ -1,0 +1,375 @@
+//! Drawing the review: the action's header, its file list with counts, the current file's
+//! hunks (the one under the cursor marked, changed words highlighted), a status or prompt line,
+//! the key footer, and the `?` help over it all. Colors only when the theme says so; without
+//! them, markers and modifiers (bold, underline, reverse) carry the same information.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use super::app::{App, Mode, PromptPurpose};
+use super::model::{ActionView, Decision, DiffLine, FileKind, FileView, HunkView, LineKind};
+
+/// Whether to color.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Theme {
+    /// Colors on; off under `NO_COLOR` or `--color never`.
+    pub color: bool,
+}
+
+impl Theme {
+    fn colored(self, color: Color) -> Style {
+        if self.color {
+            Style::new().fg(color)
+        } else {
+            Style::new()
+        }
+    }
+
+    fn line_style(self, kind: LineKind) -> Style {
+        match kind {
+            LineKind::Added => self.colored(Color::Green),
+            LineKind::Removed => self.colored(Color::Red),
+            LineKind::Context => Style::new(),
+            LineKind::NoNewline => Style::new().add_modifier(Modifier::DIM),
+        }
+    }
+
+    /// Changed words: reversed in the line's color, or underlined and bold without color.
+    fn word_style(self, kind: LineKind) -> Style {
+        if self.color {
+            self.line_style(kind).add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new().add_modifier(Modifier::UNDERLINED | Modifier::BOLD)
+        }
+    }
+}
+
+/// The key footer, two lines; every key of the contract is on it.
+pub const FOOTER: [&str; 2] = [
+    "j/k hunk  J/K file  space keep/reject  r reject+reason  R/A reject/keep file",
+    "e edit file  a apply kept  d discard  n/p action  ? help  q quit",
+];
+
+/// The `?` help: each key and what it does.
+pub const HELP: &[(&str, &str)] = &[
+    ("j / ↓", "next hunk"),
+    ("k / ↑", "previous hunk"),
+    ("J / K", "next / previous file"),
+    ("space", "toggle the hunk: kept / rejected"),
+    ("r", "reject the hunk, with a reason"),
+    ("R / A", "reject / keep every hunk of the file"),
+    ("e", "edit the file's new content in $VISUAL/$EDITOR"),
+    ("a", "apply the kept hunks, with a reason"),
+    ("d", "discard the action, with a reason"),
+    ("n / p", "next / previous pending action"),
+    ("PgDn / PgUp", "scroll the diff"),
+    ("q / Ctrl-C", "quit without changes"),
+    ("Enter / Esc", "confirm / cancel a prompt"),
+];
+
+/// Rows of the file list at most.
+const MAX_FILE_ROWS: usize = 5;
+
+/// Draw the whole review.
+pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
+    let area = frame.area();
+    let Some(action) = app.current_action() else {
+        frame.render_widget(Paragraph::new("No pending actions."), area);
+        return;
+    };
+    let file_rows = action.files.len().clamp(1, MAX_FILE_ROWS);
+    let [header, files, rule, diff, status, footer] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(u16::try_from(file_rows).unwrap_or(1)),
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+        Constraint::Length(2),
+    ])
+    .areas(area);
+    frame.render_widget(header_lines(app, action, theme), header);
+    frame.render_widget(file_list(app, action, file_rows), files);
+    frame.render_widget(diff_rule(app.current_file(), rule.width), rule);
+    frame.render_widget(diff_view(app, action, diff.height, theme), diff);
+    frame.render_widget(status_line(app, theme), status);
+    frame.render_widget(
+        Paragraph::new(FOOTER.map(Line::from).to_vec())
+            .style(Style::new().add_modifier(Modifier::DIM)),
+        footer,
+    );
+    if let Mode::Prompt(prompt) = &app.mode {
+        let at = status.x + prompt_text(prompt.purpose, app).chars().count() as u16;
+        let typed = prompt.input.chars().count() as u16;
+        frame.set_cursor_position((at.saturating_add(typed).min(status.right() - 1), status.y));
+    }
+    if app.mode == Mode::Help {
+        help(frame, area);
+    }
+}
+
+fn header_lines<'a>(app: &App, action: &'a ActionView, theme: Theme) -> Paragraph<'a> {
+    let (kept, total) = action.kept_of_total();
+    let position = format!("  ({} of {} pending)", app.action + 1, app.actions.len());
+    let mut first = vec![
+        Span::styled(
+            action.id.as_str(),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
+        Span::raw(position),
+    ];
+    first.push(Span::styled(
+        format!("  staged by {}, {}", action.origin, action.age),
+        theme.colored(Color::Blue),
+    ));
+    let second = Line::from(vec![
+        Span::raw(action.label.as_str()),
+        Span::styled(
+            format!("  ·  {kept} of {total} hunks kept"),
+            Style::new().add_modifier(Modifier::DIM),
+        ),
+    ]);
+    Paragraph::new(vec![Line::from(first), second])
+}
+
+fn file_list<'a>(app: &App, action: &'a ActionView, rows: usize) -> Paragraph<'a> {
+    let first = app.file.saturating_sub(rows - 1);
+    let width = action
+        .files
+        .iter()
+        .map(|file| file.path.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(40);
+    let lines: Vec<Line<'_>> = action
+        .files
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(rows)
+        .map(|(index, file)| {
+            let selected = index == app.file;
+            let text = format!(
+                "{} {:width$}  {}",
+                if selected { '▸' } else { ' ' },
+                file.path,
+                file_counts(file)
+            );
+            let style = if selected {
+                Style::new().add_modifier(Modifier::REVERSED)
+            } else {
+                Style::new()
+            };
+            Line::styled(text, style)
+        })
+        .collect();
+    if lines.is_empty() {
+        return Paragraph::new("  (no files: the action calls a tool)");
+    }
+    Paragraph::new(lines)
+}
+
+/// `+3 -2  2 hunks, 1 rejected` (`new`/`deleted` for whole-file changes).
+fn file_counts(file: &FileView) -> String {
+    let kind = match file.kind {
+        FileKind::Create => "new, ",
+        FileKind::Delete => "deleted, ",
+        FileKind::Update => "",
+    };
+    let hunks = match file.hunks.len() {
+        1 => "1 hunk".to_owned(),
+        n => format!("{n} hunks"),
+    };
+    let rejected = match file.rejected() {
+        0 => String::new(),
+        n => format!(", {n} rejected"),
+    };
+    format!("+{} -{}  {kind}{hunks}{rejected}", file.added, file.removed)
+}
+
+fn diff_rule(file: Option<&FileView>, width: u16) -> Paragraph<'static> {
+    let title = file.map_or_else(String::new, |file| format!(" {} ", file.path));
+    let rest = usize::from(width).saturating_sub(title.chars().count() + 3);
+    Paragraph::new(format!("───{title}{}", "─".repeat(rest)))
+        .style(Style::new().add_modifier(Modifier::DIM))
+}
+
+fn diff_view<'a>(app: &'a App, action: &'a ActionView, height: u16, theme: Theme) -> Paragraph<'a> {
+    let Some(file) = app.current_file() else {
+        return Paragraph::new(action.note.clone().unwrap_or_default());
+    };
+    if file.hunks.is_empty() {
+        return Paragraph::new("  (no lines: an empty file)");
+    }
+    let mut lines = Vec::new();
+    let mut cursor_at = 0;
+    for (index, hunk) in file.hunks.iter().enumerate() {
+        let under_cursor = index == app.hunk;
+        if under_cursor {
+            cursor_at = lines.len();
+        }
+        lines.push(hunk_header(hunk, under_cursor, theme));
+        let gutter = if under_cursor { "│" } else { " " };
+        lines.extend(
+            hunk.lines
+                .iter()
+                .map(|line| diff_line(line, gutter, hunk.decision.is_rejected(), theme)),
+        );
+    }
+    // The cursor hunk at the top, unless the rest of the file fits below an earlier start.
+    let last_top = lines.len().saturating_sub(usize::from(height));
+    let top = (cursor_at + app.scroll).min(last_top);
+    Paragraph::new(lines).scroll((u16::try_from(top).unwrap_or(u16::MAX), 0))
+}
+
+fn hunk_header(hunk: &HunkView, under_cursor: bool, theme: Theme) -> Line<'static> {
+    let marker = if under_cursor { "▶ " } else { "  " };
+    let decision = match &hunk.decision {
+        Decision::Kept => "kept".to_owned(),
+        Decision::Rejected { reason: None } => "✗ rejected".to_owned(),
+        Decision::Rejected {
+            reason: Some(reason),
+        } => format!("✗ rejected: {}", printable(reason)),
+    };
+    let mut header = theme.colored(Color::Cyan);
+    if under_cursor {
+        header = header.add_modifier(Modifier::BOLD);
+    }
+    let decision_style = if hunk.decision.is_rejected() {
+        theme.colored(Color::Yellow).add_modifier(Modifier::BOLD)
+    } else {
+        Style::new().add_modifier(Modifier::DIM)
+    };
+    Line::from(vec![
+        Span::styled(marker, header),
+        Span::styled(format!("{} {}  ", hunk.address, hunk.header), header),
+        Span::styled(decision, decision_style),
+    ])
+}
+
+fn diff_line<'a>(
+    line: &'a DiffLine,
+    gutter: &'static str,
+    rejected: bool,
+    theme: Theme,
+) -> Line<'a> {
+    let prefix = match line.kind {
+        LineKind::Added => "+",
+        LineKind::Removed => "-",
+        LineKind::Context => " ",
+        LineKind::NoNewline => "",
+    };
+    let mut base = theme.line_style(line.kind);
+    if rejected {
+        base = base.add_modifier(Modifier::DIM | Modifier::CROSSED_OUT);
+    }
+    let mut spans = vec![
+        Span::styled(gutter, theme.colored(Color::Cyan)),
+        Span::styled(format!(" {prefix}"), base),
+    ];
+    let mut at = 0;
+    for range in &line.changed_words {
+        let (Some(before), Some(word)) =
+            (line.text.get(at..range.start), line.text.get(range.clone()))
+        else {
+            continue;
+        };
+        spans.push(Span::styled(printable(before), base));
+        spans.push(Span::styled(
+            printable(word),
+            base.patch(theme.word_style(line.kind)),
+        ));
+        at = range.end;
+    }
+    spans.push(Span::styled(
+        printable(line.text.get(at..).unwrap_or("")),
+        base,
+    ));
+    Line::from(spans)
+}
+
+/// `text` safe to draw: tabs as four spaces, other control characters as `�`.
+fn printable(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| match c {
+            '\t' => vec![' '; 4],
+            c if c.is_control() => vec!['\u{fffd}'],
+            c => vec![c],
+        })
+        .collect()
+}
+
+/// The prompt's question, before what is typed.
+fn prompt_text(purpose: PromptPurpose, app: &App) -> String {
+    match purpose {
+        PromptPurpose::RejectReason => format!(
+            "Reject {}, reason (optional): ",
+            app.current_hunk().map_or("", |hunk| hunk.address.as_str())
+        ),
+        PromptPurpose::ApplyReason => {
+            let (kept, total) = app
+                .current_action()
+                .map_or((0, 0), ActionView::kept_of_total);
+            if kept == total {
+                "Apply, reason: ".to_owned()
+            } else {
+                format!("Apply {kept} of {total} hunks, reason: ")
+            }
+        }
+        PromptPurpose::DiscardReason => "Discard, reason: ".to_owned(),
+    }
+}
+
+fn status_line<'a>(app: &'a App, theme: Theme) -> Paragraph<'a> {
+    match &app.mode {
+        Mode::Prompt(prompt) => {
+            let mut spans = vec![
+                Span::styled(
+                    prompt_text(prompt.purpose, app),
+                    Style::new().add_modifier(Modifier::BOLD),
+                ),
+                Span::raw(prompt.input.as_str()),
+            ];
+            if let Some(status) = &app.status {
+                spans.push(Span::styled(
+                    format!("   {status}"),
+                    theme.colored(Color::Yellow),
+                ));
+            }
+            Paragraph::new(Line::from(spans))
+        }
+        Mode::Browse | Mode::Help => {
+            Paragraph::new(app.status.as_deref().unwrap_or("")).style(theme.colored(Color::Yellow))
+        }
+    }
+}
+
+fn help(frame: &mut Frame<'_>, area: Rect) {
+    let width = area.width.min(64);
+    let height = (HELP.len() as u16 + 3).min(area.height);
+    let popup = Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    };
+    let mut lines: Vec<Line<'_>> = HELP
+        .iter()
+        .map(|(keys, what)| Line::from(format!(" {keys:<12} {what}")))
+        .collect();
+    lines.push(Line::styled(
+        " any key closes this help",
+        Style::new().add_modifier(Modifier::DIM),
+    ));
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::default().borders(Borders::ALL).title(" Keys ")),
+        popup,
+    );
+}
+
+#[cfg(test)]
+#[path = "render_tests.rs"]
+mod tests;

@@ -1,0 +1,157 @@
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+
+use super::*;
+use crate::review::app::App;
+use crate::review::sample::two_actions;
+
+const PLAIN: Theme = Theme { color: false };
+const COLOR: Theme = Theme { color: true };
+
+fn drawn(app: &App, theme: Theme) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    terminal.draw(|frame| draw(frame, app, theme)).unwrap();
+    terminal.backend().buffer().clone()
+}
+
+/// The screen as text, one line per row, trailing spaces trimmed.
+fn text(buffer: &Buffer) -> String {
+    let width = usize::from(buffer.area.width);
+    buffer
+        .content
+        .chunks(width)
+        .map(|row| {
+            let line: String = row.iter().map(|cell| cell.symbol()).collect();
+            line.trim_end().to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn press(app: &mut App, keys: &str) {
+    for c in keys.chars() {
+        let code = match c {
+            '\n' => KeyCode::Enter,
+            c => KeyCode::Char(c),
+        };
+        app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
+    }
+}
+
+/// The cells of row `y` whose symbols spell `word`, found by its first occurrence.
+fn cells_of<'a>(buffer: &'a Buffer, y: u16, word: &str) -> Vec<&'a ratatui::buffer::Cell> {
+    let width = buffer.area.width;
+    let row: Vec<&ratatui::buffer::Cell> = (0..width).map(|x| &buffer[(x, y)]).collect();
+    let line: String = row.iter().map(|cell| cell.symbol()).collect();
+    let start = line
+        .find(word)
+        .unwrap_or_else(|| panic!("{word:?} not on row {y}: {line}"));
+    let start = line[..start].chars().count();
+    row[start..start + word.chars().count()].to_vec()
+}
+
+fn row_of(buffer: &Buffer, needle: &str) -> u16 {
+    let screen = text(buffer);
+    let index = screen
+        .lines()
+        .position(|line| line.contains(needle))
+        .unwrap_or_else(|| panic!("{needle:?} not on screen:\n{screen}"));
+    u16::try_from(index).unwrap()
+}
+
+#[test]
+fn the_review_at_80_by_24_shows_header_files_hunks_and_footer() {
+    let app = App::new(two_actions());
+    insta::assert_snapshot!(text(&drawn(&app, PLAIN)));
+}
+
+#[test]
+fn a_rejected_hunk_shows_its_reason_and_the_file_list_counts_it() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "jrcallers use foo\n");
+    insta::assert_snapshot!(text(&drawn(&app, PLAIN)));
+}
+
+#[test]
+fn the_apply_prompt_says_how_many_hunks_land() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "J aonly lib");
+    insta::assert_snapshot!(text(&drawn(&app, PLAIN)));
+}
+
+#[test]
+fn question_mark_shows_every_key_of_the_contract() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "?");
+    insta::assert_snapshot!(text(&drawn(&app, PLAIN)));
+}
+
+#[test]
+fn the_footer_fits_80_columns() {
+    for line in FOOTER {
+        assert!(line.chars().count() <= 80, "{line}");
+    }
+}
+
+#[test]
+fn changed_words_are_highlighted_and_the_rest_of_the_line_is_not() {
+    let app = App::new(two_actions());
+    for theme in [PLAIN, COLOR] {
+        let buffer = drawn(&app, theme);
+        let removed = row_of(&buffer, "-pub fn foo(x: u32)");
+        let word = theme.word_style(LineKind::Removed).add_modifier;
+        assert!(!word.is_empty());
+        for cell in cells_of(&buffer, removed, "foo(x:") {
+            assert!(cell.modifier.contains(word), "{theme:?} {cell:?}");
+        }
+        for cell in cells_of(&buffer, removed, "pub") {
+            assert!(!cell.modifier.contains(word), "{theme:?} {cell:?}");
+        }
+        let added = row_of(&buffer, "+pub fn bar(x: u32)");
+        for cell in cells_of(&buffer, added, "bar(x:") {
+            assert!(cell.modifier.contains(word), "{theme:?} {cell:?}");
+        }
+    }
+}
+
+#[test]
+fn without_color_no_cell_has_a_color_and_with_color_additions_are_green() {
+    let app = App::new(two_actions());
+    let plain = drawn(&app, PLAIN);
+    assert!(
+        plain
+            .content
+            .iter()
+            .all(|cell| cell.fg == Color::Reset && cell.bg == Color::Reset)
+    );
+    let colored = drawn(&app, COLOR);
+    let added = row_of(&colored, "+pub fn bar");
+    assert!(
+        cells_of(&colored, added, "pub")
+            .iter()
+            .all(|cell| cell.fg == Color::Green)
+    );
+}
+
+#[test]
+fn the_hunk_under_the_cursor_is_marked_and_rejected_lines_are_struck_through() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "j ");
+    let buffer = drawn(&app, PLAIN);
+    assert!(text(&buffer).contains("▶ src/lib.rs#2 @@ -20,5 +20,5 @@  ✗ rejected"));
+    assert!(text(&buffer).contains("  src/lib.rs#1 @@ -1,4 +1,4 @@  kept"));
+    let rejected = row_of(&buffer, "+    bar(a);");
+    assert!(
+        cells_of(&buffer, rejected, "bar")
+            .iter()
+            .all(|cell| cell.modifier.contains(Modifier::CROSSED_OUT))
+    );
+}
+
+#[test]
+fn tabs_and_control_characters_cannot_reach_the_terminal() {
+    assert_eq!(printable("\tx\u{1b}[2J"), "    x\u{fffd}[2J");
+}

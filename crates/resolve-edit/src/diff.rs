@@ -7,7 +7,7 @@
 use similar::TextDiff;
 
 /// Lines of context around each change.
-const CONTEXT_LINES: usize = 3;
+pub(crate) const CONTEXT_LINES: usize = 3;
 
 /// The unified diff from `old` to `new` of the file `path` (relative to the root); empty when
 /// they are equal.

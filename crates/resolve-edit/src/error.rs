@@ -116,6 +116,24 @@ pub enum EditError {
         /// The file.
         path: String,
     },
+    /// A hunk address (`src/a.rs#2`) that cannot be read.
+    #[error("Invalid hunk address `{address}`: {reason}.")]
+    InvalidHunkAddress {
+        /// The address as given.
+        address: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A hunk address names a hunk the file does not have.
+    #[error("`{address}` names no hunk of this preview: `{path}` has {count} {}.", if *.count == 1 { "hunk" } else { "hunks" })]
+    NoSuchHunk {
+        /// The address as given.
+        address: String,
+        /// The file.
+        path: String,
+        /// How many hunks it has.
+        count: usize,
+    },
     /// A preview's details could not be put together from its change set.
     #[error("The preview's details could not be listed: {reason}")]
     DetailsUnlisted {
@@ -148,7 +166,9 @@ impl EditError {
             | Self::InvalidRequest(_)
             | Self::InvalidGlob { .. }
             | Self::InvalidRegex { .. }
-            | Self::NoChange { .. } => true,
+            | Self::NoChange { .. }
+            | Self::InvalidHunkAddress { .. }
+            | Self::NoSuchHunk { .. } => true,
         }
     }
 }

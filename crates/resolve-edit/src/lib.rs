@@ -8,8 +8,10 @@
 //! step with the store and resolves stored MCP tool calls through an [`ExternalActionRunner`].
 //!
 //! Layers, bottom up: `error`, `producer` (the producers' names and success texts), `blocking`;
-//! `text_file`, `diff`, `word_diff`, `ordered`, `scope`; `preview`; the producers `ast_edit/`, `text_edit`
-//! and the read-only `read_tools`; `external`, `pending_source`; `tools`.
+//! `text_file`, `diff`, `word_diff` (the changed words of a line pair), `hunks` (a file
+//! change's hunks and composing them), `ordered`, `selection` (hunk addresses), `scope`; `preview`; the producers `ast_edit/`, `text_edit` and
+//! the read-only `read_tools`; `external`, `review` (hunk-level apply and amend),
+//! `reviewer_note` (what the model is told a person did), `pending_source`; `tools`.
 //!
 //! It does not own the durable state, the transaction or the lock (`resolve-store`, whose items
 //! are re-exported here for convenience), nor the `resolve` dispatch, the pending stack or the
@@ -30,8 +32,10 @@ mod error;
 mod producer;
 
 mod diff;
+mod hunks;
 mod ordered;
 mod scope;
+mod selection;
 mod text_file;
 mod word_diff;
 
@@ -43,16 +47,20 @@ mod text_edit;
 
 mod external;
 mod pending_source;
+mod review;
+mod reviewer_note;
 
 mod tools;
 
 pub use resolve_store::{
-    ApplyOutcome, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs, CRASH_AT_ENV, CRASH_STEPS, ChangeSet,
-    Content, FileChange, FileContent, HistoryRecord, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
-    McpAction, McpToolCall, NewAction, Origin, Outcome, PLANS_DIR, Payload, PendingRecord,
-    PendingSummary, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
-    StoreLock, StoredAction, Workspace, WorkspacePath, atomic_write, content_hash, create_dir_all,
-    is_binary, normalize_lexically, path_order, read_content,
+    AmendFile, Amendment, ApplyOutcome, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs, CRASH_AT_ENV,
+    CRASH_STEPS, ChangeSet, Content, Decider, FileChange, FileContent, HistoryRecord, HunkReview,
+    JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing, McpAction, McpToolCall, NewAction,
+    NoteResolution, Origin, Outcome, PLANS_DIR, Payload, PendingRecord, PendingSummary,
+    RejectedFile, RejectedHunk, Review, ReviewedApply, ReviewerNote, STATE_DIR, SpooledChangeSet,
+    StagedRecord, StateLayout, Store, StoreError, StoreLock, StoredAction, Workspace,
+    WorkspacePath, atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically,
+    path_order, read_content,
 };
 
 pub use ast_edit::{
@@ -63,12 +71,19 @@ pub use blocking::{TaskDied, run_blocking};
 pub use diff::{change_diff, unified_diff};
 pub use error::EditError;
 pub use external::ExternalActionRunner;
+pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
 pub use pending_source::{ApplyGate, GateDecision, StorePendingSource};
 pub use preview::{PREVIEW_BANNER, Preview, ResultDetails, applied_text};
 pub use producer::{AST_EDIT_TOOL, EDIT_TOOL, Producer, WRITE_TOOL, applied_label};
 pub use read_tools::{
     DEFAULT_READ_LIMIT, GREP_MAX_MATCHES, GrepRequest, LsRequest, ReadRequest, grep, ls, read,
 };
+pub use review::{
+    ActionHunks, AmendOutcome, PreviewFile, ReviewDecision, action_hunks, amend, amend_target,
+    apply_reviewed, file_hunks, partial_apply_lines, previewed_content,
+};
+pub use reviewer_note::reviewer_note_text;
+pub use selection::{HunkAddress, HunkRejection, Selection};
 pub use text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
 pub use tools::{FileToolOutput, FileTools, StagedPreview, file_tool_specs};
 pub use word_diff::{WordDiff, word_diff};

@@ -150,6 +150,93 @@ pub(crate) fn preview_text(diff: &str) -> String {
         .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
 }
 
+/// `text`, a preview text, with the diff of `path` replaced by `diff` (a file's diff as
+/// [`change_diff`](crate::diff::change_diff) writes it; empty to remove it). The diffs are
+/// found by their structure (headers, then hunks of the line counts their headers give), so
+/// a changed line that looks like a header is never taken for one. A preview without a diff
+/// of `path` gets `diff` at its end.
+pub(crate) fn replace_file_diff(text: &str, path: &str, diff: &str) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut at = 0;
+    while at < lines.len() {
+        let Some(section_path) = diff_header_path(&lines[at..]) else {
+            at += 1;
+            continue;
+        };
+        let end = section_end(&lines, at + 2);
+        if section_path == path {
+            let ends_with_newline = lines[end - 1].ends_with('\n');
+            let mut replaced: String = lines[..at].concat();
+            replaced.push_str(if ends_with_newline {
+                diff
+            } else {
+                diff.strip_suffix('\n').unwrap_or(diff)
+            });
+            replaced.push_str(&lines[end..].concat());
+            return replaced;
+        }
+        at = end;
+    }
+    let mut appended = text.to_owned();
+    if !appended.is_empty() && !appended.ends_with('\n') {
+        appended.push('\n');
+    }
+    appended.push_str(diff.strip_suffix('\n').unwrap_or(diff));
+    appended
+}
+
+/// The path of the file diff whose `---`/`+++` headers start `lines`, if they do.
+fn diff_header_path<'a>(lines: &[&'a str]) -> Option<&'a str> {
+    let [old, new, ..] = lines else {
+        return None;
+    };
+    let old = old.trim_end_matches('\n').strip_prefix("--- ")?;
+    let new = new.trim_end_matches('\n').strip_prefix("+++ ")?;
+    match (old, new) {
+        ("/dev/null", "/dev/null") => None,
+        (_, "/dev/null") => old.strip_prefix("a/"),
+        (_, new) if old == "/dev/null" || old.strip_prefix("a/") == new.strip_prefix("b/") => {
+            new.strip_prefix("b/")
+        }
+        _ => None,
+    }
+}
+
+/// Where the hunks that start at `lines[at]` end: each `@@ -a,b +c,d @@` header followed by
+/// exactly the lines its counts say (and `\ No newline at end of file` markers).
+fn section_end(lines: &[&str], mut at: usize) -> usize {
+    while let Some((mut old, mut new)) = lines.get(at).and_then(|line| hunk_counts(line)) {
+        at += 1;
+        while (old > 0 || new > 0) && at < lines.len() {
+            match lines[at].as_bytes().first() {
+                Some(b' ') => (old, new) = (old.saturating_sub(1), new.saturating_sub(1)),
+                Some(b'-') => old = old.saturating_sub(1),
+                Some(b'+') => new = new.saturating_sub(1),
+                Some(b'\\') => {}
+                _ => break,
+            }
+            at += 1;
+        }
+        while lines.get(at).is_some_and(|line| line.starts_with("\\ ")) {
+            at += 1;
+        }
+    }
+    at
+}
+
+/// The old and new line counts of a hunk header `@@ -a,b +c,d @@` (a count of 1 may be left
+/// out).
+fn hunk_counts(line: &str) -> Option<(usize, usize)> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (old, rest) = rest.split_once(" +")?;
+    let (new, _) = rest.split_once(" @@")?;
+    let count = |range: &str| match range.split_once(',') {
+        Some((_, count)) => count.parse().ok(),
+        None => range.parse::<usize>().ok().map(|_| 1),
+    };
+    Some((count(old)?, count(new)?))
+}
+
 #[cfg(test)]
 mod tests {
     use resolve_store::{FileChange, Workspace, content_hash};
@@ -210,6 +297,35 @@ mod tests {
         assert_eq!(
             preview_text("--- a/x\n"),
             format!("{PREVIEW_BANNER}\n\n--- a/x")
+        );
+    }
+
+    #[test]
+    fn a_files_diff_is_replaced_in_place_and_a_look_alike_line_is_not_a_header() {
+        let a = "--- a/a.rs\n+++ b/a.rs\n@@ -1,2 +1,2 @@\n--- a/b.rs\n-+++ b/b.rs\n+x\n+y\n";
+        let b = "--- a/b.rs\n+++ b/b.rs\n@@ -1 +1 @@\n-1\n\\ No newline at end of file\n+2\n";
+        let mut text = PreviewText::start(Vec::new()).unwrap();
+        text.diff(a.as_bytes()).unwrap();
+        text.diff(b.as_bytes()).unwrap();
+        let text =
+            String::from_utf8(text.finish(&["Skipped 1 binary file.".into()]).unwrap()).unwrap();
+        let new_b = "--- a/b.rs\n+++ b/b.rs\n@@ -1 +1 @@\n-1\n+3\n";
+        let replaced = replace_file_diff(&text, "b.rs", new_b);
+        assert_eq!(
+            replaced,
+            format!(
+                "{PREVIEW_BANNER}\n\n{a}{}\n\nSkipped 1 binary file.",
+                new_b.trim_end()
+            )
+        );
+        let new_a = "--- a/a.rs\n+++ b/a.rs\n@@ -1 +1 @@\n-q\n+r\n";
+        assert_eq!(
+            replace_file_diff(&text, "a.rs", new_a),
+            text.replacen(a, new_a, 1)
+        );
+        assert_eq!(
+            replace_file_diff("banner", "c.rs", "--- /dev/null\n+++ b/c.rs\n"),
+            "banner\n--- /dev/null\n+++ b/c.rs"
         );
     }
 

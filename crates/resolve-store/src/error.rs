@@ -131,6 +131,23 @@ pub enum StoreError {
         /// The tool it calls there.
         tool: String,
     },
+    /// A reviewed apply or an amendment was made on a version of the action that has changed
+    /// since (another reviewer amended it).
+    #[error(
+        "`{id}` changed since it was reviewed (a file of it was amended); review it again with `resolve show {id}`. Nothing was written."
+    )]
+    PreviewChanged {
+        /// The action.
+        id: String,
+    },
+    /// An amendment or a partial apply was asked of a file the preview deletes.
+    #[error(
+        "`{path}` is deleted by this preview; a deletion lands whole or not at all and cannot be amended."
+    )]
+    NotEditable {
+        /// The file.
+        path: String,
+    },
     /// A change set names one real file twice (through a symlink) with different contents.
     #[error(
         "The change names `{path}` twice (through a symlink) with different contents; stage one change per file."

@@ -9,6 +9,7 @@
 //!   pending/<seq>.json  one pending record per pending action
 //!   pending/<seq>.calling  the MCP call in flight for that action, while it is made
 //!   history/<seq>.json  one history record per applied or discarded action
+//!   notes/<seq>.json    what a person did to that action, until its model is told
 //!   blobs/<sha256>      contents the records name: preview texts, kept originals
 //!   blobs/pack-<…>      new contents of one preview thread, named by offset and hash
 //!   blobs/.collected    its time says when unneeded blobs were last removed
@@ -45,6 +46,9 @@ const BLOBS_DIR: &str = "blobs";
 /// The file whose time says when unneeded blobs were last removed, in the blob directory.
 const COLLECTED_STAMP: &str = ".collected";
 
+/// The directory of reviewer notes, under the state directory.
+const NOTES_DIR: &str = "notes";
+
 /// The journal file inside [`JOURNAL_DIR`].
 const JOURNAL_FILE: &str = "journal.json";
 
@@ -78,6 +82,11 @@ impl RecordKind {
 /// The seq of a record file name (`42.json`); `None` for anything else (temp files).
 pub fn record_seq(name: &str) -> Option<u64> {
     name.strip_suffix(".json")?.parse().ok()
+}
+
+/// The reviewer note of the action `seq`, relative to the state directory (`notes/7.json`).
+pub fn note_relative(seq: u64) -> String {
+    format!("{NOTES_DIR}/{seq}.json")
 }
 
 /// The marker of the MCP call in flight for the pending action `seq`, relative to the state
@@ -131,6 +140,16 @@ impl StateLayout {
         self.dir.join(kind.relative(seq))
     }
 
+    /// The directory of reviewer notes.
+    pub fn notes_dir(&self) -> PathBuf {
+        self.dir.join(NOTES_DIR)
+    }
+
+    /// The reviewer note of the action `seq`.
+    pub fn note_file(&self, seq: u64) -> PathBuf {
+        self.dir.join(note_relative(seq))
+    }
+
     /// The blob directory.
     pub fn blobs_dir(&self) -> PathBuf {
         self.dir.join(BLOBS_DIR)
@@ -161,12 +180,14 @@ impl StateLayout {
         self.dir.is_dir()
     }
 
-    /// Create the state directory with its record directories and `.gitignore` when missing;
+    /// Create the state directory with its record and note directories and `.gitignore` when
+    /// missing;
     /// returns its path.
     pub fn ensure(&self) -> Result<&Path, StoreError> {
         for kind in RecordKind::ALL {
             fs::create_dir_all(&self.records_dir(kind))?;
         }
+        fs::create_dir_all(&self.notes_dir())?;
         let (name, content) = GITIGNORE;
         let gitignore = self.dir.join(name);
         if fs::read_bytes(&gitignore)?.is_none() {
@@ -185,6 +206,7 @@ mod tests {
         assert_eq!(RecordKind::Pending.relative(7), "pending/7.json");
         assert_eq!(RecordKind::History.relative(7), "history/7.json");
         assert_eq!(call_marker(7), "pending/7.calling");
+        assert_eq!(note_relative(7), "notes/7.json");
         assert_eq!(record_seq("12.json"), Some(12));
         assert_eq!(record_seq(".resolve-abc.tmp"), None);
         assert_eq!(record_seq("7.calling"), None);

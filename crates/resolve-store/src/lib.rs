@@ -54,8 +54,10 @@ pub use lock::{LOCK_TIMEOUT, StoreLock};
 pub use mcp_action::{McpAction, McpToolCall, Payload};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
 pub use store::{
-    ApplyOutcome, BLOB_GRACE, HistoryRecord, NewAction, Origin, Outcome, PendingRecord,
-    PendingSummary, RECORD_VERSION, RecordVersion, StagedRecord, Store, StoredAction,
+    AmendFile, Amendment, ApplyOutcome, BLOB_GRACE, Decider, HistoryRecord, HunkReview, Landing,
+    NewAction, NoteResolution, Origin, Outcome, PendingRecord, PendingSummary, RECORD_VERSION,
+    RecordVersion, RejectedFile, RejectedHunk, Review, ReviewedApply, ReviewerNote, StagedRecord,
+    Store, StoredAction,
 };
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS};
 pub use workspace::{Workspace, WorkspacePath, normalize_lexically};

@@ -7,6 +7,7 @@ use resolve_core::Extra;
 use serde::{Deserialize, Serialize};
 
 use super::Store;
+use super::notes::NoteResolution;
 use super::records::{HistoryRecord, Outcome, PendingRecord, unix_now, write_json};
 use crate::error::StoreError;
 use crate::fs;
@@ -74,6 +75,19 @@ impl Store {
             fs::atomic_write_json(&marker, call)?;
         }
         let performed = perform(&record);
+        let note = match &performed {
+            Ok(_) => self.resolution_note(
+                &record,
+                NoteResolution {
+                    outcome,
+                    reason: reason.to_owned(),
+                    applied_files: Vec::new(),
+                    dropped_files: Vec::new(),
+                    review: None,
+                },
+            )?,
+            Err(_) => None,
+        };
         let also_remove = call.map(|_| marker_name);
         match (&performed, outcome) {
             (Ok(_), Outcome::Applied | Outcome::Discarded) => {
@@ -88,12 +102,13 @@ impl Store {
                     applied_files: Vec::new(),
                     dropped_files: Vec::new(),
                     undone: false,
+                    review: None,
                 };
                 let purpose = match outcome {
                     Outcome::Applied => Purpose::Apply,
                     Outcome::Discarded => Purpose::Discard,
                 };
-                self.commit_removing(purpose, Vec::new(), &history, also_remove)?;
+                self.commit_noting(purpose, Vec::new(), &history, also_remove, note.as_ref())?;
             }
             (Err(_), _) => {
                 if outcome == Outcome::Applied {

@@ -14,14 +14,18 @@
 //! Corrupt state files are reported as [`StoreError::CorruptState`], never skipped.
 //!
 //! By concern: `records` (the records and their ids), `read` (listing and finding), `staging`,
-//! `resolution` (apply and discard), `undo`, `external` (MCP tool calls and their markers) and
-//! `gc` (the blob store's clean-up).
+//! `resolution` (apply and discard, whole or hunk by hunk), `undo`, `external` (MCP tool calls
+//! and their markers), `gc` (the blob store's clean-up), `review` (what a reviewer did, as
+//! records keep it), `notes` (telling the model what a person did) and `amend`.
 
+mod amend;
 mod external;
 mod gc;
+mod notes;
 mod read;
 mod records;
 mod resolution;
+mod review;
 mod staging;
 mod undo;
 
@@ -33,11 +37,15 @@ use crate::lock::{LOCK_TIMEOUT, StoreLock};
 use crate::transaction;
 use crate::workspace::Workspace;
 
+pub use self::amend::AmendFile;
 pub use self::gc::BLOB_GRACE;
+pub use self::notes::{Decider, NoteResolution, ReviewerNote};
 pub use self::records::{
     ApplyOutcome, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary, RECORD_VERSION,
     RecordVersion, StagedRecord, StoredAction,
 };
+pub use self::resolution::{Landing, ReviewedApply};
+pub use self::review::{Amendment, HunkReview, RejectedFile, RejectedHunk, Review};
 pub use self::staging::NewAction;
 
 /// The pending store of one workspace. Operations block while they wait for the lock.
@@ -73,6 +81,8 @@ pub struct Store {
     lock_timeout: Duration,
     /// Who resolves through this handle, recorded in each history record it writes.
     resolver: Option<Origin>,
+    /// Who decides through this handle (see [`Store::decided_by`]).
+    decider: Option<Decider>,
 }
 
 impl Store {
@@ -82,6 +92,7 @@ impl Store {
             workspace,
             lock_timeout: LOCK_TIMEOUT,
             resolver: None,
+            decider: None,
         }
     }
 
@@ -91,6 +102,15 @@ impl Store {
     #[must_use]
     pub fn resolved_by(mut self, origin: Origin) -> Self {
         self.resolver = Some(origin);
+        self
+    }
+
+    /// This store recording `decider` as who makes the decisions made through it (a person's
+    /// about a model's action are reported to that model; see [`ReviewerNote`]). By default
+    /// [`Decider::default_for`] the resolver: a person at the command line, else the model.
+    #[must_use]
+    pub fn decided_by(mut self, decider: Decider) -> Self {
+        self.decider = Some(decider);
         self
     }
 

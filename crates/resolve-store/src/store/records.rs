@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use super::review::{Amendment, Review};
 use crate::change_set::{ChangeSet, Content};
 use crate::error::StoreError;
 use crate::fs;
@@ -139,6 +140,9 @@ pub struct PendingRecord<C = ChangeSet> {
     pub details: Value,
     /// [`ChangeSet::fingerprint`] of the change set.
     pub fingerprint: String,
+    /// A reviewer's amendments of its files, oldest first (their contents are in the change set).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub amendments: Vec<Amendment>,
 }
 
 /// A pending record as staging returns it: its change set is still in the spool it was
@@ -162,6 +166,7 @@ impl StagedRecord {
             preview_text: self.preview_text.clone(),
             details: self.details.clone(),
             fingerprint: self.fingerprint.clone(),
+            amendments: self.amendments.clone(),
         })
     }
 }
@@ -251,6 +256,10 @@ pub struct HistoryRecord {
     pub dropped_files: Vec<String>,
     /// Whether the apply was undone.
     pub undone: bool,
+    /// What a selective apply landed hunk by hunk and what it rejected, and why; `None` for a
+    /// whole-file apply or a discard. The change set holds what each file received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<Review>,
 }
 
 impl HistoryRecord {
@@ -292,6 +301,8 @@ struct HistoryFields {
     preview_text: Content,
     details: Value,
     fingerprint: String,
+    #[serde(default)]
+    amendments: Vec<Amendment>,
     outcome: Outcome,
     reason: String,
     #[serde(default)]
@@ -302,6 +313,8 @@ struct HistoryFields {
     applied_files: Vec<String>,
     dropped_files: Vec<String>,
     undone: bool,
+    #[serde(default)]
+    review: Option<Review>,
 }
 
 impl From<HistoryFields> for HistoryRecord {
@@ -321,6 +334,7 @@ impl From<HistoryFields> for HistoryRecord {
                 preview_text: fields.preview_text,
                 details: fields.details,
                 fingerprint: fields.fingerprint,
+                amendments: fields.amendments,
             },
             outcome: fields.outcome,
             reason: fields.reason,
@@ -330,6 +344,7 @@ impl From<HistoryFields> for HistoryRecord {
             applied_files: fields.applied_files,
             dropped_files: fields.dropped_files,
             undone: fields.undone,
+            review: fields.review,
         }
     }
 }
@@ -476,6 +491,7 @@ mod tests {
             preview_text: String::new().into(),
             details: Value::Null,
             fingerprint: "f".into(),
+            amendments: Vec::new(),
         };
         let history = HistoryRecord {
             action: record,
@@ -487,6 +503,7 @@ mod tests {
             applied_files: Vec::new(),
             dropped_files: Vec::new(),
             undone: false,
+            review: None,
         };
         let json = serde_json::to_value(&history).unwrap();
         for key in [

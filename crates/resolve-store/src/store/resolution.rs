@@ -1,23 +1,52 @@
-//! Applying and discarding a pending action: the freshness check of every file against its
-//! base, and the transaction that writes the files and moves the record to the history
-//! together.
+//! Applying and discarding a pending action, whole or as a reviewer picked it ([`ReviewedApply`]):
+//! the freshness check of every file against its base, and the transaction that writes the
+//! files, moves the record to the history and leaves a reviewer note, together.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use resolve_core::Extra;
 
+use serde::Serialize;
+
 use super::Store;
-use super::records::{ApplyOutcome, HistoryRecord, Outcome, unix_now};
-use crate::change_set::{ChangeSet, Content};
+use super::notes::{NoteResolution, ReviewerNote};
+use super::records::{ApplyOutcome, HistoryRecord, Outcome, PendingRecord, unix_now};
+use super::review::Review;
+use crate::change_set::{ChangeSet, Content, FileChange};
 use crate::error::{Invariant, StoreError};
 use crate::fs;
 use crate::hash::content_hash;
-use crate::layout::RecordKind;
+use crate::layout::{RecordKind, note_relative};
 use crate::transaction::{FileWrite, Purpose, StateChange, Transaction};
 
 /// A file to write: its real root-relative name and its current hash (`None`: absent).
 pub(super) type Target = (String, Option<String>);
+
+/// One file of a [`ReviewedApply`]: what lands in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Landing {
+    /// The file, as the change set names it.
+    pub path: String,
+    /// What to write instead of the previewed content (the base with some of its hunks), or
+    /// `None` to write the previewed content.
+    pub content: Option<Content>,
+    /// The replacements counted for it, when `content` replaces the previewed content.
+    pub replacements: usize,
+}
+
+/// A selective apply of a pending action, as a reviewer decided it: the files that land and
+/// what each receives. Files of the change set that are not named are dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewedApply {
+    /// The [`ChangeSet::fingerprint`] of the change set the selection was made on; when the
+    /// action has changed since (it was amended), the apply is refused.
+    pub fingerprint: String,
+    /// The files that land, each once.
+    pub landings: Vec<Landing>,
+    /// What to record about the hunks picked and the reasons given.
+    pub review: Option<Review>,
+}
 
 impl Store {
     /// Apply a pending action (only the files in `only`, when given), consuming it.
@@ -34,27 +63,116 @@ impl Store {
     ) -> Result<ApplyOutcome, StoreError> {
         let _lock = self.session()?;
         self.tidy_blobs();
-        let mut record = self.require_pending(id)?;
-        if let Some(action) = &record.mcp {
-            return Err(StoreError::ExternalPayload {
-                id: id.to_owned(),
-                server: action.server.clone(),
-                tool: action.apply.tool.clone(),
-            });
-        }
+        let record = self.require_pending(id)?;
+        refuse_external(&record)?;
         let restricted = match only {
             None => None,
             Some([]) => return Err(StoreError::NothingSelected),
             Some(only) => Some(record.change_set.restrict(only)?),
         };
-        let (selected, dropped_files) = match &restricted {
-            Some((kept, dropped)) => (kept, dropped.clone()),
-            None => (&record.change_set, Vec::new()),
+        let (selected, dropped_files) = match restricted {
+            Some((kept, dropped)) => (Some(kept), dropped),
+            None => (None, Vec::new()),
         };
-        let targets = self.check_fresh(selected)?;
-        let applied_files = selected.paths();
-        let total_replacements = selected.total_replacements();
-        drop(restricted);
+        self.land(record, selected, dropped_files, None, reason, extra)
+    }
+
+    /// Apply part of a pending action as a reviewer picked it (see [`ReviewedApply`]),
+    /// consuming it: like [`Store::apply`], with each landing file receiving its given content.
+    /// Every landing file is checked against its base first; the fingerprint must still be the
+    /// action's ([`StoreError::PreviewChanged`] otherwise); nothing is written on any error.
+    pub fn apply_reviewed(
+        &self,
+        id: &str,
+        reviewed: ReviewedApply,
+        reason: &str,
+        extra: Option<Extra>,
+    ) -> Result<ApplyOutcome, StoreError> {
+        let ReviewedApply {
+            fingerprint,
+            mut landings,
+            review,
+        } = reviewed;
+        if landings.is_empty() {
+            return Err(StoreError::NothingSelected);
+        }
+        let blobs = self.blobs();
+        for landing in &mut landings {
+            if let Some(content) = &mut landing.content {
+                blobs.intern(content)?;
+            }
+        }
+        let _lock = self.session()?;
+        self.tidy_blobs();
+        let record = self.require_pending(id)?;
+        refuse_external(&record)?;
+        if record.fingerprint != fingerprint {
+            return Err(StoreError::PreviewChanged { id: id.to_owned() });
+        }
+        let mut selected = ChangeSet::with_capacity(landings.len());
+        for landing in landings {
+            let change =
+                record
+                    .change_set
+                    .get(&landing.path)
+                    .ok_or_else(|| StoreError::NotInPreview {
+                        path: landing.path.clone(),
+                        touched: record.change_set.paths(),
+                    })?;
+            let change = match (landing.content, change) {
+                (None, change) => change.clone(),
+                (Some(content), FileChange::Update { base_hash, .. }) => FileChange::Update {
+                    base_hash: base_hash.clone(),
+                    content,
+                    replacements: landing.replacements,
+                },
+                (Some(content), FileChange::Create { .. }) => FileChange::Create { content },
+                (Some(_), FileChange::Delete { .. }) => {
+                    return Err(StoreError::NotEditable { path: landing.path });
+                }
+            };
+            selected.insert(landing.path, change);
+        }
+        let dropped_files = record
+            .change_set
+            .paths()
+            .into_iter()
+            .filter(|path| selected.get(path).is_none())
+            .collect();
+        self.land(record, Some(selected), dropped_files, review, reason, extra)
+    }
+
+    /// Write `selected` (the whole change set when `None`) and move `record` to the history,
+    /// with a reviewer note when this decision makes one. Call under the lock.
+    fn land(
+        &self,
+        mut record: PendingRecord,
+        selected: Option<ChangeSet>,
+        dropped_files: Vec<String>,
+        review: Option<Review>,
+        reason: &str,
+        extra: Option<Extra>,
+    ) -> Result<ApplyOutcome, StoreError> {
+        let selected_set = selected.as_ref().unwrap_or(&record.change_set);
+        let targets = self.check_fresh(selected_set)?;
+        let applied_files = selected_set.paths();
+        let total_replacements = selected_set.total_replacements();
+        // The history keeps what each applied file received (undo compares against it).
+        if let Some(selected) = selected {
+            for (path, change) in selected.into_files() {
+                record.change_set.insert(path, change);
+            }
+        }
+        let note = self.resolution_note(
+            &record,
+            NoteResolution {
+                outcome: Outcome::Applied,
+                reason: reason.to_owned(),
+                applied_files: applied_files.clone(),
+                dropped_files: dropped_files.clone(),
+                review: review.clone(),
+            },
+        )?;
         record.order = self.take_seq()?;
         let history = HistoryRecord {
             action: record,
@@ -66,6 +184,7 @@ impl Store {
             applied_files,
             dropped_files: dropped_files.clone(),
             undone: false,
+            review,
         };
         // Every file holds its base (checked above), so that is its original here.
         let mut files = Vec::with_capacity(targets.len());
@@ -81,7 +200,7 @@ impl Store {
                 content: change.new_content(),
             });
         }
-        self.commit(Purpose::Apply, files, &history)?;
+        self.commit_noting(Purpose::Apply, files, &history, None, note.as_ref())?;
         Ok(ApplyOutcome {
             applied_files: history.applied_files.clone(),
             dropped_files,
@@ -100,9 +219,20 @@ impl Store {
         let _lock = self.session()?;
         self.tidy_blobs();
         let mut record = self.require_pending(id)?;
+        let dropped_files = record.change_set.paths();
+        let note = self.resolution_note(
+            &record,
+            NoteResolution {
+                outcome: Outcome::Discarded,
+                reason: reason.to_owned(),
+                applied_files: Vec::new(),
+                dropped_files: dropped_files.clone(),
+                review: None,
+            },
+        )?;
         record.order = self.take_seq()?;
         let history = HistoryRecord {
-            dropped_files: record.change_set.paths(),
+            dropped_files,
             action: record,
             outcome: Outcome::Discarded,
             reason: reason.to_owned(),
@@ -111,8 +241,9 @@ impl Store {
             resolved_by: self.resolver.clone(),
             applied_files: Vec::new(),
             undone: false,
+            review: None,
         };
-        self.commit(Purpose::Discard, Vec::new(), &history)?;
+        self.commit_noting(Purpose::Discard, Vec::new(), &history, None, note.as_ref())?;
         Ok(history)
     }
 
@@ -124,23 +255,26 @@ impl Store {
         files: Vec<FileWrite<'_>>,
         history: &HistoryRecord,
     ) -> Result<(), StoreError> {
-        self.commit_removing(purpose, files, history, None)
+        self.commit_noting(purpose, files, history, None, None)
     }
 
     /// [`Store::commit`], also removing the state file `also_remove` (relative to the state
-    /// directory) in the same transaction.
-    pub(super) fn commit_removing(
+    /// directory) and writing the reviewer note `note`, in the same transaction.
+    pub(super) fn commit_noting(
         &self,
         purpose: Purpose,
         files: Vec<FileWrite<'_>>,
         history: &HistoryRecord,
         also_remove: Option<String>,
+        note: Option<&ReviewerNote>,
     ) -> Result<(), StoreError> {
         let files = merge_aliases(files)?;
         let seq = history.action.seq;
+        let history_file = StateRecord::History(history);
+        let note_file = note.map(StateRecord::Note);
         let mut state = vec![StateChange::Write {
             path: RecordKind::History.relative(seq),
-            record: history,
+            record: &history_file,
         }];
         match purpose {
             Purpose::Apply | Purpose::Discard => state.push(StateChange::Remove {
@@ -149,6 +283,10 @@ impl Store {
             Purpose::Undo => {}
         }
         state.extend(also_remove.map(|path| StateChange::Remove { path }));
+        state.extend(note_file.as_ref().map(|note| StateChange::Write {
+            path: note_relative(seq),
+            record: note,
+        }));
         Transaction {
             workspace: &self.workspace,
             purpose,
@@ -203,6 +341,28 @@ impl Store {
                 })?;
         let current = fs::read_bytes(&real)?.map(|bytes| content_hash(&bytes));
         Ok((relative, current))
+    }
+}
+
+/// A state file a resolution writes: the history record, or a reviewer note.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub(super) enum StateRecord<'a> {
+    /// The action's history record.
+    History(&'a HistoryRecord),
+    /// The note telling its model what a person did.
+    Note(&'a ReviewerNote),
+}
+
+/// An MCP tool call is resolved by calling it ([`Store::resolve_external`]), never by writing.
+pub(super) fn refuse_external(record: &PendingRecord) -> Result<(), StoreError> {
+    match &record.mcp {
+        Some(action) => Err(StoreError::ExternalPayload {
+            id: record.id.clone(),
+            server: action.server.clone(),
+            tool: action.apply.tool.clone(),
+        }),
+        None => Ok(()),
     }
 }
 

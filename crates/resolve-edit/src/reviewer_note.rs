@@ -1,0 +1,181 @@
+//! The words a model reads when a person amended, applied (all or part of) or discarded an
+//! action it staged: one `<system-reminder>` block naming the action and its label, what
+//! landed, each rejected hunk with its address and reason, each amendment as a diff, and the
+//! overall reason. `resolve agent` sends it as its own message before the next request;
+//! `resolve mcp` appends it to the next tool result of the connection that staged the action.
+
+use resolve_store::{HunkReview, NoteResolution, Outcome, ReviewerNote};
+
+/// The text that tells the model what the reviewer did (see the module docs).
+pub fn reviewer_note_text(note: &ReviewerNote) -> String {
+    let action = format!("{} ({})", note.id, note.label);
+    let mut text = String::from("<system-reminder>\n");
+    match &note.resolution {
+        None => text.push_str(&format!(
+            "A reviewer amended {action}; it is still pending and now carries the reviewer's version."
+        )),
+        Some(resolution) => match resolution.outcome {
+            Outcome::Discarded => text.push_str(&format!(
+                "A reviewer discarded {action}; nothing was written."
+            )),
+            Outcome::Applied => {
+                text.push_str(&format!("A reviewer resolved {action}: "));
+                text.push_str(&landed_clauses(resolution).join("; "));
+                text.push('.');
+            }
+        },
+    }
+    for amendment in &note.amendments {
+        text.push_str(&format!(
+            "\nThe reviewer amended {}; the diff from your version to theirs:\n{}",
+            amendment.path,
+            amendment.diff.trim_end_matches('\n')
+        ));
+    }
+    if let Some(resolution) = &note.resolution {
+        text.push_str(&format!("\nReason: {}", quoted(&resolution.reason)));
+    }
+    text.push_str("\n</system-reminder>");
+    text
+}
+
+/// `applied …`, `rejected …`, `dropped …`: what landed and what did not.
+fn landed_clauses(resolution: &NoteResolution) -> Vec<String> {
+    let hunks: &[HunkReview] = resolution
+        .review
+        .as_ref()
+        .map_or(&[], |review| review.hunks.as_slice());
+    let by_hunk = |path: &str| hunks.iter().find(|file| file.path == path);
+    let mut applied = Vec::new();
+    for path in &resolution.applied_files {
+        match by_hunk(path) {
+            Some(file) if file.landed.len() < file.hunks => {
+                applied.extend(file.landed.iter().map(|hunk| file.address(*hunk)));
+            }
+            Some(_) | None => applied.push(path.clone()),
+        }
+    }
+    let rejected: Vec<String> = hunks
+        .iter()
+        .flat_map(|file| {
+            file.rejected.iter().map(|rejected| {
+                with_reason(file.address(rejected.hunk), rejected.reason.as_deref())
+            })
+        })
+        .collect();
+    let file_reason = |path: &str| {
+        resolution.review.as_ref().and_then(|review| {
+            review
+                .rejected_files
+                .iter()
+                .find(|file| file.path == path)
+                .map(|file| file.reason.as_str())
+        })
+    };
+    let dropped: Vec<String> = resolution
+        .dropped_files
+        .iter()
+        .filter(|path| by_hunk(path).is_none())
+        .map(|path| with_reason(path.clone(), file_reason(path)))
+        .collect();
+    let mut clauses = Vec::new();
+    if applied.is_empty() {
+        clauses.push("applied it".to_owned());
+    } else {
+        clauses.push(format!("applied {}", applied.join(", ")));
+    }
+    if !rejected.is_empty() {
+        clauses.push(format!("rejected {}", rejected.join(", ")));
+    }
+    if !dropped.is_empty() {
+        clauses.push(format!("dropped {}", dropped.join(", ")));
+    }
+    clauses
+}
+
+fn with_reason(what: String, reason: Option<&str>) -> String {
+    match reason {
+        Some(reason) => format!("{what} ({})", quoted(reason)),
+        None => what,
+    }
+}
+
+/// `reason` in double quotes (as JSON writes a string, so quotes inside stay readable).
+fn quoted(reason: &str) -> String {
+    serde_json::to_string(reason).unwrap_or_else(|_| format!("\"{reason}\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use resolve_store::{
+        Amendment, Decider, Origin, RecordVersion, RejectedFile, RejectedHunk, Review,
+    };
+
+    use super::*;
+
+    fn note(resolution: Option<NoteResolution>, amendments: Vec<Amendment>) -> ReviewerNote {
+        ReviewerNote {
+            version: RecordVersion,
+            id: "pending-action:edit:4".into(),
+            seq: 4,
+            origin: Origin::Agent,
+            label: "Edit: src/a.rs".into(),
+            decided_by: Decider::Person,
+            amendments,
+            resolution,
+        }
+    }
+
+    #[test]
+    fn a_partial_apply_names_the_landed_and_rejected_hunks_and_the_reasons() {
+        let resolution = NoteResolution {
+            outcome: Outcome::Applied,
+            reason: "Rename inside the module only.".into(),
+            applied_files: vec!["src/a.rs".into(), "src/b.rs".into()],
+            dropped_files: vec!["src/c.rs".into()],
+            review: Some(Review {
+                hunks: vec![HunkReview {
+                    path: "src/a.rs".into(),
+                    hunks: 3,
+                    landed: vec![1, 3],
+                    rejected: vec![RejectedHunk {
+                        hunk: 2,
+                        reason: Some("keep the public name".into()),
+                    }],
+                }],
+                rejected_files: vec![RejectedFile {
+                    path: "src/c.rs".into(),
+                    reason: "not now".into(),
+                }],
+            }),
+        };
+        assert_eq!(
+            reviewer_note_text(&note(Some(resolution), Vec::new())),
+            "<system-reminder>\nA reviewer resolved pending-action:edit:4 (Edit: src/a.rs): applied src/a.rs#1, src/a.rs#3, src/b.rs; rejected src/a.rs#2 (\"keep the public name\"); dropped src/c.rs (\"not now\").\nReason: \"Rename inside the module only.\"\n</system-reminder>"
+        );
+    }
+
+    #[test]
+    fn a_discard_and_an_amendment_are_told_with_the_diff() {
+        let amendment = Amendment {
+            path: "src/a.rs".into(),
+            diff: "--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-x\n+y\n".into(),
+            amended_at: 1,
+        };
+        let discarded = NoteResolution {
+            outcome: Outcome::Discarded,
+            reason: "Not this way.".into(),
+            applied_files: Vec::new(),
+            dropped_files: vec!["src/a.rs".into()],
+            review: None,
+        };
+        assert_eq!(
+            reviewer_note_text(&note(Some(discarded), vec![amendment.clone()])),
+            "<system-reminder>\nA reviewer discarded pending-action:edit:4 (Edit: src/a.rs); nothing was written.\nThe reviewer amended src/a.rs; the diff from your version to theirs:\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-x\n+y\nReason: \"Not this way.\"\n</system-reminder>"
+        );
+        let pending = reviewer_note_text(&note(None, vec![amendment]));
+        assert!(pending.contains("it is still pending and now carries the reviewer's version."));
+        assert!(!pending.contains("Reason:"), "{pending}");
+    }
+}

@@ -1,0 +1,235 @@
+//! Reviewer notes: what a person did to an action a model staged (amended it, applied all or
+//! part of it, discarded it), kept until that model is told, once. Who decided ([`Decider`])
+//! says whether a decision makes a note: a person's about an action of an `agent` or `mcp:<id>`
+//! origin does; a model's own never does, and nothing staged at the command line has a model
+//! to tell.
+//!
+//! A note is a file `.resolve/notes/<seq>.json` per action. A resolution writes it in the
+//! transaction that moves the action to the history, so a crash leaves both or neither; an
+//! amendment writes it after the amended pending record. Events not yet told merge into the
+//! one note of their action. [`Store::take_reviewer_notes`] reads and removes an origin's
+//! notes under the lock: a note is handed out once, or (when the process dies before it
+//! delivers what it took) never, but never twice and never to another origin.
+
+use serde::{Deserialize, Serialize};
+
+use super::Store;
+use super::records::{Origin, Outcome, PendingRecord, RecordVersion, read_json};
+use super::review::{Amendment, Review};
+use crate::error::StoreError;
+use crate::fs;
+use crate::layout::record_seq;
+
+/// Who made a decision about a pending action: the model that staged it (through `resolve`) or
+/// a person (the CLI, a review UI, an approval prompt). A person's decision about an action a
+/// model staged is reported to that model (see [`ReviewerNote`]); a model is never told about
+/// its own decisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decider {
+    /// The model, through its own `resolve` call.
+    Model,
+    /// A person.
+    Person,
+}
+
+impl Decider {
+    /// Who decides through a store that resolves as `resolver` when nobody said otherwise: a
+    /// person at the command line, the model anywhere else.
+    pub fn default_for(resolver: Option<&Origin>) -> Self {
+        match resolver {
+            Some(Origin::Cli) => Self::Person,
+            Some(Origin::Agent | Origin::Mcp(_)) | None => Self::Model,
+        }
+    }
+}
+
+/// How a person resolved an action, as its note tells the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NoteResolution {
+    /// Applied (all or part of it) or discarded.
+    pub outcome: Outcome,
+    /// The reason the person gave.
+    pub reason: String,
+    /// Files written.
+    pub applied_files: Vec<String>,
+    /// Files left out.
+    pub dropped_files: Vec<String>,
+    /// Hunks picked one by one, and reasons for rejected ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<Review>,
+}
+
+/// What a person did to an action a model staged, not yet told to that model: kept under
+/// `.resolve/notes/<seq>.json` until the model's next request (`resolve agent`) or tool result
+/// (`resolve mcp`) carries it, then removed, so it is told once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewerNote {
+    /// The record format.
+    pub version: RecordVersion,
+    /// The action's id.
+    pub id: String,
+    /// The action's seq (the note file's name).
+    pub seq: u64,
+    /// The origin that staged the action: the only one told.
+    pub origin: Origin,
+    /// The action's label.
+    pub label: String,
+    /// Who made the decisions it reports (a person; kept for readers that tell them apart).
+    pub decided_by: Decider,
+    /// Amendments made since the model was last told, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub amendments: Vec<Amendment>,
+    /// How the action was resolved, once it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<NoteResolution>,
+}
+
+impl ReviewerNote {
+    /// An empty note about `record`, decided by `decided_by`.
+    fn about(record: &PendingRecord, decided_by: Decider) -> Self {
+        Self {
+            version: RecordVersion,
+            id: record.id.clone(),
+            seq: record.seq,
+            origin: record.origin.clone(),
+            label: record.label.clone(),
+            decided_by,
+            amendments: Vec::new(),
+            resolution: None,
+        }
+    }
+}
+
+impl Store {
+    /// Who decides through this store: as [`Store::decided_by`] set it, else
+    /// [`Decider::default_for`] its resolver.
+    pub fn decider(&self) -> Decider {
+        self.decider
+            .unwrap_or_else(|| Decider::default_for(self.resolver.as_ref()))
+    }
+
+    /// The note a decision about `record` through this store makes, merged into the one not yet
+    /// told for it; `None` when it makes none (a model decided, or no model staged it). Call
+    /// under the lock.
+    pub(super) fn note_for(
+        &self,
+        record: &PendingRecord,
+    ) -> Result<Option<ReviewerNote>, StoreError> {
+        let decider = self.decider();
+        let told_to_a_model = match record.origin {
+            Origin::Agent | Origin::Mcp(_) => true,
+            Origin::Cli => false,
+        };
+        if decider != Decider::Person || !told_to_a_model {
+            return Ok(None);
+        }
+        let path = self.workspace.layout().note_file(record.seq);
+        let earlier = read_json::<ReviewerNote>(&path)?.filter(|note| note.id == record.id);
+        Ok(Some(
+            earlier.unwrap_or_else(|| ReviewerNote::about(record, decider)),
+        ))
+    }
+
+    /// The note of a resolution of `record` (see [`Store::note_for`]).
+    pub(super) fn resolution_note(
+        &self,
+        record: &PendingRecord,
+        resolution: NoteResolution,
+    ) -> Result<Option<ReviewerNote>, StoreError> {
+        Ok(self.note_for(record)?.map(|mut note| {
+            note.resolution = Some(resolution);
+            note
+        }))
+    }
+
+    /// Take every note for `origin`, oldest action first: each is removed as it is handed out,
+    /// so no note is handed out twice. Without notes, takes no lock.
+    pub fn take_reviewer_notes(&self, origin: &Origin) -> Result<Vec<ReviewerNote>, StoreError> {
+        let dir = self.workspace.layout().notes_dir();
+        if !self.workspace.layout().exists() || fs::list_dir(&dir)?.is_empty() {
+            return Ok(Vec::new());
+        }
+        let _lock = self.session()?;
+        let mut seqs: Vec<u64> = fs::list_dir(&dir)?
+            .iter()
+            .filter_map(|name| record_seq(name))
+            .collect();
+        seqs.sort_unstable();
+        let mut taken = Vec::new();
+        for seq in seqs {
+            let path = self.workspace.layout().note_file(seq);
+            let Some(note) = read_json::<ReviewerNote>(&path)? else {
+                continue;
+            };
+            if &note.origin != origin {
+                continue;
+            }
+            fs::remove_file(&path)?;
+            taken.push(note);
+        }
+        if !taken.is_empty() {
+            fs::sync_dir(&dir)?;
+        }
+        Ok(taken)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::review::{HunkReview, RejectedHunk};
+
+    #[test]
+    fn a_person_decides_at_the_command_line_and_the_model_elsewhere() {
+        assert_eq!(Decider::default_for(Some(&Origin::Cli)), Decider::Person);
+        assert_eq!(Decider::default_for(Some(&Origin::Agent)), Decider::Model);
+        assert_eq!(
+            Decider::default_for(Some(&Origin::Mcp("c".into()))),
+            Decider::Model
+        );
+        assert_eq!(Decider::default_for(None), Decider::Model);
+    }
+
+    #[test]
+    fn a_note_round_trips_with_camel_case_keys() {
+        let note = ReviewerNote {
+            version: RecordVersion,
+            id: "pending-action:edit:4".into(),
+            seq: 4,
+            origin: Origin::Mcp("c1".into()),
+            label: "Edit: src/a.rs".into(),
+            decided_by: Decider::Person,
+            amendments: vec![Amendment {
+                path: "src/a.rs".into(),
+                diff: "-a\n+b\n".into(),
+                amended_at: 9,
+            }],
+            resolution: Some(NoteResolution {
+                outcome: Outcome::Applied,
+                reason: "ok".into(),
+                applied_files: vec!["src/a.rs".into()],
+                dropped_files: Vec::new(),
+                review: Some(Review {
+                    hunks: vec![HunkReview {
+                        path: "src/a.rs".into(),
+                        hunks: 3,
+                        landed: vec![1, 3],
+                        rejected: vec![RejectedHunk {
+                            hunk: 2,
+                            reason: Some("keep it".into()),
+                        }],
+                    }],
+                    rejected_files: Vec::new(),
+                }),
+            }),
+        };
+        let json = serde_json::to_value(&note).unwrap();
+        assert_eq!(json["decidedBy"], "person");
+        assert_eq!(json["resolution"]["appliedFiles"][0], "src/a.rs");
+        assert_eq!(json["amendments"][0]["amendedAt"], 9);
+        assert_eq!(serde_json::from_value::<ReviewerNote>(json).unwrap(), note);
+    }
+}

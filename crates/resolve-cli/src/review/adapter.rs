@@ -8,14 +8,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::Context;
 use resolve_agent::mcp::McpHub;
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
-use resolve_edit::{FileChange, PendingRecord, Store, StorePendingSource};
-use serde_json::{Map, json};
+use resolve_edit::{
+    AmendOutcome, ChangeKind, Hunk, HunkAddress, HunkRejection, PendingRecord, PreviewFile,
+    ReviewDecision, Selection, Store, StorePendingSource,
+};
 use tokio_util::sync::CancellationToken;
 
 use super::app::ApplyRequest;
 use super::model::{
-    ActionView, Decision, DiffLine, FileKind, FileView, HunkView, LineKind, age_text,
-    pair_changed_lines, parse_hunk_line,
+    ActionView, Decision, DiffLine, FileKind, FileView, HunkView, LineKind, NO_NEWLINE, age_text,
+    pair_changed_lines,
 };
 
 /// Starts the MCP servers that resolve actions staged by their tools (only called when an
@@ -64,49 +66,49 @@ impl ReviewStore {
                 mcp.apply.tool, mcp.server
             )
         });
-        let files = record
-            .change_set
-            .files()
-            .map(|(path, change)| self.file_view(path, change))
-            .collect::<anyhow::Result<Vec<_>>>()?;
+        let hunks = resolve_edit::action_hunks(&self.store, record)?;
         Ok(ActionView {
             id: record.id.clone(),
+            version: hunks.fingerprint,
             label: record.label.clone(),
             origin: record.origin.to_string(),
             age: age_text(now.saturating_sub(record.created_at)),
-            files,
+            files: hunks.files.into_iter().map(file_view).collect(),
             note,
         })
     }
 
-    fn file_view(&self, path: &str, change: &FileChange) -> anyhow::Result<FileView> {
-        let new = change
-            .new_content()
-            .map(|content| self.store.blobs().read_text(content))
-            .transpose()?;
-        let (kind, base) = match change {
-            FileChange::Create { .. } => (FileKind::Create, None),
-            FileChange::Update { .. } => (FileKind::Update, Some(self.base_text(path)?)),
-            FileChange::Delete { .. } => (FileKind::Delete, Some(self.base_text(path)?)),
-        };
-        let diff = resolve_edit::change_diff(path, base.as_deref(), new.as_deref());
-        Ok(file_from_diff(path, kind, &diff))
-    }
-
-    fn base_text(&self, path: &str) -> anyhow::Result<String> {
-        let file = self.store.workspace().root().join(path);
-        std::fs::read_to_string(&file).with_context(|| format!("could not read `{path}`"))
-    }
-
-    /// Apply what `request` keeps; the result's text, or its error.
+    /// Apply what `request` keeps: everything but the rejected hunks, each rejection with its
+    /// reason; the result's text, or its error.
     pub fn apply(&self, request: &ApplyRequest) -> anyhow::Result<String> {
-        let mut args = ResolveArgs::new(ResolveAction::Apply, request.reason.clone());
-        if let Some(only) = &request.only {
-            let mut extra = Map::new();
-            extra.insert("only".into(), json!(only));
-            args = args.with_extra(extra);
+        let record = self
+            .store
+            .pending_record(&request.id)?
+            .with_context(|| format!("{} is no longer pending", request.id))?;
+        if record.mcp.is_some() {
+            // An MCP tool call has no hunks: the server applies it, as `resolve apply` does.
+            return self.resolve(
+                ResolveArgs::new(ResolveAction::Apply, request.reason.clone()),
+                &request.id,
+            );
         }
-        self.resolve(args, &request.id)
+        let decision = review_decision(request)?;
+        let outcome = resolve_edit::apply_reviewed(
+            &self.store,
+            &request.id,
+            &decision,
+            &request.reason,
+            None,
+        )?;
+        let mut lines = vec![format!(
+            "Applied {} to {}.",
+            request.id,
+            outcome.applied_files.join(", ")
+        )];
+        if let Some(review) = &outcome.record.review {
+            lines.extend(resolve_edit::partial_apply_lines(review));
+        }
+        Ok(lines.join(" "))
     }
 
     /// Discard the action `id` with `reason`; the result's text, or its error.
@@ -114,23 +116,26 @@ impl ReviewStore {
         self.resolve(ResolveArgs::new(ResolveAction::Discard, reason), id)
     }
 
-    /// The previewed new content of `path` in the action `id`.
+    /// The previewed new content of `path` in the action `id` (amendments included).
     pub fn content(&self, id: &str, path: &str) -> anyhow::Result<String> {
         let record = self
             .store
             .pending_record(id)?
             .with_context(|| format!("{id} is no longer pending"))?;
-        let content = record
-            .change_set
-            .get(path)
-            .and_then(FileChange::new_content)
-            .with_context(|| format!("{id} has no new content for `{path}`"))?;
-        Ok(self.store.blobs().read_text(content)?)
+        Ok(resolve_edit::previewed_content(&self.store, &record, path)?)
     }
 
-    /// Replace the new content of `path` in the action `id` with `content`.
-    pub fn amend(&self, id: &str, path: &str, _content: &str) -> anyhow::Result<()> {
-        anyhow::bail!("amending {path} of {id} is not available yet")
+    /// Replace the new content of `path` in the action `id` (as it was at `version`) with
+    /// `content`; whether anything changed.
+    pub fn amend(
+        &self,
+        id: &str,
+        version: &str,
+        path: &str,
+        content: String,
+    ) -> anyhow::Result<bool> {
+        let outcome = resolve_edit::amend(&self.store, id, path, content, Some(version))?;
+        Ok(matches!(outcome, AmendOutcome::Amended(_)))
     }
 
     /// Resolve `id` through the core dispatch, as `resolve apply`/`discard` do.
@@ -158,39 +163,96 @@ impl ReviewStore {
     }
 }
 
-/// The view of one file from its unified diff.
-fn file_from_diff(path: &str, kind: FileKind, diff: &str) -> FileView {
-    let mut hunks: Vec<HunkView> = Vec::new();
-    for line in diff.lines() {
-        if line.starts_with("@@") {
-            hunks.push(HunkView {
-                address: format!("{path}#{}", hunks.len() + 1),
-                header: line.to_owned(),
-                lines: Vec::new(),
-                decision: Decision::Kept,
+/// The decision that applies `request`: everything but the rejected hunks, for the version
+/// reviewed.
+fn review_decision(request: &ApplyRequest) -> anyhow::Result<ReviewDecision> {
+    let mut rejected = Vec::with_capacity(request.rejected.len());
+    let mut rejections = Vec::new();
+    for rejection in &request.rejected {
+        let address = HunkAddress::parse(&rejection.address)?;
+        if let Some(reason) = &rejection.reason {
+            rejections.push(HunkRejection {
+                address: address.clone(),
+                reason: reason.clone(),
             });
-        } else if let Some(hunk) = hunks.last_mut()
-            && let Some(line) = parse_hunk_line(line)
-        {
-            hunk.lines.push(line);
+        }
+        rejected.push(address);
+    }
+    Ok(ReviewDecision {
+        selection: if rejected.is_empty() {
+            Selection::All
+        } else {
+            Selection::Except(rejected)
+        },
+        rejections,
+        fingerprint: Some(request.version.clone()),
+    })
+}
+
+/// The view of one file of an action.
+fn file_view(file: PreviewFile) -> FileView {
+    let kind = match file.kind {
+        ChangeKind::Create => FileKind::Create,
+        ChangeKind::Update => FileKind::Update,
+        ChangeKind::Delete => FileKind::Delete,
+    };
+    let Some(file_hunks) = file.hunks else {
+        return FileView {
+            path: file.path,
+            kind,
+            added: 0,
+            removed: 0,
+            stale: true,
+            hunks: Vec::new(),
+        };
+    };
+    let hunks: Vec<HunkView> = file_hunks
+        .hunks
+        .iter()
+        .map(|hunk| hunk_view(&file.path, hunk))
+        .collect();
+    let (added, removed) = file_hunks.hunks.iter().fold((0, 0), |(a, r), hunk| {
+        let (added, removed) = hunk.counts();
+        (a + added, r + removed)
+    });
+    FileView {
+        path: file.path,
+        kind,
+        added,
+        removed,
+        stale: false,
+        hunks,
+    }
+}
+
+/// The view of one hunk: its lines (a line without a final newline followed by the marker),
+/// changed words marked.
+fn hunk_view(path: &str, hunk: &Hunk) -> HunkView {
+    let mut lines = Vec::with_capacity(hunk.lines.len());
+    for line in &hunk.lines {
+        lines.push(DiffLine {
+            kind: match line.kind {
+                resolve_edit::LineKind::Context => LineKind::Context,
+                resolve_edit::LineKind::Added => LineKind::Added,
+                resolve_edit::LineKind::Removed => LineKind::Removed,
+            },
+            text: line.content().to_owned(),
+            changed_words: Vec::new(),
+        });
+        if !line.has_newline() {
+            lines.push(DiffLine {
+                kind: LineKind::NoNewline,
+                text: NO_NEWLINE.to_owned(),
+                changed_words: Vec::new(),
+            });
         }
     }
-    for hunk in &mut hunks {
-        mark_changed_words(&mut hunk.lines);
-    }
-    let count = |kind: LineKind| {
-        hunks
-            .iter()
-            .flat_map(|hunk| &hunk.lines)
-            .filter(|line| line.kind == kind)
-            .count()
-    };
-    FileView {
-        path: path.to_owned(),
-        kind,
-        added: count(LineKind::Added),
-        removed: count(LineKind::Removed),
-        hunks,
+    mark_changed_words(&mut lines);
+    HunkView {
+        address: HunkAddress::hunk(path, hunk.number).to_string(),
+        header: hunk.header.clone(),
+        lines,
+        decision: Decision::Kept,
     }
 }
 

@@ -51,10 +51,9 @@ pub struct Rejection {
 pub struct ApplyRequest {
     /// The action to apply.
     pub id: String,
-    /// `None` to apply everything; otherwise the entries to keep: hunk addresses
-    /// (`src/a.rs#1`) and whole paths for files without hunks.
-    pub only: Option<Vec<String>>,
-    /// Every rejected hunk with its reason.
+    /// The version of the action reviewed.
+    pub version: String,
+    /// Every rejected hunk with its reason; the rest lands.
     pub rejected: Vec<Rejection>,
     /// The overall reason.
     pub reason: String,
@@ -397,10 +396,9 @@ impl App {
                 }),
             })
             .collect();
-        let only = (!rejected.is_empty()).then(|| kept_entries(action));
         Some(ApplyRequest {
             id: action.id.clone(),
-            only,
+            version: action.version.clone(),
             rejected,
             reason,
         })
@@ -438,26 +436,6 @@ impl App {
         }
         self.scroll = 0;
     }
-}
-
-/// The `only` entries keeping what is not rejected: each kept hunk's address, and the path of
-/// each file without hunks.
-fn kept_entries(action: &ActionView) -> Vec<String> {
-    action
-        .files
-        .iter()
-        .flat_map(|file| {
-            if file.hunks.is_empty() {
-                vec![file.path.clone()]
-            } else {
-                file.hunks
-                    .iter()
-                    .filter(|hunk| !hunk.decision.is_rejected())
-                    .map(|hunk| hunk.address.clone())
-                    .collect()
-            }
-        })
-        .collect()
 }
 
 /// Copy the decisions of `old` onto the hunks of `new` that are unchanged (same address,

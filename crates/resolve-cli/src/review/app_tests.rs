@@ -135,7 +135,7 @@ fn a_applies_everything_when_nothing_is_rejected() {
         effect,
         Effect::Apply(ApplyRequest {
             id: "pending-action:ast_edit:3".to_owned(),
-            only: None,
+            version: "v3".to_owned(),
             rejected: vec![],
             reason: "looks right".to_owned(),
         })
@@ -143,7 +143,7 @@ fn a_applies_everything_when_nothing_is_rejected() {
 }
 
 #[test]
-fn a_applies_the_kept_hunks_and_names_each_rejection_with_its_reason() {
+fn a_applies_all_but_the_rejected_hunks_and_names_each_rejection_with_its_reason() {
     let mut app = App::new(two_actions());
     press(&mut app, "jrcallers use foo");
     app.handle_key(key(KeyCode::Enter));
@@ -153,7 +153,7 @@ fn a_applies_the_kept_hunks_and_names_each_rejection_with_its_reason() {
         effect,
         Effect::Apply(ApplyRequest {
             id: "pending-action:ast_edit:3".to_owned(),
-            only: Some(vec!["src/lib.rs#1".to_owned(), "src/main.rs#1".to_owned()]),
+            version: "v3".to_owned(),
             rejected: vec![Rejection {
                 address: "src/lib.rs#2".to_owned(),
                 reason: Some("callers use foo".to_owned()),

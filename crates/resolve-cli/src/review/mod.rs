@@ -174,6 +174,11 @@ impl Session<'_> {
     /// Edit `path` of `id` in the editor with the screen suspended, then amend the action and
     /// show its recomputed hunks.
     fn amend(&mut self, screen: &mut Screen, id: &str, path: &str) -> anyhow::Result<()> {
+        let version = self
+            .app
+            .current_action()
+            .map(|action| action.version.clone())
+            .unwrap_or_default();
         let content = match self.review.content(id, path) {
             Ok(content) => content,
             Err(error) => {
@@ -184,8 +189,9 @@ impl Session<'_> {
         let edited = screen.suspended(|| editor::edit_text(path, &content))?;
         self.app.status = Some(match edited {
             Ok(edited) if edited == content => format!("{path} is unchanged; nothing amended."),
-            Ok(edited) => match self.review.amend(id, path, &edited) {
-                Ok(()) => {
+            Ok(edited) => match self.review.amend(id, &version, path, edited) {
+                Ok(false) => format!("{path} is unchanged; nothing amended."),
+                Ok(true) => {
                     let only = self.app.actions.len() == 1;
                     self.app
                         .replace_actions(self.review.load(only.then_some(id))?);

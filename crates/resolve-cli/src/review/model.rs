@@ -8,6 +8,8 @@ use std::ops::Range;
 pub struct ActionView {
     /// `pending-action:<tool>:<seq>`.
     pub id: String,
+    /// The version of the action shown; an apply or amend of another version is refused.
+    pub version: String,
     /// Short label (`Edit: src/main.rs`).
     pub label: String,
     /// Who staged it (`agent`, `mcp:<id>`, `cli`).
@@ -52,6 +54,8 @@ pub struct FileView {
     pub added: usize,
     /// Lines removed.
     pub removed: usize,
+    /// The file changed since the preview: its hunks cannot be shown or applied.
+    pub stale: bool,
     /// Its hunks, numbered from 1; empty when the diff has none (an empty file created).
     pub hunks: Vec<HunkView>,
 }
@@ -123,23 +127,8 @@ impl Decision {
     }
 }
 
-/// What a hunk's lines are, from its `+`/`-`/space-prefixed diff lines: the kinds, and the
-/// texts without prefixes. The changed words are left to the caller, which pairs the lines
-/// (see [`pair_changed_lines`]).
-pub fn parse_hunk_line(line: &str) -> Option<DiffLine> {
-    let (kind, text) = match line.as_bytes().first()? {
-        b' ' => (LineKind::Context, &line[1..]),
-        b'+' => (LineKind::Added, &line[1..]),
-        b'-' => (LineKind::Removed, &line[1..]),
-        b'\\' => (LineKind::NoNewline, line),
-        _ => return None,
-    };
-    Some(DiffLine {
-        kind,
-        text: text.trim_end_matches(['\n', '\r']).to_owned(),
-        changed_words: Vec::new(),
-    })
-}
+/// The text of the line marking a missing final newline.
+pub const NO_NEWLINE: &str = "\\ No newline at end of file";
 
 /// The pairs of line indices (removed, added) whose words are compared: in each run of
 /// removed lines followed by a run of added lines, the first removed with the first added,
@@ -184,6 +173,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
+    use crate::review::sample::parse_hunk_line;
 
     fn lines(diff: &[&str]) -> Vec<DiffLine> {
         diff.iter()

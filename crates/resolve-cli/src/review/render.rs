@@ -178,6 +178,9 @@ fn file_counts(file: &FileView) -> String {
         FileKind::Delete => "deleted, ",
         FileKind::Update => "",
     };
+    if file.stale {
+        return "changed since the preview".to_owned();
+    }
     let hunks = match file.hunks.len() {
         1 => "1 hunk".to_owned(),
         n => format!("{n} hunks"),
@@ -200,6 +203,11 @@ fn diff_view<'a>(app: &'a App, action: &'a ActionView, height: u16, theme: Theme
     let Some(file) = app.current_file() else {
         return Paragraph::new(action.note.clone().unwrap_or_default());
     };
+    if file.stale {
+        return Paragraph::new(
+            "  The file changed since the preview: its hunks cannot be shown or applied.\n  Discard this action (d) and stage it again.",
+        );
+    }
     if file.hunks.is_empty() {
         return Paragraph::new("  (no lines: an empty file)");
     }

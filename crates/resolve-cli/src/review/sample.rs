@@ -2,8 +2,24 @@
 
 use super::model::{
     ActionView, Decision, DiffLine, FileKind, FileView, HunkView, LineKind, pair_changed_lines,
-    parse_hunk_line,
 };
+
+/// One diff line (`+`/`-`/space prefixed, or the missing-newline marker) as the view model
+/// holds it; changed words are left to the caller.
+pub fn parse_hunk_line(line: &str) -> Option<DiffLine> {
+    let (kind, text) = match line.as_bytes().first()? {
+        b' ' => (LineKind::Context, &line[1..]),
+        b'+' => (LineKind::Added, &line[1..]),
+        b'-' => (LineKind::Removed, &line[1..]),
+        b'\\' => (LineKind::NoNewline, line),
+        _ => return None,
+    };
+    Some(DiffLine {
+        kind,
+        text: text.trim_end_matches(['\n', '\r']).to_owned(),
+        changed_words: Vec::new(),
+    })
+}
 
 /// A hunk of `path` numbered `number` from diff lines (`+`/`-`/space prefixed), with words
 /// marked as the adapter marks them.
@@ -39,6 +55,7 @@ pub fn file(path: &str, kind: FileKind, hunks: Vec<HunkView>) -> FileView {
         kind,
         added: count(LineKind::Added),
         removed: count(LineKind::Removed),
+        stale: false,
         hunks,
     }
 }
@@ -104,6 +121,7 @@ pub fn two_actions() -> Vec<ActionView> {
     vec![
         ActionView {
             id: "pending-action:ast_edit:3".to_owned(),
+            version: "v3".to_owned(),
             label: "AST Edit: 3 replacements in 2 files".to_owned(),
             origin: "agent".to_owned(),
             age: "2m ago".to_owned(),
@@ -112,6 +130,7 @@ pub fn two_actions() -> Vec<ActionView> {
         },
         ActionView {
             id: "pending-action:write:2".to_owned(),
+            version: "v2".to_owned(),
             label: "Write: notes.txt".to_owned(),
             origin: "cli".to_owned(),
             age: "5m ago".to_owned(),

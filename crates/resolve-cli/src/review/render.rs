@@ -121,7 +121,7 @@ fn header_lines<'a>(app: &App, action: &'a ActionView, theme: Theme) -> Paragrap
         Span::raw(position),
     ];
     first.push(Span::styled(
-        format!("  staged by {}, {}", action.origin, action.age),
+        format!("  {}, staged by {}", action.age, action.origin),
         theme.colored(Color::Blue),
     ));
     let second = Line::from(vec![

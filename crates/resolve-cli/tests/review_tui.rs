@@ -1,0 +1,360 @@
+//! `resolve review` through a real terminal: the binary runs inside `tmux` at 80×24, keys go in
+//! with `tmux send-keys`, the screen comes back with `tmux capture-pane`, and the files and the
+//! history are checked afterwards. The preview under review is staged by an MCP connection
+//! (`resolve mcp` spoken to over stdio), as an agent in another terminal would stage it.
+//!
+//! Without `tmux` the end-to-end test fails under CI (`CI` set) and is skipped loudly elsewhere.
+
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stderr,
+    reason = "tests fail by panicking and explain skips on stderr"
+)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A private tmux server (its own socket) with one 80×24 session; killed when dropped.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Start `command` (a shell command line) in a new 80×24 session; it should not exit
+    /// before the test has read the screen (the session goes with the server).
+    fn start(command: &str) -> Self {
+        let tmux = Self {
+            socket: format!("resolve-review-test-{}", std::process::id()),
+        };
+        let output = tmux
+            .command()
+            .args(["new-session", "-d", "-s", "review", "-x", "80", "-y", "24"])
+            .arg(command)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        tmux
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new("tmux");
+        command.args(["-L", &self.socket, "-f", "/dev/null"]);
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let output = self.command().args(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "tmux {args:?}: {}",
+            stderr(&output)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Send keys by tmux name (`j`, `Enter`, `Escape`).
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "review"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    /// Type `text` literally.
+    fn type_text(&self, text: &str) {
+        self.run(&["send-keys", "-t", "review", "-l", text]);
+    }
+
+    /// The screen as text.
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "review"])
+    }
+
+    /// The screen once `ready` holds for it; fails with the last screen after 20 s.
+    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ready(&screen) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {what}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.command().arg("kill-server").output();
+    }
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Whether `tmux` runs here; when it does not, the test fails under CI and is skipped
+/// (saying so) elsewhere.
+fn tmux_available() -> bool {
+    let available = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !available {
+        let message = "tmux is not installed; install it (Debian: `apt-get install tmux`) to run the terminal review test";
+        assert!(std::env::var_os("CI").is_none(), "{message}");
+        eprintln!("\n!!!!! SKIPPED the `resolve review` terminal test: {message} !!!!!\n");
+    }
+    available
+}
+
+/// A `resolve mcp` connection, spoken to line by line.
+struct McpConnection {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    next_id: u64,
+}
+
+impl McpConnection {
+    fn start(root: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_resolve"))
+            .arg("--root")
+            .arg(root)
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut connection = Self {
+            child,
+            lines,
+            next_id: 1,
+        };
+        connection.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "review-test", "version": "0"}}),
+        );
+        connection.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        connection
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Send a request and return its response's `result`.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(20))
+                .expect("the server answers");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message.get("id") == Some(&json!(id)) {
+                return message["result"].clone();
+            }
+        }
+    }
+
+    /// Call a tool; its result.
+    fn call(&mut self, name: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+    }
+}
+
+impl Drop for McpConnection {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// `src/lib.rs` with two calls of `foo` far apart (two hunks) and `src/main.rs` with one.
+fn workspace() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("src")).unwrap();
+    let mut lib: Vec<String> = (1..=30).map(|n| format!("fn f{n}() {{}}")).collect();
+    lib[2] = "fn a() { foo(2); }".to_owned();
+    lib[22] = "fn b() { foo(3); }".to_owned();
+    std::fs::write(root.path().join("src/lib.rs"), lib.join("\n") + "\n").unwrap();
+    std::fs::write(
+        root.path().join("src/main.rs"),
+        "fn main() {\n    foo(1);\n}\n",
+    )
+    .unwrap();
+    root
+}
+
+/// An editor that renames `bar(1)` to `baz(1)` in the file it is given.
+fn editor_script(dir: &Path) -> PathBuf {
+    let script = dir.join("editor.sh");
+    std::fs::write(&script, "#!/bin/sh\nsed -i 's/bar(1)/baz(1)/' \"$1\"\n").unwrap();
+    script
+}
+
+fn resolve(root: &Path, args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_resolve"))
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in_a_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let root = workspace();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut mcp = McpConnection::start(root.path());
+    let staged = mcp.call(
+        "ast_edit",
+        json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": ["src"], "lang": "rust"}),
+    );
+    assert_eq!(staged["isError"], false, "{staged}");
+    let id = staged["_meta"]["resolve/details"]["pendingId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let exit_file = scratch.path().join("exit");
+    let command = format!(
+        "EDITOR='sh {editor}' VISUAL= '{resolve}' --root '{root}' review; echo $? > '{exit}'; sleep 600",
+        editor = editor_script(scratch.path()).display(),
+        resolve = env!("CARGO_BIN_EXE_resolve"),
+        root = root.path().display(),
+        exit = exit_file.display(),
+    );
+    let tmux = Tmux::start(&command);
+
+    // It opens on the head action, at the first hunk of its first file.
+    let screen = tmux.wait_for("the review", |screen| screen.contains("▶ src/lib.rs#1"));
+    eprintln!("--- the review opens (80×24):\n{screen}");
+    assert!(screen.contains(&id), "{screen}");
+    assert!(screen.contains("staged by mcp:"), "{screen}");
+    assert!(
+        screen.contains("AST Edit: 3 replacements in 2 files"),
+        "{screen}"
+    );
+    assert!(screen.contains("src/lib.rs   +2 -2  2 hunks"), "{screen}");
+    assert!(screen.contains("src/main.rs  +1 -1  1 hunk"), "{screen}");
+    assert!(screen.contains("-fn a() { foo(2); }"), "{screen}");
+    assert!(screen.contains("+fn a() { bar(2); }"), "{screen}");
+    assert!(screen.contains("q quit"), "{screen}");
+
+    // j to the second hunk, r to reject it with a reason; the cursor stays there.
+    tmux.keys(&["j", "r"]);
+    tmux.wait_for("the reason prompt", |screen| {
+        screen.contains("Reject src/lib.rs#2, reason (optional):")
+    });
+    tmux.type_text("callers outside the crate use foo");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("the rejection", |screen| {
+        screen.contains(
+            "▶ src/lib.rs#2 @@ -20,7 +20,7 @@  ✗ rejected: callers outside the crate use foo",
+        )
+    });
+    eprintln!("--- after rejecting src/lib.rs#2:\n{screen}");
+    assert!(screen.contains("2 hunks, 1 rejected"), "{screen}");
+
+    // J to the next file, e to amend it in the editor; the hunks are recomputed.
+    tmux.keys(&["J", "e"]);
+    let screen = tmux.wait_for("the amended hunk", |screen| {
+        screen.contains("Amended src/main.rs") && screen.contains("+    baz(1);")
+    });
+    assert!(screen.contains("▶ src/main.rs#1"), "{screen}");
+    // The rejection made before the amendment still stands.
+    assert!(
+        screen.contains("src/lib.rs   +2 -2  2 hunks, 1 rejected"),
+        "{screen}"
+    );
+
+    // a applies what is kept, after the overall reason.
+    tmux.keys(&["a"]);
+    tmux.wait_for("the apply prompt", |screen| {
+        screen.contains("Apply 2 of 3 hunks, reason:")
+    });
+    tmux.type_text("rename inside the crate only");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("the review to end", |_| exit_file.exists());
+    let exit = std::fs::read_to_string(&exit_file).unwrap();
+    assert_eq!(exit.trim(), "0", "{screen}");
+    // Back on the normal screen: the one-line summary.
+    let screen = tmux.screen();
+    assert!(
+        screen.contains(&format!(
+            "Applied {id} (rejected src/lib.rs#2); nothing is pending."
+        )),
+        "{screen}"
+    );
+
+    // The files: the kept hunks as previewed, the amended file as amended, the rejected hunk
+    // as the base.
+    let lib = std::fs::read_to_string(root.path().join("src/lib.rs")).unwrap();
+    assert!(lib.contains("fn a() { bar(2); }"), "{lib}");
+    assert!(lib.contains("fn b() { foo(3); }"), "{lib}");
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("src/main.rs")).unwrap(),
+        "fn main() {\n    baz(1);\n}\n"
+    );
+
+    // The history: applied by the reviewer at the command line, with the overall reason.
+    let log = resolve(root.path(), &["log"]);
+    assert!(log.contains(&id), "{log}");
+    assert!(log.contains("applied"), "{log}");
+    assert!(log.contains("resolved: cli"), "{log}");
+    assert!(log.contains("rename inside the crate only"), "{log}");
+    assert!(resolve(root.path(), &["pending"]).contains("No pending actions."));
+}
+
+#[test]
+fn without_a_terminal_review_exits_2_and_points_at_apply_only() {
+    let root = workspace();
+    let output = Command::new(env!("CARGO_BIN_EXE_resolve"))
+        .arg("--root")
+        .arg(root.path())
+        .arg("review")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(
+        message.contains("`resolve review` needs a terminal"),
+        "{message}"
+    );
+    assert!(message.contains("resolve apply --only PATH#N"), "{message}");
+}

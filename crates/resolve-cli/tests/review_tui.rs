@@ -19,6 +19,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -33,8 +34,13 @@ impl Tmux {
     /// Start `command` (a shell command line) in a new 80×24 session; it should not exit
     /// before the test has read the screen (the session goes with the server).
     fn start(command: &str) -> Self {
+        static SESSIONS: AtomicUsize = AtomicUsize::new(0);
         let tmux = Self {
-            socket: format!("resolve-review-test-{}", std::process::id()),
+            socket: format!(
+                "resolve-review-test-{}-{}",
+                std::process::id(),
+                SESSIONS.fetch_add(1, Ordering::Relaxed)
+            ),
         };
         let output = tmux
             .command()
@@ -77,6 +83,18 @@ impl Tmux {
     /// The screen as text.
     fn screen(&self) -> String {
         self.run(&["capture-pane", "-p", "-t", "review"])
+    }
+
+    /// The screen with its colors and attributes as escape sequences.
+    fn screen_with_styles(&self) -> String {
+        self.run(&["capture-pane", "-p", "-e", "-t", "review"])
+    }
+
+    /// Whether the pane shows the alternate screen.
+    fn in_alternate_screen(&self) -> bool {
+        self.run(&["display-message", "-p", "-t", "review", "#{alternate_on}"])
+            .trim()
+            == "1"
     }
 
     /// The screen once `ready` holds for it; fails with the last screen after 20 s.
@@ -338,6 +356,83 @@ fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in
     assert!(log.contains("resolved: cli"), "{log}");
     assert!(log.contains("rename inside the crate only"), "{log}");
     assert!(resolve(root.path(), &["pending"]).contains("No pending actions."));
+}
+
+/// A workspace with one CLI-staged preview, and a review of it running in tmux (with
+/// `environment` set); the file the review's exit code is written to.
+fn review_in_tmux(environment: &str) -> (tempfile::TempDir, tempfile::TempDir, Tmux, PathBuf) {
+    let root = workspace();
+    resolve(
+        root.path(),
+        &["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"],
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let exit_file = scratch.path().join("exit");
+    let command = format!(
+        "{environment} '{resolve}' --root '{root}' review; echo $? > '{exit}'; sleep 600",
+        resolve = env!("CARGO_BIN_EXE_resolve"),
+        root = root.path().display(),
+        exit = exit_file.display(),
+    );
+    let tmux = Tmux::start(&command);
+    tmux.wait_for("the review", |screen| screen.contains("▶ src/lib.rs#1"));
+    (root, scratch, tmux, exit_file)
+}
+
+#[test]
+fn ctrl_c_leaves_the_review_without_changes_and_restores_the_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let (root, _scratch, tmux, exit_file) = review_in_tmux("");
+    assert!(tmux.in_alternate_screen());
+    tmux.keys(&["j", "Space", "C-c"]);
+    tmux.wait_for("the review to end", |_| exit_file.exists());
+    assert_eq!(std::fs::read_to_string(&exit_file).unwrap().trim(), "0");
+    assert!(!tmux.in_alternate_screen());
+    let screen = tmux.screen();
+    assert!(
+        screen.contains("Review ended without changes; 1 action still pending."),
+        "{screen}"
+    );
+    assert_eq!(
+        resolve(root.path(), &["log"]).trim(),
+        "No applied or discarded actions yet."
+    );
+    assert!(
+        std::fs::read_to_string(root.path().join("src/lib.rs"))
+            .unwrap()
+            .contains("foo(3)")
+    );
+}
+
+#[test]
+fn no_color_turns_colors_off_and_colors_are_on_otherwise() {
+    if !tmux_available() {
+        return;
+    }
+    // A foreground or background color: SGR 30-38 and 40-48 (38 and 48 start 256-color and RGB
+    // colors), 90-97 and 100-107; 39 and 49 only reset to the terminal's default.
+    let colored = |screen: &str| {
+        screen.split("\u{1b}[").skip(1).any(|sequence| {
+            let parameters = sequence.split('m').next().unwrap_or("");
+            parameters.split(';').any(|parameter| {
+                matches!(
+                    parameter.parse::<u32>(),
+                    Ok(30..=38 | 40..=48 | 90..=97 | 100..=107)
+                )
+            })
+        })
+    };
+    let (_root, _scratch, tmux, _exit) = review_in_tmux("NO_COLOR=1");
+    let plain = tmux.screen_with_styles();
+    assert!(!colored(&plain), "{plain:?}");
+    // Without color the changed words are still marked (bold, underlined).
+    assert!(plain.contains("\u{1b}["), "{plain:?}");
+    drop(tmux);
+    let (_root, _scratch, tmux, _exit) = review_in_tmux("env -u NO_COLOR TERM=xterm-256color");
+    let screen = tmux.screen_with_styles();
+    assert!(colored(&screen), "{screen:?}");
 }
 
 #[test]

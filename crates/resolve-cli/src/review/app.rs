@@ -6,15 +6,15 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::model::{ActionView, Decision, FileKind, FileView, HunkView};
 
-/// What the one-line prompt asks for.
+/// What the one-line prompt asks a reason for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptPurpose {
-    /// The reason for rejecting the hunk under the cursor (may be left empty).
-    RejectReason,
-    /// The overall reason for applying what is kept.
-    ApplyReason,
-    /// The reason for discarding the action.
-    DiscardReason,
+    /// Rejecting the hunk under the cursor (the reason may be left empty).
+    Reject,
+    /// Applying what is kept (the overall reason).
+    Apply,
+    /// Discarding the action.
+    Discard,
 }
 
 /// The one-line prompt: what it asks and what has been typed.
@@ -181,7 +181,7 @@ impl App {
             KeyCode::Char(' ') => self.toggle_hunk(),
             KeyCode::Char('r') => {
                 if self.current_hunk().is_some() {
-                    self.open_prompt(PromptPurpose::RejectReason);
+                    self.open_prompt(PromptPurpose::Reject);
                 } else {
                     self.status = Some("No hunk under the cursor to reject.".to_owned());
                 }
@@ -190,10 +190,8 @@ impl App {
             KeyCode::Char('A') => self.decide_file(false),
             KeyCode::Char('e') => return self.amend(),
             KeyCode::Char('a') => self.start_apply(),
-            KeyCode::Char('d') => {
-                if self.current_action().is_some() {
-                    self.open_prompt(PromptPurpose::DiscardReason);
-                }
+            KeyCode::Char('d') if self.current_action().is_some() => {
+                self.open_prompt(PromptPurpose::Discard);
             }
             KeyCode::Char('?') => self.mode = Mode::Help,
             KeyCode::Char('q') => return Effect::Quit,
@@ -228,7 +226,7 @@ impl App {
     fn confirm(&mut self, prompt: Prompt) -> Effect {
         let text = prompt.input.trim().to_owned();
         match prompt.purpose {
-            PromptPurpose::RejectReason => {
+            PromptPurpose::Reject => {
                 let reason = (!text.is_empty()).then_some(text);
                 if let Some(hunk) = self.current_hunk_mut() {
                     hunk.decision = Decision::Rejected { reason };
@@ -236,19 +234,19 @@ impl App {
                 self.mode = Mode::Browse;
                 Effect::None
             }
-            PromptPurpose::ApplyReason | PromptPurpose::DiscardReason if text.is_empty() => {
+            PromptPurpose::Apply | PromptPurpose::Discard if text.is_empty() => {
                 self.status = Some("Give a reason (Esc cancels).".to_owned());
                 self.mode = Mode::Prompt(prompt);
                 Effect::None
             }
-            PromptPurpose::ApplyReason => {
+            PromptPurpose::Apply => {
                 self.mode = Mode::Browse;
                 match self.apply_request(text) {
                     Some(request) => Effect::Apply(request),
                     None => Effect::None,
                 }
             }
-            PromptPurpose::DiscardReason => {
+            PromptPurpose::Discard => {
                 self.mode = Mode::Browse;
                 match self.current_action() {
                     Some(action) => Effect::Discard {
@@ -378,7 +376,7 @@ impl App {
             self.status = Some("Every hunk is rejected: press d to discard instead.".to_owned());
             return;
         }
-        self.open_prompt(PromptPurpose::ApplyReason);
+        self.open_prompt(PromptPurpose::Apply);
     }
 
     /// What applying the current action with `reason` asks for.

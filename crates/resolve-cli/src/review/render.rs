@@ -312,11 +312,11 @@ fn printable(text: &str) -> String {
 /// The prompt's question, before what is typed.
 fn prompt_text(purpose: PromptPurpose, app: &App) -> String {
     match purpose {
-        PromptPurpose::RejectReason => format!(
+        PromptPurpose::Reject => format!(
             "Reject {}, reason (optional): ",
             app.current_hunk().map_or("", |hunk| hunk.address.as_str())
         ),
-        PromptPurpose::ApplyReason => {
+        PromptPurpose::Apply => {
             let (kept, total) = app
                 .current_action()
                 .map_or((0, 0), ActionView::kept_of_total);
@@ -326,7 +326,7 @@ fn prompt_text(purpose: PromptPurpose, app: &App) -> String {
                 format!("Apply {kept} of {total} hunks, reason: ")
             }
         }
-        PromptPurpose::DiscardReason => "Discard, reason: ".to_owned(),
+        PromptPurpose::Discard => "Discard, reason: ".to_owned(),
     }
 }
 

@@ -155,3 +155,47 @@ fn the_hunk_under_the_cursor_is_marked_and_rejected_lines_are_struck_through() {
 fn tabs_and_control_characters_cannot_reach_the_terminal() {
     assert_eq!(printable("\tx\u{1b}[2J"), "    x\u{fffd}[2J");
 }
+
+#[test]
+fn a_file_changed_since_the_preview_says_so_instead_of_showing_hunks() {
+    let mut actions = two_actions();
+    let file = &mut actions[0].files[1];
+    file.stale = true;
+    file.hunks.clear();
+    let mut app = App::new(actions);
+    press(&mut app, "J");
+    let screen = text(&drawn(&app, PLAIN));
+    assert!(
+        screen.contains("▸ src/main.rs  changed since the preview"),
+        "{screen}"
+    );
+    assert!(
+        screen
+            .contains("The file changed since the preview: its hunks cannot be shown or applied."),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_long_hunk_under_the_cursor_starts_at_the_top_and_pages_scroll_through_it() {
+    let mut actions = two_actions();
+    let context: Vec<String> = (1..=30).map(|n| format!(" line {n}")).collect();
+    let mut lines: Vec<&str> = context.iter().map(String::as_str).collect();
+    lines.push("-old");
+    lines.push("+new");
+    actions[0].files[0].hunks[1] =
+        crate::review::sample::hunk("src/lib.rs", 2, "@@ -20,31 +20,31 @@", &lines);
+    let mut app = App::new(actions);
+    press(&mut app, "j");
+    let buffer = drawn(&app, PLAIN);
+    // The diff starts right under the rule, with the cursor hunk's header.
+    assert_eq!(
+        row_of(&buffer, "▶ src/lib.rs#2"),
+        row_of(&buffer, "─── src/lib.rs") + 1
+    );
+    // PageDown scrolls within it, PageUp back.
+    app.handle_key(KeyEvent::new(KeyCode::PageDown, KeyModifiers::NONE));
+    assert!(!text(&drawn(&app, PLAIN)).contains("▶ src/lib.rs#2"));
+    app.handle_key(KeyEvent::new(KeyCode::PageUp, KeyModifiers::NONE));
+    assert!(text(&drawn(&app, PLAIN)).contains("▶ src/lib.rs#2"));
+}

@@ -63,6 +63,11 @@ pub enum AgentEvent {
         /// The tool that staged the pending action.
         source_tool: String,
     },
+    /// The loop appended a reviewer note: what a person did to an action the model staged.
+    ReviewerNote {
+        /// The note as the model reads it.
+        text: String,
+    },
     /// Plan mode: the model stopped without calling `resolve`; the loop appended the plan-mode
     /// reminder and forces some tool call for the next model call.
     PlanModeReminder {

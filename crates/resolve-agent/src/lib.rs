@@ -62,6 +62,7 @@ pub mod mcp;
 mod message;
 mod plan;
 pub mod provider;
+mod reviewer_notes;
 mod secret;
 mod session;
 mod tool;
@@ -77,6 +78,7 @@ pub use plan::{
     PlanMode, PlanReview, PlanTitleError, normalize_plan_title, resolve_plan_title,
 };
 pub use provider::{ForcedChoiceSupport, ProviderConfig, ProviderKind, ReasoningEffort};
+pub use reviewer_notes::{ReviewerNotes, StoreReviewerNotes};
 pub use secret::{ANTHROPIC_API_KEY_ENV, ApiKey, OPENAI_API_KEY_ENV};
 pub use session::{AgentSession, AgentSessionBuilder, RunSummary};
 pub use tool::{CUSTOM_TOOL_SOURCE, CustomPendingAction, Tool, ToolContext, ToolError, ToolFuture};

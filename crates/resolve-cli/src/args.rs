@@ -41,6 +41,7 @@ impl Cli {
             | Command::Apply(_)
             | Command::Discard(_)
             | Command::Undo(_)
+            | Command::Amend(_)
             | Command::Log
             | Command::Review(_)
             | Command::Mcp => Ok(()),
@@ -93,6 +94,13 @@ pub enum Command {
     Discard(DiscardArgs),
     /// Revert an applied change, if its files are untouched since.
     Undo(UndoArgs),
+    /// Replace the previewed new content of one file of a pending action with your version.
+    ///
+    /// Opens the content in $VISUAL (or $EDITOR), or takes it from --from FILE. The action
+    /// keeps its id and base hashes; its preview shows the new diff, and it remembers the
+    /// amendment as the diff from the model's version to yours (which the model that staged it
+    /// is told).
+    Amend(AmendArgs),
     /// History of applied and discarded actions, with their reasons, newest first.
     Log,
     /// Review the pending actions full-screen, hunk by hunk: keep or reject hunks (with
@@ -320,9 +328,13 @@ pub struct ApplyArgs {
     /// Apply this pending action instead of the head.
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
-    /// Apply only these files of the preview; the rest are dropped with it.
-    #[arg(long, value_name = "PATH", num_args = 1..)]
+    /// Apply only these files and hunks of the preview (`src/a.rs`, `src/a.rs#1,3`, as `resolve
+    /// show` numbers them); the rest are dropped with it.
+    #[arg(long, value_name = "PATH[#N,…]", num_args = 1..)]
     pub only: Vec<String>,
+    /// Apply all but these files and hunks of the preview (`src/a.rs#2`, `src/b.rs`).
+    #[arg(long, value_name = "PATH[#N,…]", num_args = 1.., conflicts_with = "only")]
+    pub except: Vec<String>,
     /// Where the MCP servers are configured, for actions staged by their tools. By default
     /// <ROOT>/.resolve/config.toml.
     #[arg(long, value_name = "FILE")]
@@ -351,6 +363,19 @@ pub struct ReviewArgs {
     /// <ROOT>/.resolve/config.toml.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+/// `resolve amend`.
+#[derive(Debug, Args)]
+pub struct AmendArgs {
+    /// `[ID] [PATH]`: the pending action (by default the head) and the file to amend (may be
+    /// left out when the action changes one file). A first value that is not a pending id
+    /// (`pending-action:…`) is taken as the PATH.
+    #[arg(value_name = "ID|PATH", num_args = 0..=2)]
+    pub targets: Vec<String>,
+    /// Take the new content from FILE (`-` for standard input) instead of an editor.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
 }
 
 /// `resolve undo`.

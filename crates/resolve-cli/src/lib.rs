@@ -19,6 +19,7 @@ use clap::Parser;
 
 mod args;
 mod commands;
+mod editor;
 mod output;
 mod progress;
 mod review;

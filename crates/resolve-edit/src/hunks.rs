@@ -199,6 +199,35 @@ impl FileHunks {
         Some(composed)
     }
 
+    /// The file's unified diff with each hunk header followed by the hunk's address
+    /// (`@@ -1,4 +1,4 @@ src/a.rs#1`), as `resolve show` prints it.
+    pub fn addressed_diff(&self) -> String {
+        let old_header = match self.kind {
+            ChangeKind::Create => "/dev/null".to_owned(),
+            ChangeKind::Update | ChangeKind::Delete => format!("a/{}", self.path),
+        };
+        let new_header = match self.kind {
+            ChangeKind::Delete => "/dev/null".to_owned(),
+            ChangeKind::Create | ChangeKind::Update => format!("b/{}", self.path),
+        };
+        let mut text = format!("--- {old_header}\n+++ {new_header}\n");
+        for hunk in &self.hunks {
+            text.push_str(&format!("{} {}#{}\n", hunk.header, self.path, hunk.number));
+            for line in &hunk.lines {
+                text.push(match line.kind {
+                    LineKind::Context => ' ',
+                    LineKind::Removed => '-',
+                    LineKind::Added => '+',
+                });
+                text.push_str(&line.text);
+                if !line.has_newline() {
+                    text.push_str("\n\\ No newline at end of file\n");
+                }
+            }
+        }
+        text
+    }
+
     /// The hunk numbered `number`, if the file has it.
     pub fn hunk(&self, number: usize) -> Option<&Hunk> {
         number
@@ -430,6 +459,20 @@ mod tests {
         let empty = FileHunks::compute("e", None, Some(""));
         assert_eq!(empty.hunks.len(), 1);
         assert_eq!(empty.compose(&[1]).as_deref(), Some(""));
+    }
+
+    #[test]
+    fn the_addressed_diff_is_the_preview_diff_with_an_address_after_each_header() {
+        let old = numbered(20);
+        let new = changed(20, &[(2, "two")]).trim_end().to_owned();
+        let file = FileHunks::compute("src/n.txt", Some(&old), Some(&new));
+        let expected = unified_diff("src/n.txt", &old, &new)
+            .replace("@@ -1,5 +1,5 @@\n", "@@ -1,5 +1,5 @@ src/n.txt#1\n");
+        assert_eq!(
+            file.addressed_diff(),
+            expected.replace("@@ -17,4 +17,4 @@\n", "@@ -17,4 +17,4 @@ src/n.txt#2\n")
+        );
+        assert!(file.addressed_diff().contains("src/n.txt#2\n"));
     }
 
     #[test]

@@ -73,7 +73,7 @@ pub use error::EditError;
 pub use external::ExternalActionRunner;
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
 pub use pending_source::{ApplyGate, GateDecision, StorePendingSource};
-pub use preview::{PREVIEW_BANNER, Preview, ResultDetails, applied_text};
+pub use preview::{PREVIEW_BANNER, Preview, ResultDetails, addressed_preview, applied_text};
 pub use producer::{AST_EDIT_TOOL, EDIT_TOOL, Producer, WRITE_TOOL, applied_label};
 pub use read_tools::{
     DEFAULT_READ_LIMIT, GREP_MAX_MATCHES, GrepRequest, LsRequest, ReadRequest, grep, ls, read,

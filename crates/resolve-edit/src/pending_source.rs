@@ -14,6 +14,8 @@ use crate::blocking::run_blocking;
 use crate::error::EditError;
 use crate::external::ExternalActionRunner;
 use crate::producer::{applied_label, applied_text_for};
+use crate::review::{ReviewDecision, apply_reviewed, partial_apply_lines};
+use crate::selection::{HunkRejection, Selection};
 
 /// A person's say before a stored preview is applied (`resolve agent --approve ask`).
 pub trait ApplyGate: Send + Sync + std::fmt::Debug {
@@ -26,6 +28,12 @@ pub trait ApplyGate: Send + Sync + std::fmt::Debug {
 pub enum GateDecision {
     /// Let the apply go ahead.
     Apply,
+    /// Apply part of it, as the person picked it (hunks left out with their reasons); this
+    /// replaces the selection the model asked for.
+    ApplyPart {
+        /// What lands, and why the rest does not.
+        decision: ReviewDecision,
+    },
     /// Discard the preview instead, with the person's reason.
     Discard {
         /// Why the person discarded it.
@@ -144,22 +152,31 @@ fn durable_action(
             let source_tool = source_tool.clone();
             let gate = gate.clone();
             async move {
-                let only = only_paths(extra.as_ref())?;
+                let mut decision = ReviewDecision {
+                    selection: selection_of(extra.as_ref())?,
+                    ..ReviewDecision::default()
+                };
                 let outcome = run_blocking("apply", move || {
-                    if let Some(reason) = gate_discards(gate.as_ref(), &store, &id)? {
-                        store.discard(&id, &reason, None)?;
-                        return Ok(Err(reason));
+                    match gate_review(gate.as_ref(), &store, &id)? {
+                        None | Some(GateDecision::Apply) => {}
+                        Some(GateDecision::Discard { reason }) => {
+                            store.discard(&id, &reason, None)?;
+                            return Ok(Err(reason));
+                        }
+                        Some(GateDecision::ApplyPart { decision: picked }) => decision = picked,
                     }
-                    let outcome = store.apply(&id, only.as_deref(), &reason, extra);
+                    let outcome = apply_reviewed(&store, &id, &decision, &reason, extra);
                     if outcome.is_err() {
                         // Keep the failed action at the head for every process.
                         let _ = store.bump_to_head(&id);
                     }
-                    outcome.map(Ok).map_err(EditError::from)
+                    outcome.map(|outcome| Ok((outcome, decision)))
                 })
                 .await??;
                 match outcome {
-                    Ok(outcome) => Ok(applied_result(&source_tool, &outcome)),
+                    Ok((outcome, decision)) => {
+                        Ok(applied_result(&source_tool, &outcome, &decision.rejections))
+                    }
                     Err(human_reason) => Ok(human_discard_result(&human_reason)),
                 }
             }
@@ -175,22 +192,32 @@ fn durable_action(
     })
 }
 
-/// Ask `gate` (when there is one) about the pending action `id`: the person's reason when they
-/// discard it, `None` when the apply may go ahead.
-fn gate_discards(
+/// Ask `gate` (when there is one) about the pending action `id`; `None` when there is no gate
+/// (or nothing pending to show it).
+fn gate_review(
     gate: Option<&Arc<dyn ApplyGate>>,
     store: &Store,
     id: &str,
-) -> Result<Option<String>, EditError> {
+) -> Result<Option<GateDecision>, EditError> {
     let Some(gate) = gate else {
         return Ok(None);
     };
     let Some(record) = store.pending_record(id)? else {
         return Ok(None);
     };
-    Ok(match gate.review(&record) {
-        GateDecision::Apply => None,
-        GateDecision::Discard { reason } => Some(reason),
+    Ok(Some(gate.review(&record)))
+}
+
+/// The person's reason when `gate` discards the pending action `id` (an MCP tool call is
+/// applied whole or not at all, so a partial pick applies it).
+fn gate_discards(
+    gate: Option<&Arc<dyn ApplyGate>>,
+    store: &Store,
+    id: &str,
+) -> Result<Option<String>, EditError> {
+    Ok(match gate_review(gate, store, id)? {
+        Some(GateDecision::Discard { reason }) => Some(reason),
+        Some(GateDecision::Apply | GateDecision::ApplyPart { .. }) | None => None,
     })
 }
 
@@ -341,32 +368,64 @@ fn human_discard_result(reason: &str) -> ToolResult {
     ))
 }
 
-/// `extra.only`, checked: a list of paths.
-fn only_paths(extra: Option<&Map<String, Value>>) -> Result<Option<Vec<String>>, ActionError> {
-    let Some(only) = extra.and_then(|extra| extra.get("only")) else {
-        return Ok(None);
+/// What `extra` selects: `only` (these files and hunks) or `except` (all but these), each a
+/// non-empty list of file paths and hunk addresses (`src/a.rs#2`); neither: all of it.
+fn selection_of(extra: Option<&Map<String, Value>>) -> Result<Selection, ActionError> {
+    let list = |key: &str| -> Result<Option<Vec<String>>, ActionError> {
+        let Some(value) = extra.and_then(|extra| extra.get(key)) else {
+            return Ok(None);
+        };
+        let entries = value.as_array().and_then(|items| {
+            items
+                .iter()
+                .map(|item| item.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+        });
+        match entries {
+            Some(entries) if !entries.is_empty() => Ok(Some(entries)),
+            Some(_) | None => Err(ActionError::Tool(format!(
+                "`extra.{key}` must be a non-empty array of file paths or hunk addresses (`src/a.rs#2`) from the preview."
+            ))),
+        }
     };
-    let paths = only.as_array().and_then(|items| {
-        items
-            .iter()
-            .map(|item| item.as_str().map(str::to_owned))
-            .collect::<Option<Vec<_>>>()
-    });
-    match paths {
-        Some(paths) if !paths.is_empty() => Ok(Some(paths)),
-        Some(_) | None => Err(ActionError::Tool(
-            "`extra.only` must be a non-empty array of file paths from the preview.".to_owned(),
-        )),
-    }
+    let selection = match (list("only")?, list("except")?) {
+        (Some(_), Some(_)) => {
+            return Err(ActionError::Tool(
+                "Give `extra.only` or `extra.except`, not both.".to_owned(),
+            ));
+        }
+        (Some(only), None) => Selection::only(&only),
+        (None, Some(except)) => Selection::except(&except),
+        (None, None) => Ok(Selection::All),
+    };
+    selection.map_err(ActionError::from)
 }
 
-/// The success text and details of an apply.
-fn applied_result(source_tool: &str, outcome: &ApplyOutcome) -> ToolResult {
+/// The success text and details of an apply: the producer's text, a line per file applied
+/// hunk by hunk, the applied and dropped files when some were dropped, and the person's
+/// reasons for parts they left out.
+fn applied_result(
+    source_tool: &str,
+    outcome: &ApplyOutcome,
+    rejections: &[HunkRejection],
+) -> ToolResult {
     let mut text = applied_text_for(
         source_tool,
         &outcome.applied_files,
         outcome.total_replacements,
     );
+    if let Some(review) = &outcome.record.review {
+        for line in partial_apply_lines(review) {
+            text.push('\n');
+            text.push_str(&line);
+        }
+    }
+    for rejection in rejections {
+        text.push_str(&format!(
+            "\nThe user left out {}: {}",
+            rejection.address, rejection.reason
+        ));
+    }
     if !outcome.dropped_files.is_empty() {
         text.push_str(&format!(
             "\nApplied files: {}\nDropped files: {}",
@@ -380,14 +439,35 @@ fn applied_result(source_tool: &str, outcome: &ApplyOutcome) -> ToolResult {
         "droppedFiles": outcome.dropped_files,
         "totalReplacements": outcome.total_replacements,
     });
-    if !outcome.dropped_files.is_empty() {
-        // What landed, for the person reading the result; the history keeps the original label.
-        details["appliedLabel"] = json!(applied_label(
+    // Hunks left out of files that landed in part.
+    let mut hunks_dropped = 0;
+    if let Some(review) = &outcome.record.review {
+        details["review"] = json!(review);
+        hunks_dropped = review
+            .hunks
+            .iter()
+            .filter(|file| !file.landed.is_empty())
+            .map(|file| file.rejected.len())
+            .sum();
+    }
+    // What landed, for the person reading the result; the history keeps the original label.
+    let mut label = (!outcome.dropped_files.is_empty()).then(|| {
+        applied_label(
             &outcome.record.action.label,
             outcome.applied_files.len(),
             outcome.total_replacements,
             outcome.dropped_files.len(),
+        )
+    });
+    if hunks_dropped > 0 {
+        let label = label.get_or_insert_with(|| outcome.record.action.label.clone());
+        label.push_str(&format!(
+            ", {hunks_dropped} {} dropped",
+            if hunks_dropped == 1 { "hunk" } else { "hunks" }
         ));
+    }
+    if let Some(label) = label {
+        details["appliedLabel"] = json!(label);
     }
     ToolResult::text(text).with_details(details)
 }

@@ -185,6 +185,37 @@ pub(crate) fn replace_file_diff(text: &str, path: &str, diff: &str) -> String {
     appended
 }
 
+/// `text`, a preview text, with each hunk header of its diffs followed by the hunk's address
+/// (`@@ -1,4 +1,4 @@ src/a.rs#2`): hunks are numbered from 1 per file, in the order the diff
+/// shows them, as [`FileHunks`](crate::FileHunks) numbers them. Everything else is unchanged.
+pub fn addressed_preview(text: &str) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut addressed = String::with_capacity(text.len() + 64);
+    let mut at = 0;
+    while at < lines.len() {
+        let Some(path) = diff_header_path(&lines[at..]) else {
+            addressed.push_str(lines[at]);
+            at += 1;
+            continue;
+        };
+        let end = section_end(&lines, at + 2);
+        let mut number = 0;
+        for line in &lines[at..end] {
+            if line.starts_with("@@ ")
+                && hunk_counts(line).is_some()
+                && let Some(header) = line.strip_suffix('\n')
+            {
+                number += 1;
+                addressed.push_str(&format!("{header} {path}#{number}\n"));
+            } else {
+                addressed.push_str(line);
+            }
+        }
+        at = end;
+    }
+    addressed
+}
+
 /// The path of the file diff whose `---`/`+++` headers start `lines`, if they do.
 fn diff_header_path<'a>(lines: &[&'a str]) -> Option<&'a str> {
     let [old, new, ..] = lines else {
@@ -326,6 +357,19 @@ mod tests {
         assert_eq!(
             replace_file_diff("banner", "c.rs", "--- /dev/null\n+++ b/c.rs\n"),
             "banner\n--- /dev/null\n+++ b/c.rs"
+        );
+    }
+
+    #[test]
+    fn a_preview_shows_each_hunks_address_after_its_header() {
+        let text = format!(
+            "{PREVIEW_BANNER}\n\n--- a/a.rs\n+++ b/a.rs\n@@ -1 +1 @@\n-x\n+y\n@@ -9 +9 @@\n-@@ -1 +1 @@\n+z\n--- /dev/null\n+++ b/b.rs\n@@ -0,0 +1 @@\n+b\n\nSkipped 1 file."
+        );
+        assert_eq!(
+            addressed_preview(&text),
+            format!(
+                "{PREVIEW_BANNER}\n\n--- a/a.rs\n+++ b/a.rs\n@@ -1 +1 @@ a.rs#1\n-x\n+y\n@@ -9 +9 @@ a.rs#2\n-@@ -1 +1 @@\n+z\n--- /dev/null\n+++ b/b.rs\n@@ -0,0 +1 @@ b.rs#1\n+b\n\nSkipped 1 file."
+            )
         );
     }
 

@@ -34,6 +34,24 @@ pub struct ActionHunks {
     pub files: Vec<PreviewFile>,
 }
 
+impl ActionHunks {
+    /// Every file's diff with each hunk's address after its header (see
+    /// [`FileHunks::addressed_diff`]); a file that changed since the preview says so instead.
+    pub fn addressed_diff(&self) -> String {
+        let mut text = String::new();
+        for file in &self.files {
+            match &file.hunks {
+                Some(hunks) => text.push_str(&hunks.addressed_diff()),
+                None => text.push_str(&format!(
+                    "{}: changed since the preview; its hunks cannot be shown (the preview is stale).\n",
+                    file.path
+                )),
+            }
+        }
+        text
+    }
+}
+
 /// One file of a pending action, with its hunks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PreviewFile {
@@ -211,7 +229,7 @@ pub fn apply_reviewed(
         return Err(stale_error(store, &record.change_set, stale, &landings)?.into());
     }
     let reviewed = ReviewedApply {
-        fingerprint: record.fingerprint.clone(),
+        fingerprint: record.fingerprint,
         landings,
         review: (!review.is_empty()).then_some(review),
     };
@@ -259,7 +277,7 @@ pub fn amend(
     let amended = store.amend(
         id,
         AmendFile {
-            fingerprint: record.fingerprint.clone(),
+            fingerprint: record.fingerprint,
             path,
             content: content.into(),
             preview_text: preview_text.into(),

@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession, ToolResult};
-use resolve_edit::{FileTools, Origin, Store, TaskDied, Workspace, run_blocking};
+use resolve_edit::{
+    FileTools, Origin, Store, TaskDied, Workspace, reviewer_note_text, run_blocking,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
@@ -151,7 +153,32 @@ impl ResolveServer {
             .unwrap_or_else(|error| task_failed("the tool", &error))
         };
         let pending = self.has_pending().await;
-        call_tool_result(result, pending)
+        let notes = self.take_reviewer_notes().await;
+        call_tool_result(result, &notes, pending)
+    }
+
+    /// The reviewer notes waiting for this connection (what a person did to its previews, in
+    /// any process), as the model reads them; each is taken from the store, so told once.
+    async fn take_reviewer_notes(&self) -> Vec<String> {
+        let store = self.inner.store.clone();
+        let origin = self.inner.origin.clone();
+        let taken = run_blocking("reviewer notes", move || {
+            store
+                .take_reviewer_notes(&origin)
+                .map(|notes| notes.iter().map(reviewer_note_text).collect())
+        })
+        .await;
+        match taken {
+            Ok(Ok(notes)) => notes,
+            Ok(Err(error)) => {
+                tracing::warn!(%error, "could not read the reviewer notes");
+                Vec::new()
+            }
+            Err(error) => {
+                tracing::warn!(%error, "the reviewer notes check failed");
+                Vec::new()
+            }
+        }
     }
 
     /// Dispatch `resolve` through the connection's session, on the blocking pool (the pending

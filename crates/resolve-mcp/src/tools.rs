@@ -53,14 +53,21 @@ fn schema_object(schema: &Value) -> JsonObject {
     }
 }
 
-/// `result` as an MCP tool result. While `pending`, the text ends with the reminder (also for
-/// errors and read-only tools), so a model that cannot be forced is at least told.
-pub(crate) fn call_tool_result(result: ToolResult, pending: bool) -> CallToolResult {
-    let text = if pending {
-        with_reminder(&result.text)
-    } else {
-        result.text
-    };
+/// `result` as an MCP tool result: its text, then each reviewer note (what a person did to a
+/// preview this connection staged), then, while `pending`, the reminder, which ends the text
+/// (also for errors and read-only tools), so a model that cannot be forced is at least told.
+pub(crate) fn call_tool_result(
+    result: ToolResult,
+    notes: &[String],
+    pending: bool,
+) -> CallToolResult {
+    let mut text = result.text;
+    for note in notes {
+        text = appended(&text, note);
+    }
+    if pending {
+        text = with_reminder(&text);
+    }
     let content = vec![ContentBlock::text(text)];
     let mcp = if result.is_error {
         CallToolResult::error(content)
@@ -79,10 +86,15 @@ pub(crate) fn call_tool_result(result: ToolResult, pending: bool) -> CallToolRes
 
 /// `text`, then a blank line, then the reminder, which ends the result exactly.
 pub(crate) fn with_reminder(text: &str) -> String {
+    appended(text, RESOLVE_REMINDER)
+}
+
+/// `text`, then a blank line, then `block` (just `block` after an empty text).
+fn appended(text: &str, block: &str) -> String {
     if text.is_empty() {
-        RESOLVE_REMINDER.to_owned()
+        block.to_owned()
     } else {
-        format!("{text}\n\n{RESOLVE_REMINDER}")
+        format!("{text}\n\n{block}")
     }
 }
 
@@ -154,26 +166,38 @@ mod tests {
             ToolResult::text("1: a"),
             ToolResult::error("Preview is stale: …"),
         ] {
-            let mcp = call_tool_result(result.clone(), true);
+            let mcp = call_tool_result(result.clone(), &[], true);
             let text = &mcp.content[0].as_text().unwrap().text;
             assert!(text.starts_with(&result.text));
             assert!(text.ends_with(RESOLVE_REMINDER), "{text}");
             assert_eq!(mcp.is_error, Some(result.is_error));
-            let plain = call_tool_result(result.clone(), false);
+            let plain = call_tool_result(result.clone(), &[], false);
             assert_eq!(plain.content[0].as_text().unwrap().text, result.text);
         }
+    }
+
+    #[test]
+    fn reviewer_notes_follow_the_result_and_the_reminder_still_ends_it() {
+        let notes = ["<system-reminder>\nA reviewer discarded x.\n</system-reminder>".to_owned()];
+        let mcp = call_tool_result(ToolResult::text("1: a"), &notes, true);
+        assert_eq!(
+            mcp.content[0].as_text().unwrap().text,
+            format!("1: a\n\n{}\n\n{RESOLVE_REMINDER}", notes[0])
+        );
+        let alone = call_tool_result(ToolResult::text(""), &notes, false);
+        assert_eq!(alone.content[0].as_text().unwrap().text, notes[0]);
     }
 
     #[test]
     fn details_travel_in_meta_and_empty_details_are_left_out() {
         let staged =
             ToolResult::text("preview").with_details(json!({"pendingId": "pending-action:edit:1"}));
-        let mcp = call_tool_result(staged, false);
+        let mcp = call_tool_result(staged, &[], false);
         assert_eq!(
             mcp.meta.unwrap().get(DETAILS_META_KEY),
             Some(&json!({"pendingId": "pending-action:edit:1"}))
         );
         let error = ToolResult::from_error(&resolve_core::Error::NothingToApply);
-        assert!(call_tool_result(error, false).meta.is_none());
+        assert!(call_tool_result(error, &[], false).meta.is_none());
     }
 }

@@ -14,6 +14,7 @@ use super::tool_set::ToolSet;
 use crate::error::AgentError;
 use crate::plan::{PlanMode, PlanRuntime};
 use crate::provider::{Provider, ProviderConfig};
+use crate::reviewer_notes::ReviewerNotes;
 use crate::tool::Tool;
 
 impl AgentSession {
@@ -45,6 +46,7 @@ pub struct AgentSessionBuilder {
     offer_resolve: bool,
     tool_choice: Option<ToolChoice>,
     plan: Option<PlanMode>,
+    reviewer_notes: Option<Arc<dyn ReviewerNotes>>,
 }
 
 impl fmt::Debug for AgentSessionBuilder {
@@ -70,6 +72,7 @@ impl AgentSessionBuilder {
             offer_resolve: false,
             tool_choice: None,
             plan: None,
+            reviewer_notes: None,
         }
     }
 
@@ -130,6 +133,13 @@ impl AgentSessionBuilder {
         self
     }
 
+    /// Tell the model, before each request, what a person did to the actions it staged (see
+    /// [`ReviewerNotes`]). By default, nothing is told.
+    pub fn reviewer_notes(&mut self, notes: Arc<dyn ReviewerNotes>) -> &mut Self {
+        self.reviewer_notes = Some(notes);
+        self
+    }
+
     /// Build the session: check tool names, create the HTTP client.
     pub fn build(&self) -> Result<AgentSession, AgentError> {
         let mut tools = ToolSet::new(self.tools.clone(), self.offer_resolve)?;
@@ -158,6 +168,7 @@ impl AgentSessionBuilder {
             tool_choice: self.tool_choice.clone(),
             plan,
             approved_plan: None,
+            reviewer_notes: self.reviewer_notes.clone(),
         })
     }
 }

@@ -22,6 +22,7 @@ use tool_set::ToolSet;
 use crate::message::Message;
 use crate::plan::PlanRuntime;
 use crate::provider::{Provider, ProviderConfig};
+use crate::reviewer_notes::ReviewerNotes;
 use crate::usage::Usage;
 
 /// What a finished run did.
@@ -59,6 +60,8 @@ pub struct AgentSession {
     plan: Option<PlanRuntime>,
     /// The approved plan's path, once plan mode ended with approval.
     approved_plan: Option<String>,
+    /// Where notes about what a person did to the model's actions come from.
+    reviewer_notes: Option<Arc<dyn ReviewerNotes>>,
 }
 
 impl fmt::Debug for AgentSession {

@@ -4,6 +4,8 @@
 //! 1. the directive is resolved once per logical turn (a consumed hard choice, or a soft
 //!    requirement for the head pending action); a soft requirement with a new id injects the
 //!    reminder as its own message, after the tool results;
+//!    reviewer notes waiting for the model (what a person did to its actions) follow, each its
+//!    own message too;
 //! 2. the request carries host hard choice ?? one-turn escalation ?? static choice;
 //! 3. a response that does anything but call only `resolve` while a preview is pending
 //!    executes none of its calls (each gets the skipped-call text as an error result) and
@@ -59,6 +61,25 @@ struct Counts {
 }
 
 impl AgentSession {
+    /// Append each reviewer note waiting for the model as its own reminder message (see
+    /// `reviewer_notes`); a store that cannot be read is reported and the run goes on.
+    fn tell_reviewer_notes(&mut self, sink: &mut dyn EventSink) {
+        let Some(notes) = &self.reviewer_notes else {
+            return;
+        };
+        match notes.take() {
+            Ok(texts) => {
+                for text in texts {
+                    sink.emit(AgentEvent::ReviewerNote { text: text.clone() });
+                    self.transcript.push(Message::Reminder { text });
+                }
+            }
+            Err(error) => sink.emit(AgentEvent::Notice {
+                message: format!("reviewer notes could not be read: {error}"),
+            }),
+        }
+    }
+
     /// Run the agent on `task` until the model answers without calling tools.
     ///
     /// Events go to `sink` as they happen. Cancelling `cancel` stops the run cleanly (the
@@ -117,6 +138,7 @@ impl AgentSession {
                     text: reminder.content,
                 });
             }
+            self.tell_reviewer_notes(sink);
             let choice = gate.tool_choice(static_choice.as_ref());
             counts.model_calls += 1;
             sink.emit(AgentEvent::ModelCall {

@@ -16,12 +16,13 @@ use std::sync::{Arc, Mutex};
 
 use resolve_agent::{
     AgentEvent, AgentSession, ApiKey, AutoApprove, PlanApprover, PlanDecision, PlanMode,
-    PlanReview, ProviderConfig, ProviderKind, ReasoningEffort, Usage, file_tools,
+    PlanReview, ProviderConfig, ProviderKind, ReasoningEffort, StoreReviewerNotes, Usage,
+    file_tools,
 };
 use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession};
 use resolve_edit::{
-    ApplyGate, Blobs, FileTools, GateDecision, Origin, PendingRecord, Store, StorePendingSource,
-    Workspace,
+    ApplyGate, Blobs, FileTools, GateDecision, HunkAddress, HunkRejection, Origin, PendingRecord,
+    ReviewDecision, Selection, Store, StorePendingSource, Workspace, addressed_preview,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -83,6 +84,8 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
     if args.approve == ApproveChoice::Ask {
         source = source.with_gate(Arc::new(TerminalGate {
             workspace: store.workspace().clone(),
+            store: store.clone(),
+            color: output.is_color(),
         }));
     }
     let resolve = ResolveSession::new()
@@ -95,6 +98,10 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
         .tools(mcp_tools)
         .system_prompt(SYSTEM_PROMPT)
         .resolve_session(Arc::new(resolve))
+        .reviewer_notes(Arc::new(StoreReviewerNotes::new(
+            store.clone(),
+            Origin::Agent,
+        )))
         .max_turns(args.max_turns);
     if args.plan {
         builder.plan_mode(plan_mode(store, &tools, args.plan_approve));
@@ -239,6 +246,7 @@ impl Printer {
             AgentEvent::ModelCall { .. }
             | AgentEvent::AssistantText { .. }
             | AgentEvent::Reminder { .. }
+            | AgentEvent::ReviewerNote { .. }
             | AgentEvent::PlanModeReminder { .. }
             | AgentEvent::PlanApproved { .. }
             | AgentEvent::Usage(_) => {}
@@ -258,45 +266,97 @@ impl Printer {
     }
 }
 
-/// Asks the person at the terminal before an apply the model requested.
+/// Asks the person at the terminal before an apply the model requested: in the full-screen
+/// review when standard input and output are a terminal, otherwise on a line prompt.
 #[derive(Debug)]
 struct TerminalGate {
     workspace: Workspace,
+    store: Store,
+    color: bool,
 }
 
 impl ApplyGate for TerminalGate {
     fn review(&self, record: &PendingRecord) -> GateDecision {
+        // On a terminal, the full-screen review; otherwise (or if it cannot open) the prompt.
+        if crate::review::is_interactive() {
+            match crate::review::gate_decision(&self.store, &record.id, self.color) {
+                Ok(decision) => return decision,
+                Err(error) => err_line(&format!(
+                    "note: the review could not open ({error:#}); asking here instead."
+                )),
+            }
+        }
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(
             stderr,
             "\nThe model wants to apply {} ({}):",
             record.id, record.label
         );
-        match Blobs::of(&self.workspace).open(&record.preview_text) {
-            Ok(mut preview) => {
-                let _ = std::io::copy(&mut preview, &mut stderr);
-                let _ = writeln!(stderr);
+        match Blobs::of(&self.workspace).read_text(&record.preview_text) {
+            Ok(preview) => {
+                let _ = writeln!(stderr, "{}", addressed_preview(&preview));
             }
             Err(error) => {
                 let _ = writeln!(stderr, "(its preview cannot be shown: {error})");
             }
         }
-        let _ = write!(stderr, "Apply this change? [a]pply / [d]iscard: ");
-        let _ = stderr.flush();
-        let answer = read_line();
-        if answer.trim().to_ascii_lowercase().starts_with('a') {
-            return GateDecision::Apply;
+        loop {
+            let _ = write!(
+                stderr,
+                "Apply this change? [a]pply / [d]iscard / or name the hunks or files to leave out (e.g. src/a.rs#2 src/b.rs): "
+            );
+            let _ = stderr.flush();
+            let answer = read_line();
+            let answer = answer.trim();
+            let word = answer.to_ascii_lowercase();
+            if ["a", "apply", "y", "yes"].contains(&word.as_str()) {
+                return GateDecision::Apply;
+            }
+            if ["", "d", "discard", "n", "no"].contains(&word.as_str()) {
+                let _ = write!(stderr, "Why discard it (the model reads this)? ");
+                let _ = stderr.flush();
+                return GateDecision::Discard {
+                    reason: reason_or(read_line(), crate::review::DECLINED),
+                };
+            }
+            let left_out: Result<Vec<HunkAddress>, _> =
+                answer.split_whitespace().map(HunkAddress::parse).collect();
+            let left_out = match left_out {
+                Ok(left_out) => left_out,
+                Err(error) => {
+                    let _ = writeln!(stderr, "{error}");
+                    continue;
+                }
+            };
+            let rejections = left_out
+                .iter()
+                .map(|address| {
+                    let _ = write!(stderr, "Why leave out {address} (the model reads this)? ");
+                    let _ = stderr.flush();
+                    HunkRejection {
+                        address: address.clone(),
+                        reason: reason_or(read_line(), "The user left it out without a reason."),
+                    }
+                })
+                .collect();
+            return GateDecision::ApplyPart {
+                decision: ReviewDecision {
+                    selection: Selection::Except(left_out),
+                    rejections,
+                    fingerprint: Some(record.fingerprint.clone()),
+                },
+            };
         }
-        let _ = write!(stderr, "Why discard it (the model reads this)? ");
-        let _ = stderr.flush();
-        let reason = read_line().trim().to_owned();
-        GateDecision::Discard {
-            reason: if reason.is_empty() {
-                "The user declined without a reason.".to_owned()
-            } else {
-                reason
-            },
-        }
+    }
+}
+
+/// `answer` trimmed, or `fallback` when it is empty.
+fn reason_or(answer: String, fallback: &str) -> String {
+    let reason = answer.trim();
+    if reason.is_empty() {
+        fallback.to_owned()
+    } else {
+        reason.to_owned()
     }
 }
 

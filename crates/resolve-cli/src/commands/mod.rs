@@ -1,6 +1,7 @@
 //! One function per subcommand, over a workspace opened (and recovered) once.
 
 mod agent;
+pub(crate) mod amend;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -10,7 +11,7 @@ use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult, base_details};
 use resolve_edit::{
     Blobs, FileToolOutput, FileTools, HistoryRecord, Origin, Outcome as HistoryOutcome, Store,
-    StorePendingSource, StoredAction, Workspace,
+    StorePendingSource, StoredAction, Workspace, addressed_preview,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -36,9 +37,14 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Show(args) => show(&store, args.id.as_deref(), output),
         Command::Apply(args) => {
             let mut resolve_args = ResolveArgs::new(ResolveAction::Apply, args.reason.clone());
+            let mut extra = Map::new();
             if !args.only.is_empty() {
-                let mut extra = Map::new();
                 extra.insert("only".into(), json!(args.only));
+            }
+            if !args.except.is_empty() {
+                extra.insert("except".into(), json!(args.except));
+            }
+            if !extra.is_empty() {
                 resolve_args = resolve_args.with_extra(extra);
             }
             resolve(
@@ -57,6 +63,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
             output,
         ),
         Command::Undo(args) => undo(&store, args.id.as_deref(), output),
+        Command::Amend(args) => amend::run(&store, args, output),
         Command::Log => log(&store, output),
         Command::Review(args) => {
             let (hub_store, config) = (store.clone(), args.config.clone());
@@ -264,11 +271,20 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
         StoredAction::Pending(record) => {
             let preview = store.blobs().read_text(&record.preview_text)?;
             let human = format!(
-                "{} — pending ({}): {}\n\n{preview}",
-                record.id, record.origin, record.label
+                "{} — pending ({}): {}\n\n{}",
+                record.id,
+                record.origin,
+                record.label,
+                addressed_preview(&preview)
             );
+            // Hunks (which read every base) only for JSON output.
+            let hunks = if output.is_json() {
+                amend::hunks_json(store, &record)?
+            } else {
+                Value::Null
+            };
             (
-                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "preview": preview}),
+                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "preview": preview, "files": hunks}),
                 human,
             )
         }
@@ -360,13 +376,58 @@ fn history_line(entry: &HistoryRecord) -> String {
         .as_ref()
         .map_or_else(|| "unknown".to_owned(), ToString::to_string);
     format!(
-        "{}  {}  {outcome}  {}  (staged: {}, resolved: {resolved_by})  — {}",
+        "{}  {}  {outcome}  {}  (staged: {}, resolved: {resolved_by}){}  — {}",
         local_time(entry.resolved_at),
         entry.action.id,
         entry.action.label,
         entry.action.origin,
+        review_summary(entry),
         entry.reason
     )
+}
+
+/// What a log line says about a review: ` [kept src/a.rs#1,3; rejected src/a.rs#2; amended
+/// src/a.rs]`, or nothing when the action was neither picked hunk by hunk nor amended.
+fn review_summary(entry: &HistoryRecord) -> String {
+    let mut parts = Vec::new();
+    for file in entry.review.iter().flat_map(|review| &review.hunks) {
+        if file.landed.len() == file.hunks {
+            continue;
+        }
+        let numbers = |hunks: &mut dyn Iterator<Item = usize>| {
+            hunks
+                .map(|hunk| hunk.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        if !file.landed.is_empty() {
+            parts.push(format!(
+                "kept {}#{}",
+                file.path,
+                numbers(&mut file.landed.iter().copied())
+            ));
+        }
+        parts.push(format!(
+            "rejected {}#{}",
+            file.path,
+            numbers(&mut file.rejected.iter().map(|rejected| rejected.hunk))
+        ));
+    }
+    let mut amended: Vec<&str> = entry
+        .action
+        .amendments
+        .iter()
+        .map(|amendment| amendment.path.as_str())
+        .collect();
+    amended.dedup();
+    if !amended.is_empty() {
+        parts.push(format!("amended {}", amended.join(", ")));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", parts.join("; "))
+    }
 }
 
 /// Unix seconds as local time, `2026-12-03 14:05:09` (the seconds themselves when out of
@@ -399,6 +460,8 @@ fn history_json(entry: &HistoryRecord, workspace: &Workspace) -> anyhow::Result<
         "undone": entry.undone,
         "resolvedAt": entry.resolved_at,
         "resolvedBy": entry.resolved_by.as_ref().map(ToString::to_string),
+        "review": entry.review,
+        "amendments": entry.action.amendments,
         "preview": Blobs::of(workspace).read_text(&entry.action.preview_text)?,
     }))
 }

@@ -28,7 +28,8 @@ pub type HubFactory = Arc<dyn Fn() -> anyhow::Result<McpHub> + Send + Sync>;
 #[derive(Clone)]
 pub struct ReviewStore {
     store: Store,
-    hub: HubFactory,
+    /// `None` when the review only decides (the caller resolves).
+    hub: Option<HubFactory>,
 }
 
 impl std::fmt::Debug for ReviewStore {
@@ -43,7 +44,15 @@ impl ReviewStore {
     /// Review the actions of `store`; `hub` gives the MCP servers that resolve actions staged
     /// by their tools.
     pub fn new(store: Store, hub: HubFactory) -> Self {
-        Self { store, hub }
+        Self {
+            store,
+            hub: Some(hub),
+        }
+    }
+
+    /// Review the actions of `store` only to decide: applies and discards are the caller's.
+    pub fn deciding(store: Store) -> Self {
+        Self { store, hub: None }
     }
 
     /// Every pending action, head first; with `only`, just that one (if it is pending).
@@ -140,7 +149,10 @@ impl ReviewStore {
 
     /// Resolve `id` through the core dispatch, as `resolve apply`/`discard` do.
     fn resolve(&self, args: ResolveArgs, id: &str) -> anyhow::Result<String> {
-        let hub = (self.hub)()?;
+        let hub = match &self.hub {
+            Some(hub) => hub()?,
+            None => anyhow::bail!("this review only decides; it resolves nothing itself"),
+        };
         let source = StorePendingSource::new(self.store.clone(), None)
             .with_external_runner(Arc::new(hub.clone()));
         let session = ResolveSession::new()
@@ -165,7 +177,7 @@ impl ReviewStore {
 
 /// The decision that applies `request`: everything but the rejected hunks, for the version
 /// reviewed.
-fn review_decision(request: &ApplyRequest) -> anyhow::Result<ReviewDecision> {
+pub fn review_decision(request: &ApplyRequest) -> anyhow::Result<ReviewDecision> {
     let mut rejected = Vec::with_capacity(request.rejected.len());
     let mut rejections = Vec::new();
     for rejection in &request.rejected {

@@ -3,12 +3,11 @@
 //!
 //! Modules, bottom up: `model` (what is shown), `app` (the state and the keys; pure),
 //! `render` (drawing), `terminal` (raw mode and the alternate screen, restored on every way
-//! out), `editor` (`$VISUAL`/`$EDITOR`), and `adapter`, the only one that reads or changes the
-//! store. This module runs the loop: draw, read a key, carry out its effect.
+//! out), and `adapter`, the only one that reads or changes the store. The editor is the
+//! crate's (`crate::editor`, shared with `resolve amend`). This module runs the loop: draw, read a key, carry out its effect.
 
 mod adapter;
 mod app;
-mod editor;
 mod model;
 mod render;
 mod terminal;
@@ -17,7 +16,7 @@ mod terminal;
 mod sample;
 
 use crossterm::event::{self, Event};
-use resolve_edit::Store;
+use resolve_edit::{GateDecision, Store};
 
 pub use adapter::{HubFactory, ReviewStore};
 pub use app::ApplyRequest;
@@ -64,7 +63,7 @@ pub(crate) fn run(store: &Store, hub: HubFactory, output: Output) -> anyhow::Res
 
 /// What the reviewer decided about one action in [`decide`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decided {
+enum Decided {
     /// Apply what is kept.
     Apply(ApplyRequest),
     /// Discard, with the reason.
@@ -73,9 +72,29 @@ pub enum Decided {
     Quit,
 }
 
+/// The reason recorded when the reviewer leaves an apply gate's review with `q`.
+pub const DECLINED: &str = "The user declined without a reason.";
+
+/// The apply gate of `resolve agent --approve ask` on a terminal: review the pending action
+/// `id` the model asks to apply, and say what lands (amendments are made at once). `q` declines
+/// it like a discard without a reason.
+pub(crate) fn gate_decision(store: &Store, id: &str, color: bool) -> anyhow::Result<GateDecision> {
+    let review = ReviewStore::deciding(store.clone());
+    Ok(match decide(&review, id, color)? {
+        Decided::Apply(request) if request.rejected.is_empty() => GateDecision::Apply,
+        Decided::Apply(request) => GateDecision::ApplyPart {
+            decision: adapter::review_decision(&request)?,
+        },
+        Decided::Discard(reason) => GateDecision::Discard { reason },
+        Decided::Quit => GateDecision::Discard {
+            reason: DECLINED.to_owned(),
+        },
+    })
+}
+
 /// Review the one pending action `id` on the terminal and return the decision without carrying
 /// it out (the caller does); amendments are made at once.
-pub(crate) fn decide(review: &ReviewStore, id: &str, color: bool) -> anyhow::Result<Decided> {
+fn decide(review: &ReviewStore, id: &str, color: bool) -> anyhow::Result<Decided> {
     let actions = review.load(Some(id))?;
     if actions.is_empty() {
         anyhow::bail!("{id} is no longer pending");
@@ -186,7 +205,7 @@ impl Session<'_> {
                 return Ok(());
             }
         };
-        let edited = screen.suspended(|| editor::edit_text(path, &content))?;
+        let edited = screen.suspended(|| crate::editor::edit_in_editor(path, &content))?;
         self.app.status = Some(match edited {
             Ok(edited) if edited == content => format!("{path} is unchanged; nothing amended."),
             Ok(edited) => match self.review.amend(id, &version, path, edited) {

@@ -1,0 +1,42 @@
+//! Telling the model what a person did to the actions it staged: before each request, the
+//! session takes the reviewer notes waiting for it (a person amended, applied all or part of,
+//! or discarded a preview, in this process or another) and appends each as its own reminder
+//! message, like the `resolve` reminder (user role; for Anthropic a text block in the user
+//! turn). A note is taken from the store as it is sent, so it is sent once.
+//!
+//! Owned here: the [`ReviewerNotes`] hook and its store-backed form. Not owned: when notes are
+//! written or their words (`resolve-edit` and `resolve-store`).
+
+use std::fmt;
+
+use resolve_edit::{Origin, Store, reviewer_note_text};
+
+/// Where a session learns what a person did to the actions its model staged.
+pub trait ReviewerNotes: Send + Sync + fmt::Debug {
+    /// Take the notes not yet told, oldest first, as the texts the model reads; each is
+    /// handed out once.
+    fn take(&self) -> Result<Vec<String>, String>;
+}
+
+/// The reviewer notes of one origin in the durable store (`agent` for `resolve agent`).
+#[derive(Debug, Clone)]
+pub struct StoreReviewerNotes {
+    store: Store,
+    origin: Origin,
+}
+
+impl StoreReviewerNotes {
+    /// The notes `store` keeps for the actions `origin` staged.
+    pub fn new(store: Store, origin: Origin) -> Self {
+        Self { store, origin }
+    }
+}
+
+impl ReviewerNotes for StoreReviewerNotes {
+    fn take(&self) -> Result<Vec<String>, String> {
+        self.store
+            .take_reviewer_notes(&self.origin)
+            .map(|notes| notes.iter().map(reviewer_note_text).collect())
+            .map_err(|error| error.to_string())
+    }
+}

@@ -1,0 +1,130 @@
+//! `resolve amend [ID] [PATH]`: replace the previewed new content of one file of a pending
+//! action with a person's version, written in `$VISUAL`/`$EDITOR` or read from `--from FILE`;
+//! and the hunks of a pending action as `resolve show --json` lists them.
+
+use anyhow::Context;
+use resolve_edit::{
+    AmendOutcome, PendingRecord, Store, action_hunks, amend, amend_target, previewed_content,
+};
+use serde_json::{Value, json};
+
+use crate::Outcome;
+use crate::args::AmendArgs;
+use crate::output::{Output, failure};
+
+/// Run `resolve amend`.
+pub(crate) fn run(store: &Store, args: &AmendArgs, output: Output) -> anyhow::Result<Outcome> {
+    let (id, path) = match args.targets.as_slice() {
+        [] => (None, None),
+        [first] if first.starts_with("pending-action:") => (Some(first.clone()), None),
+        [first] => (None, Some(first.clone())),
+        [id, path, ..] => (Some(id.clone()), Some(path.clone())),
+    };
+    let record = match id {
+        Some(id) => match store.pending_record(&id)? {
+            Some(record) => record,
+            None => {
+                failure(
+                    output,
+                    &format!("`{id}` is not a pending action. Run `resolve pending` to list them."),
+                );
+                return Ok(Outcome::Failed);
+            }
+        },
+        None => match store.pending()?.into_iter().next() {
+            Some(record) => record,
+            None => {
+                failure(output, "No pending action to amend.");
+                return Ok(Outcome::Failed);
+            }
+        },
+    };
+    let path = match amend_target(&record, path.as_deref()) {
+        Ok(path) => path,
+        Err(error) => {
+            failure(output, &error.to_string());
+            return Ok(Outcome::Failed);
+        }
+    };
+    let content = match &args.from {
+        Some(from) if from.as_os_str() == "-" => std::io::read_to_string(std::io::stdin())
+            .context("could not read the new content from standard input")?,
+        Some(from) => std::fs::read_to_string(from)
+            .with_context(|| format!("could not read `{}`", from.display()))?,
+        None => {
+            let previewed = previewed_content(store, &record, &path)?;
+            match crate::editor::edit_in_editor(&path, &previewed) {
+                Ok(content) => content,
+                Err(error) => {
+                    failure(output, &format!("{error:#}"));
+                    return Ok(Outcome::Failed);
+                }
+            }
+        }
+    };
+    match amend(store, &record.id, &path, content, Some(&record.fingerprint)) {
+        Ok(AmendOutcome::Amended(amended)) => {
+            let diff = amended
+                .amendments
+                .last()
+                .map_or("", |amendment| amendment.diff.as_str());
+            let text = format!(
+                "Amended {path} in {} ({}); it is still pending.",
+                amended.id, amended.label
+            );
+            output.data(
+                &json!({"text": text, "id": amended.id, "path": path, "diff": diff}),
+                &format!("{text}\n\n{}", diff.trim_end()),
+            );
+            Ok(Outcome::Success)
+        }
+        Ok(AmendOutcome::Unchanged) => {
+            let text = format!("{path} is unchanged; nothing was amended.");
+            output.data(&json!({"text": text, "id": record.id, "path": path}), &text);
+            Ok(Outcome::Success)
+        }
+        Err(error) => {
+            failure(output, &error.to_string());
+            Ok(Outcome::Failed)
+        }
+    }
+}
+
+/// The files of `record` with their hunks, as `resolve show --json` lists them.
+pub(crate) fn hunks_json(store: &Store, record: &PendingRecord) -> anyhow::Result<Value> {
+    let hunks = action_hunks(store, record)?;
+    Ok(json!(
+        hunks
+            .files
+            .iter()
+            .map(|file| {
+                let hunks = file.hunks.as_ref().map(|file_hunks| {
+                    file_hunks
+                        .hunks
+                        .iter()
+                        .map(|hunk| {
+                            let (added, removed) = hunk.counts();
+                            json!({
+                                "address": format!("{}#{}", file.path, hunk.number),
+                                "number": hunk.number,
+                                "header": hunk.header,
+                                "oldStart": hunk.old_start,
+                                "oldLines": hunk.old_lines,
+                                "newStart": hunk.new_start,
+                                "newLines": hunk.new_lines,
+                                "added": added,
+                                "removed": removed,
+                            })
+                        })
+                        .collect::<Vec<_>>()
+                });
+                json!({
+                    "path": file.path,
+                    "kind": file.kind,
+                    "stale": file.hunks.is_none(),
+                    "hunks": hunks,
+                })
+            })
+            .collect::<Vec<_>>()
+    ))
+}

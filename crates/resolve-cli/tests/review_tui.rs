@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use resolve_test_support::{MockServer, Reply, Turn};
 use serde_json::{Value, json};
 
 /// A private tmux server (its own socket) with one 80×24 session; killed when dropped.
@@ -356,6 +357,29 @@ fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in
     assert!(log.contains("resolved: cli"), "{log}");
     assert!(log.contains("rename inside the crate only"), "{log}");
     assert!(resolve(root.path(), &["pending"]).contains("No pending actions."));
+
+    // The connection that staged it hears what the reviewer did with its next tool result.
+    let next = mcp.call("ls", json!({}));
+    let text = next["content"][0]["text"].as_str().unwrap().to_owned();
+    assert!(
+        text.contains(&format!(
+            "A reviewer resolved {id} (AST Edit: 3 replacements in 2 files)"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("src/lib.rs#2"), "{text}");
+    assert!(text.contains("callers outside the crate use foo"), "{text}");
+    assert!(text.contains("+    baz(1);"), "{text}");
+    assert!(text.contains("rename inside the crate only"), "{text}");
+    // Told once.
+    let again = mcp.call("ls", json!({}));
+    assert!(
+        !again["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("A reviewer"),
+        "{again}"
+    );
 }
 
 /// A workspace with one CLI-staged preview, and a review of it running in tmux (with
@@ -433,6 +457,89 @@ fn no_color_turns_colors_off_and_colors_are_on_otherwise() {
     let (_root, _scratch, tmux, _exit) = review_in_tmux("env -u NO_COLOR TERM=xterm-256color");
     let screen = tmux.screen_with_styles();
     assert!(colored(&screen), "{screen:?}");
+}
+
+#[test]
+fn agent_approve_ask_on_a_terminal_opens_the_review_and_the_model_hears_the_rejected_hunk() {
+    if !tmux_available() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let filler: String = (1..=12).map(|n| format!("line {n}\n")).collect();
+    std::fs::write(root.path().join("a.txt"), format!("one\n{filler}one\n")).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let model = runtime.block_on(MockServer::start(
+        [
+            Turn::call(
+                "c1",
+                "edit",
+                json!({"path": "a.txt", "old_text": "one", "new_text": "uno", "replace_all": true}),
+            ),
+            Turn::call(
+                "c2",
+                "resolve",
+                json!({"action": "apply", "reason": "Translate both."}),
+            ),
+            Turn::text("Done."),
+        ]
+        .into_iter()
+        .map(Reply::Turn)
+        .collect(),
+    ));
+    let scratch = tempfile::tempdir().unwrap();
+    let exit_file = scratch.path().join("exit");
+    let command = format!(
+        "'{resolve}' --root '{root}' agent --base-url '{base}' --model mock --api-key-env RESOLVE_TEST_NO_KEY --approve ask 'Change one to uno in a.txt.' 2> /dev/null; echo $? > '{exit}'; sleep 600",
+        resolve = env!("CARGO_BIN_EXE_resolve"),
+        root = root.path().display(),
+        base = model.openai_base(),
+        exit = exit_file.display(),
+    );
+    let tmux = Tmux::start(&command);
+    let screen = tmux.wait_for("the review of the model's preview", |screen| {
+        screen.contains("▶ a.txt#1")
+    });
+    assert!(screen.contains("staged by agent"), "{screen}");
+    assert!(screen.contains("a.txt  +2 -2  2 hunks"), "{screen}");
+    tmux.keys(&["j", "r"]);
+    tmux.wait_for("the reason prompt", |screen| {
+        screen.contains("Reject a.txt#2")
+    });
+    tmux.type_text("the second one is a proper name");
+    tmux.keys(&["Enter", "a"]);
+    tmux.wait_for("the apply prompt", |screen| {
+        screen.contains("Apply 1 of 2 hunks, reason:")
+    });
+    tmux.type_text("only the first");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the run to end", |_| exit_file.exists());
+    assert_eq!(std::fs::read_to_string(&exit_file).unwrap().trim(), "0");
+
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
+        format!("uno\n{filler}one\n")
+    );
+    // The model's `resolve` result names the hunk left out and why.
+    let last = model.bodies().pop().unwrap();
+    let result = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|message| message["role"] == "tool")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(result.contains("a.txt#2"), "{result}");
+    assert!(
+        result.contains("the second one is a proper name"),
+        "{result}"
+    );
 }
 
 #[test]

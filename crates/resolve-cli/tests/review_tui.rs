@@ -504,6 +504,12 @@ fn agent_approve_ask_on_a_terminal_opens_the_review_and_the_model_hears_the_reje
         screen.contains("▶ a.txt#1")
     });
     assert!(screen.contains("staged by agent"), "{screen}");
+    assert!(
+        screen.contains(
+            "The model asks to apply this: a applies what is kept, d discards, q declines."
+        ),
+        "{screen}"
+    );
     assert!(screen.contains("a.txt  +2 -2  2 hunks"), "{screen}");
     tmux.keys(&["j", "r"]);
     tmux.wait_for("the reason prompt", |screen| {

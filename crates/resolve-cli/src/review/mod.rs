@@ -72,6 +72,10 @@ enum Decided {
     Quit,
 }
 
+/// What the apply gate's review says when it opens.
+const GATE_STATUS: &str =
+    "The model asks to apply this: a applies what is kept, d discards, q declines.";
+
 /// The reason recorded when the reviewer leaves an apply gate's review with `q`.
 pub const DECLINED: &str = "The user declined without a reason.";
 
@@ -100,9 +104,11 @@ fn decide(review: &ReviewStore, id: &str, color: bool) -> anyhow::Result<Decided
         anyhow::bail!("{id} is no longer pending");
     }
     let mut screen = Screen::enter()?;
+    let mut app = App::new(actions);
+    app.status = Some(GATE_STATUS.to_owned());
     let mut session = Session {
         review,
-        app: App::new(actions),
+        app,
         theme: Theme { color },
         done: Vec::new(),
     };

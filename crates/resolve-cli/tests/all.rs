@@ -20,6 +20,7 @@ mod suite {
     mod crash;
     mod custom_tools;
     mod faults;
+    mod hunks;
     mod plan;
     mod review;
     mod staging;

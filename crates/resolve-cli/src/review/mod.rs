@@ -4,7 +4,8 @@
 //! Modules, bottom up: `model` (what is shown), `app` (the state and the keys; pure),
 //! `render` (drawing), `terminal` (raw mode and the alternate screen, restored on every way
 //! out), and `adapter`, the only one that reads or changes the store. The editor is the
-//! crate's (`crate::editor`, shared with `resolve amend`). This module runs the loop: draw, read a key, carry out its effect.
+//! crate's (`crate::editor`, shared with `resolve amend`). This module runs the loop: draw,
+//! read a key, carry out its effect.
 
 mod adapter;
 mod app;
@@ -18,9 +19,9 @@ mod sample;
 use crossterm::event::{self, Event};
 use resolve_edit::{GateDecision, Store};
 
-pub use adapter::{HubFactory, ReviewStore};
-pub use app::ApplyRequest;
-use app::{App, Effect};
+pub(crate) use adapter::HubFactory;
+use adapter::ReviewStore;
+use app::{App, ApplyRequest, Effect};
 use render::Theme;
 use terminal::Screen;
 

@@ -101,9 +101,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
         footer,
     );
     if let Mode::Prompt(prompt) = &app.mode {
-        let at = status.x + prompt_text(prompt.purpose, app).chars().count() as u16;
-        let typed = prompt.input.chars().count() as u16;
-        frame.set_cursor_position((at.saturating_add(typed).min(status.right() - 1), status.y));
+        let typed = prompt_text(prompt.purpose, app).chars().count() + prompt.input.chars().count();
+        let at = status
+            .x
+            .saturating_add(u16::try_from(typed).unwrap_or(u16::MAX));
+        frame.set_cursor_position((at.min(status.right().saturating_sub(1)), status.y));
     }
     if app.mode == Mode::Help {
         help(frame, area);

@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
 use super::*;
-use crate::review::app::App;
+use crate::review::app::{App, Mode};
 use crate::review::sample::two_actions;
 
 const PLAIN: Theme = Theme { color: false };
@@ -198,4 +198,17 @@ fn a_long_hunk_under_the_cursor_starts_at_the_top_and_pages_scroll_through_it() 
     assert!(!text(&drawn(&app, PLAIN)).contains("▶ src/lib.rs#2"));
     app.handle_key(KeyEvent::new(KeyCode::PageUp, KeyModifiers::NONE));
     assert!(text(&drawn(&app, PLAIN)).contains("▶ src/lib.rs#2"));
+}
+
+#[test]
+fn tiny_terminals_draw_without_panicking() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "aabc");
+    for (width, height) in [(1, 1), (10, 3), (80, 5), (20, 24)] {
+        for mode in [app.mode.clone(), Mode::Help] {
+            app.mode = mode;
+            let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+            terminal.draw(|frame| draw(frame, &app, COLOR)).unwrap();
+        }
+    }
 }

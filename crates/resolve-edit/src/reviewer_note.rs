@@ -12,7 +12,7 @@ pub fn reviewer_note_text(note: &ReviewerNote) -> String {
     let mut text = String::from("<system-reminder>\n");
     match &note.resolution {
         None => text.push_str(&format!(
-            "A reviewer amended {action}; it is still pending and now carries the reviewer's version."
+            "A reviewer amended {action}; it now carries the reviewer's version."
         )),
         Some(resolution) => match resolution.outcome {
             Outcome::Discarded => text.push_str(&format!(
@@ -175,7 +175,7 @@ mod tests {
             "<system-reminder>\nA reviewer discarded pending-action:edit:4 (Edit: src/a.rs); nothing was written.\nThe reviewer amended src/a.rs; the diff from your version to theirs:\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1 @@\n-x\n+y\nReason: \"Not this way.\"\n</system-reminder>"
         );
         let pending = reviewer_note_text(&note(None, vec![amendment]));
-        assert!(pending.contains("it is still pending and now carries the reviewer's version."));
+        assert!(pending.contains("it now carries the reviewer's version."));
         assert!(!pending.contains("Reason:"), "{pending}");
     }
 }

@@ -284,7 +284,7 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
                 Value::Null
             };
             (
-                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "preview": preview, "files": hunks}),
+                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "preview": preview, "files": hunks, "amendments": record.amendments}),
                 human,
             )
         }

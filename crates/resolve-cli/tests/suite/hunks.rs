@@ -376,11 +376,7 @@ fn amend_from_a_file_keeps_the_id_and_base_hashes_and_the_apply_writes_the_amend
         "{}",
         run.stdout
     );
-    assert_eq!(
-        workspace.pending_ids(),
-        [id.clone()],
-        "same id, still pending"
-    );
+    assert_eq!(workspace.pending_ids(), [id], "same id, still pending");
     let after = pending_record(&workspace, 1);
     assert_eq!(
         after["changeSet"]["files"]["a.txt"]["base_hash"],

@@ -447,6 +447,73 @@ async def check_malformed_arguments_are_error_results_and_the_server_keeps_servi
         workspace.close()
 
 
+def numbered(count: int, marked: tuple[int, ...] = ()) -> str:
+    return "".join(f"{n}!\n" if n in marked else f"{n}\n" for n in range(1, count + 1))
+
+
+async def check_a_persons_decision_in_another_process_is_told_once_to_the_staging_connection(
+    mode: str,
+) -> None:
+    workspace = Workspace({"a.txt": numbered(20), "b.txt": "b\n"})
+    try:
+        async with connect(workspace, mode) as first, connect(workspace, mode) as second:
+            staged = await call(first, "write", {"path": "a.txt", "content": numbered(20, (2, 19))})
+            pending_id = details(staged)["pendingId"]
+            shown = workspace.cli("show", pending_id)
+            expect("@@ -16,5 +16,5 @@ a.txt#2" in shown.stdout, shown.stdout)
+            # A person, in a terminal: everything but the second hunk.
+            cli = workspace.cli("apply", "--reason", "Only line 2.", "--except", "a.txt#2")
+            expect_eq(cli.returncode, 0, f"resolve apply exit code (stderr: {cli.stderr})")
+            expect("Applied 1 of 2 hunks in a.txt; dropped a.txt#2." in cli.stdout, cli.stdout)
+            expect_eq(workspace.read("a.txt"), numbered(20, (2,)), "the first hunk landed")
+
+            other = await call(second, "read", {"path": "b.txt"})
+            expect("A reviewer" not in text(other), f"another connection is not told: {text(other)!r}")
+            told = await call(first, "read", {"path": "b.txt"})
+            note = (
+                "<system-reminder>\n"
+                f"A reviewer resolved {pending_id} (Write: a.txt): applied a.txt#1; rejected a.txt#2.\n"
+                'Reason: "Only line 2."\n'
+                "</system-reminder>"
+            )
+            again = await call(first, "read", {"path": "b.txt"})
+            expect("A reviewer" not in text(again), f"told once: {text(again)!r}")
+            expect_eq(text(told), text(again) + "\n\n" + note, "the next result carries the note")
+
+            # An amendment, then a discard, by the person; told together at the next result.
+            staged = await call(first, "edit", {"path": "b.txt", "old_text": "b", "new_text": "B"})
+            pending_id = details(staged)["pendingId"]
+            workspace.write("reviewer.txt", "bee\n")
+            amended = workspace.cli("amend", "--from", str(workspace.root / "reviewer.txt"))
+            expect_eq(amended.returncode, 0, f"resolve amend exit code (stderr: {amended.stderr})")
+            discarded = workspace.cli("discard", "--reason", "Not yet.")
+            expect_eq(discarded.returncode, 0, f"resolve discard (stderr: {discarded.stderr})")
+            told = text(await call(first, "ls", {}))
+            expect(f"A reviewer discarded {pending_id} (Edit: b.txt); nothing was written." in told, told)
+            expect("-B\n+bee\n" in told, f"the amendment's diff: {told!r}")
+            expect('Reason: "Not yet."' in told, told)
+            expect("A reviewer" not in text(await call(first, "ls", {})), "told once")
+            expect("A reviewer" not in text(await call(second, "ls", {})), "never to the other")
+    finally:
+        workspace.close()
+
+
+async def check_the_model_applies_hunks_with_extra_only(mode: str) -> None:
+    workspace = Workspace({"a.txt": numbered(20)})
+    try:
+        async with connect(workspace, mode) as client:
+            await call(client, "write", {"path": "a.txt", "content": numbered(20, (2, 19))})
+            applied = await call(
+                client, "resolve", {"action": "apply", "reason": "Line 19 only.", "extra": {"only": ["a.txt#2"]}}
+            )
+            expect_eq(applied.is_error, False, text(applied))
+            expect("Applied 1 of 2 hunks in a.txt; dropped a.txt#1." in text(applied), text(applied))
+            expect("A reviewer" not in text(applied), "the model is not told about its own decision")
+            expect_eq(workspace.read("a.txt"), numbered(20, (19,)), "hunk 2 landed")
+    finally:
+        workspace.close()
+
+
 CHECKS = [
     check_tools_are_listed_with_literal_schemas_and_annotations,
     check_every_result_reminds_while_pending_then_apply_lands,
@@ -458,6 +525,8 @@ CHECKS = [
     check_resources_list_and_read_previews_and_history,
     check_list_changed_is_notified,
     check_malformed_arguments_are_error_results_and_the_server_keeps_serving,
+    check_a_persons_decision_in_another_process_is_told_once_to_the_staging_connection,
+    check_the_model_applies_hunks_with_extra_only,
 ]
 
 

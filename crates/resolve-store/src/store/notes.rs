@@ -146,34 +146,41 @@ impl Store {
     }
 
     /// Take every note for `origin`, oldest action first: each is removed as it is handed out,
-    /// so no note is handed out twice. Without notes, takes no lock.
+    /// so no note is handed out twice. Takes the lock only when a note for `origin` is there
+    /// (notes are written whole, by rename, so they can be looked at without it).
     pub fn take_reviewer_notes(&self, origin: &Origin) -> Result<Vec<ReviewerNote>, StoreError> {
-        let dir = self.workspace.layout().notes_dir();
-        if !self.workspace.layout().exists() || fs::list_dir(&dir)?.is_empty() {
+        if !self.workspace.layout().exists() || self.note_seqs(origin)?.is_empty() {
             return Ok(Vec::new());
         }
         let _lock = self.session()?;
-        let mut seqs: Vec<u64> = fs::list_dir(&dir)?
-            .iter()
-            .filter_map(|name| record_seq(name))
-            .collect();
-        seqs.sort_unstable();
         let mut taken = Vec::new();
-        for seq in seqs {
+        for seq in self.note_seqs(origin)? {
             let path = self.workspace.layout().note_file(seq);
-            let Some(note) = read_json::<ReviewerNote>(&path)? else {
-                continue;
-            };
-            if &note.origin != origin {
-                continue;
+            if let Some(note) = read_json::<ReviewerNote>(&path)? {
+                fs::remove_file(&path)?;
+                taken.push(note);
             }
-            fs::remove_file(&path)?;
-            taken.push(note);
         }
         if !taken.is_empty() {
-            fs::sync_dir(&dir)?;
+            fs::sync_dir(&self.workspace.layout().notes_dir())?;
         }
         Ok(taken)
+    }
+
+    /// The seqs of the notes for `origin`, ascending.
+    fn note_seqs(&self, origin: &Origin) -> Result<Vec<u64>, StoreError> {
+        let mut seqs = Vec::new();
+        for name in fs::list_dir(&self.workspace.layout().notes_dir())? {
+            let Some(seq) = record_seq(&name) else {
+                continue;
+            };
+            let path = self.workspace.layout().note_file(seq);
+            if read_json::<ReviewerNote>(&path)?.is_some_and(|note| &note.origin == origin) {
+                seqs.push(seq);
+            }
+        }
+        seqs.sort_unstable();
+        Ok(seqs)
     }
 }
 

@@ -356,6 +356,16 @@ fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in
     assert!(log.contains("applied"), "{log}");
     assert!(log.contains("resolved: cli"), "{log}");
     assert!(log.contains("rename inside the crate only"), "{log}");
+    assert!(
+        log.contains("[kept src/lib.rs#1; rejected src/lib.rs#2; amended src/main.rs]"),
+        "{log}"
+    );
+    let log: Value = serde_json::from_str(&resolve(root.path(), &["log", "--json"])).unwrap();
+    let rejected = log["history"][0]["review"].to_string();
+    assert!(
+        rejected.contains("callers outside the crate use foo"),
+        "{log}"
+    );
     assert!(resolve(root.path(), &["pending"]).contains("No pending actions."));
 
     // The connection that staged it hears what the reviewer did with its next tool result.

@@ -328,6 +328,76 @@ fn a_hunk_apply_killed_at_every_crash_point_lands_all_selected_hunks_or_none() {
     assert!(crashed >= 8, "only {crashed} crash points were reached");
 }
 
+/// A Rust file with two calls of `foo` far enough apart to make two hunks; `first` and
+/// `second` say which of them read `bar`.
+fn two_calls(index: usize, first: bool, second: bool) -> String {
+    let call = |rewritten: bool| if rewritten { "bar" } else { "foo" };
+    format!(
+        "fn f{index}() {{\n    let v = {}({index});\n{}    let w = {}({index});\n}}\n",
+        call(first),
+        "    // filler\n".repeat(10),
+        call(second)
+    )
+}
+
+#[test]
+fn a_hunk_apply_killed_with_sigkill_at_any_instant_lands_every_kept_hunk_or_none() {
+    const FILES: usize = 200;
+    const ROUNDS: u32 = 12;
+    let staged = || {
+        let workspace = Workspace::new();
+        for index in 0..FILES {
+            workspace.write(
+                &format!("src/f{index}.rs"),
+                two_calls(index, false, false).as_bytes(),
+            );
+        }
+        workspace
+            .run(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"])
+            .expect_code(0);
+        workspace
+    };
+    // Leave out the second hunk of every file: each file is composed.
+    let mut args = vec!["apply", "--reason", "Crash test.", "--except"];
+    let except: Vec<String> = (0..FILES)
+        .map(|index| format!("src/f{index}.rs#2"))
+        .collect();
+    args.extend(except.iter().map(String::as_str));
+
+    let calibration = staged();
+    let started = std::time::Instant::now();
+    calibration.run(&args).expect_code(0);
+    let full = started.elapsed();
+    assert_eq!(calibration.read("src/f7.rs"), two_calls(7, true, false));
+
+    let mut rolled_back = 0;
+    for round in 0..ROUNDS {
+        let workspace = staged();
+        let mut child = workspace.command(&args).spawn().unwrap();
+        std::thread::sleep(full * round * 5 / (ROUNDS * 4));
+        let _ = child.kill();
+        let _ = child.wait();
+        // Any invocation recovers first.
+        let pending = workspace.pending_ids();
+        let contents: Vec<String> = (0..FILES)
+            .map(|index| workspace.read(&format!("src/f{index}.rs")))
+            .collect();
+        let landed = (0..FILES).all(|index| contents[index] == two_calls(index, true, false));
+        let untouched = (0..FILES).all(|index| contents[index] == two_calls(index, false, false));
+        assert!(
+            landed || untouched,
+            "round {round}: a mix of old and new files after recovery"
+        );
+        assert_eq!(
+            pending.is_empty(),
+            landed,
+            "round {round}: pending iff rolled back"
+        );
+        rolled_back += usize::from(untouched);
+    }
+    eprintln!("a hunk apply takes {full:?}; {rolled_back} of {ROUNDS} rounds rolled back");
+}
+
 #[test]
 fn undo_reverts_exactly_the_hunks_that_landed_and_the_log_names_them() {
     let workspace = Workspace::with(&[("a.txt", lines(30, &[]).as_str())]);

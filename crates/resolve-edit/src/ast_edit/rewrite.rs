@@ -217,6 +217,7 @@ mod tests {
 
     use super::*;
     use crate::ast_edit::AstEditOp;
+    use crate::ast_edit::prefilter::Prefilter;
 
     fn ops(lang: SupportLang, pairs: &[(&str, &str)]) -> LanguageOps {
         let ops: Vec<AstEditOp> = pairs
@@ -226,7 +227,7 @@ mod tests {
                 out: (*out).to_owned(),
             })
             .collect();
-        LanguageOps::compile(lang, &ops)
+        LanguageOps::compile(lang, &ops, Prefilter::Literals)
     }
 
     fn rewrite(source: &str, lang: SupportLang, pairs: &[(&str, &str)]) -> Option<String> {

@@ -92,7 +92,7 @@ fn comma() -> impl Strategy<Value = &'static str> {
 
 /// One Rust statement: a match, a match split by gaps, a decoy or a string holding the tokens.
 fn rust_statement() -> impl Strategy<Value = String> {
-    (0..12usize, gap(), gap(), gap(), comma()).prop_map(|(kind, g1, g2, g3, comma)| match kind {
+    (0..16usize, gap(), gap(), gap(), comma()).prop_map(|(kind, g1, g2, g3, comma)| match kind {
         0 => format!("let x = mem{g1}::{g2}replace({g3}&mut a, b{comma});"),
         1 => format!("let x = std::mem::replace(&mut a,{g1}b);"),
         2 => format!("return Poll{g1}::{g2}Ready({g3}v{comma});"),
@@ -104,6 +104,11 @@ fn rust_statement() -> impl Strategy<Value = String> {
         8 => format!("let w = r#\"Poll::Ready({g1})\"#; let mem = 1;"),
         9 => format!("foo(a,{g1}b{comma}); foo(a{g2}, b);"),
         10 => format!("let t = mem::replace(&mut a, mem::replace(&mut b,{g1}c));"),
+        // Lines starting with `//`: comments, or code after a string or comment ends.
+        12 => "/// let d = mem::replace(&mut a, b).unwrap(); Poll::Ready(d)".to_owned(),
+        13 => format!("let s = \"a\n// \"; x{g1}.unwrap(); let q = Poll::Ready(1);"),
+        14 => format!("/* a\n  // b */ mem::replace({g1}&mut a, b);"),
+        15 => "let s = r#\"\n// x.unwrap() mem::replace(a, b)\n\"#;".to_owned(),
         _ => format!("let c = a{g1}as{g2}u32;"),
     })
 }
@@ -114,7 +119,7 @@ fn rust_file() -> impl Strategy<Value = String> {
 }
 
 fn python_statement() -> impl Strategy<Value = String> {
-    (0..7usize, python_gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| {
+    (0..8usize, python_gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| {
         let g2 = g2.replace("/*", "#").replace("*/", "\n");
         match kind {
             0 => format!("x = foo{g1}.bar(a, b{comma})"),
@@ -123,6 +128,7 @@ fn python_statement() -> impl Strategy<Value = String> {
             3 => "# foo.bar(a, b)".to_owned(),
             4 => format!("y = bar.foo(a){g1}"),
             5 => format!("print(foo.bar(foo.bar(1, 2), 3){g1})"),
+            6 => format!("w = (a\n    // foo.bar(1,{g2}2))"),
             _ => format!("z = a{g1}in b"),
         }
     })
@@ -133,13 +139,14 @@ fn python_file() -> impl Strategy<Value = String> {
 }
 
 fn typescript_statement() -> impl Strategy<Value = String> {
-    (0..7usize, gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| match kind {
+    (0..8usize, gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| match kind {
         0 => format!("foo{g1}.{g2}bar(a, b{comma});"),
         1 => format!("let a = foo.bar(1){g1}"),
         2 => "const s = `foo.bar(${x})`;".to_owned(),
         3 => format!("console{g1}.log(a,{g2}b{comma})"),
         4 => "/* foo.bar(a, b) */ let q = 1;".to_owned(),
         5 => format!("const v = x as{g1}number;"),
+        6 => format!("const t = `a\n// ${{foo.bar(a,{g1}b)}}`;"),
         _ => format!("foo.bar(foo.bar(1,{g1}2), 3);"),
     })
 }

@@ -13,6 +13,11 @@
 //! pattern ends between them (the matcher lets a node of the source carry trailing children the
 //! pattern lacks), anything may come between.
 //!
+//! A token found on a line that is surely a comment (see [`GapRules`]: in languages where `//`
+//! always starts one, a line starting with `//` with nothing after it that could end a string or
+//! a block comment the line might be inside of) is not counted, unless the pattern itself holds
+//! `//`: the documentation examples of a crate name `.unwrap()` in many files that never call it.
+//!
 //! Unnamed tokens of the pattern are not required in the text: a grammar may give them no width
 //! (an inserted `;`) or a text other than their kind. [`Prefilter::Off`] turns the filter off,
 //! which is how tests check it against parsing everything.
@@ -42,6 +47,8 @@ pub enum Prefilter {
 /// separated only by a gap [`GapRules`] allows.
 pub(super) struct LiteralFilter {
     chains: Vec<Chain>,
+    /// Whether tokens on comment lines are left out (not when the pattern holds `//`).
+    skip_comment_lines: bool,
 }
 
 /// Tokens the pattern has next to each other.
@@ -59,7 +66,7 @@ enum Leaf {
 
 impl LiteralFilter {
     /// The filter of `pattern`: its named leaves, in order, split where anything may come.
-    pub(super) fn of(pattern: &Pattern) -> Self {
+    pub(super) fn of(pattern: &Pattern, source: &str) -> Self {
         let mut leaves = Vec::new();
         collect_leaves(&pattern.node, &mut leaves);
         let mut chains = Vec::new();
@@ -78,14 +85,17 @@ impl LiteralFilter {
                 }
             }
         }
-        Self { chains }
+        Self {
+            chains,
+            skip_comment_lines: !source.contains("//"),
+        }
     }
 
     /// Whether `text` may hold a match: every chain found, each after the previous one.
     pub(super) fn may_match(&self, text: &[u8], gaps: &GapRules) -> bool {
         let mut from = 0;
         for chain in &self.chains {
-            let Some(start) = chain.find(text, from, gaps) else {
+            let Some(start) = chain.find(text, from, gaps, self.skip_comment_lines) else {
                 return false;
             };
             // The chain's end is at least past its first token; the next chain starts after it.
@@ -96,13 +106,23 @@ impl LiteralFilter {
 }
 
 impl Chain {
-    /// The first start at or after `from` where the whole chain follows.
-    fn find(&self, text: &[u8], from: usize, gaps: &GapRules) -> Option<usize> {
+    /// The first start at or after `from` where the whole chain follows (not on a comment
+    /// line, with `skip_comment_lines`).
+    fn find(
+        &self,
+        text: &[u8],
+        from: usize,
+        gaps: &GapRules,
+        skip_comment_lines: bool,
+    ) -> Option<usize> {
         let haystack = text.get(from..)?;
         self.first
             .find_iter(haystack)
             .map(|at| from + at)
-            .find(|&start| follows(text, start + self.first.needle().len(), &self.rest, gaps))
+            .find(|&start| {
+                !(skip_comment_lines && gaps.on_comment_line(text, start))
+                    && follows(text, start + self.first.needle().len(), &self.rest, gaps)
+            })
     }
 }
 
@@ -148,12 +168,22 @@ fn collect_leaves(node: &PatternNode, leaves: &mut Vec<Leaf>) {
     }
 }
 
-/// What a gap between two adjacent tokens may hold in one language: whitespace, comments,
-/// non-word characters and the grammar's unnamed tokens.
+/// What the prefilter knows of one language's text: what a gap between two adjacent tokens
+/// may hold (whitespace, comments, non-word characters and the grammar's unnamed tokens), and
+/// which lines are surely comments.
 pub(super) struct GapRules {
     /// The grammar's unnamed tokens that hold a word character, lowercased, by first byte.
     keywords: Vec<Vec<Vec<u8>>>,
+    /// In a language where `//` always starts a comment, the bytes that may end a string (or an
+    /// interpolation in one) spanning lines: a line starting with `//` and holding none of these
+    /// (nor `*/`) before a position is a comment there.
+    comment_line_breakers: Option<&'static [u8]>,
 }
+
+/// Rust strings end with `"` (raw ones with `"#`); there is no interpolation.
+const RUST_STRING_ENDS: &[u8] = b"\"";
+/// Quotes of any kind, and what starts or ends an interpolation or an escaped line end.
+const C_FAMILY_STRING_ENDS: &[u8] = b"\"'`$\\{}";
 
 /// Line comments of the languages searched (any of them is allowed in any language: more
 /// allowed in a gap keeps more files, never fewer).
@@ -194,7 +224,41 @@ impl GapRules {
                 }
             }
         }
-        Self { keywords }
+        let comment_line_breakers = match lang {
+            SupportLang::Rust => Some(RUST_STRING_ENDS),
+            SupportLang::C
+            | SupportLang::Cpp
+            | SupportLang::CSharp
+            | SupportLang::Dart
+            | SupportLang::Go
+            | SupportLang::Java
+            | SupportLang::Kotlin
+            | SupportLang::Scala
+            | SupportLang::Solidity
+            | SupportLang::Swift
+            | SupportLang::TypeScript
+            | SupportLang::Zig => Some(C_FAMILY_STRING_ENDS),
+            // `//` is an operator (Python, Nix), a regular expression (Ruby) or text (JSX,
+            // PHP's HTML) there, or the language has no `//` comments.
+            _ => None,
+        };
+        Self {
+            keywords,
+            comment_line_breakers,
+        }
+    }
+
+    /// Whether the text at `at` is surely inside a `//` comment that starts its line.
+    fn on_comment_line(&self, text: &[u8], at: usize) -> bool {
+        let Some(breakers) = self.comment_line_breakers else {
+            return false;
+        };
+        let line_start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |newline| newline + 1);
+        let Some(comment) = text[line_start..at].trim_ascii_start().strip_prefix(b"//") else {
+            return false;
+        };
+        !comment.iter().any(|byte| breakers.contains(byte))
+            && memmem::find(comment, b"*/").is_none()
     }
 
     /// Call `to` with every position one gap item starting at `at` ends at (each past `at`).
@@ -277,7 +341,7 @@ mod tests {
     use super::*;
 
     fn filter(pattern: &str, lang: SupportLang) -> LiteralFilter {
-        LiteralFilter::of(&Pattern::try_new(pattern, lang).unwrap())
+        LiteralFilter::of(&Pattern::try_new(pattern, lang).unwrap(), pattern)
     }
 
     /// The chains of tokens, as text.
@@ -368,6 +432,36 @@ mod tests {
         let rust = SupportLang::Rust;
         assert!(keeps("foo($A, 1)", rust, "foo(x, 1)"));
         assert!(!keeps("foo($A, 1)", rust, "let a = 1; foo(x, y)"));
+    }
+
+    #[test]
+    fn a_token_on_a_comment_line_does_not_count() {
+        let rust = SupportLang::Rust;
+        for source in [
+            "/// let a = b.unwrap();\nfn f() {}\n",
+            "fn f() {\n    // b.unwrap() would panic\n}\n",
+            "fn f() {\n    /* a\n    // b.unwrap() */\n}\n",
+        ] {
+            assert!(!matches("$X.unwrap()", rust, source), "{source}");
+            assert!(!keeps("$X.unwrap()", rust, source), "{source}");
+        }
+        // The same line is code after a string or a block comment ends on it.
+        for source in [
+            "fn f() { let s = \"a\n// \"; b.unwrap(); }",
+            "fn f() { /* a\n// b */ c.unwrap(); }",
+        ] {
+            assert!(matches("$X.unwrap()", rust, source), "{source}");
+            assert!(keeps("$X.unwrap()", rust, source), "{source}");
+        }
+        // `//` is floor division in Python; a pattern holding `//` counts every line.
+        let python = "x = (a\n    // b.unwrap())\n";
+        assert!(matches("$X.unwrap()", SupportLang::Python, python));
+        assert!(keeps("$X.unwrap()", SupportLang::Python, python));
+        let template = "const s = `a\n// ${b.unwrap()}`;\n";
+        assert!(matches("$X.unwrap()", SupportLang::TypeScript, template));
+        assert!(keeps("$X.unwrap()", SupportLang::TypeScript, template));
+        let quoted = "fn f() {\n    // f(\"//\", a)\n}";
+        assert!(keeps("f(\"//\", $A)", rust, quoted));
     }
 
     #[test]

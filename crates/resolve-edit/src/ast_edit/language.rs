@@ -124,6 +124,13 @@ impl LanguageOps {
         })
     }
 
+    /// Where in `text` the first literal token of `op` occurs, which every match of it covers;
+    /// `None` when any node may match (no token, or [`Prefilter::Off`]).
+    pub(super) fn anchors(&self, op: &CompiledOp, text: &str) -> Option<Vec<usize>> {
+        self.gaps.as_ref()?;
+        op.filter.anchors(text.as_bytes())
+    }
+
     /// Whether `text` may hold a match: a match contains its pattern's literal tokens in
     /// order, so a text lacking those of every usable op cannot match (and need not be parsed).
     pub(super) fn may_match(&self, text: &str) -> bool {

@@ -27,12 +27,14 @@
 //!
 //! The parts, each using only those listed before it: `request` (the call's arguments, outcome
 //! and contract texts), `prefilter` (which texts may hold a match of a pattern, without
-//! parsing), `language` (languages and ops compiled per language), `packs` (where
+//! parsing), `anchored` (finding matches by visiting only nodes that cover an occurrence of
+//! the pattern's first token), `language` (languages and ops compiled per language), `packs` (where
 //! changed files' texts and diffs are stored), `rewrite` (one file: read, rewrite, store) and
 //! `assembly` (the preview, put together in path order). This module checks the request and
 //! runs the search. Which files are searched (the scope module), the blob store, the change
 //! set's spool and the preview text are not owned here.
 
+mod anchored;
 mod assembly;
 mod language;
 mod packs;

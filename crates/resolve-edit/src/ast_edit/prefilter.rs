@@ -91,6 +91,13 @@ impl LiteralFilter {
         }
     }
 
+    /// Where the first token occurs in `text` (every match covers one of these places), in
+    /// ascending order; `None` for a pattern without tokens.
+    pub(super) fn anchors(&self, text: &[u8]) -> Option<Vec<usize>> {
+        let first = &self.chains.first()?.first;
+        Some(first.find_iter(text).collect())
+    }
+
     /// Whether `text` may hold a match: every chain found, each after the previous one.
     pub(super) fn may_match(&self, text: &[u8], gaps: &GapRules) -> bool {
         let mut from = 0;

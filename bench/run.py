@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 """Benchmark `resolve ast-edit` / `resolve apply` against the `ast-grep` CLI.
 
-Usage:  python3 bench/run.py [--corpus DIR] [--runs N] [--scale 1,4,16] ...
+Usage:  python3 bench/run.py [--corpus DIR|tokio] [--runs N] [--scale 1,4,16] ...
 
 Downloads nothing at run time except, when it is missing, `ast-grep-cli==0.51.1` from PyPI
 into a virtual environment (the same one CI uses). Without `--corpus`, the corpus is built from
 the crate sources already in the local cargo registry (~/.cargo/registry/src): whole crate
 directories in name order until their `.rs` files reach `--corpus-mb` MB; without a registry,
-a generated tree. `.gitignore` files are dropped from the copy, because ast-grep ignores them
+a generated tree. `--corpus tokio` is tokio's `src/` from the cargo registry (the newest
+tokio-1.* there; fetched with `cargo fetch` into the registry when there is none), four copies
+side by side. `.gitignore` files are dropped from the copy, because ast-grep ignores them
 outside a git repository while resolve honors them, and both tools must see the same files.
 
 Every measurement runs both tools alternately on fresh copies of the corpus, one process at a
 time, and reports the median of `--runs` runs: wall time, CPU time (user + system of the child)
-and peak RSS (the child's ru_maxrss, from wait4). Rows:
+and peak RSS (from GNU time, `/usr/bin/time`, when it is there; else wait4). Rows:
 
   preview selective   resolve ast-edit (diff + staged pending action) vs ast-grep --json
   preview broad       the same with a pattern matching almost everywhere
@@ -21,6 +23,10 @@ and peak RSS (the child's ru_maxrss, from wait4). Rows:
 
 Then a scaling table: resolve preview (broad) on 1x, 4x and 16x the corpus (copies side by
 side), with ast-grep on the same tree for reference.
+
+With `--corpus tokio` the preview rows are selective `mem::replace($A, $B)`, medium
+`Poll::Ready($V)` and dense `$X.unwrap()`, the apply row is the dense one, and there is no
+scaling table (the corpus is already four copies).
 """
 
 from __future__ import annotations
@@ -39,6 +45,14 @@ REPO = Path(__file__).resolve().parent.parent
 AST_GREP_VERSION = "0.51.1"
 SELECTIVE = ("Poll::Ready($V)", "Poll::Ready(Ok($V))")
 BROAD = ("$X.unwrap()", '$X.expect("todo")')
+# The preview rows: (name, pattern), and the pattern of the apply row.
+DEFAULT_ROWS = [("selective", SELECTIVE), ("broad", BROAD)]
+TOKIO_ROWS = [
+    ("selective", ("mem::replace($A, $B)", "std::mem::replace($A, $B)")),
+    ("medium", ("Poll::Ready($V)", "Poll::Ready(Ok($V))")),
+    ("dense", BROAD),
+]
+TOKIO_COPIES = 4
 
 
 # --- measuring ----------------------------------------------------------------------------
@@ -49,17 +63,30 @@ class Sample:
         self.wall, self.cpu, self.rss_kb = wall, cpu, rss_kb
 
 
+TIME = Path("/usr/bin/time")
+
+
 def measure(argv: list[str], cwd: Path | None = None, stdout=subprocess.DEVNULL) -> Sample:
-    """Run argv once; wall time, CPU time and peak RSS of that child alone."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    if proc.returncode != 0:
-        sys.exit(f"failed ({proc.returncode}): {' '.join(argv)}\n{err}")
-    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+    """Run argv once; wall time, CPU time and peak RSS of that child alone.
+
+    Peak RSS comes from GNU time (`/usr/bin/time -f %M`): the ru_maxrss that wait4 reports for a
+    child of this script starts at this script's own peak (Linux carries the peak of the
+    memory a process replaces at exec into its rusage), which hides any child smaller than it.
+    """
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        timed = [str(TIME), "-f", "%M %U %S", "-o", report.name, *argv] if TIME.exists() else argv
+        started = time.perf_counter()
+        proc = subprocess.Popen(timed, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        if proc.returncode != 0:
+            sys.exit(f"failed ({proc.returncode}): {' '.join(argv)}\n{err}")
+        if not TIME.exists():
+            return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+        rss_kb, user, system = report.read().split()[-3:]
+        return Sample(wall, float(user) + float(system), int(rss_kb))
 
 
 def median(samples: list[Sample]) -> Sample:
@@ -131,6 +158,38 @@ def build_corpus(dest: Path, megabytes: float) -> str:
         generate_tree(dest, megabytes)
         return f"generated tree ({rs_bytes(dest) / 1e6:.1f} MB of .rs)"
     return f"{used} crates from {registry} ({total / 1e6:.1f} MB of .rs)"
+
+
+def registry_tokio() -> Path | None:
+    """The newest tokio-1.* in the local cargo registry."""
+    registry = Path.home() / ".cargo/registry/src"
+    found = sorted(
+        (c for index in registry.glob("*") for c in index.glob("tokio-1.*") if (c / "src").is_dir()),
+        key=lambda c: [int(p) if p.isdigit() else 0 for p in c.name[len("tokio-"):].split(".")],
+    )
+    return found[-1] if found else None
+
+
+def tokio_corpus(dest: Path, work: Path) -> str:
+    """Four copies of tokio's src/, fetched into the registry first when it is missing."""
+    crate = registry_tokio()
+    if crate is None:
+        manifest = work / "fetch-tokio"
+        (manifest / "src").mkdir(parents=True)
+        (manifest / "src/lib.rs").write_text("")
+        (manifest / "Cargo.toml").write_text(
+            '[package]\nname = "fetch-tokio"\nversion = "0.0.0"\nedition = "2021"\n'
+            '[dependencies]\ntokio = "1"\n'
+        )
+        subprocess.run(["cargo", "fetch", "--manifest-path", str(manifest / "Cargo.toml")],
+                       check=True)
+        crate = registry_tokio()
+        if crate is None:
+            sys.exit("cargo fetch did not bring tokio into ~/.cargo/registry/src")
+    dest.mkdir(parents=True)
+    for i in range(TOKIO_COPIES):
+        shutil.copytree(crate / "src", dest / f"copy{i}", symlinks=True)
+    return f"{crate.name}/src x{TOKIO_COPIES} ({rs_bytes(dest) / 1e6:.1f} MB of .rs)"
 
 
 def generate_tree(dest: Path, megabytes: float) -> None:
@@ -244,7 +303,7 @@ def fmt_row(name: str, ours: Sample, theirs: Sample) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, help="a directory of Rust sources")
+    parser.add_argument("--corpus", help="a directory of Rust sources, or `tokio`")
     parser.add_argument("--corpus-mb", type=float, default=16.0,
                         help="size of the default corpus in MB of .rs (default 16)")
     parser.add_argument("--runs", type=int, default=5, help="runs per row (default 5)")
@@ -254,7 +313,8 @@ def main() -> None:
     parser.add_argument("--no-build", action="store_true", help="do not run cargo build")
     parser.add_argument("--ast-grep", help="the ast-grep binary (default: venv, installed if missing)")
     parser.add_argument("--work", type=Path, help="scratch directory (default: a temp dir)")
-    parser.add_argument("--skip", default="", help="comma list of: selective,broad,apply,scale")
+    parser.add_argument("--skip", default="",
+                        help="comma list of: selective,broad,medium,dense,apply,scale")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
 
@@ -263,7 +323,12 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="resolve-bench-", dir=args.work))
     try:
         corpus = work / "corpus"
-        if args.corpus:
+        tokio = args.corpus == "tokio"
+        rows = TOKIO_ROWS if tokio else DEFAULT_ROWS
+        if tokio:
+            described = tokio_corpus(corpus, work)
+            skip.add("scale")
+        elif args.corpus:
             shutil.copytree(args.corpus, corpus, symlinks=True)
             described = f"{args.corpus} ({rs_bytes(corpus) / 1e6:.1f} MB of .rs)"
         else:
@@ -276,15 +341,14 @@ def main() -> None:
         print("| row | resolve wall | ast-grep wall | ratio | resolve CPU | ast-grep CPU | ratio "
               "| resolve RSS | ast-grep RSS | ratio |")
         print("|---|---|---|---|---|---|---|---|---|---|")
-        if "selective" not in skip:
-            ours, theirs = preview_row(args, resolve, ast_grep, corpus, work, SELECTIVE)
-            print(fmt_row(f"preview selective `{SELECTIVE[0]}`", ours, theirs), flush=True)
-        if "broad" not in skip:
-            ours, theirs = preview_row(args, resolve, ast_grep, corpus, work, BROAD)
-            print(fmt_row(f"preview broad `{BROAD[0]}`", ours, theirs), flush=True)
+        for name, pattern in rows:
+            if name not in skip:
+                ours, theirs = preview_row(args, resolve, ast_grep, corpus, work, pattern)
+                print(fmt_row(f"preview {name} `{pattern[0]}`", ours, theirs), flush=True)
         if "apply" not in skip:
-            ours, theirs = apply_row(args, resolve, ast_grep, corpus, work, BROAD)
-            print(fmt_row(f"apply `{BROAD[0]}` (vs `-U`)", ours, theirs), flush=True)
+            pattern = rows[-1][1]
+            ours, theirs = apply_row(args, resolve, ast_grep, corpus, work, pattern)
+            print(fmt_row(f"apply `{pattern[0]}` (vs `-U`)", ours, theirs), flush=True)
         if "scale" not in skip:
             print(f"\nScaling, preview broad `{BROAD[0]}` (median of {args.scale_runs}):\n")
             print("| corpus | .rs MB | resolve wall | resolve RSS | ast-grep wall | ast-grep RSS |")

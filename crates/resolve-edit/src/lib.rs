@@ -65,7 +65,7 @@ pub use resolve_store::{
 
 pub use ast_edit::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
-    preview_ast_edit, supported_languages,
+    Prefilter, preview_ast_edit, preview_ast_edit_with, supported_languages,
 };
 pub use blocking::{TaskDied, run_blocking};
 pub use diff::{change_diff, unified_diff};

@@ -1,7 +1,7 @@
 //! Languages and ops compiled for them: which languages this build parses
 //! ([`COMPILED_LANGUAGES`]), the language of a file or of a `lang` name, and every op of a
-//! request compiled once per language ([`LanguageOps`]), with the literal text a match must
-//! contain and the errors of ops that do not compile.
+//! request compiled once per language ([`LanguageOps`]), with the literal prefilter of each
+//! (see the prefilter module) and the errors of ops that do not compile.
 //!
 //! It reads no file and knows nothing of previews.
 
@@ -13,6 +13,7 @@ use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{AstGrep, Pattern};
 use ast_grep_language::{Language, SupportLang};
 
+use super::prefilter::{GapRules, LiteralFilter, Prefilter};
 use super::request::AstEditOp;
 use crate::error::EditError;
 use crate::scope::ScopedFile;
@@ -81,8 +82,8 @@ pub(super) fn detect_language(file: &ScopedFile) -> Option<SupportLang> {
 pub(super) struct CompiledOp {
     pub(super) pattern: Pattern,
     pub(super) fixer: TemplateFix,
-    /// Text every match contains (the pattern's longest literal token), possibly empty.
-    needle: String,
+    /// The literal tokens every match contains.
+    filter: LiteralFilter,
 }
 
 /// Why an op does not compile for a language.
@@ -95,12 +96,18 @@ pub(super) struct InvalidOp {
 /// Every op of a request, compiled (once per call) for one language.
 pub(super) struct LanguageOps {
     pub(super) ops: Vec<Result<CompiledOp, InvalidOp>>,
+    /// `None` with [`Prefilter::Off`]: every file may match.
+    gaps: Option<GapRules>,
 }
 
 impl LanguageOps {
-    pub(super) fn compile(lang: SupportLang, ops: &[AstEditOp]) -> Self {
+    pub(super) fn compile(lang: SupportLang, ops: &[AstEditOp], prefilter: Prefilter) -> Self {
         Self {
             ops: ops.iter().map(|op| compile_op(op, lang)).collect(),
+            gaps: match prefilter {
+                Prefilter::Literals => Some(GapRules::of(lang)),
+                Prefilter::Off => None,
+            },
         }
     }
 
@@ -117,12 +124,22 @@ impl LanguageOps {
         })
     }
 
-    /// Whether `text` may hold a match: a match contains its pattern's literal tokens, so a
-    /// text lacking those of every usable op cannot match (and need not be parsed).
+    /// Where in `text` the first literal token of `op` occurs, which every match of it covers;
+    /// `None` when any node may match (no token, or [`Prefilter::Off`]).
+    pub(super) fn anchors(&self, op: &CompiledOp, text: &str) -> Option<Vec<usize>> {
+        self.gaps.as_ref()?;
+        op.filter.anchors(text.as_bytes())
+    }
+
+    /// Whether `text` may hold a match: a match contains its pattern's literal tokens in
+    /// order, so a text lacking those of every usable op cannot match (and need not be parsed).
     pub(super) fn may_match(&self, text: &str) -> bool {
+        let Some(gaps) = &self.gaps else {
+            return true;
+        };
         self.ops.iter().any(|op| {
             op.as_ref()
-                .is_ok_and(|op| op.needle.is_empty() || text.contains(op.needle.as_str()))
+                .is_ok_and(|op| op.filter.may_match(text.as_bytes(), gaps))
         })
     }
 }
@@ -146,11 +163,11 @@ fn compile_op(op: &AstEditOp, lang: SupportLang) -> Result<CompiledOp, InvalidOp
     parses_cleanly(&op.out, lang).map_err(|reason| invalid(&op.out, reason))?;
     let fixer = TemplateFix::try_new(&op.out, &lang)
         .map_err(|error| invalid(&op.out, error.to_string()))?;
-    let needle = pattern.fixed_string().into_owned();
+    let filter = LiteralFilter::of(&pattern, &op.pat);
     Ok(CompiledOp {
         pattern,
         fixer,
-        needle,
+        filter,
     })
 }
 

@@ -7,8 +7,9 @@
 //! whose tree has parse errors, binary files and files that are not UTF-8 are skipped and
 //! listed, never rewritten; outside the rewritten spans every byte (line endings, a byte-order
 //! mark, a missing final newline) stays as it was. A file that lacks every pattern's literal
-//! text (its longest token, e.g. `unwrap` in `$X.unwrap()`) cannot match and is not parsed, so
-//! parse errors are reported only for files that could match. No workspace file is written:
+//! tokens in the pattern's order (`mem` and `replace` with only `::`, whitespace or comments
+//! between, for `mem::replace($A, $B)`) cannot match and is not parsed, so parse errors are
+//! reported only for files that could match. No workspace file is written:
 //! the result is a [`Preview`](crate::Preview) whose change set names the new contents, each appended to a pack
 //! of the blob store (under `.resolve/`) as soon as it is computed, so a preview holds one
 //! file's text per thread, never every changed file's. Files are searched in parallel and their
@@ -25,15 +26,19 @@
 //! are not searched inside their embedded scripts and styles.
 //!
 //! The parts, each using only those listed before it: `request` (the call's arguments, outcome
-//! and contract texts), `language` (languages and ops compiled per language), `packs` (where
+//! and contract texts), `prefilter` (which texts may hold a match of a pattern, without
+//! parsing), `anchored` (finding matches by visiting only nodes that cover an occurrence of
+//! the pattern's first token), `language` (languages and ops compiled per language), `packs` (where
 //! changed files' texts and diffs are stored), `rewrite` (one file: read, rewrite, store) and
 //! `assembly` (the preview, put together in path order). This module checks the request and
 //! runs the search. Which files are searched (the scope module), the blob store, the change
 //! set's spool and the preview text are not owned here.
 
+mod anchored;
 mod assembly;
 mod language;
 mod packs;
+mod prefilter;
 mod request;
 mod rewrite;
 
@@ -54,6 +59,7 @@ use crate::ordered::{default_threads, map_in_order};
 use crate::scope::{Scope, ScopedFile};
 
 pub use self::language::supported_languages;
+pub use self::prefilter::Prefilter;
 pub use self::request::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
 };
@@ -68,11 +74,22 @@ pub fn preview_ast_edit(
     request: &AstEditRequest,
     max_files: Option<usize>,
 ) -> Result<AstEditOutcome, EditError> {
+    preview_ast_edit_with(workspace, request, max_files, Prefilter::Literals)
+}
+
+/// [`preview_ast_edit`] with a chosen [`Prefilter`]: with [`Prefilter::Off`] every file of a
+/// searched language is parsed, which gives the same changes, only slower.
+pub fn preview_ast_edit_with(
+    workspace: &Workspace,
+    request: &AstEditRequest,
+    max_files: Option<usize>,
+    prefilter: Prefilter,
+) -> Result<AstEditOutcome, EditError> {
     validate(request)?;
     let forced = request.lang.as_deref().map(parse_language).transpose()?;
     let forced_ops = match forced {
         Some(lang) => {
-            let compiled = LanguageOps::compile(lang, &request.ops);
+            let compiled = LanguageOps::compile(lang, &request.ops, prefilter);
             if let Some(error) = compiled.first_error(lang) {
                 return Err(error);
             }
@@ -112,7 +129,9 @@ pub fn preview_ast_edit(
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .entry(lang)
-                    .or_insert_with(|| Arc::new(LanguageOps::compile(lang, &request.ops))),
+                    .or_insert_with(|| {
+                        Arc::new(LanguageOps::compile(lang, &request.ops, prefilter))
+                    }),
             ),
         };
         ops.usable().then(|| process_file(file, lang, &ops, &packs))

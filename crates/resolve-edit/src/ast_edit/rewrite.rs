@@ -10,6 +10,7 @@ use ast_grep_core::replacer::Replacer;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_language::SupportLang;
 
+use super::anchored::find_anchored;
 use super::language::LanguageOps;
 use super::packs::{Packs, Spooled};
 use resolve_store::sha256;
@@ -153,7 +154,11 @@ fn rewrite_source(
         // Matches come in pre-order; one starting before the end of the previous rewritten
         // match is nested in it and left alone, as `ast-grep run -U` does.
         let mut cursor = 0;
-        for found in top.find_all(&op.pattern) {
+        let found = match ops.anchors(op, body) {
+            Some(anchors) => find_anchored(&top, &op.pattern, &anchors),
+            None => top.find_all(&op.pattern).collect(),
+        };
+        for found in found {
             let range = op.fixer.get_replaced_range(&found, &op.pattern);
             if range.start < cursor {
                 continue;
@@ -217,6 +222,7 @@ mod tests {
 
     use super::*;
     use crate::ast_edit::AstEditOp;
+    use crate::ast_edit::prefilter::Prefilter;
 
     fn ops(lang: SupportLang, pairs: &[(&str, &str)]) -> LanguageOps {
         let ops: Vec<AstEditOp> = pairs
@@ -226,7 +232,7 @@ mod tests {
                 out: (*out).to_owned(),
             })
             .collect();
-        LanguageOps::compile(lang, &ops)
+        LanguageOps::compile(lang, &ops, Prefilter::Literals)
     }
 
     fn rewrite(source: &str, lang: SupportLang, pairs: &[(&str, &str)]) -> Option<String> {

@@ -1,0 +1,483 @@
+//! The literal prefilter: which texts may hold a match of a pattern, decided without parsing.
+//!
+//! A pattern's named leaves (identifiers, literals: every leaf that is not a meta-variable or
+//! an unnamed token such as `::` or `(`) must appear verbatim in a match, in the pattern's
+//! order: ast-grep's default ("smart") matcher compares a named leaf's text exactly and never
+//! skips one. [`LiteralFilter`] keeps a text only when those tokens occur in order. Between two
+//! tokens the pattern has next to each other, the matched text can hold only what the matcher
+//! lets through there: comments (skipped), unnamed tokens (matched by kind, or skipped when the
+//! pattern lacks them, like a trailing comma) and whitespace. So such a gap may hold only
+//! whitespace, comments (in any language's syntax), characters that are not word characters
+//! and the grammar's unnamed tokens (keywords such as `mut` or `as`, matched case-blind), see
+//! [`GapRules`]. Where the pattern has a meta-variable between two tokens, or a node of the
+//! pattern ends between them (the matcher lets a node of the source carry trailing children the
+//! pattern lacks), anything may come between.
+//!
+//! A token found on a line that is surely a comment (see [`GapRules`]: in languages where `//`
+//! always starts one, a line starting with `//` with nothing after it that could end a string or
+//! a block comment the line might be inside of) is not counted, unless the pattern itself holds
+//! `//`: the documentation examples of a crate name `.unwrap()` in many files that never call it.
+//!
+//! Unnamed tokens of the pattern are not required in the text: a grammar may give them no width
+//! (an inserted `;`) or a text other than their kind. [`Prefilter::Off`] turns the filter off,
+//! which is how tests check it against parsing everything.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use ast_grep_core::Pattern;
+use ast_grep_core::matcher::PatternNode;
+use ast_grep_core::tree_sitter::LanguageExt;
+use ast_grep_language::SupportLang;
+use memchr::memmem;
+
+/// Which files an `ast_edit` search parses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Prefilter {
+    /// Only files holding some pattern's literal tokens in its order, with nothing but
+    /// whitespace, comments and punctuation or keywords between tokens the pattern has next to
+    /// each other (the default; it never drops a file that matches).
+    #[default]
+    Literals,
+    /// Every file of a searched language, to check [`Prefilter::Literals`] against.
+    Off,
+}
+
+/// The tokens one pattern's matches contain: chains that occur in order, each chain's tokens
+/// separated only by a gap [`GapRules`] allows.
+pub(super) struct LiteralFilter {
+    chains: Vec<Chain>,
+    /// Whether tokens on comment lines are left out (not when the pattern holds `//`).
+    skip_comment_lines: bool,
+}
+
+/// Tokens the pattern has next to each other.
+struct Chain {
+    first: memmem::Finder<'static>,
+    rest: Vec<Vec<u8>>,
+}
+
+/// One step of the walk over a pattern's leaves.
+enum Leaf {
+    Token(Vec<u8>),
+    /// Anything may come here: a meta-variable, or the end of a node of the pattern.
+    Anything,
+}
+
+impl LiteralFilter {
+    /// The filter of `pattern`: its named leaves, in order, split where anything may come.
+    pub(super) fn of(pattern: &Pattern, source: &str) -> Self {
+        let mut leaves = Vec::new();
+        collect_leaves(&pattern.node, &mut leaves);
+        let mut chains = Vec::new();
+        let mut current: Vec<Vec<u8>> = Vec::new();
+        for leaf in leaves.into_iter().chain([Leaf::Anything]) {
+            match leaf {
+                Leaf::Token(token) => current.push(token),
+                Leaf::Anything => {
+                    let mut tokens = std::mem::take(&mut current).into_iter();
+                    if let Some(first) = tokens.next() {
+                        chains.push(Chain {
+                            first: memmem::Finder::new(&first).into_owned(),
+                            rest: tokens.collect(),
+                        });
+                    }
+                }
+            }
+        }
+        Self {
+            chains,
+            skip_comment_lines: !source.contains("//"),
+        }
+    }
+
+    /// Where the first token occurs in `text` (every match covers one of these places), in
+    /// ascending order; `None` for a pattern without tokens.
+    pub(super) fn anchors(&self, text: &[u8]) -> Option<Vec<usize>> {
+        let first = &self.chains.first()?.first;
+        Some(first.find_iter(text).collect())
+    }
+
+    /// Whether `text` may hold a match: every chain found, each after the previous one.
+    pub(super) fn may_match(&self, text: &[u8], gaps: &GapRules) -> bool {
+        let mut from = 0;
+        for chain in &self.chains {
+            let Some(start) = chain.find(text, from, gaps, self.skip_comment_lines) else {
+                return false;
+            };
+            // The chain's end is at least past its first token; the next chain starts after it.
+            from = start + chain.first.needle().len();
+        }
+        true
+    }
+}
+
+impl Chain {
+    /// The first start at or after `from` where the whole chain follows (not on a comment
+    /// line, with `skip_comment_lines`).
+    fn find(
+        &self,
+        text: &[u8],
+        from: usize,
+        gaps: &GapRules,
+        skip_comment_lines: bool,
+    ) -> Option<usize> {
+        let haystack = text.get(from..)?;
+        self.first
+            .find_iter(haystack)
+            .map(|at| from + at)
+            .find(|&start| {
+                !(skip_comment_lines && gaps.on_comment_line(text, start))
+                    && follows(text, start + self.first.needle().len(), &self.rest, gaps)
+            })
+    }
+}
+
+/// Whether `tokens` follow from `pos` on, each after a gap the rules allow.
+fn follows(text: &[u8], pos: usize, tokens: &[Vec<u8>], gaps: &GapRules) -> bool {
+    let Some((next, after)) = tokens.split_first() else {
+        return true;
+    };
+    // Positions the gap can reach, smallest first; every step moves forward.
+    let mut reachable = BinaryHeap::from([Reverse(pos)]);
+    let mut last = None;
+    while let Some(Reverse(at)) = reachable.pop() {
+        if last == Some(at) {
+            continue;
+        }
+        last = Some(at);
+        let rest = &text[at..];
+        if rest.starts_with(next) && follows(text, at + next.len(), after, gaps) {
+            return true;
+        }
+        gaps.steps(text, at, |to| reachable.push(Reverse(to)));
+    }
+    false
+}
+
+/// Walk the pattern's leaves in order: named leaves are tokens, unnamed ones are skipped, a
+/// meta-variable or the end of an inner node allows anything.
+fn collect_leaves(node: &PatternNode, leaves: &mut Vec<Leaf>) {
+    match node {
+        PatternNode::MetaVar { .. } => leaves.push(Leaf::Anything),
+        PatternNode::Terminal { text, is_named, .. } => {
+            if *is_named && !text.is_empty() {
+                leaves.push(Leaf::Token(text.as_bytes().to_vec()));
+            }
+        }
+        PatternNode::Internal { children, .. } => {
+            for child in children {
+                collect_leaves(child, leaves);
+            }
+            // The source's node may have trailing children the pattern's lacks.
+            leaves.push(Leaf::Anything);
+        }
+    }
+}
+
+/// What the prefilter knows of one language's text: what a gap between two adjacent tokens
+/// may hold (whitespace, comments, non-word characters and the grammar's unnamed tokens), and
+/// which lines are surely comments.
+pub(super) struct GapRules {
+    /// The grammar's unnamed tokens that hold a word character, lowercased, by first byte.
+    keywords: Vec<Vec<Vec<u8>>>,
+    /// In a language where `//` always starts a comment, the bytes that may end a string (or an
+    /// interpolation in one) spanning lines: a line starting with `//` and holding none of these
+    /// (nor `*/`) before a position is a comment there.
+    comment_line_breakers: Option<&'static [u8]>,
+}
+
+/// Rust strings end with `"` (raw ones with `"#`); there is no interpolation.
+const RUST_STRING_ENDS: &[u8] = b"\"";
+/// Quotes of any kind, and what starts or ends an interpolation or an escaped line end.
+const C_FAMILY_STRING_ENDS: &[u8] = b"\"'`$\\{}";
+
+/// Line comments of the languages searched (any of them is allowed in any language: more
+/// allowed in a gap keeps more files, never fewer).
+const LINE_COMMENTS: &[&[u8]] = &[b"//", b"#", b"--"];
+
+/// Block comments: opener and closer. Nesting ones end at their first closer or at the one that
+/// balances them, whichever the language means.
+const BLOCK_COMMENTS: &[(&[u8], &[u8])] = &[
+    (b"/*", b"*/"),
+    (b"{-", b"-}"),
+    (b"<!--", b"-->"),
+    (b"=begin", b"=end"),
+    (b"--[[", b"]]"),
+    (b"--[=[", b"]=]"),
+    (b"--[==[", b"]==]"),
+];
+
+impl GapRules {
+    /// The rules of `lang`, from its grammar's unnamed node kinds.
+    pub(super) fn of(lang: SupportLang) -> Self {
+        let grammar = lang.get_ts_language();
+        let mut keywords = vec![Vec::new(); 256];
+        for id in 0..grammar.node_kind_count() {
+            let Ok(id) = u16::try_from(id) else { break };
+            if grammar.node_kind_is_named(id) || !grammar.node_kind_is_visible(id) {
+                continue;
+            }
+            let Some(kind) = grammar.node_kind_for_id(id) else {
+                continue;
+            };
+            let kind = kind.to_ascii_lowercase().into_bytes();
+            if kind.iter().any(|&byte| is_word_byte(byte))
+                && let Some(&first) = kind.first()
+            {
+                let slot: &mut Vec<Vec<u8>> = &mut keywords[usize::from(first)];
+                if !slot.contains(&kind) {
+                    slot.push(kind);
+                }
+            }
+        }
+        let comment_line_breakers = match lang {
+            SupportLang::Rust => Some(RUST_STRING_ENDS),
+            SupportLang::C
+            | SupportLang::Cpp
+            | SupportLang::CSharp
+            | SupportLang::Dart
+            | SupportLang::Go
+            | SupportLang::Java
+            | SupportLang::Kotlin
+            | SupportLang::Scala
+            | SupportLang::Solidity
+            | SupportLang::Swift
+            | SupportLang::TypeScript
+            | SupportLang::Zig => Some(C_FAMILY_STRING_ENDS),
+            // `//` is an operator (Python, Nix), a regular expression (Ruby) or text (JSX,
+            // PHP's HTML) there, or the language has no `//` comments.
+            _ => None,
+        };
+        Self {
+            keywords,
+            comment_line_breakers,
+        }
+    }
+
+    /// Whether the text at `at` is surely inside a `//` comment that starts its line.
+    fn on_comment_line(&self, text: &[u8], at: usize) -> bool {
+        let Some(breakers) = self.comment_line_breakers else {
+            return false;
+        };
+        let line_start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |newline| newline + 1);
+        let Some(comment) = text[line_start..at].trim_ascii_start().strip_prefix(b"//") else {
+            return false;
+        };
+        !comment.iter().any(|byte| breakers.contains(byte))
+            && memmem::find(comment, b"*/").is_none()
+    }
+
+    /// Call `to` with every position one gap item starting at `at` ends at (each past `at`).
+    fn steps(&self, text: &[u8], at: usize, mut to: impl FnMut(usize)) {
+        let rest = &text[at..];
+        let Some(&byte) = rest.first() else { return };
+        for opener in LINE_COMMENTS {
+            if rest.starts_with(opener) {
+                to(memchr::memchr(b'\n', rest).map_or(text.len(), |end| at + end + 1));
+            }
+        }
+        for (opener, closer) in BLOCK_COMMENTS {
+            if rest.starts_with(opener) {
+                block_comment_ends(rest, opener, closer, |end| to(at + end));
+            }
+        }
+        if byte.is_ascii() {
+            if !is_word_byte(byte) {
+                to(at + 1);
+            }
+        } else if let Some(ch) = first_char(rest)
+            && !ch.is_alphanumeric()
+        {
+            // Unicode whitespace, a byte-order mark, symbols.
+            to(at + ch.len_utf8());
+        }
+        for keyword in &self.keywords[usize::from(byte.to_ascii_lowercase())] {
+            if rest.len() >= keyword.len() && rest[..keyword.len()].eq_ignore_ascii_case(keyword) {
+                to(at + keyword.len());
+            }
+        }
+    }
+}
+
+/// Where a block comment at the start of `text` may end: after its first closer, and after the
+/// closer that balances nested openers.
+fn block_comment_ends(text: &[u8], opener: &[u8], closer: &[u8], mut to: impl FnMut(usize)) {
+    let Some(first) = memmem::find(&text[opener.len()..], closer) else {
+        return;
+    };
+    to(opener.len() + first + closer.len());
+    let mut depth = 1usize;
+    let mut at = opener.len();
+    while at < text.len() {
+        if text[at..].starts_with(closer) {
+            depth -= 1;
+            at += closer.len();
+            if depth == 0 {
+                to(at);
+                return;
+            }
+        } else if text[at..].starts_with(opener) {
+            depth += 1;
+            at += opener.len();
+        } else {
+            at += 1;
+        }
+    }
+}
+
+fn first_char(bytes: &[u8]) -> Option<char> {
+    let prefix = &bytes[..bytes.len().min(4)];
+    let valid = match std::str::from_utf8(prefix) {
+        Ok(text) => text,
+        Err(error) => std::str::from_utf8(&prefix[..error.valid_up_to()]).ok()?,
+    };
+    valid.chars().next()
+}
+
+fn is_word_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_' || !byte.is_ascii()
+}
+
+#[cfg(test)]
+mod tests {
+    use ast_grep_core::tree_sitter::StrDoc;
+    use ast_grep_core::{AstGrep, Pattern};
+    use ast_grep_language::SupportLang;
+
+    use super::*;
+
+    fn filter(pattern: &str, lang: SupportLang) -> LiteralFilter {
+        LiteralFilter::of(&Pattern::try_new(pattern, lang).unwrap(), pattern)
+    }
+
+    /// The chains of tokens, as text.
+    fn chains(pattern: &str, lang: SupportLang) -> Vec<Vec<String>> {
+        let text = |bytes: &[u8]| String::from_utf8(bytes.to_vec()).unwrap();
+        filter(pattern, lang)
+            .chains
+            .iter()
+            .map(|chain| {
+                std::iter::once(text(chain.first.needle()))
+                    .chain(chain.rest.iter().map(|token| text(token)))
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn keeps(pattern: &str, lang: SupportLang, source: &str) -> bool {
+        filter(pattern, lang).may_match(source.as_bytes(), &GapRules::of(lang))
+    }
+
+    fn matches(pattern: &str, lang: SupportLang, source: &str) -> bool {
+        let root = AstGrep::<StrDoc<SupportLang>>::try_new(source, lang).unwrap();
+        let pattern = Pattern::try_new(pattern, lang).unwrap();
+        root.root().find_all(&pattern).next().is_some()
+    }
+
+    #[test]
+    fn named_leaves_are_tokens_and_meta_variables_or_node_ends_split_chains() {
+        let rust = SupportLang::Rust;
+        assert_eq!(chains("mem::replace($A, $B)", rust), [["mem", "replace"]]);
+        assert_eq!(chains("Poll::Ready($V)", rust), [["Poll", "Ready"]]);
+        assert_eq!(chains("$X.unwrap()", rust), [["unwrap"]]);
+        // `a.b` is a node of `a.b.c`: the source's may carry more after `b`.
+        assert_eq!(chains("a.b.c", rust), [vec!["a", "b"], vec!["c"]]);
+        assert_eq!(chains("foo($A, 1)", rust), [["foo"], ["1"]]);
+        assert!(chains("$A", rust).is_empty());
+    }
+
+    #[test]
+    fn adjacent_tokens_allow_whitespace_comments_punctuation_and_keywords_between() {
+        let rust = SupportLang::Rust;
+        for source in [
+            "mem::replace(a, b)",
+            "mem\n    ::\n    replace(a, b)",
+            "mem /* a comment with words */ :: // and another\n replace(a, b)",
+            "mem /* nested /* comment */ words */ :: replace(a, b)",
+        ] {
+            assert!(keeps("mem::replace($A, $B)", rust, source), "{source}");
+            assert!(matches("mem::replace($A, $B)", rust, source), "{source}");
+        }
+        assert!(keeps("$A as u32", rust, "x as /* c */ u32"));
+    }
+
+    #[test]
+    fn tokens_out_of_order_or_apart_are_dropped() {
+        let rust = SupportLang::Rust;
+        for source in [
+            "use std::mem;\nfn f() { s.replace(1, 2) }",
+            "fn f() { replace(mem, 1) }",
+            "fn f() { mem::other::replace(a, b) }",
+            "fn f() { let mem = 1; }",
+        ] {
+            assert!(!keeps("mem::replace($A, $B)", rust, source), "{source}");
+            assert!(!matches("mem::replace($A, $B)", rust, source), "{source}");
+        }
+    }
+
+    #[test]
+    fn skipped_unnamed_tokens_and_trailing_children_are_kept() {
+        // A trailing comma the pattern lacks, and a Python line continuation.
+        for (pattern, lang, source) in [
+            ("foo(a, b)", SupportLang::Rust, "fn f() { foo(a, b,) }"),
+            ("foo(a, b)", SupportLang::TypeScript, "foo(a,\n  b,\n)"),
+            ("x = foo.bar", SupportLang::Python, "x = foo \\\n  .bar\n"),
+            (
+                "Foo { a: 1 }",
+                SupportLang::Rust,
+                "fn f() { Foo { a: 1, } }",
+            ),
+        ] {
+            assert!(matches(pattern, lang, source), "{pattern} in {source}");
+            assert!(keeps(pattern, lang, source), "{pattern} in {source}");
+        }
+    }
+
+    #[test]
+    fn a_later_chain_must_follow_an_earlier_one() {
+        let rust = SupportLang::Rust;
+        assert!(keeps("foo($A, 1)", rust, "foo(x, 1)"));
+        assert!(!keeps("foo($A, 1)", rust, "let a = 1; foo(x, y)"));
+    }
+
+    #[test]
+    fn a_token_on_a_comment_line_does_not_count() {
+        let rust = SupportLang::Rust;
+        for source in [
+            "/// let a = b.unwrap();\nfn f() {}\n",
+            "fn f() {\n    // b.unwrap() would panic\n}\n",
+            "fn f() {\n    /* a\n    // b.unwrap() */\n}\n",
+        ] {
+            assert!(!matches("$X.unwrap()", rust, source), "{source}");
+            assert!(!keeps("$X.unwrap()", rust, source), "{source}");
+        }
+        // The same line is code after a string or a block comment ends on it.
+        for source in [
+            "fn f() { let s = \"a\n// \"; b.unwrap(); }",
+            "fn f() { /* a\n// b */ c.unwrap(); }",
+        ] {
+            assert!(matches("$X.unwrap()", rust, source), "{source}");
+            assert!(keeps("$X.unwrap()", rust, source), "{source}");
+        }
+        // `//` is floor division in Python; a pattern holding `//` counts every line.
+        let python = "x = (a\n    // b.unwrap())\n";
+        assert!(matches("$X.unwrap()", SupportLang::Python, python));
+        assert!(keeps("$X.unwrap()", SupportLang::Python, python));
+        let template = "const s = `a\n// ${b.unwrap()}`;\n";
+        assert!(matches("$X.unwrap()", SupportLang::TypeScript, template));
+        assert!(keeps("$X.unwrap()", SupportLang::TypeScript, template));
+        let quoted = "fn f() {\n    // f(\"//\", a)\n}";
+        assert!(keeps("f(\"//\", $A)", rust, quoted));
+    }
+
+    #[test]
+    fn block_comments_end_at_their_first_closer_or_the_balancing_one() {
+        let mut ends = Vec::new();
+        block_comment_ends(b"/* a /* b */ c */ d", b"/*", b"*/", |end| ends.push(end));
+        assert_eq!(ends, [12, 17]);
+        ends.clear();
+        block_comment_ends(b"/* never closed", b"/*", b"*/", |end| ends.push(end));
+        assert!(ends.is_empty());
+    }
+}

@@ -14,9 +14,11 @@
 //! Corrupt state files are reported as [`StoreError::CorruptState`], never skipped.
 //!
 //! By concern: `records` (the records and their ids), `read` (listing and finding), `staging`,
-//! `resolution` (apply and discard), `undo`, `external` (MCP tool calls and their markers) and
+//! `resolution` (apply and discard), `check` (a preview put in place for a check, or written
+//! into a scratch copy, and the outcome kept on the record), `undo`, `external` (MCP tool calls and their markers) and
 //! `gc` (the blob store's clean-up).
 
+mod check;
 mod external;
 mod gc;
 mod read;
@@ -73,6 +75,8 @@ pub struct Store {
     lock_timeout: Duration,
     /// Who resolves through this handle, recorded in each history record it writes.
     resolver: Option<Origin>,
+    /// Whether an apply needs a passing check of the preview first.
+    require_check: bool,
 }
 
 impl Store {
@@ -82,6 +86,7 @@ impl Store {
             workspace,
             lock_timeout: LOCK_TIMEOUT,
             resolver: None,
+            require_check: false,
         }
     }
 
@@ -98,6 +103,22 @@ impl Store {
     /// [`Store::resolved_by`]).
     pub fn resolver(&self) -> Option<&Origin> {
         self.resolver.as_ref()
+    }
+
+    /// This store refusing to apply a preview whose last check (on its change set as it is)
+    /// did not pass, when `yes` ([`StoreError::CheckRequired`]; nothing is written and the
+    /// action stays pending). Actions that call an MCP tool change no file and are not checked.
+    /// By default no check is required.
+    #[must_use]
+    pub fn requiring_check(mut self, yes: bool) -> Self {
+        self.require_check = yes;
+        self
+    }
+
+    /// Whether an apply through this store needs a passing check (see
+    /// [`Store::requiring_check`]).
+    pub fn requires_check(&self) -> bool {
+        self.require_check
     }
 
     /// This store waiting up to `timeout` for the lock. By default, [`LOCK_TIMEOUT`].

@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use crate::check_outcome::CheckOutcome;
 use crate::change_set::{ChangeSet, Content};
 use crate::error::StoreError;
 use crate::fs;
@@ -139,6 +140,11 @@ pub struct PendingRecord<C = ChangeSet> {
     pub details: Value,
     /// [`ChangeSet::fingerprint`] of the change set.
     pub fingerprint: String,
+    /// The outcome of its last check (`resolve check`, the model's `check` tool); records
+    /// written before checks existed have none. It counts only while it was made of this
+    /// change set (see [`PendingRecord::last_check`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<CheckOutcome>,
 }
 
 /// A pending record as staging returns it: its change set is still in the spool it was
@@ -162,6 +168,7 @@ impl StagedRecord {
             preview_text: self.preview_text.clone(),
             details: self.details.clone(),
             fingerprint: self.fingerprint.clone(),
+            check: self.check.clone(),
         })
     }
 }
@@ -173,6 +180,16 @@ impl PendingRecord {
             Some(action) => Payload::Mcp(action),
             None => Payload::ChangeSet(&self.change_set),
         }
+    }
+}
+
+impl<C> PendingRecord<C> {
+    /// The outcome of its last check, when that check ran on this very change set: a preview
+    /// amended since (its fingerprint changed) has none, and a re-staged one is a new record.
+    pub fn last_check(&self) -> Option<&CheckOutcome> {
+        self.check
+            .as_ref()
+            .filter(|check| check.fingerprint == self.fingerprint)
     }
 }
 
@@ -292,6 +309,8 @@ struct HistoryFields {
     preview_text: Content,
     details: Value,
     fingerprint: String,
+    #[serde(default)]
+    check: Option<CheckOutcome>,
     outcome: Outcome,
     reason: String,
     #[serde(default)]
@@ -321,6 +340,7 @@ impl From<HistoryFields> for HistoryRecord {
                 preview_text: fields.preview_text,
                 details: fields.details,
                 fingerprint: fields.fingerprint,
+                check: fields.check,
             },
             outcome: fields.outcome,
             reason: fields.reason,
@@ -476,6 +496,7 @@ mod tests {
             preview_text: String::new().into(),
             details: Value::Null,
             fingerprint: "f".into(),
+            check: None,
         };
         let history = HistoryRecord {
             action: record,

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use resolve_core::Extra;
 
 use super::Store;
-use super::records::{ApplyOutcome, HistoryRecord, Outcome, unix_now};
+use super::records::{ApplyOutcome, HistoryRecord, Outcome, PendingRecord, unix_now};
 use crate::change_set::{ChangeSet, Content};
 use crate::error::{Invariant, StoreError};
 use crate::fs;
@@ -24,7 +24,9 @@ impl Store {
     ///
     /// Every selected file is checked against its base hash before any write; a mismatch is
     /// [`StoreError::Stale`] naming every changed file, with nothing written and the action
-    /// still pending. The files and the move to history land together or not at all.
+    /// still pending. The files and the move to history land together or not at all. A store
+    /// that [requires a check](Store::requiring_check) first refuses a preview without a
+    /// passing one ([`StoreError::CheckRequired`]).
     pub fn apply(
         &self,
         id: &str,
@@ -41,6 +43,9 @@ impl Store {
                 server: action.server.clone(),
                 tool: action.apply.tool.clone(),
             });
+        }
+        if self.require_check {
+            require_passing_check(&record)?;
         }
         let restricted = match only {
             None => None,
@@ -67,20 +72,7 @@ impl Store {
             dropped_files: dropped_files.clone(),
             undone: false,
         };
-        // Every file holds its base (checked above), so that is its original here.
-        let mut files = Vec::with_capacity(targets.len());
-        for (relative, path) in targets.into_iter().zip(&history.applied_files) {
-            let change = history
-                .action
-                .change_set
-                .get(path)
-                .ok_or_else(|| Invariant::NotInChangeSet { path: path.clone() })?;
-            files.push(FileWrite {
-                relative,
-                original: change.base_hash().map(Cow::Borrowed),
-                content: change.new_content(),
-            });
-        }
+        let files = file_writes(targets, &history.applied_files, &history.action.change_set)?;
         self.commit(Purpose::Apply, files, &history)?;
         Ok(ApplyOutcome {
             applied_files: history.applied_files.clone(),
@@ -146,7 +138,8 @@ impl Store {
             Purpose::Apply | Purpose::Discard => state.push(StateChange::Remove {
                 path: RecordKind::Pending.relative(seq),
             }),
-            Purpose::Undo => {}
+            // A trial is never committed (see `Store::check_in_place`); it keeps its record.
+            Purpose::Undo | Purpose::Trial => {}
         }
         state.extend(also_remove.map(|path| StateChange::Remove { path }));
         Transaction {
@@ -162,7 +155,7 @@ impl Store {
     /// Check every file of `set` against its base (absence for a create), reading one file at
     /// a time; on success each file's real root-relative name, in the order of
     /// `set`.
-    fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<String>, StoreError> {
+    pub(super) fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<String>, StoreError> {
         let mut stale = Vec::new();
         let mut files = Vec::with_capacity(set.len());
         for (path, change) in set.files() {
@@ -206,10 +199,45 @@ impl Store {
     }
 }
 
+/// The files a transaction writes for `paths` of `change_set`, whose real root-relative names
+/// are `targets` (as [`Store::check_fresh`] gave them). Every file holds its base (checked),
+/// so that is its original.
+pub(super) fn file_writes<'a>(
+    targets: Vec<String>,
+    paths: &[String],
+    change_set: &'a ChangeSet,
+) -> Result<Vec<FileWrite<'a>>, StoreError> {
+    let mut files = Vec::with_capacity(targets.len());
+    for (relative, path) in targets.into_iter().zip(paths) {
+        let change = change_set
+            .get(path)
+            .ok_or_else(|| Invariant::NotInChangeSet { path: path.clone() })?;
+        files.push(FileWrite {
+            relative,
+            original: change.base_hash().map(Cow::Borrowed),
+            content: change.new_content(),
+        });
+    }
+    Ok(files)
+}
+
+/// Refuse `record` unless its last check ran on its change set and passed.
+fn require_passing_check(record: &PendingRecord) -> Result<(), StoreError> {
+    let state = match record.last_check() {
+        Some(check) if check.passed => return Ok(()),
+        Some(check) => format!("failed its last check ({})", check.status_text()),
+        None => "has not been checked".to_owned(),
+    };
+    Err(StoreError::CheckRequired {
+        id: record.id.clone(),
+        state,
+    })
+}
+
 /// Write each real file once: a change set may name one file twice (a path and a symlink to
 /// it, both given to `ast_edit`); two writes of one target would collide in the transaction.
 /// The two changes must agree.
-fn merge_aliases(files: Vec<FileWrite>) -> Result<Vec<FileWrite>, StoreError> {
+pub(super) fn merge_aliases(files: Vec<FileWrite>) -> Result<Vec<FileWrite>, StoreError> {
     let mut merged: Vec<FileWrite> = Vec::with_capacity(files.len());
     let mut index: HashMap<String, usize> = HashMap::new();
     for file in files {

@@ -123,6 +123,7 @@ impl Store {
             mcp,
             preview_text,
             details,
+            check: None,
         };
         write_json(&self.record_path(RecordKind::Pending, seq), &record)?;
         Ok(record)

@@ -9,7 +9,8 @@
 //!
 //! Layers, bottom up: `error`, `producer` (the producers' names and success texts), `blocking`;
 //! `text_file`, `diff`, `ordered`, `scope`; `preview`; the producers `ast_edit/`, `text_edit`
-//! and the read-only `read_tools`; `external`, `pending_source`; `tools`.
+//! and the read-only `read_tools`; `external`, `pending_source`; `check/` (running a command
+//! against a preview, in place or in a scratch copy, and the model's `check` tool); `tools`.
 //!
 //! It does not own the durable state, the transaction or the lock (`resolve-store`, whose items
 //! are re-exported here for convenience), nor the `resolve` dispatch, the pending stack or the
@@ -43,11 +44,12 @@ mod text_edit;
 mod external;
 mod pending_source;
 
+mod check;
 mod tools;
 
 pub use resolve_store::{
-    ApplyOutcome, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs, CRASH_AT_ENV, CRASH_STEPS, ChangeSet,
-    Content, FileChange, FileContent, HistoryRecord, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
+    ApplyOutcome, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs, CHECK_TAIL_LINES, CRASH_AT_ENV, CRASH_STEPS,
+    ChangeSet, CheckMode, CheckOutcome, CheckRun, Content, FileChange, FileContent, HistoryRecord, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
     McpAction, McpToolCall, NewAction, Origin, Outcome, PLANS_DIR, Payload, PendingRecord,
     PendingSummary, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
     StoreLock, StoredAction, Workspace, WorkspacePath, atomic_write, content_hash, create_dir_all,
@@ -59,6 +61,10 @@ pub use ast_edit::{
     preview_ast_edit, supported_languages,
 };
 pub use blocking::{TaskDied, run_blocking};
+pub use check::{
+    CONFIG_PATH, CheckPlace, CheckRequest, CheckSettings, CheckTool, DEFAULT_CHECK_TIMEOUT,
+    LiveOutput, changed_files_note, check_report, check_summary, command_line, run_check,
+};
 pub use diff::{change_diff, unified_diff};
 pub use error::EditError;
 pub use external::ExternalActionRunner;

@@ -49,11 +49,12 @@ mod tools;
 
 pub use resolve_store::{
     ApplyOutcome, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs, CHECK_TAIL_LINES, CRASH_AT_ENV, CRASH_STEPS,
-    ChangeSet, CheckMode, CheckOutcome, CheckRun, Content, FileChange, FileContent, HistoryRecord, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
-    McpAction, McpToolCall, NewAction, Origin, Outcome, PLANS_DIR, Payload, PendingRecord,
-    PendingSummary, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
-    StoreLock, StoredAction, Workspace, WorkspacePath, atomic_write, content_hash, create_dir_all,
-    is_binary, normalize_lexically, path_order, read_content,
+    ChangeSet, CheckMode, CheckOutcome, CheckRun, Content, FileChange, FileContent, HistoryRecord,
+    JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, McpAction, McpToolCall, NewAction, Origin, Outcome,
+    PLANS_DIR, Payload, PendingRecord, PendingSummary, STATE_DIR, SpooledChangeSet, StagedRecord,
+    StateLayout, Store, StoreError, StoreLock, StoredAction, Workspace, WorkspacePath,
+    atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically, path_order,
+    read_content,
 };
 
 pub use ast_edit::{

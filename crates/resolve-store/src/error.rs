@@ -155,9 +155,7 @@ pub enum StoreError {
         state: String,
     },
     /// The pending action changed (was amended) while its check ran.
-    #[error(
-        "`{id}` changed while its check ran, so the outcome was not recorded; check it again."
-    )]
+    #[error("`{id}` changed while its check ran, so the outcome was not recorded; check it again.")]
     PreviewChanged {
         /// The action.
         id: String,

@@ -248,7 +248,8 @@ pub fn copy_file(from: &Path, to: &Path) -> Result<(), StoreError> {
 /// Make `to` a symbolic link with the same target as the link `from` (the target is copied
 /// as it is, not followed).
 pub fn copy_symlink(from: &Path, to: &Path) -> Result<(), StoreError> {
-    let target = fs::read_link(from).map_err(|source| StoreError::io("read the link", from, source))?;
+    let target =
+        fs::read_link(from).map_err(|source| StoreError::io("read the link", from, source))?;
     remove_file(to)?;
     std::os::unix::fs::symlink(&target, to)
         .map_err(|source| StoreError::io("create the link", to, source))

@@ -17,8 +17,8 @@ use std::process::Command;
 
 use pretty_assertions::assert_eq;
 use resolve_store::{
-    CRASH_AT_ENV, ChangeSet, CheckMode, CheckRun, FileChange, NewAction, Origin, Store,
-    StoreError, StoredAction, Workspace, content_hash,
+    CRASH_AT_ENV, ChangeSet, CheckMode, CheckRun, FileChange, NewAction, Origin, Store, StoreError,
+    StoredAction, Workspace, content_hash,
 };
 use tempfile::TempDir;
 
@@ -197,7 +197,10 @@ fn a_preview_written_into_a_copy_leaves_the_workspace_alone() {
     let error = store
         .record_check(&id, "another change set", CheckMode::Scratch, passing_run())
         .unwrap_err();
-    assert!(matches!(error, StoreError::PreviewChanged { .. }), "{error}");
+    assert!(
+        matches!(error, StoreError::PreviewChanged { .. }),
+        "{error}"
+    );
 }
 
 #[test]

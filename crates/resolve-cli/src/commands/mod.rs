@@ -1,6 +1,7 @@
 //! One function per subcommand, over a workspace opened (and recovered) once.
 
 mod agent;
+mod check;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -9,8 +10,8 @@ use anyhow::Context;
 use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult, base_details};
 use resolve_edit::{
-    Blobs, FileToolOutput, FileTools, HistoryRecord, Origin, Outcome as HistoryOutcome, Store,
-    StorePendingSource, StoredAction, Workspace,
+    Blobs, CheckSettings, FileToolOutput, FileTools, HistoryRecord, Origin,
+    Outcome as HistoryOutcome, Store, StorePendingSource, StoredAction, Workspace, check_report,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -34,7 +35,13 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Write(args) => write(&store, args, output),
         Command::Pending => pending(&store, output),
         Command::Show(args) => show(&store, args.id.as_deref(), output),
+        Command::Check(args) => check::run(&store, args, output),
         Command::Apply(args) => {
+            let settings =
+                CheckSettings::discover(store.workspace().root(), args.config.as_deref())?;
+            let store = store
+                .clone()
+                .requiring_check(args.require_check || settings.require);
             let mut resolve_args = ResolveArgs::new(ResolveAction::Apply, args.reason.clone());
             if !args.only.is_empty() {
                 let mut extra = Map::new();
@@ -225,6 +232,7 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
                 "sourceTool": record.source_tool,
                 "files": record.change_set.paths(),
                 "createdAt": record.created_at,
+                "check": record.last_check(),
             }))
             .collect::<Vec<_>>()
     );
@@ -233,7 +241,14 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     } else {
         records
             .iter()
-            .map(|record| format!("{}  {}  [{}]", record.id, record.label, record.origin))
+            .map(|record| {
+                let mark = match record.last_check() {
+                    Some(check) if check.passed => "  ✓ checked",
+                    Some(_) => "  ✗ check failed",
+                    None => "",
+                };
+                format!("{}  {}  [{}]{mark}", record.id, record.label, record.origin)
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -258,12 +273,16 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
     let (json, human) = match store.get(&id)? {
         StoredAction::Pending(record) => {
             let preview = store.blobs().read_text(&record.preview_text)?;
+            let check = record
+                .last_check()
+                .map(|check| format!("\n{}", check_report(check)))
+                .unwrap_or_default();
             let human = format!(
-                "{} — pending ({}): {}\n\n{preview}",
+                "{} — pending ({}): {}{check}\n\n{preview}",
                 record.id, record.origin, record.label
             );
             (
-                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "preview": preview}),
+                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "check": record.last_check(), "preview": preview}),
                 human,
             )
         }
@@ -394,6 +413,7 @@ fn history_json(entry: &HistoryRecord, workspace: &Workspace) -> anyhow::Result<
         "undone": entry.undone,
         "resolvedAt": entry.resolved_at,
         "resolvedBy": entry.resolved_by.as_ref().map(ToString::to_string),
+        "check": entry.action.last_check(),
         "preview": Blobs::of(workspace).read_text(&entry.action.preview_text)?,
     }))
 }

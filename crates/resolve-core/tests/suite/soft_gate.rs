@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pretty_assertions::assert_eq;
 use resolve_core::{
-    ActionError, CHECK_TOOL_NAME, Error, MAX_COMPANION_TURNS, MAX_SOFT_ESCALATIONS, PendingAction, PushOptions, ReminderMessage,
-    ResolveSession, SoftGate, SoftToolRequirement, ToolChoice, ToolChoiceDirective, ToolResult,
-    TurnStop, TurnVerdict, skipped_call_text,
+    ActionError, CHECK_TOOL_NAME, Error, MAX_COMPANION_TURNS, MAX_SOFT_ESCALATIONS, PendingAction,
+    PushOptions, ReminderMessage, ResolveSession, SoftGate, SoftToolRequirement, ToolChoice,
+    ToolChoiceDirective, ToolResult, TurnStop, TurnVerdict, skipped_call_text,
 };
 
 use super::common::{Log, apply, recording_action, session, token};

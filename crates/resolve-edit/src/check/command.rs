@@ -129,21 +129,25 @@ pub(crate) fn run_command(
         process.process_group(0);
     }
     let started = Instant::now();
-    let mut child = process
-        .spawn()
-        .map_err(|source| EditError::CheckCommand {
-            program: program.clone(),
-            source,
-        })?;
+    let mut child = process.spawn().map_err(|source| EditError::CheckCommand {
+        program: program.clone(),
+        source,
+    })?;
     let tail = Arc::new(Mutex::new(Tail::default()));
     let (drained, readers_done) = mpsc::channel();
     let streams: [(Option<Box<dyn Read + Send>>, Box<dyn Write + Send>); 2] = [
         (
-            child.stdout.take().map(|out| Box::new(out) as Box<dyn Read + Send>),
+            child
+                .stdout
+                .take()
+                .map(|out| Box::new(out) as Box<dyn Read + Send>),
             live.stdout,
         ),
         (
-            child.stderr.take().map(|err| Box::new(err) as Box<dyn Read + Send>),
+            child
+                .stderr
+                .take()
+                .map(|err| Box::new(err) as Box<dyn Read + Send>),
             live.stderr,
         ),
     ];

@@ -99,7 +99,10 @@ mod tests {
     #[test]
     fn commands_are_quoted_only_where_needed() {
         let words = |words: &[&str]| words.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
-        assert_eq!(command_line(&words(&["cargo", "test", "--quiet"])), "cargo test --quiet");
+        assert_eq!(
+            command_line(&words(&["cargo", "test", "--quiet"])),
+            "cargo test --quiet"
+        );
         assert_eq!(
             command_line(&words(&["sh", "-c", "grep -q 'x' a.txt"])),
             r"sh -c 'grep -q '\''x'\'' a.txt'"

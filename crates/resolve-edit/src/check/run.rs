@@ -51,9 +51,7 @@ pub fn run_check(
     match request.place {
         CheckPlace::InPlace => {
             let root = store.workspace().root().to_path_buf();
-            store.check_in_place(&request.id, || {
-                observed_run(&root, request, live)
-            })
+            store.check_in_place(&request.id, || observed_run(&root, request, live))
         }
         CheckPlace::Scratch { with_ignored } => {
             let scratch = tempfile::Builder::new()
@@ -79,4 +77,3 @@ fn observed_run(
     run.changed_files = before.changed(&TreeStamps::of(dir));
     Ok(run)
 }
-

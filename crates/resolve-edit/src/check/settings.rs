@@ -74,8 +74,8 @@ impl CheckSettings {
             path: path.to_path_buf(),
             message,
         };
-        let file: ConfigFile =
-            toml::from_str(text).map_err(|error| invalid(error.to_string().trim_end().to_owned()))?;
+        let file: ConfigFile = toml::from_str(text)
+            .map_err(|error| invalid(error.to_string().trim_end().to_owned()))?;
         let Some(table) = file.check else {
             return Ok(Self {
                 source: Some(path.to_path_buf()),
@@ -175,7 +175,10 @@ require = true
     fn mistakes_are_named_with_the_file() {
         for (text, named) in [
             ("[check]\ncommand = []\n", "`check.command` is empty"),
-            ("[check]\ncommand = [\"x\"]\ntimeout_sec = 0\n", "timeout_sec"),
+            (
+                "[check]\ncommand = [\"x\"]\ntimeout_sec = 0\n",
+                "timeout_sec",
+            ),
             ("[check]\ncomand = [\"x\"]\n", "comand"),
             ("[check]\ncommand = \"cargo test\"\n", "command"),
         ] {

@@ -11,9 +11,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::command::LiveOutput;
-use super::settings::CheckSettings;
 use super::report::{check_report, command_line};
 use super::run::{CheckPlace, CheckRequest, run_check};
+use super::settings::CheckSettings;
 use crate::error::EditError;
 
 /// Makes the writers a check's live output goes to, once per check.

@@ -135,7 +135,10 @@ mod tests {
         std::os::unix::fs::symlink("src/a.rs", from.path().join("link")).unwrap();
         let to = tempfile::tempdir().unwrap();
         assert_eq!(copy_tree(from.path(), to.path(), false).unwrap(), 3);
-        assert_eq!(std::fs::read_to_string(to.path().join("src/a.rs")).unwrap(), "a");
+        assert_eq!(
+            std::fs::read_to_string(to.path().join("src/a.rs")).unwrap(),
+            "a"
+        );
         assert!(to.path().join(".env").exists());
         assert!(!to.path().join("target").exists());
         assert!(!to.path().join(".git").exists());
@@ -161,7 +164,10 @@ mod tests {
         write(root.path(), "new/created", "n");
         std::fs::remove_file(root.path().join("removed")).unwrap();
         let after = TreeStamps::of(root.path());
-        assert_eq!(before.changed(&after), ["changed", "new/created", "removed"]);
+        assert_eq!(
+            before.changed(&after),
+            ["changed", "new/created", "removed"]
+        );
         assert!(after.changed(&TreeStamps::of(root.path())).is_empty());
     }
 }

@@ -13,8 +13,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::check_outcome::CheckOutcome;
 use crate::change_set::{ChangeSet, Content};
+use crate::check_outcome::CheckOutcome;
 use crate::error::StoreError;
 use crate::fs;
 use crate::mcp_action::{McpAction, Payload};

@@ -56,8 +56,8 @@ use self::crash::CrashHook;
 use self::journal::{
     JOURNAL_VERSION, Journal, JournalEntry, JournalState, mode_of, permissions_from, write_journal,
 };
-use self::settle::{finish, rollback};
 pub(crate) use self::settle::Rollback;
+use self::settle::{finish, rollback};
 use crate::blobs::Blobs;
 use crate::change_set::Content;
 use crate::error::StoreError;

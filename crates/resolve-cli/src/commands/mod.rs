@@ -39,9 +39,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Apply(args) => {
             let settings =
                 CheckSettings::discover(store.workspace().root(), args.config.as_deref())?;
-            let store = store
-                .clone()
-                .requiring_check(args.require_check || settings.require);
+            let store = store.requiring_check(args.require_check || settings.require);
             let mut resolve_args = ResolveArgs::new(ResolveAction::Apply, args.reason.clone());
             if !args.only.is_empty() {
                 let mut extra = Map::new();

@@ -216,8 +216,8 @@ fn a_check_killed_while_its_command_runs_is_rolled_back_by_the_next_invocation()
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     // The command outlives resolve; end it.
-    let _ = std::process::Command::new("kill")
-        .args(["-9", &pid])
+    let _ = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -9 {pid}")])
         .status();
 
     let run = workspace.run(&["pending"]).expect_code(0);

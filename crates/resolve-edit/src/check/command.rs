@@ -20,10 +20,16 @@ const POLL_INTERVAL: Duration = Duration::from_millis(20);
 /// How long the output readers get, once the command ended, to drain what it wrote.
 const DRAIN_WAIT: Duration = Duration::from_secs(2);
 
+/// One output stream of the command, as it is read.
+type Source = Box<dyn Read + Send>;
+
+/// Where one output stream is copied to as it comes.
+type Sink = Box<dyn Write + Send>;
+
 /// Where a check command's output goes while it runs (besides the kept tail).
 pub struct LiveOutput {
-    stdout: Box<dyn Write + Send>,
-    stderr: Box<dyn Write + Send>,
+    stdout: Sink,
+    stderr: Sink,
 }
 
 impl std::fmt::Debug for LiveOutput {
@@ -135,7 +141,7 @@ pub(crate) fn run_command(
     })?;
     let tail = Arc::new(Mutex::new(Tail::default()));
     let (drained, readers_done) = mpsc::channel();
-    let streams: [(Option<Box<dyn Read + Send>>, Box<dyn Write + Send>); 2] = [
+    let streams: [(Option<Source>, Sink); 2] = [
         (
             child
                 .stdout
@@ -200,7 +206,7 @@ pub(crate) fn run_command(
 }
 
 /// Copy `source` to `sink` as it comes, keeping its lines in `tail`.
-fn tee(mut source: Box<dyn Read + Send>, mut sink: Box<dyn Write + Send>, tail: &Mutex<Tail>) {
+fn tee(mut source: Source, mut sink: Sink, tail: &Mutex<Tail>) {
     let mut buffer = [0u8; 8192];
     let mut partial: Vec<u8> = Vec::new();
     loop {

@@ -38,6 +38,7 @@ impl Cli {
             | Command::Write(_)
             | Command::Pending
             | Command::Show(_)
+            | Command::Check(_)
             | Command::Apply(_)
             | Command::Discard(_)
             | Command::Undo(_)
@@ -88,6 +89,27 @@ pub enum Command {
     Pending,
     /// Print a preview: a pending action's, or one from the history.
     Show(ShowArgs),
+    /// Run a command (the project's tests) against the workspace with a preview applied, then
+    /// put every file back; the outcome is kept with the pending action.
+    #[command(
+        long_about = "Run a command (the project's tests) against the workspace with a pending preview applied, \
+then put every file back exactly as it was; the outcome (command, exit status, duration, the last 200 lines \
+of output) is kept with the pending action and shown by `resolve pending`, `resolve show` and --json.\n\n\
+Without `-- CMD ARGS…`, runs `command` of the `[check]` table in <ROOT>/.resolve/config.toml \
+(e.g. command = [\"cargo\", \"test\", \"--quiet\"], timeout_sec = 600). The command's output streams to \
+the terminal while it runs (to stderr with --json). Exit status: 0 when the check passed, 1 when it \
+failed or could not run.\n\n\
+In place (the default): under the workspace lock, the preview is applied as a trial, the command runs in \
+the root, and the trial is rolled back from its journal. Best for incremental builds, which reuse their \
+caches. Other resolve commands wait meanwhile; if this process is killed, the next resolve command rolls \
+the trial back and says so. Files of the preview the command changed are put back to their base anyway \
+(and named); files outside the preview stay as the command left them.\n\n\
+--scratch: the workspace is copied to a temporary directory (a clone where the file system can, a copy \
+otherwise; .git and ignored paths left out unless --with-ignored), the preview is written there, and the \
+command runs there. The workspace is never touched: use it while an editor or a file watcher is running, \
+or when a build must not see the change. Slower: no build cache unless --with-ignored copies it."
+    )]
+    Check(CheckArgs),
     /// Apply the head pending action (or --id ID): writes exactly the previewed bytes.
     Apply(ApplyArgs),
     /// Discard the head pending action (or --id ID) without touching any file.
@@ -335,10 +357,41 @@ pub struct ApplyArgs {
     /// Apply all but these files and hunks of the preview (`src/a.rs#2`, `src/b.rs`).
     #[arg(long, value_name = "PATH[#N,…]", num_args = 1.., conflicts_with = "only")]
     pub except: Vec<String>,
-    /// Where the MCP servers are configured, for actions staged by their tools. By default
-    /// <ROOT>/.resolve/config.toml.
+    /// Refuse to apply unless the preview's last check (`resolve check`) passed. `[check]
+    /// require = true` in the configuration makes this the default for every apply, the
+    /// model's included.
+    #[arg(long)]
+    pub require_check: bool,
+    /// Where the MCP servers are configured, for actions staged by their tools (and the
+    /// `[check]` table). By default <ROOT>/.resolve/config.toml.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+/// `resolve check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The pending action to check; by default the head.
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
+    /// Run in a temporary copy of the workspace instead of in place; the workspace is never
+    /// touched.
+    #[arg(long)]
+    pub scratch: bool,
+    /// With --scratch: copy ignored paths too (build caches, node_modules, …).
+    #[arg(long, requires = "scratch")]
+    pub with_ignored: bool,
+    /// Seconds the command may run before it (and all it started) is killed. By default
+    /// `[check] timeout_sec`, else 600.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
+    /// The configuration with the `[check]` table. By default <ROOT>/.resolve/config.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The command and its arguments, after `--` (run directly, not through a shell). By
+    /// default `[check] command`.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
 }
 
 /// `resolve discard`.

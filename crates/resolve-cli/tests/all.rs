@@ -15,6 +15,7 @@ mod suite {
 
     mod agent;
     mod agent_providers;
+    mod check;
     mod concurrency;
     mod confinement;
     mod crash;

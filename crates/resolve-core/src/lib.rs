@@ -82,7 +82,8 @@ pub use resolve::{
 pub use result::ToolResult;
 pub use session::{PendingSource, ResolveSession, TurnStop};
 pub use soft::{
-    MAX_SOFT_ESCALATIONS, SoftGate, TurnVerdict, skipped_call_details, skipped_call_text,
+    CHECK_TOOL_NAME, MAX_COMPANION_TURNS, MAX_SOFT_ESCALATIONS, SoftGate, TurnVerdict,
+    skipped_call_details, skipped_call_text,
 };
 pub use text::count_noun;
 pub use tool::{ToolSpec, needs_resolve_tool};

@@ -4,6 +4,12 @@
 //! messages to inject), sends [`SoftGate::tool_choice`] with the request, and hands the names
 //! of the model's tool calls to [`SoftGate::after_response`], which says whether to run them or
 //! to skip them all and force the required tool for exactly one call.
+//!
+//! An addition to the seed's rules: a gate may name companion tools ([`SoftGate::allowing`];
+//! the agent names [`CHECK_TOOL_NAME`] when a check command is configured). A turn that calls
+//! only companions, or companions and the required tool, is not a decline: testing a preview is
+//! part of resolving it. So that a model cannot loop on companions alone, the fourth
+//! companion-only turn in a row on one requirement id counts as a decline.
 
 use serde_json::{Value, json};
 
@@ -11,6 +17,14 @@ use crate::{Error, ReminderMessage, ToolChoice, ToolChoiceDirective};
 
 /// How many declines on one requirement id are forced before the run ends with the cap error.
 pub const MAX_SOFT_ESCALATIONS: u32 = 3;
+
+/// The tool that runs the project's configured check against a pending preview; a companion
+/// of `resolve` (see [`SoftGate::allowing`]).
+pub const CHECK_TOOL_NAME: &str = "check";
+
+/// How many companion-only turns in a row one requirement id allows before such a turn counts
+/// as a decline.
+pub const MAX_COMPANION_TURNS: u32 = 3;
 
 /// The result of a call skipped because a preview is pending.
 pub fn skipped_call_text(tool: &str) -> String {
@@ -55,12 +69,25 @@ pub struct SoftGate {
     forced: Option<ToolChoice>,
     host_choice: Option<ToolChoice>,
     required_tool: Option<String>,
+    /// Tools a turn may call beside (or instead of) the required one without declining.
+    companions: Vec<String>,
+    /// Companion-only turns in a row on the current requirement id.
+    companion_turns: u32,
 }
 
 impl SoftGate {
     /// Fresh state for a new run.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// This gate accepting calls of `tool` while a requirement is active: a turn calling only
+    /// companions and the required tool is compliant, and up to [`MAX_COMPANION_TURNS`]
+    /// companion-only turns in a row on one requirement id are too. By default there are none.
+    #[must_use]
+    pub fn allowing(mut self, tool: impl Into<String>) -> Self {
+        self.companions.push(tool.into());
+        self
     }
 
     /// Take the turn's directive; returns the reminder messages to inject before the call
@@ -75,6 +102,7 @@ impl SoftGate {
                 }
                 self.requirement_id = Some(requirement.id);
                 self.escalations = 0;
+                self.companion_turns = 0;
                 requirement.reminder
             }
             Some(ToolChoiceDirective::Hard(choice)) => {
@@ -93,6 +121,7 @@ impl SoftGate {
     fn reset_requirement(&mut self) {
         self.requirement_id = None;
         self.escalations = 0;
+        self.companion_turns = 0;
         self.required_tool = None;
     }
 
@@ -117,9 +146,10 @@ impl SoftGate {
 
     /// Judge a response by the names of its tool calls; ends the one-turn escalation.
     ///
-    /// A turn with a requirement that does anything but call only the required tool (other
-    /// tools, a mix, bare text) is a decline: nothing runs and the next call is forced. The
-    /// fourth decline on one id is [`Error::EscalationCap`].
+    /// A turn with a requirement that does anything but call only the required tool and its
+    /// companions (other tools, a mix, bare text) is a decline: nothing runs and the next call
+    /// is forced; so is a companion-only turn past [`MAX_COMPANION_TURNS`] in a row. The fourth
+    /// decline on one id is [`Error::EscalationCap`].
     pub fn after_response(
         &mut self,
         static_choice: Option<&ToolChoice>,
@@ -129,8 +159,17 @@ impl SoftGate {
         let Some(tool) = self.required_tool.clone() else {
             return Ok(TurnVerdict::Execute);
         };
-        let compliant = !calls.is_empty() && calls.iter().all(|name| *name == tool);
-        if compliant || static_choice_blocks(static_choice, &tool) {
+        let is_companion = |name: &str| self.companions.iter().any(|companion| companion == name);
+        let compliant =
+            !calls.is_empty() && calls.iter().all(|name| *name == tool || is_companion(name));
+        let companions_only = compliant && calls.iter().all(|name| is_companion(name));
+        if companions_only {
+            self.companion_turns += 1;
+        } else if compliant {
+            self.companion_turns = 0;
+        }
+        let companions_exhausted = companions_only && self.companion_turns > MAX_COMPANION_TURNS;
+        if (compliant && !companions_exhausted) || static_choice_blocks(static_choice, &tool) {
             return Ok(TurnVerdict::Execute);
         }
         if self.escalations >= MAX_SOFT_ESCALATIONS {

@@ -134,6 +134,38 @@ pub enum EditError {
         /// How many hunks it has.
         count: usize,
     },
+    // checks
+    /// The configuration file could not be read.
+    #[error("Could not read the configuration `{}`: {source}", .path.display())]
+    ConfigRead {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The configuration's `[check]` table is not valid.
+    #[error("The configuration `{}` is invalid: {message}", .path.display())]
+    Config {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with its line.
+        message: String,
+    },
+    /// A check was asked for, but no command was given or configured.
+    #[error(
+        "No check command: give one after `--` (`resolve check -- cargo test`) or set `command` in the `[check]` table of .resolve/config.toml."
+    )]
+    NoCheckCommand,
+    /// The check command could not be started.
+    #[error("Could not run the check command `{program}`: {source}")]
+    CheckCommand {
+        /// The program.
+        program: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// A preview's details could not be put together from its change set.
     #[error("The preview's details could not be listed: {reason}")]
     DetailsUnlisted {
@@ -153,7 +185,12 @@ impl EditError {
     pub fn is_tool_error(&self) -> bool {
         match self {
             Self::Store(error) => error.is_tool_error(),
-            Self::DiffTooLarge { .. } | Self::DetailsUnlisted { .. } => false,
+            Self::DiffTooLarge { .. }
+            | Self::DetailsUnlisted { .. }
+            | Self::ConfigRead { .. }
+            | Self::Config { .. }
+            | Self::NoCheckCommand
+            | Self::CheckCommand { .. } => false,
             Self::InvalidPattern { .. }
             | Self::UnknownLanguage { .. }
             | Self::OverlappingOps { .. }

@@ -9,9 +9,11 @@
 //!
 //! Layers, bottom up: `error`, `producer` (the producers' names and success texts), `blocking`;
 //! `text_file`, `diff`, `word_diff` (the changed words of a line pair), `hunks` (a file
-//! change's hunks and composing them), `ordered`, `selection` (hunk addresses), `scope`; `preview`; the producers `ast_edit/`, `text_edit` and
-//! the read-only `read_tools`; `external`, `review` (hunk-level apply and amend),
-//! `reviewer_note` (what the model is told a person did), `pending_source`; `tools`.
+//! change's hunks and composing them), `ordered`, `selection` (hunk addresses), `scope`;
+//! `preview`; the producers `ast_edit/`, `text_edit` and the read-only `read_tools`;
+//! `external`, `review` (hunk-level apply and amend), `reviewer_note` (what the model is told a
+//! person did), `pending_source`; `check/` (running a command against a preview, in place or in
+//! a scratch copy, and the model's `check` tool); `tools`.
 //!
 //! It does not own the durable state, the transaction or the lock (`resolve-store`, whose items
 //! are re-exported here for convenience), nor the `resolve` dispatch, the pending stack or the
@@ -50,17 +52,18 @@ mod pending_source;
 mod review;
 mod reviewer_note;
 
+mod check;
 mod tools;
 
 pub use resolve_store::{
-    AmendFile, Amendment, ApplyOutcome, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs, CRASH_AT_ENV,
-    CRASH_STEPS, ChangeSet, Content, Decider, FileChange, FileContent, HistoryRecord, HunkReview,
-    JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing, McpAction, McpToolCall, NewAction,
-    NoteResolution, Origin, Outcome, PLANS_DIR, Payload, PendingRecord, PendingSummary,
-    RejectedFile, RejectedHunk, Review, ReviewedApply, ReviewerNote, STATE_DIR, SpooledChangeSet,
-    StagedRecord, StateLayout, Store, StoreError, StoreLock, StoredAction, Workspace,
-    WorkspacePath, atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically,
-    path_order, read_content,
+    AmendFile, Amendment, ApplyOutcome, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs, CHECK_TAIL_LINES,
+    CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckMode, CheckOutcome, CheckRun, Content, Decider,
+    FileChange, FileContent, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
+    Landing, McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR,
+    Payload, PendingRecord, PendingSummary, RejectedFile, RejectedHunk, Review, ReviewedApply,
+    ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
+    StoreLock, StoredAction, Workspace, WorkspacePath, atomic_write, content_hash,
+    create_dir_all, is_binary, normalize_lexically, path_order, read_content,
 };
 
 pub use ast_edit::{
@@ -68,6 +71,10 @@ pub use ast_edit::{
     Prefilter, preview_ast_edit, preview_ast_edit_with, supported_languages,
 };
 pub use blocking::{TaskDied, run_blocking};
+pub use check::{
+    CONFIG_PATH, CheckPlace, CheckRequest, CheckSettings, CheckTool, DEFAULT_CHECK_TIMEOUT,
+    LiveOutput, changed_files_note, check_report, check_summary, command_line, run_check,
+};
 pub use diff::{change_diff, unified_diff};
 pub use error::EditError;
 pub use external::ExternalActionRunner;

@@ -8,6 +8,9 @@ pub enum McpError {
     /// The workspace root cannot be opened (missing, not a directory, unreadable).
     #[error(transparent)]
     OpenWorkspace(#[from] resolve_edit::StoreError),
+    /// The configuration (its `[check]` table) cannot be read or is invalid.
+    #[error(transparent)]
+    Config(resolve_edit::EditError),
     /// The MCP handshake with the client failed.
     #[error("The MCP handshake with the client failed.")]
     Initialize(#[source] Box<rmcp::service::ServerInitializeError>),

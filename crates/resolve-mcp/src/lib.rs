@@ -65,7 +65,7 @@ mod tools;
 pub use error::McpError;
 pub use resources::{HISTORY_URI_PREFIX, PENDING_URI_PREFIX};
 pub use server::{INSTRUCTIONS, ResolveServer, new_connection_id};
-pub use tools::mcp_tools;
+pub use tools::{mcp_tools, mcp_tools_with_check};
 
 /// Serve `resolve mcp` for the workspace at `root` on stdin/stdout until the client closes the
 /// connection.

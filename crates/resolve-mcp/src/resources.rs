@@ -1,9 +1,11 @@
 //! Pending previews and history as MCP resources: `resolve://pending/<id>` for this
 //! connection's pending actions (head first), `resolve://history/<id>` for every resolved action
-//! of the workspace (most recent first). Reading one gives a header line and the preview diff.
+//! of the workspace (most recent first). Reading one gives a header line (for a checked
+//! preview, its last check's outcome and output tail after it) and the preview diff.
 
 use resolve_edit::{
-    HistoryRecord, Origin, Outcome, PendingRecord, Store, StoreError, StoredAction,
+    HistoryRecord, Origin, Outcome, PendingRecord, Store, StoreError, StoredAction, check_report,
+    check_summary,
 };
 use rmcp::ErrorData;
 use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
@@ -55,10 +57,14 @@ pub(crate) fn templates() -> Vec<ResourceTemplate> {
 }
 
 fn pending_resource(record: &PendingRecord) -> Resource {
+    let check = record
+        .last_check()
+        .map(|check| format!(" {}.", check_summary(check)))
+        .unwrap_or_default();
     Resource::new(format!("{PENDING_URI_PREFIX}{}", record.id), &record.id)
         .with_title(&record.label)
         .with_description(format!(
-            "Pending ({}): {}. Files: {}.",
+            "Pending ({}): {}. Files: {}.{check}",
             record.origin,
             record.label,
             record.change_set.paths().join(", ")
@@ -106,10 +112,14 @@ pub(crate) fn read(store: &Store, uri: &str) -> Result<ResourceContents, ErrorDa
     };
     let text = match (stored, want_pending) {
         (StoredAction::Pending(record), true) => format!(
-            "{} — pending ({}): {}\n\n{}",
+            "{} — pending ({}): {}{}\n\n{}",
             record.id,
             record.origin,
             record.label,
+            record
+                .last_check()
+                .map(|check| format!("\n{}", check_report(check)))
+                .unwrap_or_default(),
             preview(&record)?
         ),
         (StoredAction::Resolved(entry), false) => format!(

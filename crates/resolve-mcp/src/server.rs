@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession, ToolResult};
+use resolve_core::{CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, ResolveSession, ToolResult};
 use resolve_edit::{
-    FileTools, Origin, Store, TaskDied, Workspace, reviewer_note_text, run_blocking,
+    CheckSettings, CheckTool, FileTools, LiveOutput, Origin, Store, TaskDied, Workspace,
+    reviewer_note_text, run_blocking,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
@@ -23,7 +24,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::resources;
-use crate::tools::{call_tool_result, mcp_tools};
+use crate::tools::{call_tool_result, mcp_tools_with_check};
 
 /// What the server tells a client about itself at initialization.
 pub const INSTRUCTIONS: &str = "\
@@ -60,6 +61,8 @@ struct Inner {
     origin: Origin,
     store: Store,
     tools: FileTools,
+    /// The `check` tool, when a check command is configured.
+    check: Option<CheckTool>,
     session: Arc<ResolveSession>,
     tool_list: Vec<Tool>,
     /// The resource URIs the client was last told about (or listed itself).
@@ -93,8 +96,14 @@ impl ResolveServer {
         let connection_id = connection_id.into();
         let origin = Origin::Mcp(connection_id.clone());
         // What this connection resolves is recorded as resolved by it.
-        let store = Store::open(Workspace::open(root)?).resolved_by(origin.clone());
+        let settings = CheckSettings::discover(root, None).map_err(crate::McpError::Config)?;
+        let store = Store::open(Workspace::open(root)?)
+            .resolved_by(origin.clone())
+            .requiring_check(settings.require);
         let tools = FileTools::new(store.clone(), origin.clone());
+        // Offered only when a command is configured; its output goes to the log (stderr).
+        let check = CheckTool::new(store.clone(), origin.clone(), &settings)
+            .map(|check| check.with_live_output(|| LiveOutput::merged(std::io::stderr())));
         let session = ResolveSession::new()
             .with_id_allocator(Arc::new(store.clone()))
             .with_pending_source(Arc::new(tools.pending_source()));
@@ -111,7 +120,8 @@ impl ResolveServer {
                 store,
                 tools,
                 session: Arc::new(session),
-                tool_list: mcp_tools(),
+                tool_list: mcp_tools_with_check(check.as_ref().map(CheckTool::spec).as_ref()),
+                check,
                 listed: Mutex::new(listed),
                 subscriptions: Mutex::new(Vec::new()),
             }),
@@ -141,6 +151,16 @@ impl ResolveServer {
     ) -> CallToolResult {
         let result = if name == RESOLVE_TOOL_NAME {
             self.resolve(arguments, cancel.clone()).await
+        } else if name == CHECK_TOOL_NAME
+            && let Some(check) = self.inner.check.clone()
+        {
+            run_blocking("check", move || {
+                check
+                    .call(&arguments)
+                    .unwrap_or_else(|error| ToolResult::error(error.to_string()))
+            })
+            .await
+            .unwrap_or_else(|error| task_failed("the check", &error))
         } else {
             let tools = self.inner.tools.clone();
             let name = name.to_owned();

@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use resolve_core::{RESOLVE_REMINDER, RESOLVE_TOOL_NAME, ToolResult, ToolSpec, resolve_tool_spec};
+use resolve_core::{
+    CHECK_TOOL_NAME, RESOLVE_REMINDER, RESOLVE_TOOL_NAME, ToolResult, ToolSpec, resolve_tool_spec,
+};
 use resolve_edit::file_tool_specs;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::Value;
@@ -19,8 +21,16 @@ pub(crate) const DETAILS_META_KEY: &str = "resolve/details";
 /// destructiveHint: false` (they only stage); `resolve` `destructiveHint: true`. None reaches
 /// outside the workspace (`openWorldHint: false`).
 pub fn mcp_tools() -> Vec<Tool> {
+    mcp_tools_with_check(None)
+}
+
+/// [`mcp_tools`], with the `check` tool of `check` (when a check command is configured)
+/// before `resolve`: `readOnlyHint: false` (the preview is in place while it runs),
+/// `destructiveHint: false` (every file is put back).
+pub fn mcp_tools_with_check(check: Option<&ToolSpec>) -> Vec<Tool> {
     file_tool_specs()
         .iter()
+        .chain(check)
         .chain(std::iter::once(resolve_tool_spec()))
         .map(mcp_tool)
         .collect()
@@ -29,7 +39,7 @@ pub fn mcp_tools() -> Vec<Tool> {
 fn mcp_tool(spec: &ToolSpec) -> Tool {
     let annotations = if spec.name == RESOLVE_TOOL_NAME {
         ToolAnnotations::new().read_only(false).destructive(true)
-    } else if spec.deferrable {
+    } else if spec.deferrable || spec.name == CHECK_TOOL_NAME {
         ToolAnnotations::new().read_only(false).destructive(false)
     } else {
         ToolAnnotations::new().read_only(true)

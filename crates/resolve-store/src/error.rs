@@ -131,6 +131,35 @@ pub enum StoreError {
         /// The tool it calls there.
         tool: String,
     },
+    /// A check was asked of an action that calls an MCP tool: it changes no file.
+    #[error(
+        "`{id}` calls the tool `{tool}` of the MCP server `{server}`; it changes no file, so there is nothing to check."
+    )]
+    NothingToCheck {
+        /// The action.
+        id: String,
+        /// The MCP server it calls.
+        server: String,
+        /// The tool it calls there.
+        tool: String,
+    },
+    /// An apply that requires a passing check (`--require-check`, `[check] require = true`)
+    /// found none for this preview.
+    #[error(
+        "`{id}` {state}, and this apply requires a passing check; nothing was written. Check it first (`resolve check {id}`, or the `check` tool), then apply it once the check passes."
+    )]
+    CheckRequired {
+        /// The action.
+        id: String,
+        /// `has not been checked` or `failed its last check (exit status 1)`.
+        state: String,
+    },
+    /// The pending action changed (was amended) while its check ran.
+    #[error("`{id}` changed while its check ran, so the outcome was not recorded; check it again.")]
+    CheckedVersionChanged {
+        /// The action.
+        id: String,
+    },
     /// A reviewed apply or an amendment was made on a version of the action that has changed
     /// since (another reviewer amended it).
     #[error(

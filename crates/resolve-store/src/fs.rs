@@ -222,6 +222,39 @@ pub(crate) fn link_or_copy(original: &Path, backup: &Path) -> Result<bool, Store
     }
 }
 
+/// Copy the file `from` to `to` (replacing what stands there) with its permissions: a clone
+/// sharing the data where the file system can clone (`FICLONE`: Btrfs, XFS, bcachefs, …),
+/// else a plain copy. Nothing is synced: this is for scratch copies, never for state.
+pub fn copy_file(from: &Path, to: &Path) -> Result<(), StoreError> {
+    #[cfg(target_os = "linux")]
+    {
+        let source = File::open(from).map_err(|source| StoreError::io("read", from, source))?;
+        let target = create_new(to)?;
+        if rustix::fs::ioctl_ficlone(&target, &source).is_ok() {
+            let permissions = source
+                .metadata()
+                .map_err(|source| StoreError::io("read the metadata of", from, source))?
+                .permissions();
+            return target
+                .set_permissions(permissions)
+                .map_err(|source| StoreError::io("set permissions of", to, source));
+        }
+    }
+    fs::copy(from, to)
+        .map(drop)
+        .map_err(|source| StoreError::io("copy", from, source))
+}
+
+/// Make `to` a symbolic link with the same target as the link `from` (the target is copied
+/// as it is, not followed).
+pub fn copy_symlink(from: &Path, to: &Path) -> Result<(), StoreError> {
+    let target =
+        fs::read_link(from).map_err(|source| StoreError::io("read the link", from, source))?;
+    remove_file(to)?;
+    std::os::unix::fs::symlink(&target, to)
+        .map_err(|source| StoreError::io("create the link", to, source))
+}
+
 /// A fresh temporary file in `dir`, to be filled and then [`persist`]ed under its final name
 /// (it is removed if dropped before).
 pub(crate) fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile, StoreError> {
@@ -502,6 +535,26 @@ mod tests {
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         // 0o666 minus the umask: readable by others, unlike a bare temp file's 0o600.
         assert_ne!(mode & 0o044, 0, "mode {mode:o}");
+    }
+
+    #[test]
+    fn a_copied_file_has_the_bytes_and_permissions_and_a_copied_link_the_same_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("run.sh");
+        std::fs::write(&from, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&from, Permissions::from_mode(0o751)).unwrap();
+        let to = dir.path().join("copy.sh");
+        std::fs::write(&to, "leftover, longer than the original").unwrap();
+        copy_file(&from, &to).unwrap();
+        assert_eq!(std::fs::read(&to).unwrap(), b"#!/bin/sh\n");
+        let mode = std::fs::metadata(&to).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o751);
+        std::os::unix::fs::symlink("run.sh", dir.path().join("link")).unwrap();
+        copy_symlink(&dir.path().join("link"), &dir.path().join("link2")).unwrap();
+        assert_eq!(
+            std::fs::read_link(dir.path().join("link2")).unwrap(),
+            Path::new("run.sh")
+        );
     }
 
     #[test]

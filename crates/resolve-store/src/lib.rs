@@ -9,7 +9,7 @@
 //!
 //! Layers, bottom up, each using only those below it: `error`, `hash`, `fs` (the only module
 //! that writes, renames or removes files), `layout`, `workspace`; `change_set` (pure data),
-//! `mcp_action` (pure data), `blobs`, `spool`, `lock`; `transaction`; `store`.
+//! `check_outcome` and `mcp_action` (pure data), `blobs`, `spool`, `lock`; `transaction`; `store`.
 //!
 //! It knows no producer (no parser, no directory walk, no diff): what a change set contains
 //! and how it is shown are `resolve-edit`'s. It does not own the `resolve` dispatch, the
@@ -34,6 +34,7 @@ mod workspace;
 
 mod blobs;
 mod change_set;
+mod check_outcome;
 mod lock;
 mod mcp_action;
 mod spool;
@@ -44,9 +45,11 @@ mod store;
 
 pub use blobs::{BlobWriter, Blobs, Pack, PackWriter};
 pub use change_set::{ChangeSet, Content, FileChange, path_order};
+pub use check_outcome::{CHECK_TAIL_LINES, CheckMode, CheckOutcome, CheckRun};
 pub use error::{Invariant, StoreError};
 pub use fs::{
-    BINARY_SNIFF_LEN, FileContent, atomic_write, create_dir_all, is_binary, read_content,
+    BINARY_SNIFF_LEN, FileContent, atomic_write, copy_file, copy_symlink, create_dir_all,
+    is_binary, read_content,
 };
 pub use hash::{content_hash, hex, sha256};
 pub use layout::{JOURNAL_DIR, LOCK_FILE, PLANS_DIR, RecordKind, STATE_DIR, StateLayout};

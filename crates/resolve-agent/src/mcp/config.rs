@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-/// Where the configuration lives, relative to the workspace root.
-pub const CONFIG_PATH: &str = ".resolve/config.toml";
+/// Where the configuration lives, relative to the workspace root (its `[check]` table is
+/// `resolve-edit`'s, which the MCP server reads too).
+pub use resolve_edit::CONFIG_PATH;
 
 /// How to start one MCP server over stdio.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

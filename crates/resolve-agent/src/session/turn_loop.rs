@@ -7,10 +7,10 @@
 //!    reviewer notes waiting for the model (what a person did to its actions) follow, each its
 //!    own message too;
 //! 2. the request carries host hard choice ?? one-turn escalation ?? static choice;
-//! 3. a response that does anything but call only `resolve` while a preview is pending
-//!    executes none of its calls (each gets the skipped-call text as an error result) and
-//!    forces `resolve` for the next call alone; the fourth decline on one id ends the run with
-//!    the cap error;
+//! 3. a response that does anything but call only `resolve` (and `check`, its companion)
+//!    while a preview is pending executes none of its calls (each gets the skipped-call text as
+//!    an error result) and forces `resolve` for the next call alone; the fourth decline on one
+//!    id ends the run with the cap error;
 //! 4. otherwise the calls run in order; unknown tools, malformed JSON and schema violations
 //!    become error results the model can read;
 //! 5. `turn_end` settles the in-flight hard directive; after the run, `abort` is the safety net.
@@ -31,8 +31,8 @@
 //! which tools are offered (`tool_set`), plan-mode rules (`plan`).
 
 use resolve_core::{
-    RESOLVE_TOOL_NAME, SoftGate, ToolChoice, ToolChoiceDirective, ToolResult, TurnStop,
-    TurnVerdict, skipped_call_details, skipped_call_text,
+    CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, SoftGate, ToolChoice, ToolChoiceDirective, ToolResult,
+    TurnStop, TurnVerdict, skipped_call_details, skipped_call_text,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -108,7 +108,10 @@ impl AgentSession {
         sink: &mut dyn EventSink,
         cancel: &CancellationToken,
     ) -> Result<RunSummary, AgentError> {
-        let mut gate = SoftGate::new();
+        // `check` (when the session has one) tests the pending preview: part of resolving it,
+        // so calling it is no decline. One that is not offered gets the unknown-tool result,
+        // and the gate's companion limit bounds such turns too.
+        let mut gate = SoftGate::new().allowing(CHECK_TOOL_NAME);
         let mut wire = WireState::new(self.provider.config());
         let mut counts = Counts::default();
         // Plan mode: reminders after text-only stops since the last `resolve` call.

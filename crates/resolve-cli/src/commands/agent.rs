@@ -17,12 +17,13 @@ use std::sync::{Arc, Mutex};
 use resolve_agent::{
     AgentEvent, AgentSession, ApiKey, AutoApprove, PlanApprover, PlanDecision, PlanMode,
     PlanReview, ProviderConfig, ProviderKind, ReasoningEffort, StoreReviewerNotes, Usage,
-    file_tools,
+    check_tool, file_tools,
 };
 use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession};
 use resolve_edit::{
-    ApplyGate, Blobs, FileTools, GateDecision, HunkAddress, HunkRejection, Origin, PendingRecord,
-    ReviewDecision, Selection, Store, StorePendingSource, Workspace, addressed_preview,
+    ApplyGate, Blobs, CheckSettings, CheckTool, FileTools, GateDecision, HunkAddress,
+    HunkRejection, LiveOutput, Origin, PendingRecord, ReviewDecision, Selection, Store,
+    StorePendingSource, Workspace, addressed_preview,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -39,11 +40,20 @@ You are a careful coding agent working inside one workspace. Use `read`, `ls` an
 Review the diff, then call `resolve` with action \"apply\" (to write it) or \"discard\" (to drop it) and a one-sentence reason, \
 before doing anything else. When the task is done, answer with a short summary.";
 
+/// Appended to the system prompt when the `check` tool is offered.
+const CHECK_PROMPT: &str = " \
+`check` runs the project's tests against your pending preview and puts every file back; call it before `resolve` when you want to know whether the change passes.";
+
 /// Run the agent on the task.
 pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Result<Outcome> {
     resolve_agent::init();
-    // What the model resolves is recorded as resolved by the agent.
-    let store = &store.clone().resolved_by(Origin::Agent);
+    let settings = CheckSettings::discover(store.workspace().root(), args.config.as_deref())?;
+    // What the model resolves is recorded as resolved by the agent; `[check] require = true`
+    // holds for its applies too.
+    let store = &store
+        .clone()
+        .resolved_by(Origin::Agent)
+        .requiring_check(settings.require);
     let kind = match args.provider {
         ProviderChoice::Openai => ProviderKind::OpenAi,
         ProviderChoice::Anthropic => ProviderKind::Anthropic,
@@ -93,10 +103,18 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
         .with_pending_source(Arc::new(source));
     let tools = FileTools::new(store.clone(), Origin::Agent);
     let mut builder = AgentSession::builder(config);
+    let mut system_prompt = SYSTEM_PROMPT.to_owned();
+    builder.tools(file_tools(&tools));
+    // Offered only when a command is configured; its output streams to stderr.
+    if let Some(check) = CheckTool::new(store.clone(), Origin::Agent, &settings) {
+        builder.tool(check_tool(
+            check.with_live_output(|| LiveOutput::merged(std::io::stderr())),
+        ));
+        system_prompt.push_str(CHECK_PROMPT);
+    }
     builder
-        .tools(file_tools(&tools))
         .tools(mcp_tools)
-        .system_prompt(SYSTEM_PROMPT)
+        .system_prompt(system_prompt)
         .resolve_session(Arc::new(resolve))
         .reviewer_notes(Arc::new(StoreReviewerNotes::new(
             store.clone(),

@@ -2,6 +2,7 @@
 
 mod agent;
 pub(crate) mod amend;
+mod check;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -10,8 +11,9 @@ use anyhow::Context;
 use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult, base_details};
 use resolve_edit::{
-    Blobs, FileToolOutput, FileTools, HistoryRecord, Origin, Outcome as HistoryOutcome, Store,
-    StorePendingSource, StoredAction, Workspace, addressed_preview,
+    Blobs, CheckSettings, FileToolOutput, FileTools, HistoryRecord, Origin,
+    Outcome as HistoryOutcome, Store, StorePendingSource, StoredAction, Workspace,
+    addressed_preview, check_report,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -35,7 +37,11 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Write(args) => write(&store, args, output),
         Command::Pending => pending(&store, output),
         Command::Show(args) => show(&store, args.id.as_deref(), output),
+        Command::Check(args) => check::run(&store, args, output),
         Command::Apply(args) => {
+            let settings =
+                CheckSettings::discover(store.workspace().root(), args.config.as_deref())?;
+            let store = store.requiring_check(args.require_check || settings.require);
             let mut resolve_args = ResolveArgs::new(ResolveAction::Apply, args.reason.clone());
             let mut extra = Map::new();
             if !args.only.is_empty() {
@@ -237,6 +243,7 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
                 "sourceTool": record.source_tool,
                 "files": record.change_set.paths(),
                 "createdAt": record.created_at,
+                "check": record.last_check(),
             }))
             .collect::<Vec<_>>()
     );
@@ -245,7 +252,14 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     } else {
         records
             .iter()
-            .map(|record| format!("{}  {}  [{}]", record.id, record.label, record.origin))
+            .map(|record| {
+                let mark = match record.last_check() {
+                    Some(check) if check.passed => "  ✓ checked",
+                    Some(_) => "  ✗ check failed",
+                    None => "",
+                };
+                format!("{}  {}  [{}]{mark}", record.id, record.label, record.origin)
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -270,8 +284,12 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
     let (json, human) = match store.get(&id)? {
         StoredAction::Pending(record) => {
             let preview = store.blobs().read_text(&record.preview_text)?;
+            let check = record
+                .last_check()
+                .map(|check| format!("\n{}", check_report(check)))
+                .unwrap_or_default();
             let human = format!(
-                "{} — pending ({}): {}\n\n{}",
+                "{} — pending ({}): {}{check}\n\n{}",
                 record.id,
                 record.origin,
                 record.label,
@@ -284,7 +302,7 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
                 Value::Null
             };
             (
-                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "preview": preview, "files": hunks, "amendments": record.amendments}),
+                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "check": record.last_check(), "preview": preview, "files": hunks, "amendments": record.amendments}),
                 human,
             )
         }
@@ -462,6 +480,7 @@ fn history_json(entry: &HistoryRecord, workspace: &Workspace) -> anyhow::Result<
         "resolvedBy": entry.resolved_by.as_ref().map(ToString::to_string),
         "review": entry.review,
         "amendments": entry.action.amendments,
+        "check": entry.action.last_check(),
         "preview": Blobs::of(workspace).read_text(&entry.action.preview_text)?,
     }))
 }

@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pretty_assertions::assert_eq;
 use resolve_core::{
-    ActionError, Error, MAX_SOFT_ESCALATIONS, PendingAction, PushOptions, ReminderMessage,
-    ResolveSession, SoftGate, SoftToolRequirement, ToolChoice, ToolChoiceDirective, ToolResult,
-    TurnStop, TurnVerdict, skipped_call_text,
+    ActionError, CHECK_TOOL_NAME, Error, MAX_COMPANION_TURNS, MAX_SOFT_ESCALATIONS, PendingAction,
+    PushOptions, ReminderMessage, ResolveSession, SoftGate, SoftToolRequirement, ToolChoice,
+    ToolChoiceDirective, ToolResult, TurnStop, TurnVerdict, skipped_call_text,
 };
 
 use super::common::{Log, apply, recording_action, session, token};
@@ -568,4 +568,63 @@ fn skipped_call_text_and_cap_text_are_exact() {
     }
     let error = gate.after_response(None, &["peek"]).unwrap_err();
     assert_eq!(error.to_string(), CAP);
+}
+
+fn requirement(id: &str) -> Option<ToolChoiceDirective> {
+    Some(ToolChoiceDirective::Soft(SoftToolRequirement {
+        id: id.to_owned(),
+        tool_name: "resolve".to_owned(),
+        reminder: Vec::new(),
+    }))
+}
+
+#[test]
+fn a_check_before_resolve_is_no_decline_and_forces_nothing() {
+    let mut gate = SoftGate::new().allowing(CHECK_TOOL_NAME);
+    gate.begin_turn(requirement("preview-1"));
+    for calls in [&["check"][..], &["check", "resolve"], &["resolve"]] {
+        assert_eq!(
+            gate.after_response(None, calls).unwrap(),
+            TurnVerdict::Execute,
+            "{calls:?}"
+        );
+        assert_eq!(gate.escalations(), 0, "{calls:?}");
+        assert_eq!(gate.tool_choice(None), None, "{calls:?}: nothing forced");
+    }
+    // Without the companion, the same `check` turn is a decline.
+    let mut plain = SoftGate::new();
+    plain.begin_turn(requirement("preview-1"));
+    assert!(matches!(
+        plain.after_response(None, &["check"]),
+        Ok(TurnVerdict::SkipAll { .. })
+    ));
+}
+
+#[test]
+fn companion_only_turns_past_the_limit_count_as_declines_until_a_new_preview() {
+    let mut gate = SoftGate::new().allowing(CHECK_TOOL_NAME);
+    gate.begin_turn(requirement("preview-1"));
+    for _ in 0..MAX_COMPANION_TURNS {
+        assert_eq!(
+            gate.after_response(None, &["check"]).unwrap(),
+            TurnVerdict::Execute
+        );
+    }
+    assert!(matches!(
+        gate.after_response(None, &["check"]),
+        Ok(TurnVerdict::SkipAll { .. })
+    ));
+    assert_eq!(gate.escalations(), 1);
+    // Another tool beside a companion is still a decline.
+    assert!(matches!(
+        gate.after_response(None, &["check", "peek"]),
+        Ok(TurnVerdict::SkipAll { .. })
+    ));
+    // A new preview starts afresh.
+    gate.begin_turn(requirement("preview-2"));
+    assert_eq!(
+        gate.after_response(None, &["check"]).unwrap(),
+        TurnVerdict::Execute
+    );
+    assert_eq!(gate.escalations(), 0);
 }

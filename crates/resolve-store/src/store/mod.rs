@@ -14,11 +14,14 @@
 //! Corrupt state files are reported as [`StoreError::CorruptState`], never skipped.
 //!
 //! By concern: `records` (the records and their ids), `read` (listing and finding), `staging`,
-//! `resolution` (apply and discard, whole or hunk by hunk), `undo`, `external` (MCP tool calls
-//! and their markers), `gc` (the blob store's clean-up), `review` (what a reviewer did, as
-//! records keep it), `notes` (telling the model what a person did) and `amend`.
+//! `resolution` (apply and discard, whole or hunk by hunk), `check` (a preview put in place for
+//! a check, or written into a scratch copy, and the outcome kept on the record), `undo`,
+//! `external` (MCP tool calls and their markers), `gc` (the blob store's clean-up), `review`
+//! (what a reviewer did, as records keep it), `notes` (telling the model what a person did) and
+//! `amend`.
 
 mod amend;
+mod check;
 mod external;
 mod gc;
 mod notes;
@@ -83,6 +86,8 @@ pub struct Store {
     resolver: Option<Origin>,
     /// Who decides through this handle (see [`Store::decided_by`]).
     decider: Option<Decider>,
+    /// Whether an apply needs a passing check of the preview first.
+    require_check: bool,
 }
 
 impl Store {
@@ -93,6 +98,7 @@ impl Store {
             lock_timeout: LOCK_TIMEOUT,
             resolver: None,
             decider: None,
+            require_check: false,
         }
     }
 
@@ -118,6 +124,22 @@ impl Store {
     /// [`Store::resolved_by`]).
     pub fn resolver(&self) -> Option<&Origin> {
         self.resolver.as_ref()
+    }
+
+    /// This store refusing to apply a preview whose last check (on its change set as it is)
+    /// did not pass, when `yes` ([`StoreError::CheckRequired`]; nothing is written and the
+    /// action stays pending). Actions that call an MCP tool change no file and are not checked.
+    /// By default no check is required.
+    #[must_use]
+    pub fn requiring_check(mut self, yes: bool) -> Self {
+        self.require_check = yes;
+        self
+    }
+
+    /// Whether an apply through this store needs a passing check (see
+    /// [`Store::requiring_check`]).
+    pub fn requires_check(&self) -> bool {
+        self.require_check
     }
 
     /// This store waiting up to `timeout` for the lock. By default, [`LOCK_TIMEOUT`].

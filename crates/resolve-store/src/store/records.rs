@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::review::{Amendment, Review};
 use crate::change_set::{ChangeSet, Content};
+use crate::check_outcome::CheckOutcome;
 use crate::error::StoreError;
 use crate::fs;
 use crate::mcp_action::{McpAction, Payload};
@@ -143,6 +144,11 @@ pub struct PendingRecord<C = ChangeSet> {
     /// A reviewer's amendments of its files, oldest first (their contents are in the change set).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub amendments: Vec<Amendment>,
+    /// The outcome of its last check (`resolve check`, the model's `check` tool); records
+    /// written before checks existed have none. It counts only while it was made of this
+    /// change set (see [`PendingRecord::last_check`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<CheckOutcome>,
 }
 
 /// A pending record as staging returns it: its change set is still in the spool it was
@@ -167,6 +173,7 @@ impl StagedRecord {
             details: self.details.clone(),
             fingerprint: self.fingerprint.clone(),
             amendments: self.amendments.clone(),
+            check: self.check.clone(),
         })
     }
 }
@@ -178,6 +185,16 @@ impl PendingRecord {
             Some(action) => Payload::Mcp(action),
             None => Payload::ChangeSet(&self.change_set),
         }
+    }
+}
+
+impl<C> PendingRecord<C> {
+    /// The outcome of its last check, when that check ran on this very change set: a preview
+    /// amended since (its fingerprint changed) has none, and a re-staged one is a new record.
+    pub fn last_check(&self) -> Option<&CheckOutcome> {
+        self.check
+            .as_ref()
+            .filter(|check| check.fingerprint == self.fingerprint)
     }
 }
 
@@ -303,6 +320,7 @@ struct HistoryFields {
     fingerprint: String,
     #[serde(default)]
     amendments: Vec<Amendment>,
+    check: Option<CheckOutcome>,
     outcome: Outcome,
     reason: String,
     #[serde(default)]
@@ -335,6 +353,7 @@ impl From<HistoryFields> for HistoryRecord {
                 details: fields.details,
                 fingerprint: fields.fingerprint,
                 amendments: fields.amendments,
+                check: fields.check,
             },
             outcome: fields.outcome,
             reason: fields.reason,
@@ -496,6 +515,7 @@ mod tests {
             details: Value::Null,
             fingerprint: "f".into(),
             amendments: Vec::new(),
+            check: None,
         };
         let history = HistoryRecord {
             action: record,

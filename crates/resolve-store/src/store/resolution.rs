@@ -53,7 +53,9 @@ impl Store {
     ///
     /// Every selected file is checked against its base hash before any write; a mismatch is
     /// [`StoreError::Stale`] naming every changed file, with nothing written and the action
-    /// still pending. The files and the move to history land together or not at all.
+    /// still pending. The files and the move to history land together or not at all. A store
+    /// that [requires a check](Store::requiring_check) first refuses a preview without a
+    /// passing one ([`StoreError::CheckRequired`]).
     pub fn apply(
         &self,
         id: &str,
@@ -153,6 +155,9 @@ impl Store {
         reason: &str,
         extra: Option<Extra>,
     ) -> Result<ApplyOutcome, StoreError> {
+        if self.require_check {
+            require_passing_check(&record)?;
+        }
         let selected_set = selected.as_ref().unwrap_or(&record.change_set);
         let targets = self.check_fresh(selected_set)?;
         let applied_files = selected_set.paths();
@@ -186,20 +191,7 @@ impl Store {
             undone: false,
             review,
         };
-        // Every file holds its base (checked above), so that is its original here.
-        let mut files = Vec::with_capacity(targets.len());
-        for (relative, path) in targets.into_iter().zip(&history.applied_files) {
-            let change = history
-                .action
-                .change_set
-                .get(path)
-                .ok_or_else(|| Invariant::NotInChangeSet { path: path.clone() })?;
-            files.push(FileWrite {
-                relative,
-                original: change.base_hash().map(Cow::Borrowed),
-                content: change.new_content(),
-            });
-        }
+        let files = file_writes(targets, &history.applied_files, &history.action.change_set)?;
         self.commit_noting(Purpose::Apply, files, &history, None, note.as_ref())?;
         Ok(ApplyOutcome {
             applied_files: history.applied_files.clone(),
@@ -280,7 +272,8 @@ impl Store {
             Purpose::Apply | Purpose::Discard => state.push(StateChange::Remove {
                 path: RecordKind::Pending.relative(seq),
             }),
-            Purpose::Undo => {}
+            // A trial is never committed (see `Store::check_in_place`); it keeps its record.
+            Purpose::Undo | Purpose::Trial => {}
         }
         state.extend(also_remove.map(|path| StateChange::Remove { path }));
         state.extend(note_file.as_ref().map(|note| StateChange::Write {
@@ -300,7 +293,7 @@ impl Store {
     /// Check every file of `set` against its base (absence for a create), reading one file at
     /// a time; on success each file's real root-relative name, in the order of
     /// `set`.
-    fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<String>, StoreError> {
+    pub(super) fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<String>, StoreError> {
         let mut stale = Vec::new();
         let mut files = Vec::with_capacity(set.len());
         for (path, change) in set.files() {
@@ -366,10 +359,45 @@ pub(super) fn refuse_external(record: &PendingRecord) -> Result<(), StoreError> 
     }
 }
 
+/// The files a transaction writes for `paths` of `change_set`, whose real root-relative names
+/// are `targets` (as [`Store::check_fresh`] gave them). Every file holds its base (checked),
+/// so that is its original.
+pub(super) fn file_writes<'a>(
+    targets: Vec<String>,
+    paths: &[String],
+    change_set: &'a ChangeSet,
+) -> Result<Vec<FileWrite<'a>>, StoreError> {
+    let mut files = Vec::with_capacity(targets.len());
+    for (relative, path) in targets.into_iter().zip(paths) {
+        let change = change_set
+            .get(path)
+            .ok_or_else(|| Invariant::NotInChangeSet { path: path.clone() })?;
+        files.push(FileWrite {
+            relative,
+            original: change.base_hash().map(Cow::Borrowed),
+            content: change.new_content(),
+        });
+    }
+    Ok(files)
+}
+
+/// Refuse `record` unless its last check ran on its change set and passed.
+fn require_passing_check(record: &PendingRecord) -> Result<(), StoreError> {
+    let state = match record.last_check() {
+        Some(check) if check.passed => return Ok(()),
+        Some(check) => format!("failed its last check ({})", check.status_text()),
+        None => "has not been checked".to_owned(),
+    };
+    Err(StoreError::CheckRequired {
+        id: record.id.clone(),
+        state,
+    })
+}
+
 /// Write each real file once: a change set may name one file twice (a path and a symlink to
 /// it, both given to `ast_edit`); two writes of one target would collide in the transaction.
 /// The two changes must agree.
-fn merge_aliases(files: Vec<FileWrite>) -> Result<Vec<FileWrite>, StoreError> {
+pub(super) fn merge_aliases(files: Vec<FileWrite>) -> Result<Vec<FileWrite>, StoreError> {
     let mut merged: Vec<FileWrite> = Vec::with_capacity(files.len());
     let mut index: HashMap<String, usize> = HashMap::new();
     for file in files {

@@ -124,6 +124,7 @@ impl Store {
             preview_text,
             details,
             amendments: Vec::new(),
+            check: None,
         };
         write_json(&self.record_path(RecordKind::Pending, seq), &record)?;
         Ok(record)

@@ -13,6 +13,7 @@ pub const CRASH_STEPS: &[&str] = &[
     "staged:<n>",
     "renamed:<n>",
     "synced",
+    "trial",
     "committed",
     "state:<n>",
     "journal-removed",

@@ -28,6 +28,9 @@ pub(crate) enum Purpose {
     Discard,
     /// Revert an applied action.
     Undo,
+    /// Put a pending action's preview in place for a check, to be rolled back afterwards
+    /// whatever happens: a trial is never committed, and its recovery always rolls back.
+    Trial,
 }
 
 impl Purpose {
@@ -36,12 +39,13 @@ impl Purpose {
             Self::Apply => "apply",
             Self::Discard => "discard",
             Self::Undo => "undo",
+            Self::Trial => "check trial",
         }
     }
 
     pub(super) fn after_rollback(self) -> &'static str {
         match self {
-            Self::Apply | Self::Discard => "it is still pending",
+            Self::Apply | Self::Discard | Self::Trial => "it is still pending",
             Self::Undo => "it is still applied",
         }
     }
@@ -51,6 +55,7 @@ impl Purpose {
             Self::Apply => "it is applied",
             Self::Discard => "it is discarded",
             Self::Undo => "it is undone",
+            Self::Trial => "it is still pending",
         }
     }
 }

@@ -20,6 +20,10 @@
 //! | `state:<n>` | the n-th store-state change is done (keep the originals in the blob store, place the history record, remove the pending record) |
 //! | `journal-removed` | `journal.json` is gone; the backups are removed next |
 //!
+//! A trial (for a check) goes through the same steps up to the last `renamed:<n>` and
+//! `synced`, then reaches `trial` (its files are in place; the command runs next), and is
+//! then rolled back; it never commits.
+//!
 //! Syncing is batched: one pass makes the backups, the state files and the journal durable
 //! before the journal is put in place, and one pass makes every temp file durable before the
 //! first rename, each pass syncing its files concurrently; every touched directory is synced
@@ -28,7 +32,8 @@
 //!
 //! [`recover`] rolls an uncommitted journal back from the backups (a file is restored only when
 //! it still holds what the transaction wrote; one changed since is left alone and named) or
-//! finishes a committed one, then removes the journal. Recovery is idempotent, so a crash
+//! finishes a committed one, then removes the journal. A trial's files are always put back,
+//! whatever they hold: what a check's command did to them is not the person's work. Recovery is idempotent, so a crash
 //! during recovery is settled by the next one.
 //!
 //! The journal's format is the journal module's, the crash hook the crash module's, settling
@@ -51,6 +56,7 @@ use self::crash::CrashHook;
 use self::journal::{
     JOURNAL_VERSION, Journal, JournalEntry, JournalState, mode_of, permissions_from, write_journal,
 };
+pub(crate) use self::settle::Rollback;
 use self::settle::{finish, rollback};
 use crate::blobs::Blobs;
 use crate::change_set::Content;
@@ -113,6 +119,44 @@ impl<R: Serialize> Transaction<'_, R> {
     /// even that failed, the journal is left for the next recovery).
     pub(crate) fn run(self) -> Result<(), StoreError> {
         let mut hook = CrashHook::from_env();
+        let mut journal = self.begin(&mut hook)?;
+        let blobs = Blobs::of(self.workspace);
+        let root = self.workspace.root();
+        let landed = write_files(root, &blobs, &journal, &self.files, &mut hook).and_then(|()| {
+            journal.committed = true;
+            write_journal(self.workspace.layout(), &journal)
+        });
+        if let Err(error) = landed {
+            // When the rollback fails too, the journal stays and the next recovery retries.
+            let _rolled_back = rollback(self.workspace, &journal);
+            return Err(error);
+        }
+        hook.point("committed");
+        finish(self.workspace, &journal, &mut hook)
+    }
+
+    /// Run it as a trial ([`Purpose::Trial`]): put the files in place, call `during` while they
+    /// are, then roll every file back to its original, whatever `during` or the files' own
+    /// changes did. The journal stays uncommitted throughout, so a process killed at any
+    /// point (`during` included) is rolled back by the next recovery.
+    pub(crate) fn trial<T>(self, during: impl FnOnce() -> T) -> Result<(T, Rollback), StoreError> {
+        let mut hook = CrashHook::from_env();
+        let journal = self.begin(&mut hook)?;
+        let blobs = Blobs::of(self.workspace);
+        let root = self.workspace.root();
+        if let Err(error) = write_files(root, &blobs, &journal, &self.files, &mut hook) {
+            let _rolled_back = rollback(self.workspace, &journal);
+            return Err(error);
+        }
+        hook.point("trial");
+        let value = during();
+        let report = rollback(self.workspace, &journal)?;
+        Ok((value, report))
+    }
+
+    /// Keep the originals as backups and write the journal (the crash points `begin`,
+    /// `backup:<n>` and `journal`); no target is touched yet.
+    fn begin(&self, hook: &mut CrashHook) -> Result<Journal, StoreError> {
         hook.point("begin");
         let root = self.workspace.root();
         let layout = self.workspace.layout();
@@ -166,10 +210,10 @@ impl<R: Serialize> Transaction<'_, R> {
                 StateChange::Remove { path } => JournalState::Remove { path: path.clone() },
             });
         }
-        let mut journal = Journal {
+        let journal = Journal {
             version: JOURNAL_VERSION,
             purpose: self.purpose,
-            action: self.action,
+            action: self.action.clone(),
             committed: false,
             entries,
             created_dirs: missing_dirs(root, &self.files),
@@ -181,18 +225,7 @@ impl<R: Serialize> Transaction<'_, R> {
         fs::sync_all(&unsynced)?;
         write_journal(layout, &journal)?;
         hook.point("journal");
-        let blobs = Blobs::of(self.workspace);
-        let landed = write_files(root, &blobs, &journal, &self.files, &mut hook).and_then(|()| {
-            journal.committed = true;
-            write_journal(layout, &journal)
-        });
-        if let Err(error) = landed {
-            // When the rollback fails too, the journal stays and the next recovery retries.
-            let _rolled_back = rollback(self.workspace, &journal);
-            return Err(error);
-        }
-        hook.point("committed");
-        finish(self.workspace, &journal, &mut hook)
+        Ok(journal)
     }
 }
 

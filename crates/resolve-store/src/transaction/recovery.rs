@@ -1,11 +1,12 @@
 //! Recovery: what the next `resolve` process does about a transaction a crash interrupted.
 //! It reads the journal back, refuses one it cannot trust, settles it either way (see the
-//! settle module) and says in one sentence what it did.
+//! settle module; a trial, for a check, is always rolled back) and says in one sentence what
+//! it did.
 
 use resolve_core::count_noun;
 
 use super::crash::CrashHook;
-use super::journal::{JOURNAL_VERSION, Journal, remove_journal};
+use super::journal::{JOURNAL_VERSION, Journal, Purpose, remove_journal};
 use super::settle::{finish, rollback};
 use crate::error::{QuotedList, StoreError};
 use crate::fs;
@@ -41,7 +42,8 @@ pub(crate) fn recover(workspace: &Workspace) -> Result<Option<String>, StoreErro
         .check(workspace)
         .map_err(|reason| StoreError::CorruptState { path, reason })?;
     let purpose = journal.purpose;
-    if journal.committed {
+    // A trial is never committed; were one marked so, it is rolled back all the same.
+    if journal.committed && purpose != Purpose::Trial {
         for entry in &journal.entries {
             fs::remove_file(&workspace.root().join(&entry.temp))?;
         }

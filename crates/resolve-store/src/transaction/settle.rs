@@ -1,12 +1,12 @@
 //! Settling a journal either way: finishing a committed one (the state changes, then the
-//! journal's removal) and rolling back an uncommitted one from its backups. Both are idempotent,
+//! journal's removal) and rolling back an uncommitted one (a trial's always) from its backups. Both are idempotent,
 //! so a crash while settling is settled again by the next recovery.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::crash::CrashHook;
-use super::journal::{Journal, JournalState, permissions_from, remove_journal};
+use super::journal::{Journal, JournalState, Purpose, permissions_from, remove_journal};
 use crate::blobs::Blobs;
 use crate::error::StoreError;
 use crate::fs;
@@ -73,20 +73,29 @@ fn keep_backups<'a>(
 }
 
 /// What a rollback did.
-pub(super) struct Rollback {
+#[derive(Debug)]
+pub(crate) struct Rollback {
     /// How many files were put back.
-    pub(super) restored: usize,
-    /// Files that hold neither the original nor the transaction's content.
-    pub(super) left: Vec<String>,
+    pub(crate) restored: usize,
+    /// Files that hold neither the original nor the transaction's content, left as found
+    /// (never for a trial, whose files are put back regardless).
+    pub(crate) left: Vec<String>,
+    /// A trial's files that no longer held what the trial wrote (something else changed them
+    /// while it was in place); they were put back all the same.
+    pub(crate) changed: Vec<String>,
 }
 
-/// Put every target back as it was, remove created directories and the journal.
+/// Put every target back as it was, remove created directories and the journal. A target
+/// that holds neither its original nor the transaction's content is left alone and named,
+/// except in a trial, where every target is put back.
 pub(super) fn rollback(workspace: &Workspace, journal: &Journal) -> Result<Rollback, StoreError> {
     let root = workspace.root();
     let journal_dir = workspace.layout().journal_dir();
+    let trial = journal.purpose == Purpose::Trial;
     let mut report = Rollback {
         restored: 0,
         left: Vec::new(),
+        changed: Vec::new(),
     };
     let mut touched = BTreeSet::new();
     for entry in &journal.entries {
@@ -94,10 +103,13 @@ pub(super) fn rollback(workspace: &Workspace, journal: &Journal) -> Result<Rollb
         let temp = root.join(&entry.temp);
         fs::remove_file(&temp)?;
         let current = fs::read_bytes(&target)?.map(|bytes| content_hash(&bytes));
+        if trial && current != entry.new_hash {
+            report.changed.push(entry.path.clone());
+        }
         if current == entry.original_hash {
             continue;
         }
-        if current != entry.new_hash {
+        if current != entry.new_hash && !trial {
             report.left.push(entry.path.clone());
             continue;
         }
@@ -119,6 +131,10 @@ pub(super) fn rollback(workspace: &Workspace, journal: &Journal) -> Result<Rollb
                     });
                 }
                 let permissions = entry.mode.map(permissions_from);
+                if trial {
+                    // The trial's command may have removed the directory.
+                    fs::create_dir_all(&fs::parent_of(&target))?;
+                }
                 fs::write_new(&temp, &bytes, permissions.as_ref())?;
                 fs::sync_all(std::slice::from_ref(&temp))?;
                 fs::rename(&temp, &target)?;

@@ -1,0 +1,173 @@
+//! The workspace tree as a check sees it: a walk of every file a copy would hold (`.git` and
+//! `.resolve` never; ignored paths only when asked), used to copy the workspace into a
+//! scratch directory and to notice which files a check command changed.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::SystemTime;
+
+use ignore::{DirEntry, WalkBuilder};
+use resolve_store::{STATE_DIR, copy_file, copy_symlink, create_dir_all};
+
+use crate::error::EditError;
+
+/// A walk of the tree under `root`: hidden files included, `.git` and `.resolve` left out,
+/// ignored paths (`.gitignore`, `.ignore`, git's excludes) left out unless `with_ignored`.
+fn walk(root: &Path, with_ignored: bool) -> impl Iterator<Item = (String, DirEntry)> {
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .standard_filters(!with_ignored)
+        .hidden(false)
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|entry| {
+            entry.depth() == 0 || (entry.file_name() != ".git" && entry.file_name() != STATE_DIR)
+        });
+    let root = root.to_path_buf();
+    builder.build().filter_map(move |entry| {
+        let entry = entry.ok()?;
+        let relative = entry.path().strip_prefix(&root).ok()?;
+        if relative.as_os_str().is_empty() {
+            return None;
+        }
+        Some((relative.to_string_lossy().into_owned(), entry))
+    })
+}
+
+/// Copy the tree under `from` into the existing directory `to`: directories created, files
+/// cloned or copied (see [`copy_file`]), symbolic links copied as links. Returns how many
+/// files were copied.
+pub(crate) fn copy_tree(from: &Path, to: &Path, with_ignored: bool) -> Result<u64, EditError> {
+    let mut files = 0;
+    for (relative, entry) in walk(from, with_ignored) {
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        let target = to.join(&relative);
+        if kind.is_dir() {
+            create_dir_all(&target)?;
+        } else if kind.is_symlink() {
+            copy_symlink(entry.path(), &target)?;
+        } else if kind.is_file() {
+            copy_file(entry.path(), &target)?;
+            files += 1;
+        }
+    }
+    Ok(files)
+}
+
+/// What identifies a file's version without reading it: size, modification time, inode.
+type Stamp = (u64, Option<SystemTime>, u64);
+
+/// Every file of a tree that a copy would hold, with its [`Stamp`], to compare before and
+/// after a command runs.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct TreeStamps(BTreeMap<String, Stamp>);
+
+impl TreeStamps {
+    /// The stamps of the files under `root`, ignored paths left out as a copy leaves them
+    /// (build output in `target/` is not worth reporting).
+    pub(crate) fn of(root: &Path) -> Self {
+        let mut stamps = BTreeMap::new();
+        for (relative, entry) in walk(root, false) {
+            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+                continue;
+            }
+            if let Ok(metadata) = entry.metadata() {
+                stamps.insert(relative, stamp(&metadata));
+            }
+        }
+        Self(stamps)
+    }
+
+    /// Files created, changed or removed between `self` and `after`, in path order.
+    pub(crate) fn changed(&self, after: &Self) -> Vec<String> {
+        let mut changed: Vec<String> = after
+            .0
+            .iter()
+            .filter(|(path, stamp)| self.0.get(*path) != Some(stamp))
+            .map(|(path, _)| path.clone())
+            .collect();
+        changed.extend(
+            self.0
+                .keys()
+                .filter(|path| !after.0.contains_key(*path))
+                .cloned(),
+        );
+        changed.sort();
+        changed
+    }
+}
+
+#[cfg(unix)]
+fn stamp(metadata: &std::fs::Metadata) -> Stamp {
+    use std::os::unix::fs::MetadataExt;
+    (metadata.len(), metadata.modified().ok(), metadata.ino())
+}
+
+#[cfg(not(unix))]
+fn stamp(metadata: &std::fs::Metadata) -> Stamp {
+    (metadata.len(), metadata.modified().ok(), 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn write(root: &Path, relative: &str, content: &str) {
+        let path = root.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+
+    #[test]
+    fn a_copy_leaves_out_git_state_and_ignored_paths_unless_asked() {
+        let from = tempfile::tempdir().unwrap();
+        write(from.path(), ".gitignore", "target/\n");
+        write(from.path(), "src/a.rs", "a");
+        write(from.path(), ".env", "hidden but kept");
+        write(from.path(), "target/out", "ignored");
+        write(from.path(), ".git/HEAD", "ref");
+        write(from.path(), ".resolve/lock", "");
+        std::os::unix::fs::symlink("src/a.rs", from.path().join("link")).unwrap();
+        let to = tempfile::tempdir().unwrap();
+        assert_eq!(copy_tree(from.path(), to.path(), false).unwrap(), 3);
+        assert_eq!(
+            std::fs::read_to_string(to.path().join("src/a.rs")).unwrap(),
+            "a"
+        );
+        assert!(to.path().join(".env").exists());
+        assert!(!to.path().join("target").exists());
+        assert!(!to.path().join(".git").exists());
+        assert!(!to.path().join(".resolve").exists());
+        assert_eq!(
+            std::fs::read_link(to.path().join("link")).unwrap(),
+            Path::new("src/a.rs")
+        );
+        let all = tempfile::tempdir().unwrap();
+        copy_tree(from.path(), all.path(), true).unwrap();
+        assert!(all.path().join("target/out").exists());
+        assert!(!all.path().join(".git").exists());
+    }
+
+    #[test]
+    fn stamps_name_files_created_changed_and_removed() {
+        let root = tempfile::tempdir().unwrap();
+        write(root.path(), "same", "s");
+        write(root.path(), "changed", "c");
+        write(root.path(), "removed", "r");
+        let before = TreeStamps::of(root.path());
+        write(root.path(), "changed", "changed, longer");
+        write(root.path(), "new/created", "n");
+        std::fs::remove_file(root.path().join("removed")).unwrap();
+        let after = TreeStamps::of(root.path());
+        assert_eq!(
+            before.changed(&after),
+            ["changed", "new/created", "removed"]
+        );
+        assert!(after.changed(&TreeStamps::of(root.path())).is_empty());
+    }
+}

@@ -47,7 +47,7 @@ mod tools;
 
 pub use resolve_store::{
     ApplyOutcome, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs, CRASH_AT_ENV, CRASH_STEPS, ChangeSet,
-    Content, FileChange, FileContent, HistoryRecord, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
+    Content, Decider, FileChange, FileContent, HistoryRecord, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
     McpAction, McpToolCall, NewAction, Origin, Outcome, PLANS_DIR, Payload, PendingRecord,
     PendingSummary, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
     StoreLock, StoredAction, Workspace, WorkspacePath, atomic_write, content_hash, create_dir_all,

@@ -146,6 +146,12 @@ fn durable_action(
             async move {
                 let only = only_paths(extra.as_ref())?;
                 let outcome = run_blocking("apply", move || {
+                    // Behind a gate, a person decides; the model's reason stays beside theirs.
+                    let store = if gate.is_some() {
+                        store.overruling(reason.clone())
+                    } else {
+                        store
+                    };
                     if let Some(reason) = gate_discards(gate.as_ref(), &store, &id)? {
                         store.discard(&id, &reason, None)?;
                         return Ok(Err(reason));
@@ -219,6 +225,11 @@ fn mcp_action(
             let handle = tokio::runtime::Handle::current();
             async move {
                 run_blocking("apply", move || {
+                    let store = if gate.is_some() {
+                        store.overruling(reason.clone())
+                    } else {
+                        store
+                    };
                     if let Some(reason) = gate_discards(gate.as_ref(), &store, &id)? {
                         mcp_discard(&store, runner.as_ref(), &handle, &id, &reason, None)?;
                         return Ok(human_discard_result(&reason));

@@ -57,22 +57,35 @@ use rmcp::service::ServerInitializeError;
 use rmcp::transport::IntoTransport;
 use rmcp::{RoleServer, ServiceExt};
 
+mod approval;
+mod approval_state;
 mod error;
+mod resolve_call;
 mod resources;
 mod server;
+mod structured;
+mod subscriptions;
 mod tools;
 
+pub use approval::ApproveMode;
 pub use error::McpError;
 pub use resources::{HISTORY_URI_PREFIX, PENDING_URI_PREFIX};
-pub use server::{INSTRUCTIONS, ResolveServer, new_connection_id};
+pub use server::{INSTRUCTIONS, ResolveServer, ServerOptions, new_connection_id};
 pub use tools::mcp_tools;
 
 /// Serve `resolve mcp` for the workspace at `root` on stdin/stdout until the client closes the
-/// connection.
-pub async fn serve_stdio(root: &Path) -> Result<(), McpError> {
-    let server = ResolveServer::open(root)?;
+/// connection, with `approve` deciding who approves an apply.
+pub async fn serve_stdio(root: &Path, approve: ApproveMode) -> Result<(), McpError> {
+    let server = ResolveServer::with_options(
+        root,
+        ServerOptions {
+            approve,
+            ..ServerOptions::default()
+        },
+    )?;
     tracing::info!(
         connection = server.connection_id(),
+        approve = ?approve,
         root = %root.display(),
         "serving MCP on stdio"
     );

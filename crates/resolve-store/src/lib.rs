@@ -54,7 +54,7 @@ pub use lock::{LOCK_TIMEOUT, StoreLock};
 pub use mcp_action::{McpAction, McpToolCall, Payload};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
 pub use store::{
-    ApplyOutcome, BLOB_GRACE, HistoryRecord, NewAction, Origin, Outcome, PendingRecord,
+    ApplyOutcome, BLOB_GRACE, Decider, HistoryRecord, NewAction, Origin, Outcome, PendingRecord,
     PendingSummary, RECORD_VERSION, RecordVersion, StagedRecord, Store, StoredAction,
 };
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS};

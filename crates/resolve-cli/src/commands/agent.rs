@@ -20,8 +20,8 @@ use resolve_agent::{
 };
 use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession};
 use resolve_edit::{
-    ApplyGate, Blobs, FileTools, GateDecision, Origin, PendingRecord, Store, StorePendingSource,
-    Workspace,
+    ApplyGate, Blobs, Decider, FileTools, GateDecision, Origin, PendingRecord, Store,
+    StorePendingSource, Workspace,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -42,7 +42,10 @@ before doing anything else. When the task is done, answer with a short summary."
 pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Result<Outcome> {
     resolve_agent::init();
     // What the model resolves is recorded as resolved by the agent.
-    let store = &store.clone().resolved_by(Origin::Agent);
+    let store = &store
+        .clone()
+        .resolved_by(Origin::Agent)
+        .decided_by(Decider::Model);
     let kind = match args.provider {
         ProviderChoice::Openai => ProviderKind::OpenAi,
         ProviderChoice::Anthropic => ProviderKind::Anthropic,

@@ -35,8 +35,8 @@ use crate::workspace::Workspace;
 
 pub use self::gc::BLOB_GRACE;
 pub use self::records::{
-    ApplyOutcome, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary, RECORD_VERSION,
-    RecordVersion, StagedRecord, StoredAction,
+    ApplyOutcome, Decider, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary,
+    RECORD_VERSION, RecordVersion, StagedRecord, StoredAction,
 };
 pub use self::staging::NewAction;
 
@@ -73,6 +73,10 @@ pub struct Store {
     lock_timeout: Duration,
     /// Who resolves through this handle, recorded in each history record it writes.
     resolver: Option<Origin>,
+    /// Who decides what this handle resolves, recorded likewise.
+    decider: Option<Decider>,
+    /// The model's reason when a person decides in its place (see [`Store::overruling`]).
+    model_reason: Option<String>,
 }
 
 impl Store {
@@ -82,6 +86,8 @@ impl Store {
             workspace,
             lock_timeout: LOCK_TIMEOUT,
             resolver: None,
+            decider: None,
+            model_reason: None,
         }
     }
 
@@ -92,6 +98,39 @@ impl Store {
     pub fn resolved_by(mut self, origin: Origin) -> Self {
         self.resolver = Some(origin);
         self
+    }
+
+    /// This store recording `decider` as who decided each action it applies or discards
+    /// ([`HistoryRecord::decided_by`]): a person at the command line or an approval prompt, the
+    /// model otherwise. By default nothing is recorded.
+    #[must_use]
+    pub fn decided_by(mut self, decider: Decider) -> Self {
+        self.decider = Some(decider);
+        self
+    }
+
+    /// This store recording a person's decision over the model's request, whose reason was
+    /// `model_reason`: each history record it writes is `decided_by: person`, and keeps the
+    /// model's reason in [`HistoryRecord::model_reason`] when it differs from the record's.
+    #[must_use]
+    pub fn overruling(self, model_reason: impl Into<String>) -> Self {
+        let mut store = self.decided_by(Decider::Person);
+        store.model_reason = Some(model_reason.into());
+        store
+    }
+
+    /// Who decides what this store resolves (see [`Store::decided_by`]).
+    pub fn decider(&self) -> Option<Decider> {
+        self.decider
+    }
+
+    /// The model's reason beside `reason` in a record this store writes: only when a person
+    /// decided with a different one.
+    pub(crate) fn model_reason_beside(&self, reason: &str) -> Option<String> {
+        self.model_reason
+            .as_deref()
+            .filter(|model| *model != reason)
+            .map(str::to_owned)
     }
 
     /// Where actions resolved through this store are recorded as resolved (see

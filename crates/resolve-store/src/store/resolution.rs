@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use resolve_core::Extra;
 
 use super::Store;
-use super::records::{ApplyOutcome, HistoryRecord, Outcome, unix_now};
+use super::records::{ApplyOutcome, HistoryRecord, Outcome, PendingRecord, unix_now};
 use crate::change_set::{ChangeSet, Content};
 use crate::error::{Invariant, StoreError};
 use crate::fs;
@@ -63,6 +63,8 @@ impl Store {
             extra,
             resolved_at: unix_now(),
             resolved_by: self.resolver.clone(),
+            decided_by: self.decider,
+            model_reason: self.model_reason_beside(reason),
             applied_files,
             dropped_files: dropped_files.clone(),
             undone: false,
@@ -109,6 +111,8 @@ impl Store {
             extra,
             resolved_at: unix_now(),
             resolved_by: self.resolver.clone(),
+            decided_by: self.decider,
+            model_reason: self.model_reason_beside(reason),
             applied_files: Vec::new(),
             undone: false,
         };
@@ -162,6 +166,17 @@ impl Store {
     /// Check every file of `set` against its base (absence for a create), reading one file at
     /// a time; on success each file's real root-relative name, in the order of
     /// `set`.
+    /// The files of `record` that no longer hold the base its preview was computed from, read
+    /// without the lock: a snapshot for telling watchers a preview went stale, never the check
+    /// before a write (apply makes that one under the lock).
+    pub fn stale_files(&self, record: &PendingRecord) -> Result<Vec<String>, StoreError> {
+        match self.check_fresh(&record.change_set) {
+            Ok(_) => Ok(Vec::new()),
+            Err(StoreError::Stale { files }) => Ok(files),
+            Err(error) => Err(error),
+        }
+    }
+
     fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<String>, StoreError> {
         let mut stale = Vec::new();
         let mut files = Vec::with_capacity(set.len());

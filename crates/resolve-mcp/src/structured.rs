@@ -11,9 +11,9 @@ pub(crate) fn producer_output_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "pendingId": {"type": ["string", "null"], "description": "the staged pending action, null when nothing was staged"},
-            "label": {"type": ["string", "null"]},
-            "resource": {"type": ["string", "null"], "description": "resolve://pending/<id>"},
+            "pendingId": nullable(json!({"type": "string", "description": "the staged pending action; null when nothing was staged"})),
+            "label": nullable(json!({"type": "string"})),
+            "resource": nullable(json!({"type": "string", "description": "resolve://pending/<id>"})),
             "files": files_schema(),
             "added": {"type": "integer", "minimum": 0},
             "removed": {"type": "integer", "minimum": 0}
@@ -33,16 +33,21 @@ pub(crate) fn resolve_output_schema() -> Value {
                 "enum": ["applied", "discarded", "nothing_pending", "declined", "awaiting_person"],
                 "description": "applied or discarded: it is in the history; nothing_pending: there was nothing to discard; declined: the person declined to decide, it stays pending; awaiting_person: a person must approve it in a terminal, it stays pending"
             },
-            "pendingId": {"type": ["string", "null"]},
-            "label": {"type": ["string", "null"]},
-            "decidedBy": {"type": ["string", "null"], "enum": ["model", "person", null]},
-            "reason": {"type": ["string", "null"], "description": "the reason recorded (the person's when a person decided)"},
-            "modelReason": {"type": ["string", "null"], "description": "the model's reason when a person decided with another"},
+            "pendingId": nullable(json!({"type": "string"})),
+            "label": nullable(json!({"type": "string"})),
+            "decidedBy": nullable(json!({"type": "string", "enum": ["model", "person"]})),
+            "reason": nullable(json!({"type": "string", "description": "the reason recorded (the person's when a person decided)"})),
+            "modelReason": nullable(json!({"type": "string", "description": "the model's reason when a person decided with another"})),
             "appliedFiles": {"type": "array", "items": {"type": "string"}},
             "droppedFiles": {"type": "array", "items": {"type": "string"}}
         },
         "required": ["outcome", "pendingId", "label", "decidedBy", "reason", "appliedFiles", "droppedFiles"]
     })
+}
+
+/// `schema` or `null`, spelled with `anyOf` (a `type` array is less portable across hosts).
+fn nullable(schema: Value) -> Value {
+    json!({"anyOf": [schema, {"type": "null"}]})
 }
 
 fn files_schema() -> Value {

@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 use super::common::{Connection, Workspace};
 
 #[tokio::test]
-async fn lists_seven_tools_with_literal_schemas_annotations_and_output_schemas_on_producers_and_resolve() {
+async fn lists_seven_tools_with_literal_schemas_annotations_and_output_schemas_on_producers_and_resolve()
+ {
     let workspace = Workspace::with(&[]);
     let connection = Connection::open(&workspace).await;
     let tools = connection.client.list_all_tools().await.unwrap();

@@ -14,6 +14,7 @@
 mod suite {
     pub mod common;
 
+    mod approval;
     mod errors;
     mod origins;
     mod resources;

@@ -370,6 +370,10 @@ impl From<HistoryFields> for HistoryRecord {
 
 /// What [`Store::get`] finds.
 #[derive(Debug, Clone, PartialEq)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one is read at a time, by value; boxing the history record would only add an allocation"
+)]
 pub enum StoredAction {
     /// Still pending.
     Pending(PendingRecord),

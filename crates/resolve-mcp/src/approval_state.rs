@@ -3,8 +3,9 @@
 //! [`RequestStateCodec`]), bound to what the person was shown, short-lived, and accepted once.
 //!
 //! The client echoes the state back, so it is treated as attacker-controlled: a state this
-//! process did not seal fails the HMAC check; one sealed for another preview (another pending
-//! id, other base hashes, another preview text, another connection) carries another binding;
+//! process did not seal fails the HMAC check; one sealed for another preview or call (another
+//! pending id, other base hashes, another preview text, another connection, other arguments)
+//! carries another binding;
 //! one past its expiry is refused by the codec; and each state names a nonce this server issued
 //! and forgets at the first answer, whatever the answer was.
 

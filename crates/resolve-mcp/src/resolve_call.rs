@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
-use resolve_edit::{FileTools, Origin, Store, TaskDied, run_blocking};
+use resolve_edit::{FileTools, Origin, Store, TaskDied, content_hash, run_blocking};
 use rmcp::RoleServer;
 use rmcp::model::{
     ElicitRequest, InputRequest, InputRequests, InputRequiredResult, InputResponses,
@@ -74,9 +74,11 @@ impl Resolver {
             Ok(args) => args,
             Err(error) => return ResolveReply::Finished(ToolResult::from_error(&error), None),
         };
+        // A retry must repeat the call the person was asked about, arguments included.
+        let call_digest = content_hash(arguments.to_string().as_bytes());
         if let Some(state) = retry.request_state {
             return self
-                .answered(args, &state, retry.input_responses, cancel)
+                .answered(args, &call_digest, &state, retry.input_responses, cancel)
                 .await;
         }
         if self.mode == ApproveMode::Auto || args.action == ResolveAction::Discard {
@@ -107,7 +109,10 @@ impl Resolver {
             };
             return self.decide(args, &subject.binding, answer, cancel).await;
         }
-        let Some(state) = self.states.issue(&subject.binding) else {
+        let Some(state) = self
+            .states
+            .issue(&state_binding(&subject.binding, &call_digest))
+        else {
             return awaiting_person(ApproveMode::Ask, &self.store, &subject);
         };
         let mut requests = InputRequests::new();
@@ -123,18 +128,24 @@ impl Resolver {
     async fn answered(
         &self,
         args: ResolveArgs,
+        call_digest: &str,
         state: &str,
         responses: Option<InputResponses>,
         cancel: &CancellationToken,
     ) -> ResolveReply {
         let subject = self.head_subject().await;
         let binding = subject.as_ref().map_or("", |subject| &subject.binding);
-        if let Err(refused) = self.states.redeem(state, binding) {
+        if let Err(refused) = self
+            .states
+            .redeem(state, &state_binding(binding, call_digest))
+        {
             let why = match refused {
                 StateRefused::NotIssued => "it was not issued by this server",
                 StateRefused::Expired => "it expired",
                 StateRefused::Used => "it was already answered",
-                StateRefused::OtherPreview => "the preview changed since the person was asked",
+                StateRefused::OtherPreview => {
+                    "the preview or the call changed since the person was asked"
+                }
                 StateRefused::NoKey => "this server cannot check approval states",
             };
             return ResolveReply::Finished(ToolResult::error(refused_text(why)), None);
@@ -228,7 +239,7 @@ impl Resolver {
 
     /// The model decides: the connection's session runs `args` on the head.
     async fn by_model(&self, args: ResolveArgs, cancel: &CancellationToken) -> ResolveReply {
-        let head = self.head_id();
+        let head = self.head_id().await;
         let result = run_session(self.session.clone(), args, None, cancel).await;
         if result.is_error {
             return ResolveReply::Finished(result, None);
@@ -240,16 +251,18 @@ impl Resolver {
         ResolveReply::Finished(result, Some(content))
     }
 
-    /// The id of the connection's head pending action, as the session last saw it.
-    fn head_id(&self) -> Option<String> {
-        if let Err(error) = self.session.refresh_pending() {
-            tracing::warn!(%error, "could not read the pending store");
-        }
-        self.session
-            .queue()
-            .pending()
-            .peek_head()
-            .map(|head| head.id)
+    /// The id of the connection's head pending action, as the store says now.
+    async fn head_id(&self) -> Option<String> {
+        let session = self.session.clone();
+        run_blocking("pending head", move || {
+            if let Err(error) = session.refresh_pending() {
+                tracing::warn!(%error, "could not read the pending store");
+            }
+            session.queue().pending().peek_head().map(|head| head.id)
+        })
+        .await
+        .ok()
+        .flatten()
     }
 
     /// The head pending action as the person would be shown it now.
@@ -271,6 +284,12 @@ impl Resolver {
         .ok()
         .flatten()
     }
+}
+
+/// What an approval state is bound to: the preview as the person was shown it, and the call
+/// (its arguments) they were asked about.
+fn state_binding(subject_binding: &str, call_digest: &str) -> String {
+    format!("{subject_binding} {call_digest}")
 }
 
 /// The fail-closed (or `review`) result: nothing written, a person decides in a terminal.

@@ -333,11 +333,22 @@ async def check_request_state_is_bound_single_use_and_unforgeable(mode: str) -> 
             missing = await retry(state, None)
             expect_eq(missing.structured_content["outcome"], "declined", text(missing))
             expect_untouched_and_pending(workspace, pending_id, "no answer")
+            # Bound to the call: a retry with other arguments (here `extra.only`) is refused.
+            state = (await ask()).request_state
+            altered = await session.call_tool(
+                "resolve",
+                {**args, "extra": {"only": ["a.txt"]}},
+                input_responses=apply_answer,
+                request_state=state,
+                allow_input_required=True,
+            )
+            expect(altered.is_error and "the preview or the call changed" in text(altered), text(altered))
+            expect_untouched_and_pending(workspace, pending_id, "altered call")
             # Bound to the preview: once another preview is the head, the state is refused.
             state = (await ask()).request_state
             restaged = await call(client, "write", {"path": "b.txt", "content": "b\n"})
             other = await retry(state, apply_answer)
-            expect(other.is_error and "the preview changed" in text(other), text(other))
+            expect(other.is_error and "the preview or the call changed" in text(other), text(other))
             expect_eq(workspace.read("a.txt"), "one\ntwo\n", "nothing written for a rebound state")
             expect(not (workspace.root / "b.txt").exists(), "the new head was not applied either")
             expect_eq(

@@ -45,7 +45,7 @@ impl Cli {
             | Command::Amend(_)
             | Command::Log
             | Command::Review(_)
-            | Command::Mcp => Ok(()),
+            | Command::Mcp(_) => Ok(()),
         }
     }
 }
@@ -144,11 +144,15 @@ The client gets `ast_edit`, `edit` and `write` (they stage a preview and change 
 `read`, `ls`, `grep`, and `resolve` (apply or discard the connection's most recent preview, \
 with a reason). While a preview is pending, every tool result ends with a reminder to call \
 `resolve`. Each connection stages under its own origin `mcp:<id>`; `resolve pending` and \
-`resolve apply` in a terminal see and resolve those previews too. Pending previews and the \
-history are resources (resolve://pending/<id>, resolve://history/<id>).\n\n\
+`resolve apply` in a terminal see and resolve those previews too. A connection's pending \
+previews are resources of that connection only (resolve://pending/<id>); the workspace history \
+is a resource of every connection (resolve://history/<id>).\n\n\
+--approve ask asks a person through MCP elicitation before each apply the model asks for (a \
+client that cannot ask gets no apply: a person approves in a terminal); --approve review never \
+applies on the model's word.\n\n\
 Stdout carries only MCP messages; logs go to stderr (set RESOLVE_LOG, e.g. RESOLVE_LOG=debug)."
     )]
-    Mcp,
+    Mcp(McpArgs),
     /// Run a coding agent on TASK against an OpenAI-compatible or Anthropic endpoint.
     ///
     /// The model reads and searches the workspace and stages edits as previews; each preview
@@ -192,6 +196,26 @@ pub enum ApproveChoice {
     Auto,
     /// Show the diff and ask; a discard asks for a reason, which the model receives.
     Ask,
+}
+
+/// Options of `resolve mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Who approves an apply the model asks for.
+    #[arg(long, value_enum, default_value_t = McpApproveChoice::Auto, value_name = "MODE")]
+    pub approve: McpApproveChoice,
+}
+
+/// Who approves an `apply` an MCP client's model asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum McpApproveChoice {
+    /// The model's `resolve` applies at once (the host's own permission prompt is the gate).
+    Auto,
+    /// Ask the person through the client (MCP elicitation); without it, nothing is applied and
+    /// a person approves in a terminal.
+    Ask,
+    /// Never apply on the model's word: a person reviews in a terminal (`resolve review`).
+    Review,
 }
 
 /// Who approves a plan the model submits (`--plan`).

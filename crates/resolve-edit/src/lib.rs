@@ -62,8 +62,8 @@ pub use resolve_store::{
     Landing, McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR,
     Payload, PendingRecord, PendingSummary, RejectedFile, RejectedHunk, Review, ReviewedApply,
     ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
-    StoreLock, StoredAction, Workspace, WorkspacePath, atomic_write, content_hash,
-    create_dir_all, is_binary, normalize_lexically, path_order, read_content,
+    StoreLock, StoredAction, Workspace, WorkspacePath, atomic_write, content_hash, create_dir_all,
+    is_binary, normalize_lexically, path_order, read_content,
 };
 
 pub use ast_edit::{

@@ -157,6 +157,12 @@ fn durable_action(
                     ..ReviewDecision::default()
                 };
                 let outcome = run_blocking("apply", move || {
+                    // Behind a gate, a person decides; the model's reason stays beside theirs.
+                    let store = if gate.is_some() {
+                        store.overruling(reason.clone())
+                    } else {
+                        store
+                    };
                     match gate_review(gate.as_ref(), &store, &id)? {
                         None | Some(GateDecision::Apply) => {}
                         Some(GateDecision::Discard { reason }) => {
@@ -246,6 +252,11 @@ fn mcp_action(
             let handle = tokio::runtime::Handle::current();
             async move {
                 run_blocking("apply", move || {
+                    let store = if gate.is_some() {
+                        store.overruling(reason.clone())
+                    } else {
+                        store
+                    };
                     if let Some(reason) = gate_discards(gate.as_ref(), &store, &id)? {
                         mcp_discard(&store, runner.as_ref(), &handle, &id, &reason, None)?;
                         return Ok(human_discard_result(&reason));

@@ -270,7 +270,7 @@ fn an_amendment_then_a_discard_by_a_person_are_told_together_and_a_models_own_re
     // The model resolving its own action (the agent's store) leaves no note.
     let model = store.clone().resolved_by(Origin::Agent);
     let id = stage(&store, Origin::Agent);
-    assert_eq!(model.decider(), Decider::Model);
+    assert_eq!(model.decider(), Some(Decider::Model));
     apply_reviewed(&model, &id, &reject_second_hunk(), "Mine.", None).unwrap();
     let id = stage(&store, Origin::Agent);
     model.discard(&id, "Mine.", None).unwrap();

@@ -5,9 +5,15 @@
 //!
 //! - **Tools** `ast_edit`, `edit`, `write` (producers: they stage a preview and touch no file),
 //!   `read`, `ls`, `grep` (read-only) and `resolve` (applies or discards the head pending
-//!   action, with a reason). Schemas are the literal JSON of the tool specs, without `$ref` or
-//!   `$schema`; annotations mark read-only tools `readOnlyHint`, producers non-destructive and
-//!   `resolve` destructive.
+//!   action, with a reason). Input schemas are the literal JSON of the tool specs, without
+//!   `$ref` or `$schema`; annotations mark the read-only tools and the producers (which only
+//!   stage) `readOnlyHint` and `resolve` `destructiveHint`. The producers and `resolve` have an
+//!   `outputSchema`, and their non-error results carry conforming `structuredContent`; a
+//!   producer's result links its pending resource.
+//! - **Approval** ([`ApproveMode`]): `auto` applies on the model's word; `ask` asks a person
+//!   through MCP elicitation (`elicitation/create` on 2025-11-25, an input-required result with
+//!   a sealed `requestState` on 2026-07-28) and fails closed when the client cannot ask;
+//!   `review` never applies on the model's word.
 //! - **The reminder.** MCP cannot force a tool choice, so while this connection has pending
 //!   actions every tool result ends with [`RESOLVE_REMINDER`](resolve_core::RESOLVE_REMINDER).
 //!   Nothing is refused because a preview is pending.
@@ -16,7 +22,8 @@
 //!   is shared), and the connection sees that at its next call.
 //! - **Resources** `resolve://pending/<id>` (this connection's pending previews) and
 //!   `resolve://history/<id>` (every resolved action of the workspace), read as text, with
-//!   `notifications/resources/list_changed` when the set changes.
+//!   `notifications/resources/list_changed` when the set changes and
+//!   `notifications/resources/updated` for subscribed ones.
 //! - **Errors** the model should read (bad arguments, stale preview, confinement, nothing
 //!   pending, unknown tool) are `isError: true` tool results with the CLI's text; JSON-RPC errors
 //!   are only for malformed protocol messages.
@@ -57,22 +64,35 @@ use rmcp::service::ServerInitializeError;
 use rmcp::transport::IntoTransport;
 use rmcp::{RoleServer, ServiceExt};
 
+mod approval;
+mod approval_state;
 mod error;
+mod resolve_call;
 mod resources;
 mod server;
+mod structured;
+mod subscriptions;
 mod tools;
 
+pub use approval::ApproveMode;
 pub use error::McpError;
 pub use resources::{HISTORY_URI_PREFIX, PENDING_URI_PREFIX};
-pub use server::{INSTRUCTIONS, ResolveServer, new_connection_id};
+pub use server::{INSTRUCTIONS, ResolveServer, ServerOptions, new_connection_id};
 pub use tools::{mcp_tools, mcp_tools_with_check};
 
 /// Serve `resolve mcp` for the workspace at `root` on stdin/stdout until the client closes the
-/// connection.
-pub async fn serve_stdio(root: &Path) -> Result<(), McpError> {
-    let server = ResolveServer::open(root)?;
+/// connection, with `approve` deciding who approves an apply.
+pub async fn serve_stdio(root: &Path, approve: ApproveMode) -> Result<(), McpError> {
+    let server = ResolveServer::with_options(
+        root,
+        ServerOptions {
+            approve,
+            ..ServerOptions::default()
+        },
+    )?;
     tracing::info!(
         connection = server.connection_id(),
+        approve = ?approve,
         root = %root.display(),
         "serving MCP on stdio"
     );

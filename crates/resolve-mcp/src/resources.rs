@@ -156,3 +156,10 @@ fn outcome_word(entry: &HistoryRecord) -> &'static str {
 fn not_found(message: String) -> ErrorData {
     ErrorData::resource_not_found(message, None)
 }
+
+/// A `resource_link` to the pending preview `id` (for a producer's result).
+pub(crate) fn pending_link(id: &str, label: &str) -> Resource {
+    Resource::new(format!("{PENDING_URI_PREFIX}{id}"), id)
+        .with_title(label)
+        .with_mime_type(MIME_TEXT)
+}

@@ -5,33 +5,37 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use resolve_core::{CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, ResolveSession, ToolResult};
 use resolve_edit::{
-    CheckSettings, CheckTool, FileTools, LiveOutput, Origin, Store, TaskDied, Workspace,
+    CheckSettings, CheckTool, Decider, FileTools, LiveOutput, Origin, Store, Workspace,
     reviewer_note_text, run_blocking,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
-    ServerConfig, SubscriptionFilter, Tool,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::ApproveMode;
+use crate::approval_state::{APPROVAL_TTL, ApprovalStates};
+use crate::resolve_call::{ResolveReply, Resolver, Retry, task_failed};
 use crate::resources;
-use crate::tools::{call_tool_result, mcp_tools_with_check};
+use crate::subscriptions::Watches;
+use crate::tools::{call_tool_result, mcp_tools_with_check, resolve_result};
 
 /// What the server tells a client about itself at initialization.
 pub const INSTRUCTIONS: &str = "\
 File changes made with this server are staged as previews: `ast_edit`, `edit` and `write` return a unified diff and change no file. \
 Nothing lands until you call `resolve` with action \"apply\" (or \"discard\") and a one-sentence reason; it acts on your most recent pending preview first. \
 While a preview is pending, every tool result ends with a reminder to resolve it. \
-Pending previews and the history are resources: resolve://pending/<id> and resolve://history/<id>.";
+Your pending previews are resources of this connection (resolve://pending/<id>); the history of the workspace is too (resolve://history/<id>).";
 
 /// A fresh connection id, unique across processes: process id, the time in nanoseconds and a
 /// per-process counter (`4242-18c2f0a1b2c3d4e5-0`).
@@ -47,6 +51,30 @@ pub fn new_connection_id() -> String {
     )
 }
 
+/// How a server is set up: its connection id and who approves an apply.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// The connection id; its origin is `mcp:<connection_id>`. Two servers with the same id
+    /// share their pending actions, so give each connection its own.
+    pub connection_id: String,
+    /// Who approves an `apply` the model asks for.
+    pub approve: ApproveMode,
+    /// How long a person has to answer an approval asked through an input-required result.
+    pub approval_ttl: Duration,
+}
+
+impl Default for ServerOptions {
+    /// A fresh connection id ([`new_connection_id`]), `auto` approval, a five-minute answer
+    /// window.
+    fn default() -> Self {
+        Self {
+            connection_id: new_connection_id(),
+            approve: ApproveMode::Auto,
+            approval_ttl: APPROVAL_TTL,
+        }
+    }
+}
+
 /// The MCP server of one connection: its origin `mcp:<connection id>`, the file tools staging
 /// for that origin, and the `resolve` session acting on that origin's pending actions.
 ///
@@ -58,23 +86,24 @@ pub struct ResolveServer {
 
 struct Inner {
     connection_id: String,
-    origin: Origin,
     store: Store,
     tools: FileTools,
     /// The `check` tool, when a check command is configured.
     check: Option<CheckTool>,
-    session: Arc<ResolveSession>,
+    /// The `resolve` tool under the approval mode (holds the connection's session).
+    resolver: Resolver,
     tool_list: Vec<Tool>,
     /// The resource URIs the client was last told about (or listed itself).
     listed: Mutex<Vec<String>>,
-    /// Live `subscriptions/listen` streams (protocol 2026-07-28 and later).
-    subscriptions: Mutex<Vec<SubscriptionSink>>,
+    /// Resource subscriptions and listen streams.
+    watches: Arc<Watches>,
 }
 
 impl std::fmt::Debug for ResolveServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResolveServer")
-            .field("origin", &self.inner.origin)
+            .field("origin", &self.inner.resolver.origin)
+            .field("approve", &self.inner.resolver.mode)
             .field("root", &self.inner.store.workspace().root())
             .finish_non_exhaustive()
     }
@@ -84,7 +113,7 @@ impl ResolveServer {
     /// A server for the workspace at `root`, under a fresh connection id
     /// ([`new_connection_id`]).
     pub fn open(root: &Path) -> Result<Self, crate::McpError> {
-        Self::with_connection_id(root, new_connection_id())
+        Self::with_options(root, ServerOptions::default())
     }
 
     /// A server for the workspace at `root` whose origin is `mcp:<connection_id>`. Two servers
@@ -93,12 +122,30 @@ impl ResolveServer {
         root: &Path,
         connection_id: impl Into<String>,
     ) -> Result<Self, crate::McpError> {
-        let connection_id = connection_id.into();
+        Self::with_options(
+            root,
+            ServerOptions {
+                connection_id: connection_id.into(),
+                ..ServerOptions::default()
+            },
+        )
+    }
+
+    /// A server for the workspace at `root` set up by `options`.
+    pub fn with_options(root: &Path, options: ServerOptions) -> Result<Self, crate::McpError> {
+        let ServerOptions {
+            connection_id,
+            approve,
+            approval_ttl,
+        } = options;
         let origin = Origin::Mcp(connection_id.clone());
-        // What this connection resolves is recorded as resolved by it.
+        // What this connection resolves is recorded as resolved by it, decided by the model
+        // (a person's decision goes through a store told so); `[check] require = true` holds
+        // for its applies too.
         let settings = CheckSettings::discover(root, None).map_err(crate::McpError::Config)?;
         let store = Store::open(Workspace::open(root)?)
             .resolved_by(origin.clone())
+            .decided_by(Decider::Model)
             .requiring_check(settings.require);
         let tools = FileTools::new(store.clone(), origin.clone());
         // Offered only when a command is configured; its output goes to the log (stderr).
@@ -116,14 +163,19 @@ impl ResolveServer {
         Ok(Self {
             inner: Arc::new(Inner {
                 connection_id,
-                origin,
+                watches: Arc::new(Watches::new(store.clone())),
+                resolver: Resolver {
+                    mode: approve,
+                    store: store.clone(),
+                    origin,
+                    session: Arc::new(session),
+                    states: ApprovalStates::new(approval_ttl),
+                },
                 store,
                 tools,
-                session: Arc::new(session),
                 tool_list: mcp_tools_with_check(check.as_ref().map(CheckTool::spec).as_ref()),
                 check,
                 listed: Mutex::new(listed),
-                subscriptions: Mutex::new(Vec::new()),
             }),
         })
     }
@@ -135,12 +187,18 @@ impl ResolveServer {
 
     /// The origin this connection stages under and resolves: `mcp:<connection id>`.
     pub fn origin(&self) -> &Origin {
-        &self.inner.origin
+        &self.inner.resolver.origin
     }
 
-    /// Run the tool `name` with `arguments` as a `tools/call` would, without notifying the
-    /// client: validate, dispatch (blocking work runs on the blocking pool), and shape the
-    /// result, with the reminder at the end while this connection has pending actions.
+    /// Who approves an `apply` the model asks for.
+    pub fn approve_mode(&self) -> ApproveMode {
+        self.inner.resolver.mode
+    }
+
+    /// Run the tool `name` with `arguments` as a `tools/call` would from a client that cannot
+    /// elicit, without notifying the client: validate, dispatch (blocking work runs on the
+    /// blocking pool), and shape the result, with the reminder at the end while this
+    /// connection has pending actions. Under `--approve ask` an apply fails closed here.
     ///
     /// Every failure the model should read, an unknown tool included, is an `isError` result.
     pub async fn run_tool(
@@ -149,39 +207,23 @@ impl ResolveServer {
         arguments: Value,
         cancel: &CancellationToken,
     ) -> CallToolResult {
-        let result = if name == RESOLVE_TOOL_NAME {
-            self.resolve(arguments, cancel.clone()).await
-        } else if name == CHECK_TOOL_NAME
-            && let Some(check) = self.inner.check.clone()
+        match self
+            .dispatch(name, arguments, Retry::default(), cancel, None)
+            .await
         {
-            run_blocking("check", move || {
-                check
-                    .call(&arguments)
-                    .unwrap_or_else(|error| ToolResult::error(error.to_string()))
-            })
-            .await
-            .unwrap_or_else(|error| task_failed("the check", &error))
-        } else {
-            let tools = self.inner.tools.clone();
-            let name = name.to_owned();
-            run_blocking("tool", move || {
-                tools
-                    .call(&name, &arguments)
-                    .unwrap_or_else(|error| ToolResult::error(error.to_string()))
-            })
-            .await
-            .unwrap_or_else(|error| task_failed("the tool", &error))
-        };
-        let pending = self.has_pending().await;
-        let notes = self.take_reviewer_notes().await;
-        call_tool_result(result, &notes, pending)
+            CallToolResponse::Complete(result) => result,
+            // Without a client to ask, nothing asks for input.
+            _ => CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+                "Internal error: an approval was asked without a client.",
+            )]),
+        }
     }
 
     /// The reviewer notes waiting for this connection (what a person did to its previews, in
     /// any process), as the model reads them; each is taken from the store, so told once.
     async fn take_reviewer_notes(&self) -> Vec<String> {
         let store = self.inner.store.clone();
-        let origin = self.inner.origin.clone();
+        let origin = self.inner.resolver.origin.clone();
         let taken = run_blocking("reviewer notes", move || {
             store
                 .take_reviewer_notes(&origin)
@@ -201,23 +243,60 @@ impl ResolveServer {
         }
     }
 
-    /// Dispatch `resolve` through the connection's session, on the blocking pool (the pending
-    /// source reads the store, the apply takes its lock).
-    async fn resolve(&self, arguments: Value, cancel: CancellationToken) -> ToolResult {
-        let session = self.inner.session.clone();
-        let runtime = tokio::runtime::Handle::current();
-        run_blocking("resolve", move || {
-            runtime
-                .block_on(session.execute_resolve(&arguments, &cancel))
-                .unwrap_or_else(|error| ToolResult::from_error(&error))
-        })
-        .await
-        .unwrap_or_else(|error| task_failed("`resolve`", &error))
+    /// Run a tool call: `resolve` under the approval mode (asking through `client` when
+    /// given), any other tool through the file tools.
+    async fn dispatch(
+        &self,
+        name: &str,
+        arguments: Value,
+        retry: Retry,
+        cancel: &CancellationToken,
+        client: Option<&RequestContext<RoleServer>>,
+    ) -> CallToolResponse {
+        if name == RESOLVE_TOOL_NAME {
+            let reply = self
+                .inner
+                .resolver
+                .call(arguments, retry, cancel, client)
+                .await;
+            return match reply {
+                ResolveReply::InputRequired(input) => CallToolResponse::InputRequired(input),
+                ResolveReply::Finished(result, content) => {
+                    let pending = self.has_pending().await;
+                    let notes = self.take_reviewer_notes().await;
+                    CallToolResponse::Complete(resolve_result(result, content, &notes, pending))
+                }
+            };
+        }
+        let result = if name == CHECK_TOOL_NAME
+            && let Some(check) = self.inner.check.clone()
+        {
+            run_blocking("check", move || {
+                check
+                    .call(&arguments)
+                    .unwrap_or_else(|error| ToolResult::error(error.to_string()))
+            })
+            .await
+            .unwrap_or_else(|error| task_failed("the check", &error))
+        } else {
+            let tools = self.inner.tools.clone();
+            let tool = name.to_owned();
+            run_blocking("tool", move || {
+                tools
+                    .call(&tool, &arguments)
+                    .unwrap_or_else(|error| ToolResult::error(error.to_string()))
+            })
+            .await
+            .unwrap_or_else(|error| task_failed("the tool", &error))
+        };
+        let pending = self.has_pending().await;
+        let notes = self.take_reviewer_notes().await;
+        CallToolResponse::Complete(call_tool_result(name, result, &notes, pending))
     }
 
     /// Whether this connection has pending actions, as the store says now.
     async fn has_pending(&self) -> bool {
-        let session = self.inner.session.clone();
+        let session = self.inner.resolver.session.clone();
         run_blocking("pending check", move || {
             if let Err(error) = session.refresh_pending() {
                 tracing::warn!(%error, "could not read the pending store");
@@ -234,7 +313,7 @@ impl ResolveServer {
     /// The current resources, read on the blocking pool.
     async fn resources(&self) -> Result<Vec<rmcp::model::Resource>, ErrorData> {
         let store = self.inner.store.clone();
-        let origin = self.inner.origin.clone();
+        let origin = self.inner.resolver.origin.clone();
         run_blocking("resource list", move || resources::list(&store, &origin))
             .await
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))?
@@ -267,8 +346,7 @@ impl ResolveServer {
         if legacy && let Err(error) = context.peer.notify_resource_list_changed().await {
             tracing::debug!(%error, "could not send notifications/resources/list_changed");
         }
-        let sinks = lock(&self.inner.subscriptions).clone();
-        for sink in sinks {
+        for sink in self.inner.watches.sinks() {
             if let Err(error) = sink.notify_resource_list_changed().await {
                 tracing::debug!(%error, "could not notify a resource subscription");
             }
@@ -283,6 +361,7 @@ impl ServerHandler for ResolveServer {
                 .enable_tools()
                 .enable_resources()
                 .enable_resources_list_changed()
+                .enable_resources_subscribe()
                 .build(),
         )
         .with_server_info(
@@ -308,9 +387,16 @@ impl ServerHandler for ResolveServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let result = self.run_tool(&request.name, arguments, &context.ct).await;
+        let retry = Retry {
+            request_state: request.request_state,
+            input_responses: request.input_responses,
+        };
+        let response = self
+            .dispatch(&request.name, arguments, retry, &context.ct, Some(&context))
+            .await;
         self.notify_if_changed(&context).await;
-        Ok(result.into())
+        self.inner.watches.check().await;
+        Ok(response)
     }
 
     async fn list_resources(
@@ -349,32 +435,57 @@ impl ServerHandler for ResolveServer {
 
     fn accepted_subscription_filter(
         &self,
-        _requested: &SubscriptionFilter,
+        requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
+        let ours: Vec<String> = requested
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| Watches::is_ours(uri))
+            .cloned()
+            .collect();
         Some(
             SubscriptionFilter::builder()
                 .resources_list_changed()
+                .resource_subscriptions(ours)
                 .build(),
         )
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let sink = context.sink().clone();
-        let id = sink.id().clone();
-        lock(&self.inner.subscriptions).push(sink);
+        self.inner.watches.add_sink(sink.clone()).await;
         context.cancelled().await;
-        lock(&self.inner.subscriptions).retain(|sink| sink.id() != &id);
+        self.inner.watches.remove_sink(&sink);
         Ok(())
     }
-}
 
-/// The error result of a tool task that panicked or was cancelled.
-fn task_failed(what: &str, error: &TaskDied) -> ToolResult {
-    tracing::error!(%error, "{what} task ended abnormally");
-    ToolResult::error(format!(
-        "Internal error: {what} did not finish ({}). Nothing was changed by this call unless the history says so.",
-        error.source
-    ))
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if !Watches::is_ours(&request.uri) {
+            return Err(ErrorData::resource_not_found(
+                format!("Unknown resource `{}`.", request.uri),
+                None,
+            ));
+        }
+        self.inner
+            .watches
+            .subscribe(request.uri, context.peer.clone())
+            .await;
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner.watches.unsubscribe(&request.uri);
+        Ok(())
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -1,5 +1,6 @@
 //! The tools as MCP lists them, and tool results as MCP returns them: text, the error flag,
-//! the reminder while a preview is pending, and the details under `_meta`.
+//! the reminder while a preview is pending, the details under `_meta`, `structuredContent`
+//! for the tools with an `outputSchema`, and a `resource_link` to a staged preview.
 
 use std::sync::Arc;
 
@@ -10,16 +11,23 @@ use resolve_edit::file_tool_specs;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::Value;
 
+use crate::resources::pending_link;
+use crate::structured::{
+    ResolveContent, producer_content, producer_output_schema, resolve_output_schema,
+};
+
 /// The `_meta` key under which a result carries its structured details (`pendingId`, `label`,
 /// `action`, …). The model reads the text; programs read this.
 pub(crate) const DETAILS_META_KEY: &str = "resolve/details";
 
 /// Every tool the server lists: the file tools (producers first), then `resolve`.
 ///
-/// Each has its spec's literal schema and model-facing description, no output schema, and
-/// annotations: read-only tools `readOnlyHint: true`; producers `readOnlyHint: false,
-/// destructiveHint: false` (they only stage); `resolve` `destructiveHint: true`. None reaches
-/// outside the workspace (`openWorldHint: false`).
+/// Each has its spec's literal input schema and model-facing description, and annotations:
+/// the read-only tools and the producers `readOnlyHint: true` (a producer only stages a
+/// preview; no file changes), so hosts may run them without a prompt; `resolve`
+/// `readOnlyHint: false, destructiveHint: true`, so a host with a permission system asks before
+/// an apply. None reaches outside the workspace (`openWorldHint: false`). The producers and
+/// `resolve` have an `outputSchema` (see the structured module); the read-only tools none.
 pub fn mcp_tools() -> Vec<Tool> {
     mcp_tools_with_check(None)
 }
@@ -37,19 +45,39 @@ pub fn mcp_tools_with_check(check: Option<&ToolSpec>) -> Vec<Tool> {
 }
 
 fn mcp_tool(spec: &ToolSpec) -> Tool {
-    let annotations = if spec.name == RESOLVE_TOOL_NAME {
-        ToolAnnotations::new().read_only(false).destructive(true)
-    } else if spec.deferrable || spec.name == CHECK_TOOL_NAME {
-        ToolAnnotations::new().read_only(false).destructive(false)
+    let (annotations, output_schema) = if spec.name == RESOLVE_TOOL_NAME {
+        (
+            ToolAnnotations::new().read_only(false).destructive(true),
+            Some(resolve_output_schema()),
+        )
+    } else if spec.deferrable {
+        (
+            ToolAnnotations::new().read_only(true),
+            Some(producer_output_schema()),
+        )
+    } else if spec.name == CHECK_TOOL_NAME {
+        (
+            ToolAnnotations::new().read_only(false).destructive(false),
+            None,
+        )
     } else {
-        ToolAnnotations::new().read_only(true)
+        (ToolAnnotations::new().read_only(true), None)
     };
-    Tool::new(
+    let mut tool = Tool::new(
         spec.name.clone(),
         spec.description.clone(),
         Arc::new(schema_object(&spec.input_schema)),
     )
-    .with_annotations(annotations.open_world(false))
+    .with_annotations(annotations.open_world(false));
+    tool.output_schema = output_schema.map(|schema| Arc::new(schema_object(&schema)));
+    tool
+}
+
+/// Whether `name` is a producer (a tool that stages previews).
+fn is_producer(name: &str) -> bool {
+    file_tool_specs()
+        .iter()
+        .any(|spec| spec.deferrable && spec.name == name)
 }
 
 /// A schema as the JSON object MCP wants. Our schemas are always objects; anything else (a
@@ -63,14 +91,45 @@ fn schema_object(schema: &Value) -> JsonObject {
     }
 }
 
-/// `result` as an MCP tool result: its text, then each reviewer note (what a person did to a
-/// preview this connection staged), then, while `pending`, the reminder, which ends the text
-/// (also for errors and read-only tools), so a model that cannot be forced is at least told.
+/// The result of the file tool `name` as an MCP tool result ([`plain_result`]); a producer's
+/// non-error result also carries its `structuredContent` and, when it staged a preview, a
+/// `resource_link` to it.
 pub(crate) fn call_tool_result(
+    name: &str,
     result: ToolResult,
     notes: &[String],
     pending: bool,
 ) -> CallToolResult {
+    if result.is_error || !is_producer(name) {
+        return plain_result(result, notes, pending);
+    }
+    let content = producer_content(result.details.as_ref(), &result.text);
+    let link = content["pendingId"]
+        .as_str()
+        .map(|id| pending_link(id, content["label"].as_str().unwrap_or(id)));
+    let mut mcp = plain_result(result, notes, pending);
+    mcp.content.extend(link.map(ContentBlock::resource_link));
+    mcp.structured_content = Some(content);
+    mcp
+}
+
+/// A `resolve` result as an MCP tool result ([`plain_result`]) with its structured content
+/// (every non-error result has one).
+pub(crate) fn resolve_result(
+    result: ToolResult,
+    content: Option<ResolveContent>,
+    notes: &[String],
+    pending: bool,
+) -> CallToolResult {
+    let mut mcp = plain_result(result, notes, pending);
+    mcp.structured_content = content.map(|content| content.to_json());
+    mcp
+}
+
+/// `result` as an MCP tool result: its text, then each reviewer note (what a person did to a
+/// preview this connection staged), then, while `pending`, the reminder, which ends the text
+/// (also for errors and read-only tools), so a model that cannot be forced is at least told.
+pub(crate) fn plain_result(result: ToolResult, notes: &[String], pending: bool) -> CallToolResult {
     let mut text = result.text;
     for note in notes {
         text = appended(&text, note);
@@ -149,18 +208,24 @@ mod tests {
                 !text.contains("$ref") && !text.contains("$schema"),
                 "{text}"
             );
-            assert!(tool.output_schema.is_none(), "{}", tool.name);
+            let has_output_schema = !matches!(tool.name.as_ref(), "read" | "ls" | "grep");
+            assert_eq!(
+                tool.output_schema.is_some(),
+                has_output_schema,
+                "{}",
+                tool.name
+            );
             assert!(tool.description.as_deref().is_some_and(|d| !d.is_empty()));
         }
     }
 
     #[test]
-    fn annotations_mark_read_only_tools_staging_producers_and_a_destructive_resolve() {
+    fn annotations_mark_read_only_tools_and_producers_read_only_and_resolve_destructive() {
         for tool in mcp_tools() {
             let annotations = tool.annotations.clone().unwrap();
             let (read_only, destructive) = match tool.name.as_ref() {
                 "read" | "ls" | "grep" => (Some(true), None),
-                "ast_edit" | "edit" | "write" => (Some(false), Some(false)),
+                "ast_edit" | "edit" | "write" => (Some(true), None),
                 "resolve" => (Some(false), Some(true)),
                 other => panic!("unexpected tool {other}"),
             };
@@ -176,12 +241,12 @@ mod tests {
             ToolResult::text("1: a"),
             ToolResult::error("Preview is stale: …"),
         ] {
-            let mcp = call_tool_result(result.clone(), &[], true);
+            let mcp = plain_result(result.clone(), &[], true);
             let text = &mcp.content[0].as_text().unwrap().text;
             assert!(text.starts_with(&result.text));
             assert!(text.ends_with(RESOLVE_REMINDER), "{text}");
             assert_eq!(mcp.is_error, Some(result.is_error));
-            let plain = call_tool_result(result.clone(), &[], false);
+            let plain = plain_result(result.clone(), &[], false);
             assert_eq!(plain.content[0].as_text().unwrap().text, result.text);
         }
     }
@@ -189,12 +254,12 @@ mod tests {
     #[test]
     fn reviewer_notes_follow_the_result_and_the_reminder_still_ends_it() {
         let notes = ["<system-reminder>\nA reviewer discarded x.\n</system-reminder>".to_owned()];
-        let mcp = call_tool_result(ToolResult::text("1: a"), &notes, true);
+        let mcp = plain_result(ToolResult::text("1: a"), &notes, true);
         assert_eq!(
             mcp.content[0].as_text().unwrap().text,
             format!("1: a\n\n{}\n\n{RESOLVE_REMINDER}", notes[0])
         );
-        let alone = call_tool_result(ToolResult::text(""), &notes, false);
+        let alone = plain_result(ToolResult::text(""), &notes, false);
         assert_eq!(alone.content[0].as_text().unwrap().text, notes[0]);
     }
 
@@ -202,12 +267,12 @@ mod tests {
     fn details_travel_in_meta_and_empty_details_are_left_out() {
         let staged =
             ToolResult::text("preview").with_details(json!({"pendingId": "pending-action:edit:1"}));
-        let mcp = call_tool_result(staged, &[], false);
+        let mcp = plain_result(staged, &[], false);
         assert_eq!(
             mcp.meta.unwrap().get(DETAILS_META_KEY),
             Some(&json!({"pendingId": "pending-action:edit:1"}))
         );
         let error = ToolResult::from_error(&resolve_core::Error::NothingToApply);
-        assert!(call_tool_result(error, &[], false).meta.is_none());
+        assert!(plain_result(error, &[], false).meta.is_none());
     }
 }

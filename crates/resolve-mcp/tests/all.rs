@@ -14,6 +14,7 @@
 mod suite {
     pub mod common;
 
+    mod approval;
     mod check;
     mod errors;
     mod origins;

@@ -21,7 +21,7 @@ use resolve_agent::{
 };
 use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession};
 use resolve_edit::{
-    ApplyGate, Blobs, CheckSettings, CheckTool, FileTools, GateDecision, HunkAddress,
+    ApplyGate, Blobs, CheckSettings, CheckTool, Decider, FileTools, GateDecision, HunkAddress,
     HunkRejection, LiveOutput, Origin, PendingRecord, ReviewDecision, Selection, Store,
     StorePendingSource, Workspace, addressed_preview,
 };
@@ -48,11 +48,12 @@ const CHECK_PROMPT: &str = " \
 pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Result<Outcome> {
     resolve_agent::init();
     let settings = CheckSettings::discover(store.workspace().root(), args.config.as_deref())?;
-    // What the model resolves is recorded as resolved by the agent; `[check] require = true`
-    // holds for its applies too.
+    // What the model resolves is recorded as resolved by the agent, decided by the model;
+    // `[check] require = true` holds for its applies too.
     let store = &store
         .clone()
         .resolved_by(Origin::Agent)
+        .decided_by(Decider::Model)
         .requiring_check(settings.require);
     let kind = match args.provider {
         ProviderChoice::Openai => ProviderKind::OpenAi,

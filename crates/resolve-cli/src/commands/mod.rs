@@ -11,7 +11,7 @@ use anyhow::Context;
 use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult, base_details};
 use resolve_edit::{
-    Blobs, CheckSettings, FileToolOutput, FileTools, HistoryRecord, Origin,
+    Blobs, CheckSettings, Decider, FileToolOutput, FileTools, HistoryRecord, Origin,
     Outcome as HistoryOutcome, Store, StorePendingSource, StoredAction, Workspace,
     addressed_preview, check_report,
 };
@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::Outcome;
-use crate::args::{AstEditArgs, Cli, Command, EditArgs, WriteArgs};
+use crate::args::{AstEditArgs, Cli, Command, EditArgs, McpApproveChoice, WriteArgs};
 use crate::output::{Output, note};
 
 /// Open the workspace, recover, and run the subcommand.
@@ -27,7 +27,10 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
     let workspace = Workspace::open(&cli.global.root)?;
     // What this process resolves is recorded as resolved at the command line; `resolve agent`
     // and `resolve mcp` say otherwise.
-    let store = Store::open(workspace).resolved_by(Origin::Cli);
+    // A person at the command line decides what it resolves.
+    let store = Store::open(workspace)
+        .resolved_by(Origin::Cli)
+        .decided_by(Decider::Person);
     if let Some(message) = store.recover()? {
         note(&message);
     }
@@ -77,17 +80,22 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
             crate::review::run(&store, hub, output)
         }
         Command::Agent(args) => agent::run(&store, args, output),
-        Command::Mcp => mcp(&cli.global.root),
+        Command::Mcp(args) => mcp(&cli.global.root, args.approve),
     }
 }
 
 /// Serve MCP on stdio until the client disconnects; logs go to stderr.
-fn mcp(root: &std::path::Path) -> anyhow::Result<Outcome> {
+fn mcp(root: &std::path::Path, approve: McpApproveChoice) -> anyhow::Result<Outcome> {
     crate::output::init_stderr_tracing();
+    let approve = match approve {
+        McpApproveChoice::Auto => resolve_mcp::ApproveMode::Auto,
+        McpApproveChoice::Ask => resolve_mcp::ApproveMode::Ask,
+        McpApproveChoice::Review => resolve_mcp::ApproveMode::Review,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(resolve_mcp::serve_stdio(root))?;
+    runtime.block_on(resolve_mcp::serve_stdio(root, approve))?;
     Ok(Outcome::Success)
 }
 
@@ -393,8 +401,15 @@ fn history_line(entry: &HistoryRecord) -> String {
         .resolved_by
         .as_ref()
         .map_or_else(|| "unknown".to_owned(), ToString::to_string);
+    let decided_by = entry
+        .decided_by
+        .map_or_else(|| "unknown".to_owned(), |decider| decider.to_string());
+    let model_reason = entry
+        .model_reason
+        .as_ref()
+        .map_or_else(String::new, |reason| format!(" (model: {reason})"));
     format!(
-        "{}  {}  {outcome}  {}  (staged: {}, resolved: {resolved_by}){}  — {}",
+        "{}  {}  {outcome}  {}  (staged: {}, resolved: {resolved_by}, decided: {decided_by}){}  — {}{model_reason}",
         local_time(entry.resolved_at),
         entry.action.id,
         entry.action.label,
@@ -481,6 +496,8 @@ fn history_json(entry: &HistoryRecord, workspace: &Workspace) -> anyhow::Result<
         "review": entry.review,
         "amendments": entry.action.amendments,
         "check": entry.action.last_check(),
+        "decidedBy": entry.decided_by.map(|decider| decider.to_string()),
+        "modelReason": entry.model_reason,
         "preview": Blobs::of(workspace).read_text(&entry.action.preview_text)?,
     }))
 }

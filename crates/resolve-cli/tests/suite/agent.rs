@@ -112,7 +112,10 @@ fn approve_ask_lets_a_person_discard_and_the_model_reads_why() {
     );
     let log = workspace.run(&["log"]).expect_code(0);
     assert!(
-        log.stdout.contains("discarded") && log.stdout.contains("Keep the English word."),
+        log.stdout.contains("discarded")
+            && log
+                .stdout
+                .contains("decided: person)  — Keep the English word. (model: Matches the task.)"),
         "{}",
         log.stdout
     );
@@ -128,6 +131,13 @@ fn approve_ask_applies_when_the_person_agrees() {
     ]);
     agent(&workspace, &model, &["--approve", "ask"], "a\n").expect_code(0);
     assert_eq!(workspace.read("a.txt"), "uno\n");
+    let log = workspace.run(&["log"]).expect_code(0);
+    assert!(
+        log.stdout
+            .contains("(staged: agent, resolved: agent, decided: person)  — Matches the task."),
+        "{}",
+        log.stdout
+    );
 }
 
 #[test]

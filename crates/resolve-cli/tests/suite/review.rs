@@ -225,34 +225,35 @@ fn log_shows_where_each_action_was_staged_and_resolved() {
         .expect_code(0);
 
     let history = log_json(&workspace);
-    let places: Vec<(&str, &str, &str)> = history
+    let places: Vec<(&str, &str, &str, &str)> = history
         .iter()
         .map(|entry| {
             (
                 entry["reason"].as_str().unwrap(),
                 entry["origin"].as_str().unwrap(),
                 entry["resolvedBy"].as_str().unwrap(),
+                entry["decidedBy"].as_str().unwrap(),
             )
         })
         .collect();
     assert_eq!(
         places,
         [
-            ("Not now.", "cli", "cli"),
-            ("Keep Spanish.", "agent", "agent"),
-            ("Reviewed.", "agent", "cli"),
+            ("Not now.", "cli", "cli", "person"),
+            ("Keep Spanish.", "agent", "agent", "model"),
+            ("Reviewed.", "agent", "cli", "person"),
         ]
     );
     let log = workspace.run(&["log"]).expect_code(0);
     assert!(
         log.stdout
-            .contains("(staged: agent, resolved: cli)  — Reviewed."),
+            .contains("(staged: agent, resolved: cli, decided: person)  — Reviewed."),
         "{}",
         log.stdout
     );
     assert!(
         log.stdout
-            .contains("(staged: agent, resolved: agent)  — Keep Spanish."),
+            .contains("(staged: agent, resolved: agent, decided: model)  — Keep Spanish."),
         "{}",
         log.stdout
     );

@@ -129,10 +129,15 @@ impl Connection {
     }
 }
 
-/// The single text block of a result.
+/// The single text block of a result (a producer's `resource_link` beside it is not text).
 pub fn text(result: &CallToolResult) -> &str {
-    assert_eq!(result.content.len(), 1, "{result:?}");
-    &result.content[0].as_text().unwrap().text
+    let texts: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
+        .collect();
+    assert_eq!(texts.len(), 1, "{result:?}");
+    texts[0]
 }
 
 /// Whether the result ends with the reminder.

@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 use super::common::{Connection, Workspace};
 
 #[tokio::test]
-async fn lists_seven_tools_with_literal_schemas_annotations_and_no_output_schema() {
+async fn lists_seven_tools_with_literal_schemas_annotations_and_output_schemas_on_producers_and_resolve()
+ {
     let workspace = Workspace::with(&[]);
     let connection = Connection::open(&workspace).await;
     let tools = connection.client.list_all_tools().await.unwrap();
@@ -23,7 +24,8 @@ async fn lists_seven_tools_with_literal_schemas_annotations_and_no_output_schema
         ["ast_edit", "edit", "write", "read", "ls", "grep", "resolve"]
     );
     for tool in &wire {
-        assert!(tool.get("outputSchema").is_none(), "{tool}");
+        let read_only = matches!(tool["name"].as_str(), Some("read" | "ls" | "grep"));
+        assert_eq!(tool.get("outputSchema").is_none(), read_only, "{tool}");
         let schema = tool["inputSchema"].to_string();
         assert!(
             !schema.contains("$ref") && !schema.contains("$schema"),
@@ -64,7 +66,7 @@ async fn lists_seven_tools_with_literal_schemas_annotations_and_no_output_schema
     );
     assert_eq!(
         by_name("write")["annotations"],
-        json!({"readOnlyHint": false, "destructiveHint": false, "openWorldHint": false})
+        json!({"readOnlyHint": true, "openWorldHint": false})
     );
     assert_eq!(
         by_name("resolve")["annotations"],
@@ -84,5 +86,6 @@ async fn the_server_introduces_itself_with_instructions_and_resource_notificatio
     );
     let resources = info.capabilities.resources.as_ref().unwrap();
     assert_eq!(resources.list_changed, Some(true));
+    assert_eq!(resources.subscribe, Some(true));
     assert!(info.capabilities.tools.is_some());
 }

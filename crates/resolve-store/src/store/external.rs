@@ -99,6 +99,8 @@ impl Store {
                     extra,
                     resolved_at: unix_now(),
                     resolved_by: self.resolver.clone(),
+                    decided_by: self.decider(),
+                    model_reason: self.model_reason_beside(reason),
                     applied_files: Vec::new(),
                     dropped_files: Vec::new(),
                     undone: false,

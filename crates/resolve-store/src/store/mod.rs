@@ -42,10 +42,10 @@ use crate::workspace::Workspace;
 
 pub use self::amend::AmendFile;
 pub use self::gc::BLOB_GRACE;
-pub use self::notes::{Decider, NoteResolution, ReviewerNote};
+pub use self::notes::{NoteResolution, ReviewerNote};
 pub use self::records::{
-    ApplyOutcome, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary, RECORD_VERSION,
-    RecordVersion, StagedRecord, StoredAction,
+    ApplyOutcome, Decider, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary,
+    RECORD_VERSION, RecordVersion, StagedRecord, StoredAction,
 };
 pub use self::resolution::{Landing, ReviewedApply};
 pub use self::review::{Amendment, HunkReview, RejectedFile, RejectedHunk, Review};
@@ -88,6 +88,8 @@ pub struct Store {
     decider: Option<Decider>,
     /// Whether an apply needs a passing check of the preview first.
     require_check: bool,
+    /// The model's reason when a person decides in its place (see [`Store::overruling`]).
+    model_reason: Option<String>,
 }
 
 impl Store {
@@ -99,6 +101,7 @@ impl Store {
             resolver: None,
             decider: None,
             require_check: false,
+            model_reason: None,
         }
     }
 
@@ -111,13 +114,43 @@ impl Store {
         self
     }
 
-    /// This store recording `decider` as who makes the decisions made through it (a person's
-    /// about a model's action are reported to that model; see [`ReviewerNote`]). By default
-    /// [`Decider::default_for`] the resolver: a person at the command line, else the model.
+    /// This store recording `decider` as who decided each action it applies or discards
+    /// ([`HistoryRecord::decided_by`]); a person's decisions about a model's action are
+    /// reported to that model (see [`ReviewerNote`]). By default [`Decider::default_for`] the
+    /// resolver: a person at the command line, else the model.
     #[must_use]
     pub fn decided_by(mut self, decider: Decider) -> Self {
         self.decider = Some(decider);
         self
+    }
+
+    /// This store recording a person's decision over the model's request, whose reason was
+    /// `model_reason`: each history record it writes is `decided_by: person`, and keeps the
+    /// model's reason in [`HistoryRecord::model_reason`] when it differs from the record's.
+    #[must_use]
+    pub fn overruling(self, model_reason: impl Into<String>) -> Self {
+        let mut store = self.decided_by(Decider::Person);
+        store.model_reason = Some(model_reason.into());
+        store
+    }
+
+    /// Who decides what this store resolves: as [`Store::decided_by`] set it, else
+    /// [`Decider::default_for`] its resolver; `None` when neither was given.
+    pub fn decider(&self) -> Option<Decider> {
+        self.decider.or_else(|| {
+            self.resolver
+                .as_ref()
+                .map(|resolver| Decider::default_for(Some(resolver)))
+        })
+    }
+
+    /// The model's reason beside `reason` in a record this store writes: only when a person
+    /// decided with a different one.
+    pub(crate) fn model_reason_beside(&self, reason: &str) -> Option<String> {
+        self.model_reason
+            .as_deref()
+            .filter(|model| *model != reason)
+            .map(str::to_owned)
     }
 
     /// Where actions resolved through this store are recorded as resolved (see

@@ -14,35 +14,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::Store;
-use super::records::{Origin, Outcome, PendingRecord, RecordVersion, read_json};
+use super::records::{Decider, Origin, Outcome, PendingRecord, RecordVersion, read_json};
 use super::review::{Amendment, Review};
 use crate::error::StoreError;
 use crate::fs;
 use crate::layout::record_seq;
-
-/// Who made a decision about a pending action: the model that staged it (through `resolve`) or
-/// a person (the CLI, a review UI, an approval prompt). A person's decision about an action a
-/// model staged is reported to that model (see [`ReviewerNote`]); a model is never told about
-/// its own decisions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decider {
-    /// The model, through its own `resolve` call.
-    Model,
-    /// A person.
-    Person,
-}
-
-impl Decider {
-    /// Who decides through a store that resolves as `resolver` when nobody said otherwise: a
-    /// person at the command line, the model anywhere else.
-    pub fn default_for(resolver: Option<&Origin>) -> Self {
-        match resolver {
-            Some(Origin::Cli) => Self::Person,
-            Some(Origin::Agent | Origin::Mcp(_)) | None => Self::Model,
-        }
-    }
-}
 
 /// How a person resolved an action, as its note tells the model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,13 +80,6 @@ impl ReviewerNote {
 }
 
 impl Store {
-    /// Who decides through this store: as [`Store::decided_by`] set it, else
-    /// [`Decider::default_for`] its resolver.
-    pub fn decider(&self) -> Decider {
-        self.decider
-            .unwrap_or_else(|| Decider::default_for(self.resolver.as_ref()))
-    }
-
     /// The note a decision about `record` through this store makes, merged into the one not yet
     /// told for it; `None` when it makes none (a model decided, or no model staged it). Call
     /// under the lock.
@@ -118,9 +87,11 @@ impl Store {
         &self,
         record: &PendingRecord,
     ) -> Result<Option<ReviewerNote>, StoreError> {
-        let decider = self.decider();
+        let decider = self.decider().unwrap_or(Decider::Model);
+        // A decision made where the action was staged (an approval prompt of that agent or
+        // connection) is told in that call's own result, so it makes no note.
         let told_to_a_model = match record.origin {
-            Origin::Agent | Origin::Mcp(_) => true,
+            Origin::Agent | Origin::Mcp(_) => self.resolver.as_ref() != Some(&record.origin),
             Origin::Cli => false,
         };
         if decider != Decider::Person || !told_to_a_model {

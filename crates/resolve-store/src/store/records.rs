@@ -246,6 +246,37 @@ pub enum Outcome {
     Discarded,
 }
 
+/// Who decided an action's resolution: the model that called `resolve`, or a person (at the
+/// command line, at an approval prompt, or through an MCP client's elicitation form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decider {
+    /// The model decided, and nobody was asked.
+    Model,
+    /// A person decided.
+    Person,
+}
+
+impl Decider {
+    /// Who decides through a store that resolves as `resolver` when nobody said otherwise: a
+    /// person at the command line, the model anywhere else.
+    pub fn default_for(resolver: Option<&Origin>) -> Self {
+        match resolver {
+            Some(Origin::Cli) => Self::Person,
+            Some(Origin::Agent | Origin::Mcp(_)) | None => Self::Model,
+        }
+    }
+}
+
+impl std::fmt::Display for Decider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Model => "model",
+            Self::Person => "person",
+        })
+    }
+}
+
 /// A resolved action: the pending record plus how, why and what it changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", from = "HistoryFields")]
@@ -267,6 +298,14 @@ pub struct HistoryRecord {
     /// that store was not told.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved_by: Option<Origin>,
+    /// Who decided it (`model` or `person`), as its [`Store::decided_by`](super::Store::decided_by)
+    /// says; `None` when that store was not told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<Decider>,
+    /// The model's own reason, kept when a person decided with a different one (`reason` is
+    /// then the person's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_reason: Option<String>,
     /// Files written (all of them, or the `only` subset).
     pub applied_files: Vec<String>,
     /// Files of the change set that were not written.
@@ -328,6 +367,10 @@ struct HistoryFields {
     resolved_at: u64,
     #[serde(default)]
     resolved_by: Option<Origin>,
+    #[serde(default)]
+    decided_by: Option<Decider>,
+    #[serde(default)]
+    model_reason: Option<String>,
     applied_files: Vec<String>,
     dropped_files: Vec<String>,
     undone: bool,
@@ -360,6 +403,8 @@ impl From<HistoryFields> for HistoryRecord {
             extra: fields.extra,
             resolved_at: fields.resolved_at,
             resolved_by: fields.resolved_by,
+            decided_by: fields.decided_by,
+            model_reason: fields.model_reason,
             applied_files: fields.applied_files,
             dropped_files: fields.dropped_files,
             undone: fields.undone,
@@ -372,7 +417,7 @@ impl From<HistoryFields> for HistoryRecord {
 #[derive(Debug, Clone, PartialEq)]
 #[expect(
     clippy::large_enum_variant,
-    reason = "one is read at a time; boxing would only add an allocation"
+    reason = "one is read at a time, by value; boxing the history record would only add an allocation"
 )]
 pub enum StoredAction {
     /// Still pending.
@@ -524,6 +569,8 @@ mod tests {
             extra: None,
             resolved_at: 6,
             resolved_by: None,
+            decided_by: None,
+            model_reason: None,
             applied_files: Vec::new(),
             dropped_files: Vec::new(),
             undone: false,

@@ -186,6 +186,8 @@ impl Store {
             extra,
             resolved_at: unix_now(),
             resolved_by: self.resolver.clone(),
+            decided_by: self.decider(),
+            model_reason: self.model_reason_beside(reason),
             applied_files,
             dropped_files: dropped_files.clone(),
             undone: false,
@@ -231,6 +233,8 @@ impl Store {
             extra,
             resolved_at: unix_now(),
             resolved_by: self.resolver.clone(),
+            decided_by: self.decider(),
+            model_reason: self.model_reason_beside(reason),
             applied_files: Vec::new(),
             undone: false,
             review: None,
@@ -293,6 +297,17 @@ impl Store {
     /// Check every file of `set` against its base (absence for a create), reading one file at
     /// a time; on success each file's real root-relative name, in the order of
     /// `set`.
+    /// The files of `record` that no longer hold the base its preview was computed from, read
+    /// without the lock: a snapshot for telling watchers a preview went stale, never the check
+    /// before a write (apply makes that one under the lock).
+    pub fn stale_files(&self, record: &PendingRecord) -> Result<Vec<String>, StoreError> {
+        match self.check_fresh(&record.change_set) {
+            Ok(_) => Ok(Vec::new()),
+            Err(StoreError::Stale { files }) => Ok(files),
+            Err(error) => Err(error),
+        }
+    }
+
     pub(super) fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<String>, StoreError> {
         let mut stale = Vec::new();
         let mut files = Vec::with_capacity(set.len());

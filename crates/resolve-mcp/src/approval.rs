@@ -1,0 +1,279 @@
+//! Who approves an `apply` the model asks for (`resolve mcp --approve auto|ask|review`), and
+//! the question put to the person: what they are shown, the form they answer, how an answer is
+//! read, and the texts the model reads afterwards.
+//!
+//! Only the person's *accept* with the decision `apply` lets an apply run under `ask`; every
+//! other answer (decline, cancel, `discard`, a missing or malformed form) writes no file, and
+//! `discard` discards with the person's reason. `review` never applies on the model's word.
+
+use std::path::Path;
+
+use resolve_edit::{Origin, Store, StoreError, content_hash};
+use rmcp::model::{ElicitRequestParams, ElicitationSchema};
+use serde_json::{Value, json};
+
+use crate::structured::{FileDiff, diff_files};
+
+/// Who approves an `apply` the model asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ApproveMode {
+    /// The model's `apply` runs at once (the host's own permission prompt, if any, is the gate).
+    #[default]
+    Auto,
+    /// The server asks the person through MCP elicitation before an apply; a client that
+    /// cannot ask fails closed (nothing is applied; a person decides in a terminal).
+    Ask,
+    /// Never applies on the model's word: a person reviews in a terminal (`resolve review`).
+    Review,
+}
+
+/// The key of the approval question inside an input-required result.
+pub(crate) const APPROVAL_INPUT_KEY: &str = "approval";
+
+/// The pending action a person is asked about, as it is now.
+#[derive(Debug, Clone)]
+pub(crate) struct Subject {
+    /// Its pending id.
+    pub id: String,
+    /// Its label.
+    pub label: String,
+    /// Who staged it.
+    pub origin: Origin,
+    /// Its files with their line counts.
+    pub files: Vec<FileDiff>,
+    /// A digest of everything the person is shown and the apply depends on: the connection,
+    /// the pending id, the change set (with each file's base hash) and the preview text.
+    pub binding: String,
+}
+
+impl Subject {
+    /// The pending action `id` of `connection` as it is in the store now; `None` when it is
+    /// no longer pending.
+    pub(crate) fn read(
+        store: &Store,
+        connection: &Origin,
+        id: &str,
+    ) -> Result<Option<Self>, StoreError> {
+        let Some(record) = store.pending_record(id)? else {
+            return Ok(None);
+        };
+        let preview = store.blobs().read_text(&record.preview_text)?;
+        let mut bound = format!("{connection}\n{}\n{}\n", record.id, record.fingerprint);
+        for (path, change) in record.change_set.files() {
+            bound.push_str(&format!("{path} {}\n", change.base_hash().unwrap_or("-")));
+        }
+        bound.push_str(&content_hash(preview.as_bytes()));
+        Ok(Some(Self {
+            id: record.id,
+            label: record.label,
+            origin: record.origin,
+            files: diff_files(&preview),
+            binding: content_hash(bound.as_bytes()),
+        }))
+    }
+
+    /// The question: label, id, origin, each file with `+added -removed`, the model's reason.
+    pub(crate) fn message(&self, model_reason: &str) -> String {
+        let mut message = format!(
+            "The model asks to apply this change. Apply it?\n\n{} ({}, staged by {})\n",
+            self.label, self.id, self.origin
+        );
+        for file in &self.files {
+            message.push_str(&format!(
+                "  {}  +{} -{}\n",
+                file.path, file.added, file.removed
+            ));
+        }
+        message.push_str(&format!("\nThe model's reason: {model_reason}"));
+        message
+    }
+
+    /// The elicitation request: the message and the form (a decision and a reason).
+    pub(crate) fn request(&self, model_reason: &str) -> Result<ElicitRequestParams, String> {
+        let schema: ElicitationSchema =
+            serde_json::from_value(form_schema()).map_err(|error| error.to_string())?;
+        Ok(ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: self.message(model_reason),
+            requested_schema: schema,
+        })
+    }
+}
+
+/// The form: `decision` (`apply` or `discard`, required) and an optional `reason`.
+pub(crate) fn form_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "decision": {
+                "type": "string",
+                "title": "Decision",
+                "description": "apply: write the change now; discard: drop it",
+                "enum": ["apply", "discard"]
+            },
+            "reason": {
+                "type": "string",
+                "title": "Reason",
+                "description": "Why (the model reads it; recorded in the history)"
+            }
+        },
+        "required": ["decision"]
+    })
+}
+
+/// What the person answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// Accepted with the decision `apply`.
+    Apply {
+        /// Their reason, when given.
+        reason: Option<String>,
+    },
+    /// Accepted with the decision `discard`.
+    Discard {
+        /// Their reason, when given.
+        reason: Option<String>,
+    },
+    /// Declined or cancelled the prompt (the word says which).
+    Declined(&'static str),
+    /// An answer that is not the form filled in (why).
+    Unreadable(String),
+}
+
+/// Read an elicitation result given as JSON (`{action, content}`): only `accept` with a
+/// `decision` of `apply` or `discard` is a decision; anything else decides nothing.
+pub(crate) fn read_answer(result: Option<&Value>) -> Answer {
+    let Some(result) = result else {
+        return Answer::Unreadable("no answer to the approval question".to_owned());
+    };
+    match result.get("action").and_then(Value::as_str) {
+        Some("accept") => read_form(result.get("content")),
+        Some("decline") => Answer::Declined("declined"),
+        Some("cancel") => Answer::Declined("cancelled"),
+        Some(_) | None => Answer::Unreadable("the answer has no valid `action`".to_owned()),
+    }
+}
+
+fn read_form(content: Option<&Value>) -> Answer {
+    let Some(Value::Object(form)) = content else {
+        return Answer::Unreadable("the accepted answer has no form content".to_owned());
+    };
+    let reason = match form.get("reason") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(reason)) => Some(reason.trim().to_owned()).filter(|r| !r.is_empty()),
+        Some(_) => return Answer::Unreadable("`reason` is not text".to_owned()),
+    };
+    match form.get("decision").and_then(Value::as_str) {
+        Some("apply") => Answer::Apply { reason },
+        Some("discard") => Answer::Discard { reason },
+        Some(other) => Answer::Unreadable(format!("unknown decision `{other}`")),
+        None => Answer::Unreadable("the form has no `decision`".to_owned()),
+    }
+}
+
+/// The first line of the result after the person approved.
+pub(crate) fn approved_text(person_reason: Option<&str>) -> String {
+    match person_reason {
+        Some(reason) => format!("A person approved this apply. Their reason: {reason}"),
+        None => "A person approved this apply.".to_owned(),
+    }
+}
+
+/// The result after the person discarded the preview instead.
+pub(crate) fn person_discarded_text(label: &str, reason: &str) -> String {
+    format!("Not applied: a person discarded {label} instead. Their reason: {reason}")
+}
+
+/// The reason recorded when the person discards without giving one.
+pub(crate) const NO_PERSON_REASON: &str = "Discarded at the approval prompt; no reason given.";
+
+/// The result after the person declined or cancelled the prompt, or answered unreadably.
+pub(crate) fn declined_text(answer: &Answer) -> String {
+    let why = match answer {
+        Answer::Declined(word) => format!("the person {word} the approval prompt"),
+        Answer::Unreadable(why) => format!("the approval answer could not be read: {why}"),
+        Answer::Apply { .. } | Answer::Discard { .. } => "the person did not decide".to_owned(),
+    };
+    format!(
+        "Not applied: {why}. Nothing was written; the preview stays pending. Ask the person what they want, or discard it."
+    )
+}
+
+/// The result when a person must decide in a terminal: under `review`, or under `ask` with a
+/// client that cannot ask.
+pub(crate) fn awaiting_person_text(mode: ApproveMode, root: &Path) -> String {
+    let why = match mode {
+        ApproveMode::Review => "in this session a person reviews every apply",
+        ApproveMode::Ask | ApproveMode::Auto => {
+            "this server asks a person before every apply, and this MCP client cannot show them the question (it declared no elicitation form support)"
+        }
+    };
+    format!(
+        "Not applied: {why}. A person must approve it with `resolve review` or `resolve apply` in a terminal at {}. Nothing was written; the preview stays pending until they decide.",
+        root.display()
+    )
+}
+
+/// The (error) result when an echoed approval state is refused.
+pub(crate) fn refused_text(why: &str) -> String {
+    format!(
+        "Not applied: the approval answer was refused ({why}). Nothing was written; the preview stays pending. Call `resolve` again to ask the person anew."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn only_an_accepted_form_decides_and_everything_else_is_no_decision() {
+        let answer = |value: Value| read_answer(Some(&value));
+        assert_eq!(
+            answer(
+                json!({"action": "accept", "content": {"decision": "apply", "reason": " Fine. "}})
+            ),
+            Answer::Apply {
+                reason: Some("Fine.".into())
+            }
+        );
+        assert_eq!(
+            answer(json!({"action": "accept", "content": {"decision": "discard"}})),
+            Answer::Discard { reason: None }
+        );
+        assert_eq!(
+            answer(json!({"action": "decline"})),
+            Answer::Declined("declined")
+        );
+        assert_eq!(
+            answer(json!({"action": "cancel"})),
+            Answer::Declined("cancelled")
+        );
+        for malformed in [
+            json!({"action": "accept"}),
+            json!({"action": "accept", "content": {"decision": "APPLY"}}),
+            json!({"action": "accept", "content": {"decision": "apply", "reason": 3}}),
+            json!({"action": "accept", "content": "apply"}),
+            json!({"action": "yes"}),
+            json!({}),
+        ] {
+            assert!(
+                matches!(answer(malformed.clone()), Answer::Unreadable(_)),
+                "{malformed}"
+            );
+        }
+        assert!(matches!(read_answer(None), Answer::Unreadable(_)));
+    }
+
+    #[test]
+    fn the_form_is_a_valid_elicitation_schema() {
+        let schema: ElicitationSchema = serde_json::from_value(form_schema()).unwrap();
+        let back = serde_json::to_value(&schema).unwrap();
+        assert_eq!(
+            back["properties"]["decision"]["enum"],
+            json!(["apply", "discard"])
+        );
+        assert_eq!(back["required"], json!(["decision"]));
+    }
+}

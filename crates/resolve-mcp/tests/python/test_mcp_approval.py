@@ -1,0 +1,466 @@
+#!/usr/bin/env python3
+"""`resolve mcp --approve ask|review`, structured results and resource subscriptions, driven by
+the official MCP Python SDK (PyPI `mcp`).
+
+Usage: test_mcp_approval.py PATH_TO_RESOLVE_BINARY
+
+Each check starts the real binary (`resolve mcp --root DIR [--approve MODE]`) in a fresh
+temporary workspace and runs twice: over the `initialize` handshake (`legacy`, protocol
+2025-11-25, where the server asks with `elicitation/create`) and with the SDK's default
+negotiation (`auto`, 2026-07-28, where the question comes back as an input-required result
+with a `requestState` the SDK retries with). Checks that only make sense on one version say so.
+Prints one line per check, then `N passed, N failed`; exits 1 when any check failed.
+
+Run by crates/resolve-cli/tests/mcp_approval.rs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import traceback
+import warnings
+from pathlib import Path
+
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.subscriptions import ResourceUpdated
+from mcp.shared.exceptions import MCPError
+
+TIMEOUT = 20
+RESOLVE_BIN = ""
+EDIT = {"path": "a.txt", "old_text": "two", "new_text": "2"}
+
+
+class Workspace:
+    """A temporary workspace root with files in it."""
+
+    def __init__(self, files: dict[str, str] | None = None) -> None:
+        self._dir = tempfile.TemporaryDirectory(prefix="resolve-mcp-approval-")
+        self.root = Path(self._dir.name)
+        for path, content in (files or {}).items():
+            self.write(path, content)
+
+    def write(self, path: str, content: str) -> None:
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+
+    def read(self, path: str) -> str:
+        return (self.root / path).read_text()
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [RESOLVE_BIN, "--root", str(self.root), *args],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+
+    def pending_ids(self) -> list[str]:
+        listed = self.cli("--json", "pending")
+        return [entry["id"] for entry in json.loads(listed.stdout)["pending"]]
+
+    def history(self) -> list[dict]:
+        return json.loads(self.cli("--json", "log").stdout)["history"]
+
+    def close(self) -> None:
+        self._dir.cleanup()
+
+
+class Person:
+    """An elicitation callback that answers with the next of `answers` and keeps what it was
+    asked."""
+
+    def __init__(self, *answers: types.ElicitResult | types.ErrorData) -> None:
+        self.answers = list(answers)
+        self.asked: list[types.ElicitRequestParams] = []
+
+    async def __call__(self, _context, params: types.ElicitRequestParams):
+        self.asked.append(params)
+        return self.answers.pop(0)
+
+
+def accept(content: dict) -> types.ElicitResult:
+    return types.ElicitResult(action="accept", content=content)
+
+
+def connect(workspace: Workspace, mode: str, approve: str, person=None, message_handler=None) -> Client:
+    params = StdioServerParameters(
+        command=RESOLVE_BIN, args=["mcp", "--root", str(workspace.root), "--approve", approve]
+    )
+    return Client(
+        params,
+        mode=mode,
+        elicitation_callback=person,
+        message_handler=message_handler,
+        read_timeout_seconds=TIMEOUT,
+    )
+
+
+def text(result) -> str:
+    return "".join(block.text for block in result.content if block.type == "text")
+
+
+async def call(client: Client, name: str, arguments: dict):
+    return await asyncio.wait_for(client.call_tool(name, arguments), TIMEOUT)
+
+
+def expect(condition: bool, message: str) -> None:
+    if not condition:
+        raise AssertionError(message)
+
+
+def expect_eq(actual, expected, what: str) -> None:
+    if actual != expected:
+        raise AssertionError(f"{what}:\n  expected {expected!r}\n  actual   {actual!r}")
+
+
+def expect_untouched_and_pending(workspace: Workspace, pending_id: str, what: str) -> None:
+    expect_eq(workspace.read("a.txt"), "one\ntwo\n", f"{what}: nothing written")
+    expect_eq(workspace.pending_ids(), [pending_id], f"{what}: the preview stays pending")
+
+
+async def stage(client: Client) -> str:
+    staged = await call(client, "edit", EDIT)
+    expect(not staged.is_error, text(staged))
+    return staged.structured_content["pendingId"]
+
+
+# --- checks -------------------------------------------------------------------------------
+
+
+async def check_ask_applies_when_the_person_accepts_apply_and_records_both_reasons(mode: str) -> None:
+    workspace = Workspace({"a.txt": "one\ntwo\n"})
+    person = Person(accept({"decision": "apply", "reason": "Looks right."}))
+    try:
+        async with connect(workspace, mode, "ask", person) as client:
+            pending_id = await stage(client)
+            result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
+            expect(not result.is_error, text(result))
+            expect(
+                text(result).startswith("A person approved this apply. Their reason: Looks right.\nApplied edit to a.txt."),
+                text(result),
+            )
+            expect_eq(workspace.read("a.txt"), "one\n2\n", "applied")
+            expect_eq(len(person.asked), 1, "asked once")
+            asked = person.asked[0]
+            expect_eq(asked.mode, "form", "form mode")
+            for part in ["Edit: a.txt", pending_id, "staged by mcp:", "a.txt  +1 -1", "The model's reason: Ship it."]:
+                expect(part in asked.message, f"the question names {part!r}: {asked.message!r}")
+            schema = asked.requested_schema
+            expect_eq(schema["properties"]["decision"]["enum"], ["apply", "discard"], "decision choices")
+            expect("reason" in schema["properties"], f"the form asks for a reason: {schema}")
+            content = result.structured_content
+            expect_eq(
+                (content["outcome"], content["decidedBy"], content["reason"], content["modelReason"], content["appliedFiles"]),
+                ("applied", "person", "Looks right.", "Ship it.", ["a.txt"]),
+                "structuredContent",
+            )
+            entry = workspace.history()[0]
+            expect_eq(
+                (entry["decidedBy"], entry["reason"], entry["modelReason"]),
+                ("person", "Looks right.", "Ship it."),
+                "history",
+            )
+            expect(entry["resolvedBy"].startswith("mcp:"), entry["resolvedBy"])
+            log = workspace.cli("log").stdout
+            expect("decided: person)  — Looks right. (model: Ship it.)" in log, log)
+    finally:
+        workspace.close()
+
+
+async def check_ask_discards_with_the_persons_reason(mode: str) -> None:
+    workspace = Workspace({"a.txt": "one\ntwo\n"})
+    person = Person(accept({"decision": "discard", "reason": "Wrong file."}))
+    try:
+        async with connect(workspace, mode, "ask", person) as client:
+            pending_id = await stage(client)
+            result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
+            expect(not result.is_error, text(result))
+            expect_eq(
+                text(result),
+                "Not applied: a person discarded Edit: a.txt instead. Their reason: Wrong file.",
+                "result text",
+            )
+            expect_eq(workspace.read("a.txt"), "one\ntwo\n", "nothing written")
+            expect_eq(workspace.pending_ids(), [], "discarded")
+            content = result.structured_content
+            expect_eq(
+                (content["outcome"], content["pendingId"], content["decidedBy"], content["reason"]),
+                ("discarded", pending_id, "person", "Wrong file."),
+                "structuredContent",
+            )
+            entry = workspace.history()[0]
+            expect_eq((entry["state"], entry["decidedBy"], entry["reason"]), ("discarded", "person", "Wrong file."), "history")
+    finally:
+        workspace.close()
+
+
+async def check_ask_writes_nothing_on_any_answer_but_accept_apply(mode: str) -> None:
+    workspace = Workspace({"a.txt": "one\ntwo\n"})
+    answers = [
+        ("declined", types.ElicitResult(action="decline")),
+        ("cancelled", types.ElicitResult(action="cancel")),
+        ("unknown decision", accept({"decision": "yes"})),
+        ("no decision", accept({"reason": "Sure."})),
+        ("empty form", accept({})),
+    ]
+    person = Person(*(answer for _, answer in answers))
+    try:
+        async with connect(workspace, mode, "ask", person) as client:
+            pending_id = await stage(client)
+            for what, _ in answers:
+                result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
+                expect(not result.is_error, f"{what}: {text(result)}")
+                expect(text(result).startswith("Not applied: "), f"{what}: {text(result)}")
+                expect("the preview stays pending" in text(result), f"{what}: {text(result)}")
+                expect_eq(result.structured_content["outcome"], "declined", f"{what}: outcome")
+                expect_eq(result.structured_content["decidedBy"], None, f"{what}: nobody decided")
+                expect_untouched_and_pending(workspace, pending_id, what)
+            expect_eq(len(person.asked), len(answers), "asked every time")
+            expect_eq(workspace.history(), [], "nothing in the history")
+    finally:
+        workspace.close()
+
+
+async def check_ask_writes_nothing_when_the_client_fails_to_answer(mode: str) -> None:
+    workspace = Workspace({"a.txt": "one\ntwo\n"})
+    person = Person(types.ErrorData(code=-32603, message="the form could not be shown"))
+    try:
+        async with connect(workspace, mode, "ask", person) as client:
+            pending_id = await stage(client)
+            try:
+                result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
+            except MCPError:
+                # 2026-07-28: the SDK stops its retry loop at the callback's error.
+                expect_eq(mode, "auto", "only the input-required driver raises")
+            else:
+                expect(not result.is_error and text(result).startswith("Not applied: "), text(result))
+            expect_untouched_and_pending(workspace, pending_id, "client error")
+    finally:
+        workspace.close()
+
+
+async def check_ask_fails_closed_when_the_client_cannot_elicit(mode: str) -> None:
+    workspace = Workspace({"a.txt": "one\ntwo\n"})
+    try:
+        async with connect(workspace, mode, "ask") as client:
+            pending_id = await stage(client)
+            result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
+            expect(not result.is_error, text(result))
+            expect(
+                f"A person must approve it with `resolve review` or `resolve apply` in a terminal at {workspace.root}."
+                in text(result),
+                text(result),
+            )
+            expect("cannot show them the question" in text(result), text(result))
+            expect_eq(result.structured_content["outcome"], "awaiting_person", "outcome")
+            expect_untouched_and_pending(workspace, pending_id, "fail closed")
+            # The model's own discard needs no approval.
+            discarded = await call(client, "resolve", {"action": "discard", "reason": "Never mind."})
+            expect_eq(discarded.structured_content["outcome"], "discarded", text(discarded))
+            expect_eq(discarded.structured_content["decidedBy"], "model", "the model decided its discard")
+            nothing = await call(client, "resolve", {"action": "discard", "reason": "Again."})
+            expect_eq(nothing.structured_content["outcome"], "nothing_pending", text(nothing))
+    finally:
+        workspace.close()
+
+
+async def check_review_never_applies_on_the_models_word(mode: str) -> None:
+    workspace = Workspace({"a.txt": "one\ntwo\n"})
+    person = Person(accept({"decision": "apply"}))
+    try:
+        async with connect(workspace, mode, "review", person) as client:
+            pending_id = await stage(client)
+            result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
+            expect(not result.is_error, text(result))
+            expect("in this session a person reviews every apply" in text(result), text(result))
+            expect_eq(result.structured_content["outcome"], "awaiting_person", "outcome")
+            expect_eq(person.asked, [], "review mode asks nobody through the client")
+            expect_untouched_and_pending(workspace, pending_id, "review")
+            applied = workspace.cli("apply", "--reason", "Reviewed in a terminal.")
+            expect_eq(applied.returncode, 0, applied.stderr)
+            entry = workspace.history()[0]
+            expect_eq((entry["resolvedBy"], entry["decidedBy"]), ("cli", "person"), "a person at the CLI")
+    finally:
+        workspace.close()
+
+
+async def check_request_state_is_bound_single_use_and_unforgeable(mode: str) -> None:
+    """2026-07-28 only: drive the input-required rounds by hand with hostile retries."""
+    if mode != "auto":
+        return
+    workspace = Workspace({"a.txt": "one\ntwo\n"})
+    args = {"action": "apply", "reason": "Ship it."}
+    apply_answer = {"approval": {"action": "accept", "content": {"decision": "apply"}}}
+    try:
+        async with connect(workspace, mode, "ask", Person()) as client:
+            session = client.session
+            pending_id = await stage(client)
+
+            async def ask() -> types.InputRequiredResult:
+                first = await session.call_tool("resolve", args, allow_input_required=True)
+                expect(isinstance(first, types.InputRequiredResult), repr(first))
+                expect(first.request_state, "a requestState")
+                expect_eq(list(first.input_requests), ["approval"], "one question")
+                return first
+
+            async def retry(state: str | None, responses: dict | None):
+                return await session.call_tool(
+                    "resolve", args, input_responses=responses, request_state=state, allow_input_required=True
+                )
+
+            # Forged: the state altered by one character.
+            state = (await ask()).request_state
+            forged = state[:-1] + ("A" if state[-1] != "A" else "B")
+            refused = await retry(forged, apply_answer)
+            expect(refused.is_error and "not issued by this server" in text(refused), text(refused))
+            expect_untouched_and_pending(workspace, pending_id, "forged state")
+            # Replayed: declined once, then the same state with an accept.
+            state = (await ask()).request_state
+            declined = await retry(state, {"approval": {"action": "decline"}})
+            expect_eq(declined.structured_content["outcome"], "declined", text(declined))
+            replayed = await retry(state, apply_answer)
+            expect(replayed.is_error and "already answered" in text(replayed), text(replayed))
+            expect_untouched_and_pending(workspace, pending_id, "replayed state")
+            # An answer missing from the retry decides nothing, and uses the state up.
+            state = (await ask()).request_state
+            missing = await retry(state, None)
+            expect_eq(missing.structured_content["outcome"], "declined", text(missing))
+            expect_untouched_and_pending(workspace, pending_id, "no answer")
+            # Bound to the call: a retry with other arguments (here `extra.only`) is refused.
+            state = (await ask()).request_state
+            altered = await session.call_tool(
+                "resolve",
+                {**args, "extra": {"only": ["a.txt"]}},
+                input_responses=apply_answer,
+                request_state=state,
+                allow_input_required=True,
+            )
+            expect(altered.is_error and "the preview or the call changed" in text(altered), text(altered))
+            expect_untouched_and_pending(workspace, pending_id, "altered call")
+            # Bound to the preview: once another preview is the head, the state is refused.
+            state = (await ask()).request_state
+            restaged = await call(client, "write", {"path": "b.txt", "content": "b\n"})
+            other = await retry(state, apply_answer)
+            expect(other.is_error and "the preview or the call changed" in text(other), text(other))
+            expect_eq(workspace.read("a.txt"), "one\ntwo\n", "nothing written for a rebound state")
+            expect(not (workspace.root / "b.txt").exists(), "the new head was not applied either")
+            expect_eq(
+                sorted(workspace.pending_ids()),
+                sorted([pending_id, restaged.structured_content["pendingId"]]),
+                "both pending",
+            )
+            # No state at all is a fresh question, never an apply.
+            fresh = await retry(None, apply_answer)
+            expect(isinstance(fresh, types.InputRequiredResult), repr(fresh))
+            expect(not (workspace.root / "b.txt").exists(), "answers without a state apply nothing")
+    finally:
+        workspace.close()
+
+
+async def check_producer_results_link_the_pending_resource_and_carry_structured_content(mode: str) -> None:
+    workspace = Workspace({"a.txt": "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n"})
+    try:
+        async with connect(workspace, mode, "auto") as client:
+            staged = await call(client, "edit", {"path": "a.txt", "old_text": "two", "new_text": "2"})
+            links = [block for block in staged.content if block.type == "resource_link"]
+            pending_id = staged.structured_content["pendingId"]
+            expect_eq([str(link.uri) for link in links], [f"resolve://pending/{pending_id}"], "resource_link")
+            expect_eq(
+                staged.structured_content["files"],
+                [{"path": "a.txt", "added": 1, "removed": 1, "hunks": ["a.txt#1"]}],
+                "files",
+            )
+            read = (await client.read_resource(str(links[0].uri))).contents[0]
+            expect("-two\n+2" in read.text, read.text)
+            applied = await call(client, "resolve", {"action": "apply", "reason": "Yes."})
+            expect_eq(
+                (applied.structured_content["outcome"], applied.structured_content["decidedBy"]),
+                ("applied", "model"),
+                "auto applies on the model's word",
+            )
+            entry = workspace.history()[0]
+            expect_eq(entry["decidedBy"], "model", "history")
+    finally:
+        workspace.close()
+
+
+async def check_a_subscribed_preview_notifies_when_it_goes_stale_and_when_it_is_resolved(mode: str) -> None:
+    workspace = Workspace({"a.txt": "one\ntwo\n"})
+    updated: asyncio.Queue[str] = asyncio.Queue()
+
+    async def on_message(message) -> None:
+        if getattr(message, "method", None) == "notifications/resources/updated":
+            await updated.put(str(message.params.uri))
+
+    try:
+        async with connect(workspace, mode, "auto", message_handler=on_message) as client:
+            pending_id = await stage(client)
+            uri = f"resolve://pending/{pending_id}"
+            if mode == "legacy":
+                with warnings.catch_warnings():
+                    # resources/subscribe is the 2025-11-25 way, which this check tests.
+                    warnings.simplefilter("ignore")
+                    await client.subscribe_resource(uri)
+                workspace.write("a.txt", "one\ntwo\nedited by hand\n")
+                expect_eq(await asyncio.wait_for(updated.get(), TIMEOUT), uri, "stale")
+                applied = workspace.cli("discard", "--reason", "Stale now.")
+                expect_eq(applied.returncode, 0, applied.stderr)
+                expect_eq(await asyncio.wait_for(updated.get(), TIMEOUT), uri, "discarded")
+            else:
+                async with client.listen(resource_subscriptions=[uri]) as subscription:
+                    expect_eq(subscription.honored.resource_subscriptions, [uri], "honored")
+                    workspace.write("a.txt", "one\ntwo\nedited by hand\n")
+                    event = await asyncio.wait_for(subscription.__anext__(), TIMEOUT)
+                    expect_eq(event, ResourceUpdated(uri=uri), "stale")
+                    discarded = await call(client, "resolve", {"action": "discard", "reason": "Stale now."})
+                    expect(not discarded.is_error, text(discarded))
+                    event = await asyncio.wait_for(subscription.__anext__(), TIMEOUT)
+                    expect_eq(event, ResourceUpdated(uri=uri), "discarded")
+    finally:
+        workspace.close()
+
+
+CHECKS = [
+    check_ask_applies_when_the_person_accepts_apply_and_records_both_reasons,
+    check_ask_discards_with_the_persons_reason,
+    check_ask_writes_nothing_on_any_answer_but_accept_apply,
+    check_ask_writes_nothing_when_the_client_fails_to_answer,
+    check_ask_fails_closed_when_the_client_cannot_elicit,
+    check_review_never_applies_on_the_models_word,
+    check_request_state_is_bound_single_use_and_unforgeable,
+    check_producer_results_link_the_pending_resource_and_carry_structured_content,
+    check_a_subscribed_preview_notifies_when_it_goes_stale_and_when_it_is_resolved,
+]
+
+
+async def main() -> int:
+    passed = failed = 0
+    for mode in ("legacy", "auto"):
+        for check in CHECKS:
+            name = f"{check.__name__} [{mode}]"
+            try:
+                await asyncio.wait_for(check(mode), 4 * TIMEOUT)
+            except Exception:  # noqa: BLE001 - report every failure and go on
+                failed += 1
+                print(f"FAIL {name}", flush=True)
+                traceback.print_exc(file=sys.stdout)
+            else:
+                passed += 1
+                print(f"ok   {name}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    RESOLVE_BIN = sys.argv[1]
+    sys.exit(asyncio.run(main()))

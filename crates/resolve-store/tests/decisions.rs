@@ -1,0 +1,126 @@
+//! Who decided each resolution (`decidedBy`), and the model's reason kept beside a person's.
+
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers outside #[test] functions fail the test by panicking"
+)]
+
+use pretty_assertions::assert_eq;
+use resolve_store::{
+    ChangeSet, Decider, FileChange, HistoryRecord, NewAction, Origin, Outcome, StagedRecord, Store,
+    StoredAction, Workspace,
+};
+use serde_json::json;
+
+fn stage(store: &Store, path: &str) -> StagedRecord {
+    let mut set = ChangeSet::new();
+    set.insert(
+        path,
+        FileChange::Create {
+            content: "new\n".into(),
+        },
+    );
+    let action = NewAction {
+        origin: Origin::Mcp("conn-1".into()),
+        source_tool: "write".into(),
+        label: format!("Write: {path}"),
+        preview_text: "preview".into(),
+        details: json!({}),
+    };
+    store.stage(action, set).unwrap()
+}
+
+fn resolved(store: &Store, id: &str) -> HistoryRecord {
+    match store.get(id).unwrap() {
+        StoredAction::Resolved(entry) => entry,
+        StoredAction::Pending(_) => panic!("{id} is still pending"),
+    }
+}
+
+#[test]
+fn history_records_who_decided_and_keeps_the_models_reason_beside_a_persons() {
+    let dir = tempfile::tempdir().unwrap();
+    let store =
+        Store::open(Workspace::open(dir.path()).unwrap()).resolved_by(Origin::Mcp("conn-1".into()));
+    let by_model = stage(&store, "a.txt");
+    let by_person = stage(&store, "b.txt");
+    let same_reason = stage(&store, "c.txt");
+    let discarded = stage(&store, "d.txt");
+    let untold = stage(&store, "e.txt");
+
+    let model = store.clone().decided_by(Decider::Model);
+    assert_eq!(model.decider(), Some(Decider::Model));
+    model
+        .apply(&by_model.id, None, "Model wants it.", None)
+        .unwrap();
+    let person = store.clone().overruling("Model wants it.");
+    assert_eq!(person.decider(), Some(Decider::Person));
+    person
+        .apply(&by_person.id, None, "Looks right to me.", None)
+        .unwrap();
+    person
+        .apply(&same_reason.id, None, "Model wants it.", None)
+        .unwrap();
+    person.discard(&discarded.id, "Wrong file.", None).unwrap();
+    store.apply(&untold.id, None, "No one said.", None).unwrap();
+
+    let entry = resolved(&store, &by_model.id);
+    assert_eq!(entry.decided_by, Some(Decider::Model));
+    assert_eq!(entry.model_reason, None);
+    let entry = resolved(&store, &by_person.id);
+    assert_eq!(
+        (
+            entry.decided_by,
+            entry.reason.as_str(),
+            entry.model_reason.as_deref()
+        ),
+        (
+            Some(Decider::Person),
+            "Looks right to me.",
+            Some("Model wants it.")
+        )
+    );
+    assert_eq!(entry.resolved_by, Some(Origin::Mcp("conn-1".into())));
+    let entry = resolved(&store, &same_reason.id);
+    assert_eq!(
+        (entry.decided_by, entry.model_reason),
+        (Some(Decider::Person), None),
+        "the same reason is not repeated"
+    );
+    let entry = resolved(&store, &discarded.id);
+    assert_eq!(entry.outcome, Outcome::Discarded);
+    assert_eq!(entry.model_reason.as_deref(), Some("Model wants it."));
+    assert_eq!(
+        resolved(&store, &untold.id).decided_by,
+        Some(Decider::Model),
+        "nobody said who decided: an MCP connection's resolution is the model's"
+    );
+}
+
+#[test]
+fn decided_by_and_the_models_reason_round_trip_and_old_records_read_without_them() {
+    let mut json = json!({
+        "version": 1, "id": "pending-action:edit:1", "seq": 1, "origin": "agent",
+        "sourceTool": "edit", "label": "Edit: a", "createdAt": 5, "order": 2,
+        "previewText": "", "details": null, "fingerprint": "f",
+        "outcome": "applied", "reason": "r", "resolvedAt": 6,
+        "appliedFiles": [], "droppedFiles": [], "undone": false
+    });
+    let old: HistoryRecord = serde_json::from_value(json.clone()).unwrap();
+    assert_eq!((old.decided_by, old.model_reason), (None, None));
+    json["decidedBy"] = "person".into();
+    json["modelReason"] = "m".into();
+    let record: HistoryRecord = serde_json::from_value(json).unwrap();
+    assert_eq!(record.decided_by, Some(Decider::Person));
+    assert_eq!(record.model_reason.as_deref(), Some("m"));
+    let written = serde_json::to_value(&record).unwrap();
+    assert_eq!(
+        (&written["decidedBy"], &written["modelReason"]),
+        (&json!("person"), &json!("m"))
+    );
+    assert_eq!(Decider::Model.to_string(), "model");
+}

@@ -3,7 +3,8 @@
 //! The end-to-end suite is a Python script driving the binary with the official MCP Python SDK
 //! (`crates/resolve-mcp/tests/python/test_mcp_client.py`). It runs with the interpreter in
 //! `RESOLVE_PYTHON` (CI's virtual environment) or `python3`. When the SDK is not importable the
-//! test fails under CI (`CI` set) and is skipped loudly elsewhere.
+//! test fails under CI (`CI` set) and is skipped loudly elsewhere. A second script
+//! (`test_mcp_approval.py`) covers `--approve ask|review`, structured results and subscriptions.
 
 #![allow(
     clippy::disallowed_methods,
@@ -30,12 +31,10 @@ fn python() -> OsString {
     std::env::var_os("RESOLVE_PYTHON").unwrap_or_else(|| "python3".into())
 }
 
-fn script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../resolve-mcp/tests/python/test_mcp_client.py")
-}
-
-#[test]
-fn the_official_python_mcp_sdk_drives_resolve_mcp_end_to_end() {
+/// Run the Python SDK script `name` (in crates/resolve-mcp/tests/python) against the binary and
+/// require every one of its checks to pass; `what` names the suite in messages. Fails under CI
+/// and is skipped loudly elsewhere when the SDK is not importable.
+fn run_sdk_script(name: &str, what: &str) {
     let python = python();
     let importable = Command::new(&python)
         .args(["-c", "import mcp"])
@@ -49,11 +48,14 @@ fn the_official_python_mcp_sdk_drives_resolve_mcp_end_to_end() {
             python.to_string_lossy()
         );
         assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("\n!!!!! SKIPPED the Python MCP SDK end-to-end test: {message} !!!!!\n");
+        eprintln!("\n!!!!! SKIPPED the {what}: {message} !!!!!\n");
         return;
     }
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../resolve-mcp/tests/python")
+        .join(name);
     let output = Command::new(&python)
-        .arg(script())
+        .arg(script)
         .arg(env!("CARGO_BIN_EXE_resolve"))
         .output()
         .unwrap();
@@ -61,9 +63,21 @@ fn the_official_python_mcp_sdk_drives_resolve_mcp_end_to_end() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
-        "the Python MCP client checks failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+        "the {what} failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
     );
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+}
+
+#[test]
+fn the_official_python_mcp_sdk_drives_resolve_mcp_end_to_end() {
+    run_sdk_script("test_mcp_client.py", "Python MCP client checks");
+}
+
+/// `--approve ask|review`, structured results and resource subscriptions on protocols
+/// 2025-11-25 and 2026-07-28 (`test_mcp_approval.py`).
+#[test]
+fn a_person_approves_through_the_python_sdk_and_nothing_else_writes() {
+    run_sdk_script("test_mcp_approval.py", "Python MCP approval checks");
 }
 
 /// A `resolve mcp` process spoken to line by line.

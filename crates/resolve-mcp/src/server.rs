@@ -9,8 +9,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use resolve_core::{CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, ResolveSession, ToolResult};
 use resolve_edit::{
-    CheckSettings, CheckTool, Decider, FileTools, LiveOutput, Origin, Store, Workspace,
-    reviewer_note_text, run_blocking,
+    CheckSettings, CheckTool, FileTools, LiveOutput, Origin, Store, Workspace, reviewer_note_text,
+    run_blocking,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
@@ -145,7 +145,6 @@ impl ResolveServer {
         let settings = CheckSettings::discover(root, None).map_err(crate::McpError::Config)?;
         let store = Store::open(Workspace::open(root)?)
             .resolved_by(origin.clone())
-            .decided_by(Decider::Model)
             .requiring_check(settings.require);
         let tools = FileTools::new(store.clone(), origin.clone());
         // Offered only when a command is configured; its output goes to the log (stderr).

@@ -21,7 +21,7 @@ use resolve_agent::{
 };
 use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession};
 use resolve_edit::{
-    ApplyGate, Blobs, CheckSettings, CheckTool, Decider, FileTools, GateDecision, HunkAddress,
+    ApplyGate, Blobs, CheckSettings, CheckTool, FileTools, GateDecision, HunkAddress,
     HunkRejection, LiveOutput, Origin, PendingRecord, ReviewDecision, Selection, Store,
     StorePendingSource, Workspace, addressed_preview,
 };
@@ -53,7 +53,6 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
     let store = &store
         .clone()
         .resolved_by(Origin::Agent)
-        .decided_by(Decider::Model)
         .requiring_check(settings.require);
     let kind = match args.provider {
         ProviderChoice::Openai => ProviderKind::OpenAi,

@@ -11,7 +11,7 @@ use anyhow::Context;
 use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult, base_details};
 use resolve_edit::{
-    Blobs, CheckSettings, Decider, FileToolOutput, FileTools, HistoryRecord, Origin,
+    Blobs, CheckSettings, FileToolOutput, FileTools, HistoryRecord, Origin,
     Outcome as HistoryOutcome, Store, StorePendingSource, StoredAction, Workspace,
     addressed_preview, check_report,
 };
@@ -25,12 +25,9 @@ use crate::output::{Output, note};
 /// Open the workspace, recover, and run the subcommand.
 pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
     let workspace = Workspace::open(&cli.global.root)?;
-    // What this process resolves is recorded as resolved at the command line; `resolve agent`
-    // and `resolve mcp` say otherwise.
-    // A person at the command line decides what it resolves.
-    let store = Store::open(workspace)
-        .resolved_by(Origin::Cli)
-        .decided_by(Decider::Person);
+    // What this process resolves is recorded as resolved (and so decided by a person) at the
+    // command line; `resolve agent` and `resolve mcp` say otherwise.
+    let store = Store::open(workspace).resolved_by(Origin::Cli);
     if let Some(message) = store.recover()? {
         note(&message);
     }

@@ -11,7 +11,7 @@ negotiation (`auto`, 2026-07-28, where the question comes back as an input-requi
 with a `requestState` the SDK retries with). Checks that only make sense on one version say so.
 Prints one line per check, then `N passed, N failed`; exits 1 when any check failed.
 
-Run by crates/resolve-cli/tests/mcp_approval.rs.
+Run by crates/resolve-cli/tests/mcp.rs.
 """
 
 from __future__ import annotations

@@ -33,8 +33,14 @@ fn python() -> OsString {
 
 /// Run the Python SDK script `name` (in crates/resolve-mcp/tests/python) against the binary and
 /// require every one of its checks to pass; `what` names the suite in messages. Fails under CI
-/// and is skipped loudly elsewhere when the SDK is not importable.
+/// and is skipped loudly elsewhere when the SDK is not importable. The scripts run one at a time:
+/// they wait on subscription notifications with timeouts, which two suites at once on two
+/// cores can miss.
 fn run_sdk_script(name: &str, what: &str) {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let python = python();
     let importable = Command::new(&python)
         .args(["-c", "import mcp"])

@@ -40,6 +40,11 @@ pub enum StoreError {
         /// The path as given.
         path: String,
     },
+    /// Neither `XDG_CONFIG_HOME` nor `HOME` names a directory for per-user state.
+    #[error(
+        "Cannot find the per-user directory: set HOME (or XDG_CONFIG_HOME) to an absolute path."
+    )]
+    NoUserDir,
     /// The workspace root given is a file.
     #[error("`{path}` is a file, expected a directory.")]
     RootNotADirectory {
@@ -252,6 +257,7 @@ impl StoreError {
             Self::Io { .. }
                 | Self::LockTimeout { .. }
                 | Self::CorruptState { .. }
+                | Self::NoUserDir
                 | Self::Invariant(_)
         )
     }

@@ -372,7 +372,11 @@ fn ast_edit_tla_meta_variables_capture_and_lang_names_tla() {
     let (_dir, ws) = workspace(&[("Clock.spec", TLA_SPEC.as_bytes())]);
     let preview = preview(
         &ws,
-        &request(&[("$A == x = 0", "$A == x = 1")], &["Clock.spec"], Some("tla")),
+        &request(
+            &[("$A == x = 0", "$A == x = 1")],
+            &["Clock.spec"],
+            Some("tla"),
+        ),
     );
     assert_eq!(preview.details["totalReplacements"], json!(1));
     let new = content(&ws, &preview, "Clock.spec");

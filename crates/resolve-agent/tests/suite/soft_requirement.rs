@@ -487,7 +487,12 @@ async fn a_store_that_cannot_be_read_opens_the_gate_and_the_resolve_result_says_
 both_providers!(a_store_that_cannot_be_read_opens_the_gate_and_the_resolve_result_says_why);
 
 /// A session over the test tools with `choice` as its static tool choice.
-fn session_choosing(server: &MockServer, kind: ProviderKind, tools: &Tools, choice: ToolChoice) -> AgentSession {
+fn session_choosing(
+    server: &MockServer,
+    kind: ProviderKind,
+    tools: &Tools,
+    choice: ToolChoice,
+) -> AgentSession {
     let mut builder = AgentSession::builder(config(server, kind));
     builder
         .tools(tools.all())
@@ -549,18 +554,18 @@ async fn a_static_choice_naming_a_tool_not_offered_is_not_sent(kind: ProviderKin
     ])
     .await;
     let tools = Tools::new();
-    let mut session = session_choosing(
-        &server,
-        kind,
-        &tools,
-        ToolChoice::Tool("absent".to_owned()),
-    );
+    let mut session =
+        session_choosing(&server, kind, &tools, ToolChoice::Tool("absent".to_owned()));
     let summary = change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
 
     assert_eq!(summary.model_calls, 4);
-    assert_eq!(tools.peeks(), 0, "the gate is active: the detour was skipped");
+    assert_eq!(
+        tools.peeks(),
+        0,
+        "the gate is active: the detour was skipped"
+    );
     let bodies = server.bodies();
     let choices: Vec<_> = bodies.iter().map(tool_choice).collect();
     assert_eq!(

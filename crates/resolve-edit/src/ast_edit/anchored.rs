@@ -3,10 +3,10 @@
 //! occurs in the text (an anchor) can match, and a subtree covering no anchor is skipped whole.
 //! [`find_anchored`] gives the same matches, in the same (pre-)order, as ast-grep's `find_all`.
 
+use super::grammar::AstLang;
 use ast_grep_core::matcher::MatcherExt;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{Matcher, Node, NodeMatch, Pattern};
-use super::grammar::AstLang;
 
 /// A node of a parsed file.
 type FileNode<'t> = Node<'t, StrDoc<AstLang>>;
@@ -46,8 +46,8 @@ pub(super) fn find_anchored<'t>(
 
 #[cfg(test)]
 mod tests {
-    use ast_grep_language::SupportLang;
     use ast_grep_core::AstGrep;
+    use ast_grep_language::SupportLang;
 
     use super::*;
 

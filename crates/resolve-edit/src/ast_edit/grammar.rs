@@ -185,7 +185,10 @@ mod tests {
 
     #[test]
     fn tla_files_and_names_are_tla_and_others_builtin() {
-        assert_eq!(AstLang::of_path(Path::new("spec/Clock.tla")), Some(AstLang::Tla));
+        assert_eq!(
+            AstLang::of_path(Path::new("spec/Clock.tla")),
+            Some(AstLang::Tla)
+        );
         assert_eq!(
             AstLang::of_path(Path::new("src/main.rs")),
             Some(AstLang::Builtin(SupportLang::Rust))
@@ -202,7 +205,8 @@ mod tests {
 
     #[test]
     fn a_tla_module_parses_without_errors() {
-        let source = "---- MODULE Clock ----\nVARIABLE x\nInit == x = 0\nNext == x' = 1 - x\n====\n";
+        let source =
+            "---- MODULE Clock ----\nVARIABLE x\nInit == x = 0\nNext == x' = 1 - x\n====\n";
         let root = AstGrep::<StrDoc<AstLang>>::try_new(source, AstLang::Tla).unwrap();
         assert!(!root.root().get_inner_node().has_error());
     }

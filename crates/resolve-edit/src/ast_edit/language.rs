@@ -259,8 +259,14 @@ mod tests {
             ("let $A = $B;", AstLang::Builtin(SupportLang::Rust)),
             ("fn $F($$$P) { $$$B }", AstLang::Builtin(SupportLang::Rust)),
             ("print($$$ARGS)", AstLang::Builtin(SupportLang::Python)),
-            ("console.log($$$A)", AstLang::Builtin(SupportLang::TypeScript)),
-            ("if err != nil { return $E }", AstLang::Builtin(SupportLang::Go)),
+            (
+                "console.log($$$A)",
+                AstLang::Builtin(SupportLang::TypeScript),
+            ),
+            (
+                "if err != nil { return $E }",
+                AstLang::Builtin(SupportLang::Go),
+            ),
         ] {
             assert!(parses_cleanly(pat, lang).is_ok(), "{pat} in {lang}");
             assert!(

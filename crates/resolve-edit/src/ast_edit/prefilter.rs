@@ -423,9 +423,21 @@ mod tests {
     fn skipped_unnamed_tokens_and_trailing_children_are_kept() {
         // A trailing comma the pattern lacks, and a Python line continuation.
         for (pattern, lang, source) in [
-            ("foo(a, b)", AstLang::Builtin(SupportLang::Rust), "fn f() { foo(a, b,) }"),
-            ("foo(a, b)", AstLang::Builtin(SupportLang::TypeScript), "foo(a,\n  b,\n)"),
-            ("x = foo.bar", AstLang::Builtin(SupportLang::Python), "x = foo \\\n  .bar\n"),
+            (
+                "foo(a, b)",
+                AstLang::Builtin(SupportLang::Rust),
+                "fn f() { foo(a, b,) }",
+            ),
+            (
+                "foo(a, b)",
+                AstLang::Builtin(SupportLang::TypeScript),
+                "foo(a,\n  b,\n)",
+            ),
+            (
+                "x = foo.bar",
+                AstLang::Builtin(SupportLang::Python),
+                "x = foo \\\n  .bar\n",
+            ),
             (
                 "Foo { a: 1 }",
                 AstLang::Builtin(SupportLang::Rust),
@@ -465,11 +477,27 @@ mod tests {
         }
         // `//` is floor division in Python; a pattern holding `//` counts every line.
         let python = "x = (a\n    // b.unwrap())\n";
-        assert!(matches("$X.unwrap()", AstLang::Builtin(SupportLang::Python), python));
-        assert!(keeps("$X.unwrap()", AstLang::Builtin(SupportLang::Python), python));
+        assert!(matches(
+            "$X.unwrap()",
+            AstLang::Builtin(SupportLang::Python),
+            python
+        ));
+        assert!(keeps(
+            "$X.unwrap()",
+            AstLang::Builtin(SupportLang::Python),
+            python
+        ));
         let template = "const s = `a\n// ${b.unwrap()}`;\n";
-        assert!(matches("$X.unwrap()", AstLang::Builtin(SupportLang::TypeScript), template));
-        assert!(keeps("$X.unwrap()", AstLang::Builtin(SupportLang::TypeScript), template));
+        assert!(matches(
+            "$X.unwrap()",
+            AstLang::Builtin(SupportLang::TypeScript),
+            template
+        ));
+        assert!(keeps(
+            "$X.unwrap()",
+            AstLang::Builtin(SupportLang::TypeScript),
+            template
+        ));
         let quoted = "fn f() {\n    // f(\"//\", a)\n}";
         assert!(keeps("f(\"//\", $A)", rust, quoted));
     }

@@ -5,10 +5,10 @@
 
 use std::ops::Range;
 
+use super::grammar::AstLang;
 use ast_grep_core::AstGrep;
 use ast_grep_core::replacer::Replacer;
 use ast_grep_core::tree_sitter::StrDoc;
-use super::grammar::AstLang;
 
 use super::anchored::find_anchored;
 use super::language::LanguageOps;
@@ -247,7 +247,10 @@ mod tests {
         let rewritten = rewrite_source(
             "fn main() { foo(foo(1)); }\n",
             AstLang::Builtin(SupportLang::Rust),
-            &ops(AstLang::Builtin(SupportLang::Rust), &[("foo($A)", "bar($A)")]),
+            &ops(
+                AstLang::Builtin(SupportLang::Rust),
+                &[("foo($A)", "bar($A)")],
+            ),
         )
         .unwrap()
         .unwrap();
@@ -308,7 +311,12 @@ mod tests {
     fn crlf_bom_and_missing_final_newline_survive_byte_for_byte() {
         let source = "\u{feff}fn a() {\r\n    foo(1);\r\n}\r\nfn b() { foo(2) }";
         assert_eq!(
-            rewrite(source, AstLang::Builtin(SupportLang::Rust), &[("foo($A)", "bar($A)")]).as_deref(),
+            rewrite(
+                source,
+                AstLang::Builtin(SupportLang::Rust),
+                &[("foo($A)", "bar($A)")]
+            )
+            .as_deref(),
             Some("\u{feff}fn a() {\r\n    bar(1);\r\n}\r\nfn b() { bar(2) }")
         );
     }
@@ -318,7 +326,10 @@ mod tests {
         let problem = rewrite_source(
             "fn ok() {}\nfn broken( { foo(1) }\n",
             AstLang::Builtin(SupportLang::Rust),
-            &ops(AstLang::Builtin(SupportLang::Rust), &[("foo($A)", "bar($A)")]),
+            &ops(
+                AstLang::Builtin(SupportLang::Rust),
+                &[("foo($A)", "bar($A)")],
+            ),
         )
         .unwrap_err();
         assert!(
@@ -334,7 +345,10 @@ mod tests {
             rewrite_source(
                 "fn broken( {\n",
                 AstLang::Builtin(SupportLang::Rust),
-                &ops(AstLang::Builtin(SupportLang::Rust), &[("foo($A)", "bar($A)")]),
+                &ops(
+                    AstLang::Builtin(SupportLang::Rust),
+                    &[("foo($A)", "bar($A)")]
+                ),
             ),
             Ok(None)
         );
@@ -343,7 +357,11 @@ mod tests {
     #[test]
     fn a_rewrite_equal_to_the_match_changes_nothing() {
         assert_eq!(
-            rewrite("foo(1)\n", AstLang::Builtin(SupportLang::Python), &[("foo($A)", "foo($A)")]),
+            rewrite(
+                "foo(1)\n",
+                AstLang::Builtin(SupportLang::Python),
+                &[("foo($A)", "foo($A)")]
+            ),
             None
         );
     }

@@ -172,7 +172,7 @@ fn bar(spans: &[Span], width: usize, color: Color, mode: ColorMode) -> String {
             (ColorMode::Ansi, Emphasis::Italic) => body.push_str(&format!("\x1b[3m{text}\x1b[23m")),
             (ColorMode::Ansi | ColorMode::Plain, Emphasis::Normal)
             | (ColorMode::Plain, Emphasis::Bold | Emphasis::Italic) => {
-                body.push_str(&text);
+                body.push_str(text);
             }
         }
     }

@@ -554,11 +554,18 @@ fn output_into_a_closed_pipe_ends_quietly_and_the_action_still_lands() {
 // writes `Start == x = 0`.
 #[test]
 fn tla_is_inferred_from_the_extension_previewed_and_applied() {
-    const SPEC: &str = "---- MODULE Spec ----\nVARIABLE x\nInit == x = 0\nNext == x' = x + 1\n====\n";
+    const SPEC: &str =
+        "---- MODULE Spec ----\nVARIABLE x\nInit == x = 0\nNext == x' = x + 1\n====\n";
     let workspace = Workspace::with(&[("spec/Spec.tla", SPEC)]);
     let run = workspace
         .run(&[
-            "--json", "ast-edit", "-p", "Init", "-r", "Start", "spec/Spec.tla",
+            "--json",
+            "ast-edit",
+            "-p",
+            "Init",
+            "-r",
+            "Start",
+            "spec/Spec.tla",
         ])
         .expect_code(0);
     let value: Value = serde_json::from_str(run.stdout.trim()).unwrap();

@@ -40,9 +40,9 @@ pub enum AgentError {
         "The API key contains characters that cannot be sent in an HTTP header (a newline, for example)."
     )]
     InvalidApiKey,
-    /// Two registered tools share a name, or a tool uses the reserved name `resolve`.
+    /// Two registered tools share a name, or a tool uses a reserved name (`resolve`, `check`).
     #[error(
-        "Tool name `{name}` is used twice or is reserved; tool names must be unique and `resolve` is provided by the session."
+        "Tool name `{name}` is used twice or is reserved; tool names must be unique, and `resolve` and `check` are provided by the session (give a check tool with `AgentSessionBuilder::check`)."
     )]
     DuplicateTool {
         /// The clashing name.

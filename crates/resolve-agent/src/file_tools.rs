@@ -73,9 +73,10 @@ impl Tool for CheckAdapter {
     }
 }
 
-/// The `check` tool as an agent tool. A turn that calls it while a preview is pending is not
-/// a decline of the soft requirement (see `resolve_core::SoftGate::allowing`).
-pub fn check_tool(check: CheckTool) -> Arc<dyn Tool> {
+/// The `check` tool as an agent tool, for the session to offer (see
+/// `AgentSessionBuilder::check`): while it is offered, a turn that calls it while a preview is
+/// pending is not a decline of the soft requirement (see `resolve_core::SoftGate::allowing`).
+pub(crate) fn check_tool(check: CheckTool) -> Arc<dyn Tool> {
     Arc::new(CheckAdapter {
         spec: check.spec(),
         check,

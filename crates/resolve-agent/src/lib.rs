@@ -70,7 +70,7 @@ mod usage;
 
 pub use error::AgentError;
 pub use event::{AgentEvent, EventSink};
-pub use file_tools::{check_tool, file_tools};
+pub use file_tools::file_tools;
 pub use message::{Message, ToolCall};
 pub use plan::{
     AutoApprove, PLAN_APPROVAL_LABEL, PLAN_APPROVAL_TOOL, PLAN_DIR, PLAN_MODE_DECISION,

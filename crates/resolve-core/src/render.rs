@@ -3,9 +3,11 @@
 //! Call and result merge into one block: `Accept`, `Discard` or `Failed`, the label's summary
 //! with its source as a `⟦badge⟧`, and the reason. Functions return strings; printing is the
 //! caller's job. In [`ColorMode::Ansi`] each line is a solid colored bar with exactly one
-//! foreground reset; [`ColorMode::Plain`] has no escape codes at all.
+//! foreground reset; [`ColorMode::Plain`] has no escape codes at all. Widths are display
+//! columns (a CJK character or an emoji takes two), so a bar never outgrows the terminal.
 
 use serde_json::Value;
+use unicode_width::UnicodeWidthStr;
 
 use crate::ResolveAction;
 use crate::resolve::ResolveArgs;
@@ -55,8 +57,23 @@ fn span(text: impl Into<String>, emphasis: Emphasis) -> Span {
     }
 }
 
-/// Longest reason shown on the call line, in characters.
+/// Longest reason shown on the call line, in display columns.
 const CALL_REASON_COLUMNS: usize = 72;
+
+/// The longest prefix of `text` at most `columns` display columns wide, and its width. A
+/// character that would straddle the limit (a wide one in the last column) is left out.
+fn fit(text: &str, columns: usize) -> (&str, usize) {
+    let mut fitted = (0, 0);
+    for (start, character) in text.char_indices() {
+        let end = start + character.len_utf8();
+        let width = text[..end].width();
+        if width > columns {
+            break;
+        }
+        fitted = (end, width);
+    }
+    (&text[..fitted.0], fitted.1)
+}
 
 /// The one-line status shown while a `resolve` call runs.
 pub fn render_resolve_call(args: &ResolveArgs, mode: ColorMode) -> String {
@@ -64,12 +81,7 @@ pub fn render_resolve_call(args: &ResolveArgs, mode: ColorMode) -> String {
         ResolveAction::Apply => ("proposed -> resolved", Color::Green),
         ResolveAction::Discard => ("proposed -> rejected", Color::Yellow),
     };
-    let reason: String = args
-        .reason
-        .trim()
-        .chars()
-        .take(CALL_REASON_COLUMNS)
-        .collect();
+    let (reason, _) = fit(args.reason.trim(), CALL_REASON_COLUMNS);
     let mut line = match mode {
         ColorMode::Ansi => format!(
             "… \x1b[1mResolve\x1b[22m {} {}{badge}\x1b[39m",
@@ -145,22 +157,22 @@ pub fn render_resolve_result(
         .join("\n")
 }
 
-/// One full-width line: content truncated to `width - 2`, a space on each side, padded.
+/// One full-width line: content truncated to `width - 2` columns, a space on each side, padded
+/// to `width` columns.
 fn bar(spans: &[Span], width: usize, color: Color, mode: ColorMode) -> String {
     let mut room = width.saturating_sub(2);
     let mut body = String::from(" ");
     let mut used = 0;
     for span in spans {
-        let text: String = span.text.chars().take(room).collect();
-        let count = text.chars().count();
-        room -= count;
-        used += count;
+        let (text, columns) = fit(&span.text, room);
+        room -= columns;
+        used += columns;
         match (mode, span.emphasis) {
             (ColorMode::Ansi, Emphasis::Bold) => body.push_str(&format!("\x1b[1m{text}\x1b[22m")),
             (ColorMode::Ansi, Emphasis::Italic) => body.push_str(&format!("\x1b[3m{text}\x1b[23m")),
             (ColorMode::Ansi | ColorMode::Plain, Emphasis::Normal)
             | (ColorMode::Plain, Emphasis::Bold | Emphasis::Italic) => {
-                body.push_str(&text);
+                body.push_str(text);
             }
         }
     }

@@ -5,8 +5,9 @@
 //! of the model's tool calls to [`SoftGate::after_response`], which says whether to run them or
 //! to skip them all and force the required tool for exactly one call.
 //!
-//! An addition to the seed's rules: a gate may name companion tools ([`SoftGate::allowing`];
-//! the agent names [`CHECK_TOOL_NAME`] when a check command is configured). A turn that calls
+//! An addition to the seed's rules: a gate may name companion tools ([`SoftGate::allowing`],
+//! [`SoftGate::set_allowed`]; the agent names [`CHECK_TOOL_NAME`] only while it offers the check
+//! tool, so a `check` call without one is a decline like any other detour). A turn that calls
 //! only companions, or companions and the required tool, is not a decline: testing a preview is
 //! part of resolving it. So that a model cannot loop on companions alone, the fourth
 //! companion-only turn in a row on one requirement id counts as a decline.
@@ -88,6 +89,18 @@ impl SoftGate {
     pub fn allowing(mut self, tool: impl Into<String>) -> Self {
         self.companions.push(tool.into());
         self
+    }
+
+    /// Accept calls of `tool` as a companion (see [`SoftGate::allowing`]) when `allowed`,
+    /// otherwise no longer; the counts of the current requirement are kept. For a host whose
+    /// offered tools change during a run: name a companion only while it is offered.
+    pub fn set_allowed(&mut self, tool: &str, allowed: bool) {
+        let known = self.companions.iter().any(|companion| companion == tool);
+        if allowed && !known {
+            self.companions.push(tool.to_owned());
+        } else if !allowed && known {
+            self.companions.retain(|companion| companion != tool);
+        }
     }
 
     /// Take the turn's directive; returns the reminder messages to inject before the call

@@ -34,6 +34,8 @@ pub(crate) struct ScopedFile {
 pub(crate) struct Scope {
     files: Vec<ScopedFile>,
     walks: Vec<Walk>,
+    /// Each entry of `paths` relative to the root (`.` for the root itself), in request order.
+    shown: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -48,27 +50,44 @@ impl Scope {
         let mut scope = Self {
             files: Vec::new(),
             walks: Vec::new(),
+            shown: Vec::new(),
         };
         for path in paths {
             let resolved = workspace.resolve(path)?;
             let metadata = std::fs::metadata(&resolved.absolute).ok();
             match metadata {
-                Some(metadata) if metadata.is_dir() => scope.walks.push(Walk {
-                    start: resolved.absolute,
-                    glob: None,
-                }),
-                Some(_) => scope.files.push(ScopedFile {
-                    relative: resolved.relative,
-                    absolute: resolved.absolute,
-                    explicit: true,
-                }),
-                None if is_glob(path) => scope.walks.push(glob_walk(workspace, path)?),
+                Some(metadata) if metadata.is_dir() => {
+                    scope.shown.push(resolved.relative);
+                    scope.walks.push(Walk {
+                        start: resolved.absolute,
+                        glob: None,
+                    });
+                }
+                Some(_) => {
+                    scope.shown.push(resolved.relative.clone());
+                    scope.files.push(ScopedFile {
+                        relative: resolved.relative,
+                        absolute: resolved.absolute,
+                        explicit: true,
+                    });
+                }
+                None if is_glob(path) => {
+                    let (walk, shown) = glob_walk(workspace, path)?;
+                    scope.shown.push(shown);
+                    scope.walks.push(walk);
+                }
                 None => {
                     return Err(EditError::NotFound { path: path.clone() });
                 }
             }
         }
         Ok(scope)
+    }
+
+    /// The scope as a person reads it: each entry of `paths` relative to the root (`.` for the
+    /// root, a glob anchored at the root), joined with `, ` (`src, tests/**/*.rs`).
+    pub(crate) fn display(&self) -> String {
+        self.shown.join(", ")
     }
 
     /// Every file of the scope once, in [`path_order`]; a file both named and walked to counts
@@ -169,8 +188,9 @@ fn is_glob(path: &str) -> bool {
     path.contains(['*', '?', '[', '{'])
 }
 
-/// A walk of the glob's literal prefix directory, keeping the files the glob matches.
-fn glob_walk(workspace: &Workspace, path: &str) -> Result<Walk, EditError> {
+/// A walk of the glob's literal prefix directory, keeping the files the glob matches, and the
+/// glob relative to the root.
+fn glob_walk(workspace: &Workspace, path: &str) -> Result<(Walk, String), EditError> {
     let components: Vec<&str> = path.split('/').collect();
     let first_glob = components
         .iter()
@@ -210,10 +230,14 @@ fn glob_walk(workspace: &Workspace, path: &str) -> Result<Walk, EditError> {
     let mut builder = GitignoreBuilder::new(workspace.root());
     builder.add_line(None, &anchored).map_err(invalid)?;
     let glob = builder.build().map_err(invalid)?;
-    Ok(Walk {
-        start: start.absolute,
-        glob: Some(glob),
-    })
+    let shown = anchored.trim_start_matches('/').to_owned();
+    Ok((
+        Walk {
+            start: start.absolute,
+            glob: Some(glob),
+        },
+        shown,
+    ))
 }
 
 #[cfg(test)]

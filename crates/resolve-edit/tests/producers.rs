@@ -15,7 +15,7 @@ use resolve_edit::{
     AstEditOp, AstEditOutcome, AstEditRequest, Blobs, ChangeSet, Content, EditError, EditRequest,
     FileChange, GrepRequest, LsRequest, PREVIEW_BANNER, Preview, ReadRequest, StoreError,
     Workspace, WriteRequest, applied_text, content_hash, grep, ls, preview_ast_edit, preview_edit,
-    preview_write, read,
+    preview_write, read, supported_languages,
 };
 use serde_json::json;
 
@@ -122,9 +122,11 @@ fn ast_edit_one_replacement_has_exact_label_text_and_details() {
             "totalReplacements": 1,
             "filesTouched": 1,
             "filesSearched": 1,
+            "applied": false,
             "fileReplacements": [{"path": "a.rs", "count": 1}],
             "skipped": [],
             "limitReached": false,
+            "scopePath": "a.rs",
         })
     );
     assert_eq!(
@@ -154,6 +156,30 @@ fn ast_edit_three_replacements_in_two_files_are_counted_per_file() {
         applied_text("ast_edit", &changes(&preview)),
         "Applied 3 replacements in 2 files."
     );
+}
+
+// Issue #36, item 4 (reference §8.1, §9.5 #4, §9.6): a preview says it is not applied, and
+// names its scope root-relative, entries joined with `, ` (`.` for the root).
+#[test]
+fn ast_edit_preview_details_say_not_applied_and_name_the_scope() {
+    let (_dir, ws) = workspace(&[
+        ("apps/a.ts", b"foo(1);\n"),
+        ("packages/b.ts", b"foo(2);\n"),
+        ("c.ts", b"foo(3);\n"),
+    ]);
+    let many = preview(
+        &ws,
+        &request(&foo_to_bar(), &["apps/**/*.ts", "./packages", "c.ts"], None),
+    );
+    assert_eq!(many.details["applied"], json!(false));
+    assert_eq!(
+        many.details["scopePath"],
+        json!("apps/**/*.ts, packages, c.ts")
+    );
+    let root = preview(&ws, &request(&foo_to_bar(), &["."], None));
+    assert_eq!(root.details["scopePath"], json!("."));
+    assert_eq!(root.details["totalReplacements"], json!(3));
+    assert_eq!(root.details["applied"], json!(false));
 }
 
 #[test]
@@ -316,6 +342,46 @@ fn ast_edit_unknown_language_is_an_error_listing_the_supported_ones() {
         "{error}"
     );
     assert!(error.to_string().contains("rust"), "{error}");
+}
+
+const TLA_SPEC: &str = "---- MODULE Clock ----\nEXTENDS Naturals\nVARIABLE x\n\nInit == x = 0\n\nNext == x' = 1 - x\n\nSpec == Init /\\ [][Next]_x\n====\n";
+
+// Issue #36, item 3 (reference §9.5 #7): TLA⁺ is inferred from `.tla`, and `Init` → `Start`
+// renames the definition (the pattern is the definition's identifier; the use in `Spec` is
+// another node kind, as in ast-grep).
+#[test]
+fn ast_edit_infers_tla_from_the_extension_and_renames_a_definition() {
+    let (_dir, ws) = workspace(&[("spec/Clock.tla", TLA_SPEC.as_bytes())]);
+    let preview = preview(&ws, &request(&[("Init", "Start")], &["spec"], None));
+    assert!(
+        text(&ws, &preview).contains("+Start == x = 0"),
+        "{}",
+        text(&ws, &preview)
+    );
+    assert_eq!(preview.label, "AST Edit: 1 replacement in 1 file");
+    assert_eq!(preview.details["totalReplacements"], json!(1));
+    assert_eq!(preview.details["skipped"], json!([]), "no parse errors");
+    assert_eq!(
+        content(&ws, &preview, "spec/Clock.tla"),
+        TLA_SPEC.replace("Init == x = 0", "Start == x = 0")
+    );
+}
+
+#[test]
+fn ast_edit_tla_meta_variables_capture_and_lang_names_tla() {
+    let (_dir, ws) = workspace(&[("Clock.spec", TLA_SPEC.as_bytes())]);
+    let preview = preview(
+        &ws,
+        &request(
+            &[("$A == x = 0", "$A == x = 1")],
+            &["Clock.spec"],
+            Some("tla"),
+        ),
+    );
+    assert_eq!(preview.details["totalReplacements"], json!(1));
+    let new = content(&ws, &preview, "Clock.spec");
+    assert!(new.contains("\nInit == x = 1\n"), "{new}");
+    assert!(supported_languages().contains(&"tla".to_owned()));
 }
 
 #[test]

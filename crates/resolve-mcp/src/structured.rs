@@ -5,8 +5,9 @@
 use serde_json::{Value, json};
 
 /// The `outputSchema` of `ast_edit`, `edit` and `write`: the staged preview's id (`null` when
-/// nothing was staged), label, resource URI, and per file the lines added and removed and its
-/// hunk addresses (`path#1`, `path#2`, … in diff order).
+/// nothing was staged), label, resource URI, that nothing was applied, the scope searched
+/// (`ast_edit`), and per file the lines added and removed and its hunk addresses (`path#1`,
+/// `path#2`, … in diff order).
 pub(crate) fn producer_output_schema() -> Value {
     json!({
         "type": "object",
@@ -14,11 +15,13 @@ pub(crate) fn producer_output_schema() -> Value {
             "pendingId": nullable(json!({"type": "string", "description": "the staged pending action; null when nothing was staged"})),
             "label": nullable(json!({"type": "string"})),
             "resource": nullable(json!({"type": "string", "description": "resolve://pending/<id>"})),
+            "applied": {"type": "boolean", "description": "always false: a preview writes nothing until `resolve` applies it"},
+            "scopePath": nullable(json!({"type": "string", "description": "ast_edit: the paths searched, relative to the root and joined with \", \" (`.` is the root); null for edit and write"})),
             "files": files_schema(),
             "added": {"type": "integer", "minimum": 0},
             "removed": {"type": "integer", "minimum": 0}
         },
-        "required": ["pendingId", "label", "resource", "files", "added", "removed"]
+        "required": ["pendingId", "label", "resource", "applied", "scopePath", "files", "added", "removed"]
     })
 }
 
@@ -161,8 +164,8 @@ fn hunk_sizes(line: &str) -> Option<(usize, usize)> {
     Some((count(old)?, count(new)?))
 }
 
-/// The `structuredContent` of a producer result: from its details (`pendingId`, `label`) and
-/// its preview text.
+/// The `structuredContent` of a producer result: from its details (`pendingId`, `label`,
+/// `scopePath`) and its preview text; `applied` is false, as for every preview.
 pub(crate) fn producer_content(details: Option<&Value>, preview: &str) -> Value {
     let field = |name: &str| {
         details
@@ -178,6 +181,8 @@ pub(crate) fn producer_content(details: Option<&Value>, preview: &str) -> Value 
         "pendingId": pending_id,
         "label": field("label"),
         "resource": pending_id.as_ref().map(|id| format!("{}{id}", crate::resources::PENDING_URI_PREFIX)),
+        "applied": false,
+        "scopePath": field("scopePath"),
         "files": files.iter().map(FileDiff::to_json).collect::<Vec<_>>(),
         "added": added,
         "removed": removed,
@@ -345,9 +350,29 @@ mod tests {
             (content["added"].clone(), content["removed"].clone()),
             (json!(3), json!(3))
         );
+        assert_eq!(content["applied"], json!(false));
+        assert_eq!(content["scopePath"], Value::Null, "edit has no scope");
         let nothing = producer_content(None, "No changes.");
         assert_eq!(nothing["pendingId"], Value::Null);
         assert_eq!(nothing["files"], json!([]));
+    }
+
+    #[test]
+    fn producer_content_carries_the_ast_edit_scope_and_has_every_required_key() {
+        let details = json!({"pendingId": "pending-action:ast_edit:2", "label": "AST Edit: 1 replacement in 1 file",
+            "applied": false, "scopePath": "src, tests/**/*.rs"});
+        let content = producer_content(Some(&details), PREVIEW);
+        assert_eq!(content["scopePath"], json!("src, tests/**/*.rs"));
+        assert_eq!(content["applied"], json!(false));
+        let schema = producer_output_schema();
+        for key in schema["required"].as_array().unwrap() {
+            let key = key.as_str().unwrap();
+            assert!(content.get(key).is_some(), "missing {key}");
+            assert!(schema["properties"].get(key).is_some(), "undeclared {key}");
+        }
+        for key in content.as_object().unwrap().keys() {
+            assert!(schema["properties"].get(key).is_some(), "undeclared {key}");
+        }
     }
 
     #[test]

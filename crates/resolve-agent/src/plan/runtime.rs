@@ -49,7 +49,7 @@ impl PlanRuntime {
             plan.files.clone(),
             Arc::clone(&state),
         )));
-        let plan_tools = ToolSet::new(plan_tools, true)?;
+        let plan_tools = ToolSet::new(plan_tools, None, true)?;
         resolve.set_standing_resolve_handler(Some(approval_handler(
             &plan.files,
             &plan.approver,

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use resolve_core::{ToolResult, ToolSpec};
+use resolve_core::{ToolResult, ToolSpec, count_noun};
 use resolve_edit::run_blocking;
 use serde_json::{Value, json};
 
@@ -83,9 +83,9 @@ impl Tool for PlanWriteTool {
             self.state.wrote(name.clone());
             let title = resolve_plan_title(None, "", &name).unwrap_or_else(|_| "plan".to_owned());
             Ok(ToolResult::text(format!(
-                "Wrote plan {} ({} lines). Plan files are written at once, not staged. When the plan is final, call `resolve` with action \"apply\" and `extra.title` \"{title}\" to submit it for approval.",
+                "Wrote plan {} ({}). Plan files are written at once, not staged. When the plan is final, call `resolve` with action \"apply\" and `extra.title` \"{title}\" to submit it for approval.",
                 display_path(&name),
-                content.lines().count(),
+                count_noun(content.lines().count(), "line"),
             ))
             .with_details(json!({"planFilePath": display_path(&name)})))
         })

@@ -8,10 +8,12 @@ use std::fmt;
 use std::sync::Arc;
 
 use resolve_core::{ResolveSession, ToolChoice};
+use resolve_edit::CheckTool;
 
 use super::AgentSession;
 use super::tool_set::ToolSet;
 use crate::error::AgentError;
+use crate::file_tools::check_tool;
 use crate::plan::{PlanMode, PlanRuntime};
 use crate::provider::{Provider, ProviderConfig};
 use crate::reviewer_notes::ReviewerNotes;
@@ -40,6 +42,7 @@ impl AgentSession {
 pub struct AgentSessionBuilder {
     config: ProviderConfig,
     tools: Vec<Arc<dyn Tool>>,
+    check: Option<CheckTool>,
     system_prompt: String,
     resolve: Option<Arc<ResolveSession>>,
     max_turns: Option<u32>,
@@ -66,6 +69,7 @@ impl AgentSessionBuilder {
         Self {
             config,
             tools: Vec::new(),
+            check: None,
             system_prompt: String::new(),
             resolve: None,
             max_turns: None,
@@ -85,6 +89,16 @@ impl AgentSessionBuilder {
     /// Register several tools, in order. By default, there are none.
     pub fn tools(&mut self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> &mut Self {
         self.tools.extend(tools);
+        self
+    }
+
+    /// Offer `check` (the project's configured check run against the pending preview), after
+    /// the registered tools. While it is offered, a turn that calls it with a preview pending
+    /// is no decline of the soft requirement: testing a preview is part of resolving it. The
+    /// name `check` is reserved for it, as `resolve` is: a registered tool of that name is
+    /// refused by [`build`](Self::build). By default, no check tool is offered.
+    pub fn check(&mut self, check: CheckTool) -> &mut Self {
+        self.check = Some(check);
         self
     }
 
@@ -142,7 +156,11 @@ impl AgentSessionBuilder {
 
     /// Build the session: check tool names, create the HTTP client.
     pub fn build(&self) -> Result<AgentSession, AgentError> {
-        let mut tools = ToolSet::new(self.tools.clone(), self.offer_resolve)?;
+        let mut tools = ToolSet::new(
+            self.tools.clone(),
+            self.check.clone().map(check_tool),
+            self.offer_resolve,
+        )?;
         let provider = Provider::new(self.config.clone())?;
         let resolve = self
             .resolve

@@ -1,13 +1,17 @@
-//! [`ToolSet`]: the tools a session offers the model right now — the registered tools, their
-//! model-facing specs with `resolve` last when it is offered, and lookup by name.
+//! [`ToolSet`]: the tools a session offers the model right now — the registered tools, the
+//! session's `check` tool when it has one, their model-facing specs with `resolve` last when it
+//! is offered, and lookup by name.
 //!
-//! Owned here: checking tool names and deciding whether `resolve` is offered. Not owned: which
+//! Owned here: checking tool names (`resolve` and `check` are reserved: the session provides
+//! them) and deciding whether `resolve` is offered. Not owned: which
 //! set is active (the session, and plan mode while it lasts) or running a tool (the turn loop).
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use resolve_core::{RESOLVE_TOOL_NAME, ToolSpec, needs_resolve_tool, resolve_tool_spec};
+use resolve_core::{
+    CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, ToolSpec, needs_resolve_tool, resolve_tool_spec,
+};
 
 use crate::error::AgentError;
 use crate::tool::Tool;
@@ -21,18 +25,23 @@ pub(crate) struct ToolSet {
 }
 
 impl ToolSet {
-    /// The set of `tools`, with `resolve` offered last when some tool is deferrable or
-    /// `offer_resolve` is set. Names must be unique and not `resolve`.
-    pub(crate) fn new(tools: Vec<Arc<dyn Tool>>, offer_resolve: bool) -> Result<Self, AgentError> {
-        let mut specs: Vec<ToolSpec> = tools.iter().map(|tool| tool.spec()).collect();
+    /// The set of `tools`, then the session's `check` tool when given, with `resolve` offered
+    /// last when some tool is deferrable or `offer_resolve` is set. Names must be unique and
+    /// neither `resolve` nor `check` (those two only the session provides).
+    pub(crate) fn new(
+        mut tools: Vec<Arc<dyn Tool>>,
+        check: Option<Arc<dyn Tool>>,
+        offer_resolve: bool,
+    ) -> Result<Self, AgentError> {
         let mut seen = HashSet::new();
-        for spec in &specs {
-            if spec.name == RESOLVE_TOOL_NAME || !seen.insert(spec.name.clone()) {
-                return Err(AgentError::DuplicateTool {
-                    name: spec.name.clone(),
-                });
+        for tool in &tools {
+            let name = tool.spec().name;
+            if name == RESOLVE_TOOL_NAME || name == CHECK_TOOL_NAME || !seen.insert(name.clone()) {
+                return Err(AgentError::DuplicateTool { name });
             }
         }
+        tools.extend(check);
+        let mut specs: Vec<ToolSpec> = tools.iter().map(|tool| tool.spec()).collect();
         let offers_resolve = needs_resolve_tool(&specs, offer_resolve);
         if offers_resolve {
             specs.push(resolve_tool_spec().clone());

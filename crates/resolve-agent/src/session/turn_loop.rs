@@ -7,8 +7,8 @@
 //!    reviewer notes waiting for the model (what a person did to its actions) follow, each its
 //!    own message too;
 //! 2. the request carries host hard choice ?? one-turn escalation ?? static choice;
-//! 3. a response that does anything but call only `resolve` (and `check`, its companion)
-//!    while a preview is pending executes none of its calls (each gets the skipped-call text as
+//! 3. a response that does anything but call only `resolve` (and `check`, its companion, while
+//!    the session offers it) while a preview is pending executes none of its calls (each gets the skipped-call text as
 //!    an error result) and forces `resolve` for the next call alone; the fourth decline on one
 //!    id ends the run with the cap error;
 //! 4. otherwise the calls run in order; unknown tools, malformed JSON and schema violations
@@ -108,10 +108,7 @@ impl AgentSession {
         sink: &mut dyn EventSink,
         cancel: &CancellationToken,
     ) -> Result<RunSummary, AgentError> {
-        // `check` (when the session has one) tests the pending preview: part of resolving it,
-        // so calling it is no decline. One that is not offered gets the unknown-tool result,
-        // and the gate's companion limit bounds such turns too.
-        let mut gate = SoftGate::new().allowing(CHECK_TOOL_NAME);
+        let mut gate = SoftGate::new();
         let mut wire = WireState::new(self.provider.config());
         let mut counts = Counts::default();
         // Plan mode: reminders after text-only stops since the last `resolve` call.
@@ -125,6 +122,10 @@ impl AgentSession {
             }
             // The tools array changes here, between model calls, only when plan mode ends.
             self.settle_plan_mode(sink)?;
+            // `check` tests the pending preview: part of resolving it, so calling it is no
+            // decline while it is offered (the offered tools change when plan mode ends). A
+            // `check` call when none is offered is a detour like any other.
+            gate.set_allowed(CHECK_TOOL_NAME, self.tools.is_offered(CHECK_TOOL_NAME));
             if let Some(max) = self.max_turns
                 && counts.model_calls >= max
             {

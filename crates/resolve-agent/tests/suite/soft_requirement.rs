@@ -2,13 +2,14 @@
 //! `resolve` requirement (remind once, skip and force on a decline, cap on the fourth).
 
 use pretty_assertions::assert_eq;
-use resolve_agent::{AgentError, AgentEvent, ProviderKind};
-use resolve_core::{skipped_call_details, skipped_call_text};
+use resolve_agent::{AgentError, AgentEvent, AgentSession, ProviderKind};
+use resolve_core::{ToolChoice, skipped_call_details, skipped_call_text};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::support::{
-    Events, Tools, change_a_txt, forced_resolve, reminder_count, session, tool_choice, tool_results,
+    Events, Tools, change_a_txt, config, forced_resolve, reminder_count, session, tool_choice,
+    tool_results,
 };
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
@@ -484,3 +485,132 @@ async fn a_store_that_cannot_be_read_opens_the_gate_and_the_resolve_result_says_
     assert!(resolve.queue().pending().is_empty());
 }
 both_providers!(a_store_that_cannot_be_read_opens_the_gate_and_the_resolve_result_says_why);
+
+/// A session over the test tools with `choice` as its static tool choice.
+fn session_choosing(
+    server: &MockServer,
+    kind: ProviderKind,
+    tools: &Tools,
+    choice: ToolChoice,
+) -> AgentSession {
+    let mut builder = AgentSession::builder(config(server, kind));
+    builder
+        .tools(tools.all())
+        .system_prompt("You are a test agent.")
+        .tool_choice(Some(choice));
+    builder.build().unwrap()
+}
+
+// Issue #36, item 1: without a check tool, `check` is a detour like any other.
+async fn a_check_call_while_pending_without_a_check_tool_is_skipped_and_forces_resolve(
+    kind: ProviderKind,
+) {
+    let server = MockServer::start(vec![
+        stage("c1", "a.txt"),
+        Reply::Turn(Turn::call("c2", "check", json!({}))),
+        resolve("c3", "apply"),
+        text("Done."),
+    ])
+    .await;
+    let tools = Tools::new();
+    let mut session = session(&server, kind, &tools);
+    let events = Events::default();
+    let summary = change_a_txt(&mut session, &events).await.unwrap();
+
+    assert!(
+        !session.tool_specs().iter().any(|spec| spec.name == "check"),
+        "no check tool is offered"
+    );
+    assert_eq!(summary.skipped_calls, 1);
+    assert_eq!(tools.applied(), 1);
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 4);
+    assert_eq!(tool_choice(&bodies[1]), None);
+    assert_eq!(
+        tool_choice(&bodies[2]),
+        Some(forced_resolve(kind)),
+        "the check turn was a decline"
+    );
+    assert_eq!(tool_choice(&bodies[3]), None);
+    assert!(events.all().contains(&AgentEvent::ToolResult {
+        id: "c2".into(),
+        name: "check".into(),
+        text: skipped_call_text("resolve"),
+        is_error: true,
+        details: Some(skipped_call_details()),
+        executed: false,
+    }));
+}
+both_providers!(a_check_call_while_pending_without_a_check_tool_is_skipped_and_forces_resolve);
+
+// Issue #36, item 6 (reference §4.3): a static choice naming a tool that is not offered is
+// dropped, so no `tool_choice` goes on the wire, and the soft requirement works as usual.
+async fn a_static_choice_naming_a_tool_not_offered_is_not_sent(kind: ProviderKind) {
+    let server = MockServer::start(vec![
+        stage("c1", "a.txt"),
+        peek("c2"),
+        resolve("c3", "apply"),
+        text("Done."),
+    ])
+    .await;
+    let tools = Tools::new();
+    let mut session =
+        session_choosing(&server, kind, &tools, ToolChoice::Tool("absent".to_owned()));
+    let summary = change_a_txt(&mut session, &Events::default())
+        .await
+        .unwrap();
+
+    assert_eq!(summary.model_calls, 4);
+    assert_eq!(
+        tools.peeks(),
+        0,
+        "the gate is active: the detour was skipped"
+    );
+    let bodies = server.bodies();
+    let choices: Vec<_> = bodies.iter().map(tool_choice).collect();
+    assert_eq!(
+        choices,
+        vec![None, None, Some(forced_resolve(kind)), None],
+        "the static choice never reached the wire"
+    );
+}
+both_providers!(a_static_choice_naming_a_tool_not_offered_is_not_sent);
+
+// Issue #36, item 6 (reference §4.4, §4.6): a static `none` keeps the gate inactive, so a
+// detour runs while a preview is pending, nothing is forced, and the reminder is still sent.
+async fn a_static_none_lets_a_detour_run_while_pending_and_still_reminds(kind: ProviderKind) {
+    let server = MockServer::start(vec![
+        stage("c1", "a.txt"),
+        peek("c2"),
+        resolve("c3", "apply"),
+        text("Done."),
+    ])
+    .await;
+    let tools = Tools::new();
+    let mut session = session_choosing(&server, kind, &tools, ToolChoice::None);
+    let events = Events::default();
+    let summary = change_a_txt(&mut session, &events).await.unwrap();
+
+    assert_eq!(tools.peeks(), 1, "the detour ran");
+    assert_eq!(summary.skipped_calls, 0);
+    assert_eq!(tools.applied(), 1);
+    let none = match kind {
+        ProviderKind::OpenAi => json!("none"),
+        ProviderKind::Anthropic => json!({"type": "none"}),
+    };
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 4);
+    for body in &bodies {
+        assert_eq!(tool_choice(body), Some(none.clone()), "nothing was forced");
+    }
+    assert_eq!(reminder_count(&bodies[0]), 0);
+    assert_eq!(reminder_count(&bodies[1]), 1, "the reminder is still sent");
+    assert_eq!(reminder_count(&bodies[3]), 1, "once");
+    assert_eq!(events.reminders(), 1);
+    let peeked = tool_results(&bodies[2])
+        .into_iter()
+        .find(|(id, ..)| id == "c2")
+        .unwrap();
+    assert_eq!(peeked.1, "peeked");
+}
+both_providers!(a_static_none_lets_a_detour_run_while_pending_and_still_reminds);

@@ -183,13 +183,13 @@ async fn tool_errors_reach_the_model_and_fatal_errors_end_the_run_with_paired_re
     assert_eq!(paired, vec!["c1", "c2", "c3"]);
 }
 
-/// A tool that tries to take the reserved name.
-struct FakeResolve;
+/// A tool that tries to take a reserved name.
+struct Impostor(&'static str);
 
-impl Tool for FakeResolve {
+impl Tool for Impostor {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "resolve".into(),
+            name: self.0.into(),
             description: "Not the real one.".into(),
             input_schema: json!({"type": "object"}),
             hidden: false,
@@ -211,9 +211,20 @@ async fn duplicate_or_reserved_tool_names_are_refused() {
     let twice = vec![peek.clone(), peek];
     let error = AgentSession::new(config(&server, ProviderKind::OpenAi), twice, "").unwrap_err();
     assert!(matches!(error, AgentError::DuplicateTool { name } if name == "peek"));
-    let reserved: Vec<std::sync::Arc<dyn Tool>> = vec![std::sync::Arc::new(FakeResolve)];
+    let reserved: Vec<std::sync::Arc<dyn Tool>> = vec![std::sync::Arc::new(Impostor("resolve"))];
     let error = AgentSession::new(config(&server, ProviderKind::OpenAi), reserved, "").unwrap_err();
     assert!(matches!(error, AgentError::DuplicateTool { name } if name == "resolve"));
+}
+
+// Issue #36, item 1: `check` is the session's, like `resolve`, so a library tool of that name
+// can never run (with its side effects) as the companion of a pending preview.
+#[tokio::test]
+async fn a_registered_tool_named_check_is_refused_as_reserved() {
+    let server = MockServer::start(vec![]).await;
+    let reserved: Vec<std::sync::Arc<dyn Tool>> = vec![std::sync::Arc::new(Impostor("check"))];
+    let error = AgentSession::new(config(&server, ProviderKind::OpenAi), reserved, "").unwrap_err();
+    assert!(matches!(&error, AgentError::DuplicateTool { name } if name == "check"));
+    assert!(error.to_string().contains("`check`"), "{error}");
 }
 
 /// Waits until the run is cancelled.

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use resolve_agent::{
     AgentEvent, AgentSession, ApiKey, AutoApprove, PlanApprover, PlanDecision, PlanMode,
     PlanReview, ProviderConfig, ProviderKind, ReasoningEffort, StoreReviewerNotes, Usage,
-    check_tool, file_tools,
+    file_tools,
 };
 use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession};
 use resolve_edit::{
@@ -107,9 +107,7 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
     builder.tools(file_tools(&tools));
     // Offered only when a command is configured; its output streams to stderr.
     if let Some(check) = CheckTool::new(store.clone(), Origin::Agent, &settings) {
-        builder.tool(check_tool(
-            check.with_live_output(|| LiveOutput::merged(std::io::stderr())),
-        ));
+        builder.check(check.with_live_output(|| LiveOutput::merged(std::io::stderr())));
         system_prompt.push_str(CHECK_PROMPT);
     }
     builder

@@ -617,3 +617,48 @@ fn agent_help_describes_plan_mode() {
         assert!(run.stdout.contains(needle), "{needle}: {}", run.stdout);
     }
 }
+
+// Issue #36: the count of lines in the `write` result agrees with its number.
+#[test]
+fn a_one_line_plan_is_reported_as_1_line() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        write_plan("p1", PLAN_PATH, "# Words counter\n"),
+        submit("p2", "words-counter"),
+        Turn::text("Done."),
+    ]);
+    plan_agent(&workspace, &model, &[], "").expect_code(0);
+    let wrote = last_tool_result(&model.bodies()[1]);
+    assert!(
+        wrote.starts_with("Wrote plan .resolve/plans/words-counter-plan.md (1 line)."),
+        "{wrote}"
+    );
+}
+
+// Issue #36, item 7 (reference §5.2): approval clears the standing handler, so a later
+// `resolve` finds nothing pending instead of reaching the plan handler again.
+#[test]
+fn a_resolve_after_plan_approval_finds_nothing_pending() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        write_plan("p1", PLAN_PATH, PLAN),
+        submit("p2", "words-counter"),
+        resolve_call("r1", "apply", "Submitting once more."),
+        resolve_call("r2", "discard", "Nothing left to drop."),
+        Turn::text("Done."),
+    ]);
+    let run = plan_agent(&workspace, &model, &[], "").expect_code(0);
+    let bodies = model.bodies();
+    assert_eq!(bodies.len(), 5, "{}", run.stderr);
+    assert!(last_tool_result(&bodies[2]).starts_with(APPROVED));
+    assert_eq!(
+        last_tool_result(&bodies[3]),
+        "No pending action to resolve. Nothing to apply or discard.",
+        "not `Plan mode is not active.`"
+    );
+    assert_eq!(
+        last_tool_result(&bodies[4]),
+        "Nothing to discard; no pending action remains."
+    );
+    assert_eq!(tool_names(&bodies[3]), ALL_TOOLS);
+}

@@ -548,3 +548,43 @@ fn output_into_a_closed_pipe_ends_quietly_and_the_action_still_lands() {
     }
     assert_eq!(workspace.read("a.py"), "y = bar(1)\n".repeat(2000));
 }
+
+// Issue #36, items 3 and 4 (reference §9.5 #4, #7): a `.tla` file is TLA⁺; the preview shows
+// `Start`, one replacement, no parse errors, says it is not applied and names its scope; apply
+// writes `Start == x = 0`.
+#[test]
+fn tla_is_inferred_from_the_extension_previewed_and_applied() {
+    const SPEC: &str =
+        "---- MODULE Spec ----\nVARIABLE x\nInit == x = 0\nNext == x' = x + 1\n====\n";
+    let workspace = Workspace::with(&[("spec/Spec.tla", SPEC)]);
+    let run = workspace
+        .run(&[
+            "--json",
+            "ast-edit",
+            "-p",
+            "Init",
+            "-r",
+            "Start",
+            "spec/Spec.tla",
+        ])
+        .expect_code(0);
+    let value: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert!(
+        value["text"].as_str().unwrap().contains("+Start == x = 0"),
+        "{value}"
+    );
+    let details = &value["details"];
+    assert_eq!(details["totalReplacements"], 1);
+    assert_eq!(details["skipped"], serde_json::json!([]), "no parse errors");
+    assert_eq!(details["applied"], false);
+    assert_eq!(details["scopePath"], "spec/Spec.tla");
+    assert_eq!(workspace.read("spec/Spec.tla"), SPEC, "nothing written yet");
+
+    workspace
+        .run(&["apply", "--reason", "Rename the initial state."])
+        .expect_code(0);
+    assert_eq!(
+        workspace.read("spec/Spec.tla"),
+        SPEC.replace("Init == x = 0", "Start == x = 0")
+    );
+}

@@ -205,3 +205,96 @@ fn label_with_line_breaks_stays_one_full_width_line() {
         );
     }
 }
+
+/// The display width of a rendered line, escape codes removed.
+fn columns(line: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(strip_ansi(line).as_str())
+}
+
+// Issue #36, item 2: lines are measured in display columns, so CJK and emoji (two columns
+// each) neither widen a bar past the terminal nor leave it short.
+#[test]
+fn wide_characters_are_cut_and_padded_by_display_columns() {
+    let wide = json!({
+        "action": "apply",
+        "reason": "変更は安全です 🎉 すべてのテストが通りました",
+        "label": "AST Edit: 置換 2 件、ファイル 1 個 ✨"
+    });
+    for width in [9, 10, 11, 20, 33, 80] {
+        for mode in [ColorMode::Ansi, ColorMode::Plain] {
+            let out = render_resolve_result(Some(&wide), false, width, mode);
+            let lines: Vec<&str> = out.split('\n').collect();
+            assert_eq!(lines.len(), 5);
+            for line in lines {
+                assert_eq!(columns(line), width, "{mode:?} width {width}: {line:?}");
+            }
+        }
+    }
+    // A wide character that would straddle the last column is left out, and a space pads.
+    let straddling = plain(Some(&wide), false, 13);
+    assert_eq!(straddling.lines().nth(1).unwrap(), " ✓ Accept:   ");
+    let exact = plain(Some(&wide), false, 16);
+    assert_eq!(exact.lines().nth(3).unwrap(), " 変更は安全です ");
+    let roomy = plain(Some(&wide), false, 60);
+    assert_eq!(
+        roomy.lines().nth(1).unwrap().trim_end(),
+        " ✓ Accept: 置換 2 件、ファイル 1 個 ✨ ⟦AST Edit⟧"
+    );
+}
+
+#[test]
+fn call_line_cuts_a_wide_reason_at_72_columns() {
+    let reason = "界".repeat(50);
+    let line = render_resolve_call(
+        &ResolveArgs::new(ResolveAction::Apply, reason),
+        ColorMode::Plain,
+    );
+    assert_eq!(
+        line,
+        format!("… Resolve apply proposed -> resolved {}", "界".repeat(36))
+    );
+}
+
+// Issue #36, item 5 (reference §7): each state's background. Accept is green, Discard yellow
+// (red when the result is an error), Failed red; every line of the block carries the color.
+#[test]
+fn each_state_renders_on_its_own_color() {
+    const GREEN: &str = "\x1b[7m\x1b[32m";
+    const YELLOW: &str = "\x1b[7m\x1b[33m";
+    const RED: &str = "\x1b[7m\x1b[31m";
+    let discard = json!({"action": "discard", "reason": "No.", "label": AST_LABEL});
+    for (details, is_error, verb, color) in [
+        (Some(applied()), false, "Accept:", GREEN),
+        (Some(discard.clone()), false, "Discard:", YELLOW),
+        (Some(discard), true, "Discard:", RED),
+        (Some(applied()), true, "Failed:", RED),
+        (None, true, "Failed:", RED),
+    ] {
+        let out = render_resolve_result(details.as_ref(), is_error, 60, ColorMode::Ansi);
+        assert!(strip_ansi(&out).contains(verb), "{out:?}");
+        for line in out.split('\n') {
+            assert!(line.starts_with(color), "{verb} error={is_error}: {line:?}");
+            assert!(line.ends_with("\x1b[39m\x1b[27m"), "{line:?}");
+        }
+    }
+}
+
+#[test]
+fn the_call_line_badge_is_green_for_apply_and_yellow_for_discard() {
+    let apply = render_resolve_call(
+        &ResolveArgs::new(ResolveAction::Apply, "ok"),
+        ColorMode::Ansi,
+    );
+    assert!(
+        apply.contains("\x1b[32mproposed -> resolved\x1b[39m"),
+        "{apply:?}"
+    );
+    let discard = render_resolve_call(
+        &ResolveArgs::new(ResolveAction::Discard, "no"),
+        ColorMode::Ansi,
+    );
+    assert!(
+        discard.contains("\x1b[33mproposed -> rejected\x1b[39m"),
+        "{discard:?}"
+    );
+}

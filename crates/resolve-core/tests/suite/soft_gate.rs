@@ -628,3 +628,30 @@ fn companion_only_turns_past_the_limit_count_as_declines_until_a_new_preview() {
     );
     assert_eq!(gate.escalations(), 0);
 }
+
+#[test]
+fn a_companion_withdrawn_mid_requirement_makes_its_call_a_decline_again() {
+    let mut gate = SoftGate::new();
+    gate.set_allowed(CHECK_TOOL_NAME, true);
+    gate.begin_turn(requirement("preview-1"));
+    assert_eq!(
+        gate.after_response(None, &["check"]).unwrap(),
+        TurnVerdict::Execute
+    );
+    gate.set_allowed(CHECK_TOOL_NAME, false);
+    assert_eq!(
+        gate.after_response(None, &["check"]).unwrap(),
+        TurnVerdict::SkipAll {
+            skipped_text: skipped_call_text("resolve")
+        }
+    );
+    assert_eq!(gate.tool_choice(None), forced_resolve());
+    // Allowing it twice names it once: withdrawing it once withdraws it.
+    gate.set_allowed(CHECK_TOOL_NAME, true);
+    gate.set_allowed(CHECK_TOOL_NAME, true);
+    gate.set_allowed(CHECK_TOOL_NAME, false);
+    assert!(matches!(
+        gate.after_response(None, &["check"]),
+        Ok(TurnVerdict::SkipAll { .. })
+    ));
+}

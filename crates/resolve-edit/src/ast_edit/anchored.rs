@@ -3,13 +3,13 @@
 //! occurs in the text (an anchor) can match, and a subtree covering no anchor is skipped whole.
 //! [`find_anchored`] gives the same matches, in the same (pre-)order, as ast-grep's `find_all`.
 
+use super::grammar::AstLang;
 use ast_grep_core::matcher::MatcherExt;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{Matcher, Node, NodeMatch, Pattern};
-use ast_grep_language::SupportLang;
 
 /// A node of a parsed file.
-type FileNode<'t> = Node<'t, StrDoc<SupportLang>>;
+type FileNode<'t> = Node<'t, StrDoc<AstLang>>;
 
 /// The matches of `pattern` under `top` (itself included), in pre-order, visiting only nodes
 /// that cover one of `anchors` (byte offsets, ascending) where every match holds one.
@@ -17,7 +17,7 @@ pub(super) fn find_anchored<'t>(
     top: &FileNode<'t>,
     pattern: &Pattern,
     anchors: &[usize],
-) -> Vec<NodeMatch<'t, StrDoc<SupportLang>>> {
+) -> Vec<NodeMatch<'t, StrDoc<AstLang>>> {
     let kinds = pattern.potential_kinds();
     let covers_anchor = |node: &FileNode<'t>| {
         let range = node.range();
@@ -47,12 +47,13 @@ pub(super) fn find_anchored<'t>(
 #[cfg(test)]
 mod tests {
     use ast_grep_core::AstGrep;
+    use ast_grep_language::SupportLang;
 
     use super::*;
 
     fn ranges(source: &str, pattern: &str, anchored: bool) -> Vec<std::ops::Range<usize>> {
-        let lang = SupportLang::Rust;
-        let root = AstGrep::<StrDoc<SupportLang>>::try_new(source, lang).unwrap();
+        let lang = AstLang::Builtin(SupportLang::Rust);
+        let root = AstGrep::<StrDoc<AstLang>>::try_new(source, lang).unwrap();
         let pattern = Pattern::try_new(pattern, lang).unwrap();
         let top = root.root();
         if anchored {

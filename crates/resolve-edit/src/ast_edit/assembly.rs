@@ -24,6 +24,8 @@ const SKIPPED_LISTED: usize = 20;
 pub(super) struct Assembly<'a> {
     workspace: &'a Workspace,
     max_files: Option<usize>,
+    /// The request's paths relative to the root, for the details' `scopePath`.
+    scope_path: String,
     searched: usize,
     /// Files changed, also those past the cap.
     changed: usize,
@@ -37,10 +39,15 @@ pub(super) struct Assembly<'a> {
 }
 
 impl<'a> Assembly<'a> {
-    pub(super) fn new(workspace: &'a Workspace, max_files: Option<usize>) -> Self {
+    pub(super) fn new(
+        workspace: &'a Workspace,
+        max_files: Option<usize>,
+        scope_path: String,
+    ) -> Self {
         Self {
             workspace,
             max_files,
+            scope_path,
             searched: 0,
             changed: 0,
             written: None,
@@ -187,8 +194,10 @@ impl<'a> Assembly<'a> {
                 "totalReplacements": total,
                 "filesTouched": files,
                 "filesSearched": self.searched,
+                "applied": false,
                 "skipped": skipped,
                 "limitReached": limit_reached,
+                "scopePath": self.scope_path,
             }),
             files_key: Some(FILE_REPLACEMENTS),
         })))

@@ -1,5 +1,5 @@
 //! Languages and ops compiled for them: which languages this build parses
-//! ([`COMPILED_LANGUAGES`]), the language of a file or of a `lang` name, and every op of a
+//! ([`COMPILED_LANGUAGES`], and TLA⁺), the language of a file or of a `lang` name, and every op of a
 //! request compiled once per language ([`LanguageOps`]), with the literal prefilter of each
 //! (see the prefilter module) and the errors of ops that do not compile.
 //!
@@ -10,9 +10,10 @@ use std::sync::Arc;
 
 use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::StrDoc;
-use ast_grep_core::{AstGrep, Pattern};
-use ast_grep_language::{Language, SupportLang};
+use ast_grep_core::{AstGrep, Language, Pattern};
+use ast_grep_language::SupportLang;
 
+use super::grammar::AstLang;
 use super::prefilter::{GapRules, LiteralFilter, Prefilter};
 use super::request::AstEditOp;
 use crate::error::EditError;
@@ -54,11 +55,18 @@ const COMPILED_LANGUAGES: &[SupportLang] = &[
     SupportLang::Zig,
 ];
 
+/// Whether `lang`'s grammar is compiled into this build.
+fn is_compiled(lang: AstLang) -> bool {
+    match lang {
+        AstLang::Builtin(lang) => COMPILED_LANGUAGES.contains(&lang),
+        AstLang::Tla => true,
+    }
+}
+
 /// The compiled language named `name`, if it is known and compiled in.
-pub(super) fn parse_language(name: &str) -> Result<SupportLang, EditError> {
-    name.parse::<SupportLang>()
-        .ok()
-        .filter(|lang| COMPILED_LANGUAGES.contains(lang))
+pub(super) fn parse_language(name: &str) -> Result<AstLang, EditError> {
+    AstLang::named(name)
+        .filter(|lang| is_compiled(*lang))
         .ok_or_else(|| EditError::UnknownLanguage {
             lang: name.to_owned(),
             supported: supported_languages().join(", "),
@@ -69,13 +77,15 @@ pub(super) fn parse_language(name: &str) -> Result<SupportLang, EditError> {
 pub fn supported_languages() -> Vec<String> {
     COMPILED_LANGUAGES
         .iter()
+        .map(|lang| AstLang::Builtin(*lang))
+        .chain([AstLang::Tla])
         .map(|lang| lang.to_string().to_lowercase())
         .collect()
 }
 
 /// The compiled language of a file, from its extension.
-pub(super) fn detect_language(file: &ScopedFile) -> Option<SupportLang> {
-    SupportLang::from_path(&file.absolute).filter(|lang| COMPILED_LANGUAGES.contains(lang))
+pub(super) fn detect_language(file: &ScopedFile) -> Option<AstLang> {
+    AstLang::of_path(&file.absolute).filter(|lang| is_compiled(*lang))
 }
 
 /// An op compiled for one language.
@@ -101,7 +111,7 @@ pub(super) struct LanguageOps {
 }
 
 impl LanguageOps {
-    pub(super) fn compile(lang: SupportLang, ops: &[AstEditOp], prefilter: Prefilter) -> Self {
+    pub(super) fn compile(lang: AstLang, ops: &[AstEditOp], prefilter: Prefilter) -> Self {
         Self {
             ops: ops.iter().map(|op| compile_op(op, lang)).collect(),
             gaps: match prefilter {
@@ -117,7 +127,7 @@ impl LanguageOps {
     }
 
     /// The error of the first op that does not compile.
-    pub(super) fn first_error(&self, lang: SupportLang) -> Option<EditError> {
+    pub(super) fn first_error(&self, lang: AstLang) -> Option<EditError> {
         self.ops.iter().find_map(|op| match op {
             Ok(_) => None,
             Err(invalid) => Some(invalid_pattern(invalid, lang)),
@@ -144,7 +154,7 @@ impl LanguageOps {
     }
 }
 
-fn invalid_pattern(invalid: &InvalidOp, lang: SupportLang) -> EditError {
+fn invalid_pattern(invalid: &InvalidOp, lang: AstLang) -> EditError {
     EditError::InvalidPattern {
         pattern: invalid.text.clone(),
         lang: lang.to_string(),
@@ -152,7 +162,7 @@ fn invalid_pattern(invalid: &InvalidOp, lang: SupportLang) -> EditError {
     }
 }
 
-fn compile_op(op: &AstEditOp, lang: SupportLang) -> Result<CompiledOp, InvalidOp> {
+fn compile_op(op: &AstEditOp, lang: AstLang) -> Result<CompiledOp, InvalidOp> {
     let invalid = |text: &str, reason: String| InvalidOp {
         text: text.to_owned(),
         reason,
@@ -179,12 +189,12 @@ fn compile_op(op: &AstEditOp, lang: SupportLang) -> Result<CompiledOp, InvalidOp
 /// wrap a lone fragment in an ERROR node where their top level does not allow it (Rust parses
 /// `foo($A)` as `(source_file (ERROR (call_expression …)))`); such a wrapper is not a syntax
 /// error of the fragment, while an ERROR at or below that node is.
-fn parses_cleanly(source: &str, lang: SupportLang) -> Result<(), String> {
+fn parses_cleanly(source: &str, lang: AstLang) -> Result<(), String> {
     let processed = lang.pre_process_pattern(source);
     if processed.trim().is_empty() {
         return Ok(());
     }
-    let root = AstGrep::<StrDoc<SupportLang>>::try_new(&processed, lang)?;
+    let root = AstGrep::<StrDoc<AstLang>>::try_new(&processed, lang)?;
     let mut node = root.root();
     loop {
         let children: Vec<_> = node.children().collect();
@@ -211,11 +221,11 @@ fn parses_cleanly(source: &str, lang: SupportLang) -> Result<(), String> {
 /// With languages inferred: the error for an op that compiled in none of the languages
 /// searched, reported for the language with the most files.
 pub(super) fn unusable_op_error(
-    compiled: &HashMap<SupportLang, Arc<LanguageOps>>,
-    counts: &HashMap<SupportLang, usize>,
+    compiled: &HashMap<AstLang, Arc<LanguageOps>>,
+    counts: &HashMap<AstLang, usize>,
     op_count: usize,
 ) -> Option<EditError> {
-    let mut languages: Vec<SupportLang> = compiled.keys().copied().collect();
+    let mut languages: Vec<AstLang> = compiled.keys().copied().collect();
     languages.sort_by_key(|lang| {
         (
             std::cmp::Reverse(counts.get(lang).copied().unwrap_or(0)),
@@ -244,13 +254,19 @@ mod tests {
     #[test]
     fn common_patterns_parse_cleanly() {
         for (pat, lang) in [
-            ("$X.unwrap()", SupportLang::Rust),
-            ("foo($A)", SupportLang::Rust),
-            ("let $A = $B;", SupportLang::Rust),
-            ("fn $F($$$P) { $$$B }", SupportLang::Rust),
-            ("print($$$ARGS)", SupportLang::Python),
-            ("console.log($$$A)", SupportLang::TypeScript),
-            ("if err != nil { return $E }", SupportLang::Go),
+            ("$X.unwrap()", AstLang::Builtin(SupportLang::Rust)),
+            ("foo($A)", AstLang::Builtin(SupportLang::Rust)),
+            ("let $A = $B;", AstLang::Builtin(SupportLang::Rust)),
+            ("fn $F($$$P) { $$$B }", AstLang::Builtin(SupportLang::Rust)),
+            ("print($$$ARGS)", AstLang::Builtin(SupportLang::Python)),
+            (
+                "console.log($$$A)",
+                AstLang::Builtin(SupportLang::TypeScript),
+            ),
+            (
+                "if err != nil { return $E }",
+                AstLang::Builtin(SupportLang::Go),
+            ),
         ] {
             assert!(parses_cleanly(pat, lang).is_ok(), "{pat} in {lang}");
             assert!(
@@ -268,7 +284,7 @@ mod tests {
 
     #[test]
     fn a_pattern_with_an_error_node_is_rejected_with_a_reason() {
-        let reason = parses_cleanly("foo(($A", SupportLang::Rust).unwrap_err();
+        let reason = parses_cleanly("foo(($A", AstLang::Builtin(SupportLang::Rust)).unwrap_err();
         assert!(reason.contains("ERROR node"), "{reason}");
     }
 

@@ -17,7 +17,7 @@
 //! preview text and each change on to the change set's spool at once, so a preview that
 //! changes every file of a tree holds no more than one that changes a few.
 //!
-//! Languages come from file extensions unless `lang` names one. Without `lang`, an op whose
+//! Languages come from file extensions (`.tla` is TLA⁺) unless `lang` names one. Without `lang`, an op whose
 //! pattern or rewrite does not parse in a language is not applied to that language's files; it
 //! is an error only when it parses in none of the languages searched. With `lang`, it is always
 //! an error, and directories and globs contribute only files of that language (as with
@@ -25,8 +25,8 @@
 //! extension. Matches inside macro invocations (Rust token trees) are not found, and HTML files
 //! are not searched inside their embedded scripts and styles.
 //!
-//! The parts, each using only those listed before it: `request` (the call's arguments, outcome
-//! and contract texts), `prefilter` (which texts may hold a match of a pattern, without
+//! The parts, each using only those listed before it: `grammar` (the languages parsed:
+//! ast-grep's own and TLA⁺), `request` (the call's arguments, outcome and contract texts), `prefilter` (which texts may hold a match of a pattern, without
 //! parsing), `anchored` (finding matches by visiting only nodes that cover an occurrence of
 //! the pattern's first token), `language` (languages and ops compiled per language), `packs` (where
 //! changed files' texts and diffs are stored), `rewrite` (one file: read, rewrite, store) and
@@ -36,6 +36,7 @@
 
 mod anchored;
 mod assembly;
+mod grammar;
 mod language;
 mod packs;
 mod prefilter;
@@ -46,7 +47,7 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use ast_grep_language::SupportLang;
+use self::grammar::AstLang;
 
 use self::assembly::Assembly;
 use self::language::{LanguageOps, detect_language, parse_language, unusable_op_error};
@@ -99,9 +100,9 @@ pub fn preview_ast_edit_with(
     };
     let scope = Scope::resolve(workspace, &request.paths)?;
     let packs = Packs::new(Blobs::of(workspace));
-    let compiled: Mutex<HashMap<SupportLang, Arc<LanguageOps>>> = Mutex::new(HashMap::new());
-    let file_counts: Mutex<HashMap<SupportLang, usize>> = Mutex::new(HashMap::new());
-    let mut assembly = Assembly::new(workspace, max_files);
+    let compiled: Mutex<HashMap<AstLang, Arc<LanguageOps>>> = Mutex::new(HashMap::new());
+    let file_counts: Mutex<HashMap<AstLang, usize>> = Mutex::new(HashMap::new());
+    let mut assembly = Assembly::new(workspace, max_files, scope.display());
 
     // Each file is searched on a worker thread; its result reaches the assembly in path order.
     let search = |file: ScopedFile| -> Option<FileResult> {

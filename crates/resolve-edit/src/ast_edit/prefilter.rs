@@ -29,6 +29,8 @@ use ast_grep_core::Pattern;
 use ast_grep_core::matcher::PatternNode;
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
+
+use super::grammar::AstLang;
 use memchr::memmem;
 
 /// Which files an `ast_edit` search parses.
@@ -194,7 +196,7 @@ const C_FAMILY_STRING_ENDS: &[u8] = b"\"'`$\\{}";
 
 /// Line comments of the languages searched (any of them is allowed in any language: more
 /// allowed in a gap keeps more files, never fewer).
-const LINE_COMMENTS: &[&[u8]] = &[b"//", b"#", b"--"];
+const LINE_COMMENTS: &[&[u8]] = &[b"//", b"#", b"--", b"\\*"];
 
 /// Block comments: opener and closer. Nesting ones end at their first closer or at the one that
 /// balances them, whichever the language means.
@@ -206,11 +208,12 @@ const BLOCK_COMMENTS: &[(&[u8], &[u8])] = &[
     (b"--[[", b"]]"),
     (b"--[=[", b"]=]"),
     (b"--[==[", b"]==]"),
+    (b"(*", b"*)"),
 ];
 
 impl GapRules {
     /// The rules of `lang`, from its grammar's unnamed node kinds.
-    pub(super) fn of(lang: SupportLang) -> Self {
+    pub(super) fn of(lang: AstLang) -> Self {
         let grammar = lang.get_ts_language();
         let mut keywords = vec![Vec::new(); 256];
         for id in 0..grammar.node_kind_count() {
@@ -232,19 +235,19 @@ impl GapRules {
             }
         }
         let comment_line_breakers = match lang {
-            SupportLang::Rust => Some(RUST_STRING_ENDS),
-            SupportLang::C
-            | SupportLang::Cpp
-            | SupportLang::CSharp
-            | SupportLang::Dart
-            | SupportLang::Go
-            | SupportLang::Java
-            | SupportLang::Kotlin
-            | SupportLang::Scala
-            | SupportLang::Solidity
-            | SupportLang::Swift
-            | SupportLang::TypeScript
-            | SupportLang::Zig => Some(C_FAMILY_STRING_ENDS),
+            AstLang::Builtin(SupportLang::Rust) => Some(RUST_STRING_ENDS),
+            AstLang::Builtin(SupportLang::C)
+            | AstLang::Builtin(SupportLang::Cpp)
+            | AstLang::Builtin(SupportLang::CSharp)
+            | AstLang::Builtin(SupportLang::Dart)
+            | AstLang::Builtin(SupportLang::Go)
+            | AstLang::Builtin(SupportLang::Java)
+            | AstLang::Builtin(SupportLang::Kotlin)
+            | AstLang::Builtin(SupportLang::Scala)
+            | AstLang::Builtin(SupportLang::Solidity)
+            | AstLang::Builtin(SupportLang::Swift)
+            | AstLang::Builtin(SupportLang::TypeScript)
+            | AstLang::Builtin(SupportLang::Zig) => Some(C_FAMILY_STRING_ENDS),
             // `//` is an operator (Python, Nix), a regular expression (Ruby) or text (JSX,
             // PHP's HTML) there, or the language has no `//` comments.
             _ => None,
@@ -347,12 +350,12 @@ mod tests {
 
     use super::*;
 
-    fn filter(pattern: &str, lang: SupportLang) -> LiteralFilter {
+    fn filter(pattern: &str, lang: AstLang) -> LiteralFilter {
         LiteralFilter::of(&Pattern::try_new(pattern, lang).unwrap(), pattern)
     }
 
     /// The chains of tokens, as text.
-    fn chains(pattern: &str, lang: SupportLang) -> Vec<Vec<String>> {
+    fn chains(pattern: &str, lang: AstLang) -> Vec<Vec<String>> {
         let text = |bytes: &[u8]| String::from_utf8(bytes.to_vec()).unwrap();
         filter(pattern, lang)
             .chains
@@ -365,19 +368,19 @@ mod tests {
             .collect()
     }
 
-    fn keeps(pattern: &str, lang: SupportLang, source: &str) -> bool {
+    fn keeps(pattern: &str, lang: AstLang, source: &str) -> bool {
         filter(pattern, lang).may_match(source.as_bytes(), &GapRules::of(lang))
     }
 
-    fn matches(pattern: &str, lang: SupportLang, source: &str) -> bool {
-        let root = AstGrep::<StrDoc<SupportLang>>::try_new(source, lang).unwrap();
+    fn matches(pattern: &str, lang: AstLang, source: &str) -> bool {
+        let root = AstGrep::<StrDoc<AstLang>>::try_new(source, lang).unwrap();
         let pattern = Pattern::try_new(pattern, lang).unwrap();
         root.root().find_all(&pattern).next().is_some()
     }
 
     #[test]
     fn named_leaves_are_tokens_and_meta_variables_or_node_ends_split_chains() {
-        let rust = SupportLang::Rust;
+        let rust = AstLang::Builtin(SupportLang::Rust);
         assert_eq!(chains("mem::replace($A, $B)", rust), [["mem", "replace"]]);
         assert_eq!(chains("Poll::Ready($V)", rust), [["Poll", "Ready"]]);
         assert_eq!(chains("$X.unwrap()", rust), [["unwrap"]]);
@@ -389,7 +392,7 @@ mod tests {
 
     #[test]
     fn adjacent_tokens_allow_whitespace_comments_punctuation_and_keywords_between() {
-        let rust = SupportLang::Rust;
+        let rust = AstLang::Builtin(SupportLang::Rust);
         for source in [
             "mem::replace(a, b)",
             "mem\n    ::\n    replace(a, b)",
@@ -404,7 +407,7 @@ mod tests {
 
     #[test]
     fn tokens_out_of_order_or_apart_are_dropped() {
-        let rust = SupportLang::Rust;
+        let rust = AstLang::Builtin(SupportLang::Rust);
         for source in [
             "use std::mem;\nfn f() { s.replace(1, 2) }",
             "fn f() { replace(mem, 1) }",
@@ -420,12 +423,24 @@ mod tests {
     fn skipped_unnamed_tokens_and_trailing_children_are_kept() {
         // A trailing comma the pattern lacks, and a Python line continuation.
         for (pattern, lang, source) in [
-            ("foo(a, b)", SupportLang::Rust, "fn f() { foo(a, b,) }"),
-            ("foo(a, b)", SupportLang::TypeScript, "foo(a,\n  b,\n)"),
-            ("x = foo.bar", SupportLang::Python, "x = foo \\\n  .bar\n"),
+            (
+                "foo(a, b)",
+                AstLang::Builtin(SupportLang::Rust),
+                "fn f() { foo(a, b,) }",
+            ),
+            (
+                "foo(a, b)",
+                AstLang::Builtin(SupportLang::TypeScript),
+                "foo(a,\n  b,\n)",
+            ),
+            (
+                "x = foo.bar",
+                AstLang::Builtin(SupportLang::Python),
+                "x = foo \\\n  .bar\n",
+            ),
             (
                 "Foo { a: 1 }",
-                SupportLang::Rust,
+                AstLang::Builtin(SupportLang::Rust),
                 "fn f() { Foo { a: 1, } }",
             ),
         ] {
@@ -436,14 +451,14 @@ mod tests {
 
     #[test]
     fn a_later_chain_must_follow_an_earlier_one() {
-        let rust = SupportLang::Rust;
+        let rust = AstLang::Builtin(SupportLang::Rust);
         assert!(keeps("foo($A, 1)", rust, "foo(x, 1)"));
         assert!(!keeps("foo($A, 1)", rust, "let a = 1; foo(x, y)"));
     }
 
     #[test]
     fn a_token_on_a_comment_line_does_not_count() {
-        let rust = SupportLang::Rust;
+        let rust = AstLang::Builtin(SupportLang::Rust);
         for source in [
             "/// let a = b.unwrap();\nfn f() {}\n",
             "fn f() {\n    // b.unwrap() would panic\n}\n",
@@ -462,11 +477,27 @@ mod tests {
         }
         // `//` is floor division in Python; a pattern holding `//` counts every line.
         let python = "x = (a\n    // b.unwrap())\n";
-        assert!(matches("$X.unwrap()", SupportLang::Python, python));
-        assert!(keeps("$X.unwrap()", SupportLang::Python, python));
+        assert!(matches(
+            "$X.unwrap()",
+            AstLang::Builtin(SupportLang::Python),
+            python
+        ));
+        assert!(keeps(
+            "$X.unwrap()",
+            AstLang::Builtin(SupportLang::Python),
+            python
+        ));
         let template = "const s = `a\n// ${b.unwrap()}`;\n";
-        assert!(matches("$X.unwrap()", SupportLang::TypeScript, template));
-        assert!(keeps("$X.unwrap()", SupportLang::TypeScript, template));
+        assert!(matches(
+            "$X.unwrap()",
+            AstLang::Builtin(SupportLang::TypeScript),
+            template
+        ));
+        assert!(keeps(
+            "$X.unwrap()",
+            AstLang::Builtin(SupportLang::TypeScript),
+            template
+        ));
         let quoted = "fn f() {\n    // f(\"//\", a)\n}";
         assert!(keeps("f(\"//\", $A)", rust, quoted));
     }

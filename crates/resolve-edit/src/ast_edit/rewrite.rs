@@ -5,10 +5,10 @@
 
 use std::ops::Range;
 
+use super::grammar::AstLang;
 use ast_grep_core::AstGrep;
 use ast_grep_core::replacer::Replacer;
 use ast_grep_core::tree_sitter::StrDoc;
-use ast_grep_language::SupportLang;
 
 use super::anchored::find_anchored;
 use super::language::LanguageOps;
@@ -56,7 +56,7 @@ impl FileResult {
 
 pub(super) fn process_file(
     file: ScopedFile,
-    lang: SupportLang,
+    lang: AstLang,
     ops: &LanguageOps,
     packs: &Packs,
 ) -> FileResult {
@@ -129,7 +129,7 @@ struct Span {
 /// Rewrite `source` with every usable op; `None` when nothing would change.
 fn rewrite_source(
     source: &str,
-    lang: SupportLang,
+    lang: AstLang,
     ops: &LanguageOps,
 ) -> Result<Option<Rewritten>, SourceProblem> {
     let (bom, body) = split_bom(source);
@@ -138,7 +138,7 @@ fn rewrite_source(
         return Ok(None);
     }
     let root =
-        AstGrep::<StrDoc<SupportLang>>::try_new(body, lang).map_err(SourceProblem::Unparsable)?;
+        AstGrep::<StrDoc<AstLang>>::try_new(body, lang).map_err(SourceProblem::Unparsable)?;
     let top = root.root();
     if top.get_inner_node().has_error() {
         let line = top
@@ -218,13 +218,14 @@ fn rewrite_source(
 
 #[cfg(test)]
 mod tests {
+    use ast_grep_language::SupportLang;
     use pretty_assertions::assert_eq;
 
     use super::*;
     use crate::ast_edit::AstEditOp;
     use crate::ast_edit::prefilter::Prefilter;
 
-    fn ops(lang: SupportLang, pairs: &[(&str, &str)]) -> LanguageOps {
+    fn ops(lang: AstLang, pairs: &[(&str, &str)]) -> LanguageOps {
         let ops: Vec<AstEditOp> = pairs
             .iter()
             .map(|(pat, out)| AstEditOp {
@@ -235,7 +236,7 @@ mod tests {
         LanguageOps::compile(lang, &ops, Prefilter::Literals)
     }
 
-    fn rewrite(source: &str, lang: SupportLang, pairs: &[(&str, &str)]) -> Option<String> {
+    fn rewrite(source: &str, lang: AstLang, pairs: &[(&str, &str)]) -> Option<String> {
         rewrite_source(source, lang, &ops(lang, pairs))
             .unwrap()
             .map(|rewritten| rewritten.text)
@@ -245,8 +246,11 @@ mod tests {
     fn only_the_outermost_of_nested_matches_is_rewritten() {
         let rewritten = rewrite_source(
             "fn main() { foo(foo(1)); }\n",
-            SupportLang::Rust,
-            &ops(SupportLang::Rust, &[("foo($A)", "bar($A)")]),
+            AstLang::Builtin(SupportLang::Rust),
+            &ops(
+                AstLang::Builtin(SupportLang::Rust),
+                &[("foo($A)", "bar($A)")],
+            ),
         )
         .unwrap()
         .unwrap();
@@ -259,7 +263,7 @@ mod tests {
         assert_eq!(
             rewrite(
                 "x = foo(1)\ny = baz(2)\n",
-                SupportLang::Python,
+                AstLang::Builtin(SupportLang::Python),
                 &[("foo($A)", "bar($A)"), ("baz($A)", "qux($A)")]
             )
             .as_deref(),
@@ -271,9 +275,9 @@ mod tests {
     fn overlapping_edits_of_two_ops_are_a_problem_naming_both() {
         let problem = rewrite_source(
             "let a = foo(bar(1));\n",
-            SupportLang::TypeScript,
+            AstLang::Builtin(SupportLang::TypeScript),
             &ops(
-                SupportLang::TypeScript,
+                AstLang::Builtin(SupportLang::TypeScript),
                 &[("foo($A)", "f($A)"), ("bar($A)", "b($A)")],
             ),
         )
@@ -291,9 +295,9 @@ mod tests {
     fn identical_edits_of_two_ops_are_merged_not_an_overlap() {
         let rewritten = rewrite_source(
             "let a = foo(1);\n",
-            SupportLang::TypeScript,
+            AstLang::Builtin(SupportLang::TypeScript),
             &ops(
-                SupportLang::TypeScript,
+                AstLang::Builtin(SupportLang::TypeScript),
                 &[("foo($A)", "bar($A)"), ("foo(1)", "bar(1)")],
             ),
         )
@@ -307,7 +311,12 @@ mod tests {
     fn crlf_bom_and_missing_final_newline_survive_byte_for_byte() {
         let source = "\u{feff}fn a() {\r\n    foo(1);\r\n}\r\nfn b() { foo(2) }";
         assert_eq!(
-            rewrite(source, SupportLang::Rust, &[("foo($A)", "bar($A)")]).as_deref(),
+            rewrite(
+                source,
+                AstLang::Builtin(SupportLang::Rust),
+                &[("foo($A)", "bar($A)")]
+            )
+            .as_deref(),
             Some("\u{feff}fn a() {\r\n    bar(1);\r\n}\r\nfn b() { bar(2) }")
         );
     }
@@ -316,8 +325,11 @@ mod tests {
     fn a_tree_with_parse_errors_is_a_problem_with_its_line() {
         let problem = rewrite_source(
             "fn ok() {}\nfn broken( { foo(1) }\n",
-            SupportLang::Rust,
-            &ops(SupportLang::Rust, &[("foo($A)", "bar($A)")]),
+            AstLang::Builtin(SupportLang::Rust),
+            &ops(
+                AstLang::Builtin(SupportLang::Rust),
+                &[("foo($A)", "bar($A)")],
+            ),
         )
         .unwrap_err();
         assert!(
@@ -332,8 +344,11 @@ mod tests {
         assert_eq!(
             rewrite_source(
                 "fn broken( {\n",
-                SupportLang::Rust,
-                &ops(SupportLang::Rust, &[("foo($A)", "bar($A)")]),
+                AstLang::Builtin(SupportLang::Rust),
+                &ops(
+                    AstLang::Builtin(SupportLang::Rust),
+                    &[("foo($A)", "bar($A)")]
+                ),
             ),
             Ok(None)
         );
@@ -342,7 +357,11 @@ mod tests {
     #[test]
     fn a_rewrite_equal_to_the_match_changes_nothing() {
         assert_eq!(
-            rewrite("foo(1)\n", SupportLang::Python, &[("foo($A)", "foo($A)")]),
+            rewrite(
+                "foo(1)\n",
+                AstLang::Builtin(SupportLang::Python),
+                &[("foo($A)", "foo($A)")]
+            ),
             None
         );
     }

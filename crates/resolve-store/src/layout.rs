@@ -102,10 +102,7 @@ pub fn is_record_path(relative: &str) -> bool {
     let (Some(dir), Some(name), None) = (parts.next(), parts.next(), parts.next()) else {
         return false;
     };
-    let known = RecordKind::ALL
-        .iter()
-        .any(|kind| kind.dir_name() == dir)
-        || dir == NOTES_DIR;
+    let known = RecordKind::ALL.iter().any(|kind| kind.dir_name() == dir) || dir == NOTES_DIR;
     known && !name.is_empty() && name != "." && name != ".." && !name.contains('\\')
 }
 
@@ -240,7 +237,12 @@ mod tests {
 
     #[test]
     fn only_bare_names_in_the_record_directories_are_record_paths() {
-        for path in ["pending/7.json", "history/7.json", "notes/7.json", "pending/7.calling"] {
+        for path in [
+            "pending/7.json",
+            "history/7.json",
+            "notes/7.json",
+            "pending/7.calling",
+        ] {
             assert!(is_record_path(path), "{path}");
         }
         for path in [

@@ -28,7 +28,10 @@ impl Scene {
         for (path, content) in [
             ("victim/a.txt", "alpha\n"),
             ("victim/b.txt", "beta\n"),
-            (&format!("victim/{}", "a".repeat(64)) as &str, "blob-named\n"),
+            (
+                &format!("victim/{}", "a".repeat(64)) as &str,
+                "blob-named\n",
+            ),
             ("home/.bashrc", "export PATH=/usr/bin\n"),
             ("home/id_rsa", "-----BEGIN KEY-----\nsecret-key-line\n"),
         ] {
@@ -170,7 +173,10 @@ fn a_cloned_journal_symlink_is_refused_and_the_directory_it_points_at_keeps_ever
     // From `<clone>/.resolve/`, `../../victim` is `<tmp>/victim`.
     scene.link(".resolve/journal", "../../victim");
     let clone = scene.commit_and_clone();
-    assert!(clone.join(".resolve/journal").is_symlink(), "git kept the link");
+    assert!(
+        clone.join(".resolve/journal").is_symlink(),
+        "git kept the link"
+    );
     assert_refused(&scene, &clone, ".resolve/journal", "symlink");
 }
 
@@ -234,10 +240,26 @@ fn every_cloned_state_symlink_is_refused_naming_it_and_nothing_outside_changes()
         (".resolve/blobs", "../../victim", ".resolve/blobs"),
         (".resolve/lock", "../../victim/created", ".resolve/lock"),
         (".resolve/.gitignore", "/dev/zero", ".resolve/.gitignore"),
-        (".resolve/counters.json", "/dev/zero", ".resolve/counters.json"),
-        (".resolve/config.toml", "../../home/id_rsa", ".resolve/config.toml"),
-        (".resolve/notes/1.json", "../../../home/.bashrc", ".resolve/notes/1.json"),
-        (".resolve/dangling", "../../victim/nowhere", ".resolve/dangling"),
+        (
+            ".resolve/counters.json",
+            "/dev/zero",
+            ".resolve/counters.json",
+        ),
+        (
+            ".resolve/config.toml",
+            "../../home/id_rsa",
+            ".resolve/config.toml",
+        ),
+        (
+            ".resolve/notes/1.json",
+            "../../../home/.bashrc",
+            ".resolve/notes/1.json",
+        ),
+        (
+            ".resolve/dangling",
+            "../../victim/nowhere",
+            ".resolve/dangling",
+        ),
     ];
     for (link, target, offender) in cases {
         let scene = Scene::new();
@@ -301,7 +323,11 @@ fn a_fifo_swapped_in_at_a_previewed_path_fails_apply_quickly_and_releases_the_lo
         run.stderr
     );
     assert!(is_fifo(&workspace.path("a.txt")), "the FIFO was replaced");
-    assert_eq!(workspace.pending_ids().len(), 2, "the preview stays pending");
+    assert_eq!(
+        workspace.pending_ids().len(),
+        2,
+        "the preview stays pending"
+    );
     // The lock was released: another process applies at once.
     let started = Instant::now();
     run_in(

@@ -798,6 +798,62 @@ mod tests {
     }
 
     #[test]
+    fn a_state_file_is_read_only_when_it_is_a_regular_file_within_its_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("journal.json");
+        std::fs::write(&file, b"{}").unwrap();
+        assert_eq!(read_state_file(&file, 2).unwrap().unwrap(), b"{}");
+        assert_eq!(
+            read_state_file(&dir.path().join("missing"), 2).unwrap(),
+            None
+        );
+        let long = read_state_file(&file, 1).unwrap_err();
+        assert!(matches!(long, StoreError::CorruptState { .. }), "{long}");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let err = read_state_file(&link, 100).unwrap_err();
+        assert!(err.to_string().contains("is a symlink"), "{err}");
+        let zero = dir.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        assert!(read_state_file(&zero, 100).is_err());
+        let fifo = dir.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let err = read_state_file(&fifo, 100).unwrap_err();
+        assert!(err.to_string().contains("FIFO"), "{err}");
+        let err = read_bytes(&fifo).unwrap_err();
+        assert!(matches!(err, StoreError::NotRegularFile { .. }), "{err}");
+        // A workspace read follows a link (confinement checked where it leads).
+        assert_eq!(read_bytes(&link).unwrap().unwrap(), b"{}");
+    }
+
+    #[test]
+    fn the_state_tree_check_refuses_the_first_link_or_special_file_anywhere_under_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join(".resolve");
+        assert!(
+            check_state_tree(&state).is_ok(),
+            "a missing directory is fine"
+        );
+        std::fs::create_dir_all(state.join("pending")).unwrap();
+        std::fs::write(state.join("pending/1.json"), "{}").unwrap();
+        assert!(check_state_tree(&state).is_ok());
+        std::os::unix::fs::symlink("/tmp", state.join("pending/deep")).unwrap();
+        let err = check_state_tree(&state).unwrap_err();
+        assert!(err.to_string().contains("pending/deep"), "{err}");
+        std::fs::remove_file(state.join("pending/deep")).unwrap();
+        let linked = dir.path().join("linked");
+        std::os::unix::fs::symlink(&state, &linked).unwrap();
+        let err = check_state_tree(&linked).unwrap_err();
+        assert!(err.to_string().contains("symlink"), "{err}");
+    }
+
+    #[test]
     fn io_errors_name_the_path() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("no/such/dir/file");

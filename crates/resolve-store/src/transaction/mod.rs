@@ -362,6 +362,31 @@ mod tests {
     }
 
     #[test]
+    fn journal_clean_up_removes_only_the_names_a_transaction_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let journal_dir = workspace.layout().journal_dir();
+        std::fs::create_dir_all(&journal_dir).unwrap();
+        for name in [
+            "backup-0",
+            "state-1.json",
+            ".resolve-x1.tmp",
+            "keep.txt",
+            "backup-x",
+        ] {
+            std::fs::write(journal_dir.join(name), "x").unwrap();
+        }
+        assert_eq!(recover(&workspace).unwrap(), None);
+        assert_eq!(
+            fs::list_dir(&journal_dir).unwrap(),
+            vec!["backup-x", "keep.txt"]
+        );
+        // Only foreign names left: nothing to recover, and they stay.
+        assert_eq!(recover(&workspace).unwrap(), None);
+        assert_eq!(fs::list_dir(&journal_dir).unwrap().len(), 2);
+    }
+
+    #[test]
     fn a_failed_write_rolls_every_file_back_and_removes_the_journal() {
         let dir = tempfile::tempdir().unwrap();
         let workspace = Workspace::open(dir.path()).unwrap();

@@ -5,7 +5,10 @@
 //! file in the target's directory, written, fsynced, renamed over the target, then the
 //! directory fsynced) and keep the existing file's permissions. The transaction module builds
 //! its multi-file guarantee from the smaller steps here. Reads classify content as text or
-//! binary the way every producer must.
+//! binary the way every producer must, and never block: a FIFO, device or socket is refused,
+//! not opened. State under `.resolve/` may come from a clone, so it is read without following
+//! links (`O_NOFOLLOW`), files read whole with a size cap, and the whole state tree can be
+//! checked for links and special files before anything touches it.
 
 #![expect(
     clippy::disallowed_methods,

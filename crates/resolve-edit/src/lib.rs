@@ -63,7 +63,7 @@ pub use resolve_store::{
     Payload, PendingRecord, PendingSummary, RejectedFile, RejectedHunk, Review, ReviewedApply,
     ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
     StoreLock, StoredAction, Workspace, WorkspacePath, atomic_write, content_hash, create_dir_all,
-    is_binary, normalize_lexically, path_order, read_content,
+    is_binary, normalize_lexically, path_order, read_content, read_regular_file, read_state_file,
 };
 
 pub use ast_edit::{

@@ -2,7 +2,7 @@
 //! a glob, relative to the root and confined by [`Workspace::resolve`]. Directories and globs
 //! are walked with `ignore`, each directory's entries sorted by name: `.gitignore` (also outside
 //! a git repository), `.ignore` and the hidden-file rule apply, symlinks are not followed, and
-//! `.resolve/` is never entered. A file named explicitly is always included. Globs are anchored
+//! `.resolve/` and `.git/` (any case) are never entered. A file named explicitly is always included. Globs are anchored
 //! at the root, shell style: `*` stays within one directory and `**` crosses directories.
 //!
 //! The parts are merged into one sequence in [`path_order`], which is the order a sorted walk
@@ -162,7 +162,11 @@ impl Walk {
             .require_git(false)
             .follow_links(false)
             .sort_by_file_name(|a, b| a.cmp(b))
-            .filter_entry(move |entry| entry.path() != state_dir);
+            // Neither resolve's state nor git's is ever walked (the names compared as a
+            // case-folding file system would).
+            .filter_entry(move |entry| {
+                entry.path() != state_dir && !entry.file_name().eq_ignore_ascii_case(".git")
+            });
         builder.build().filter_map(move |entry| {
             let entry = entry.ok()?;
             if !entry.file_type().is_some_and(|kind| kind.is_file()) {

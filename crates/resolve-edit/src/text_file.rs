@@ -16,9 +16,11 @@ pub(crate) fn decode(bytes: Vec<u8>) -> Option<String> {
     FileContent::classify(bytes).into_text()
 }
 
-/// Read a whole file, naming it in the error.
+/// Read a whole file, naming it in the error; anything but a regular file (a FIFO, a device)
+/// is refused without blocking.
 pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, EditError> {
-    std::fs::read(path).map_err(|source| EditError::io("read", path, source))
+    resolve_store::read_regular_file(path)?
+        .ok_or_else(|| EditError::io("read", path, std::io::ErrorKind::NotFound.into()))
 }
 
 /// Split a leading byte-order mark off `text`: `(bom, rest)`.

@@ -142,8 +142,11 @@ impl ResolveServer {
         // What this connection resolves is recorded as resolved by it, decided by the model
         // (a person's decision goes through a store told so); `[check] require = true` holds
         // for its applies too.
+        // Opening the workspace checks its state directory (a `.resolve/` from a clone may hold
+        // links) before its configuration is read.
+        let workspace = Workspace::open(root)?;
         let settings = CheckSettings::discover(root, None).map_err(crate::McpError::Config)?;
-        let store = Store::open(Workspace::open(root)?)
+        let store = Store::open(workspace)
             .resolved_by(origin.clone())
             .requiring_check(settings.require);
         let tools = FileTools::new(store.clone(), origin.clone());

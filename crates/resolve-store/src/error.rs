@@ -215,6 +215,34 @@ pub enum StoreError {
     /// A caller of this crate broke one of its rules: a bug, not a bad request.
     #[error(transparent)]
     Invariant(#[from] Invariant),
+    /// A path names something that is not a regular file where one is read or written (a
+    /// FIFO, a device, a socket): it is never opened, so nothing waits on it.
+    #[error(
+        "`{}` is {kind}, not a regular file; resolve reads and writes only regular files. Remove or rename it, then try again.",
+        .path.display()
+    )]
+    NotRegularFile {
+        /// The file.
+        path: PathBuf,
+        /// What it is (`a FIFO (named pipe)`, `a character device`, …).
+        kind: &'static str,
+    },
+    /// A path points into `.git/`.
+    #[error("`{path}` is inside `.git/`, git's own state, and is never a target.")]
+    GitDir {
+        /// The path as given.
+        path: String,
+    },
+    /// A path goes through more symlinks than one lookup may follow.
+    #[error(
+        "`{path}` goes through too many symlinks (more than {hops}, or a loop); refusing to follow them."
+    )]
+    TooManyLinks {
+        /// The path as given.
+        path: String,
+        /// How many links were followed before giving up.
+        hops: usize,
+    },
 }
 
 /// A rule of this crate's API that a caller broke; always a bug in the caller.

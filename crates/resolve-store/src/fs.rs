@@ -5,15 +5,18 @@
 //! file in the target's directory, written, fsynced, renamed over the target, then the
 //! directory fsynced) and keep the existing file's permissions. The transaction module builds
 //! its multi-file guarantee from the smaller steps here. Reads classify content as text or
-//! binary the way every producer must.
+//! binary the way every producer must, and never block: a FIFO, device or socket is refused,
+//! not opened. State under `.resolve/` may come from a clone, so it is read without following
+//! links (`O_NOFOLLOW`), files read whole with a size cap, and the whole state tree can be
+//! checked for links and special files before anything touches it.
 
 #![expect(
     clippy::disallowed_methods,
     reason = "the one module that writes, renames and removes files"
 )]
 
-use std::fs::{self, File, OpenOptions, Permissions};
-use std::io::{self, BufWriter, Write};
+use std::fs::{self, File, FileType, OpenOptions, Permissions};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -129,22 +132,253 @@ fn atomic_write_with(
     sync_dir(&dir)
 }
 
-/// The bytes of `path`, or `None` when it does not exist.
+/// The bytes of the regular file at `path` (symlinks followed), or `None` when it does not
+/// exist. Anything else there (a FIFO, a device, a socket, a directory) is refused with
+/// [`StoreError::NotRegularFile`] without blocking: a FIFO is never opened for a read that
+/// waits for a writer.
 pub(crate) fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
-    match fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(error) if is_absent(&error) => Ok(None),
-        Err(source) => Err(StoreError::io("read", path, source)),
+    let Some(mut file) = open_regular(path, Links::Follow)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|source| StoreError::io("read", path, source))?;
+    Ok(Some(bytes))
+}
+
+/// The bytes of the workspace file at `path` (symlinks followed: confinement has checked
+/// where they lead), or `None` when it does not exist; anything but a regular file is refused
+/// with [`StoreError::NotRegularFile`] without blocking (a FIFO never hangs a read).
+pub fn read_regular_file(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
+    read_bytes(path)
+}
+
+/// The most a JSON or TOML state file read whole (a journal, a marker, a configuration) may
+/// hold; a larger one is corrupt state.
+pub const STATE_FILE_MAX_LEN: u64 = 64 * 1024 * 1024;
+
+/// The bytes of the state file at `path`, or `None` when it does not exist. A symlink there
+/// is never followed, and it, anything but a regular file (a FIFO, `/dev/zero`'s kind) and a
+/// file longer than `max_len` bytes are refused as [`StoreError::CorruptState`] naming
+/// `path`, without blocking and without reading past `max_len`.
+pub fn read_state_file(path: &Path, max_len: u64) -> Result<Option<Vec<u8>>, StoreError> {
+    let Some(file) = open_state_file(path)? else {
+        return Ok(None);
+    };
+    let too_long = || StoreError::CorruptState {
+        path: path.to_path_buf(),
+        reason: format!("it is longer than the {max_len} bytes a state file may hold"),
+    };
+    if file_len(&file, path)? > max_len {
+        return Err(too_long());
+    }
+    let mut bytes = Vec::new();
+    file.take(max_len.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| StoreError::io("read", path, source))?;
+    if bytes.len() as u64 > max_len {
+        return Err(too_long());
+    }
+    Ok(Some(bytes))
+}
+
+/// The state file at `path` opened for reading, or `None` when it does not exist; a symlink
+/// or anything but a regular file there is refused as [`StoreError::CorruptState`] (see
+/// [`read_state_file`]).
+pub(crate) fn open_state_file(path: &Path) -> Result<Option<File>, StoreError> {
+    open_regular(path, Links::Refuse)
+}
+
+/// The file at `path` opened for reading, or `None` when it does not exist: a state file (a
+/// record, a blob), so as [`open_state_file`].
+pub(crate) fn open_existing(path: &Path) -> Result<Option<File>, StoreError> {
+    open_state_file(path)
+}
+
+/// Whether a read follows a symlink at the path it is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Links {
+    /// A workspace file: confinement has checked where its links lead.
+    Follow,
+    /// A state file: a link there is corrupt state.
+    Refuse,
+}
+
+/// The regular file at `path` opened for reading without blocking, or `None` when nothing is
+/// there. What stands there is looked at first (a FIFO is never opened), and the open file
+/// again (so a swap in between is caught too).
+fn open_regular(path: &Path, links: Links) -> Result<Option<File>, StoreError> {
+    let looked = match links {
+        Links::Follow => fs::metadata(path),
+        Links::Refuse => fs::symlink_metadata(path),
+    };
+    match looked {
+        Ok(metadata) => refuse_irregular(path, metadata.file_type(), links)?,
+        Err(error) if is_absent(&error) => return Ok(None),
+        Err(source) => return Err(StoreError::io("read the metadata of", path, source)),
+    }
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(open_flags(links));
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(error) if is_absent(&error) => return Ok(None),
+        Err(error) if links == Links::Refuse && is_link_loop(&error) => {
+            return Err(link_in_state(path));
+        }
+        Err(source) => return Err(StoreError::io("read", path, source)),
+    };
+    let metadata = file
+        .metadata()
+        .map_err(|source| StoreError::io("read the metadata of", path, source))?;
+    refuse_irregular(path, metadata.file_type(), links)?;
+    Ok(Some(file))
+}
+
+/// `Ok` for a regular file; for anything else, the error a read of it at `path` gives.
+fn refuse_irregular(path: &Path, file_type: FileType, links: Links) -> Result<(), StoreError> {
+    if file_type.is_file() {
+        return Ok(());
+    }
+    Err(match links {
+        Links::Refuse => state_entry_error(path, file_type),
+        // As a read of a directory has always failed (callers take it for a changed file).
+        Links::Follow if file_type.is_dir() => {
+            StoreError::io("read", path, io::ErrorKind::IsADirectory.into())
+        }
+        Links::Follow => StoreError::NotRegularFile {
+            path: path.to_path_buf(),
+            kind: kind_of(file_type),
+        },
+    })
+}
+
+/// The flags every read opens with: never block (a FIFO or a device), and, for state files,
+/// never follow a final symlink.
+#[cfg(target_os = "linux")]
+fn open_flags(links: Links) -> i32 {
+    use rustix::fs::OFlags;
+    let mut flags = OFlags::NONBLOCK;
+    if links == Links::Refuse {
+        flags |= OFlags::NOFOLLOW;
+    }
+    i32::try_from(flags.bits()).unwrap_or(0)
+}
+
+/// The flags every read opens with; elsewhere than Linux, the checks before and after the
+/// open stand alone.
+#[cfg(all(unix, not(target_os = "linux")))]
+fn open_flags(_links: Links) -> i32 {
+    0
+}
+
+/// Whether `error` is `ELOOP`: what an `O_NOFOLLOW` open of a symlink gives, and a lookup
+/// through more links than the kernel follows.
+pub(crate) fn is_link_loop(error: &io::Error) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        // The look before the open refused the link already.
+        let _ = error;
+        false
     }
 }
 
-/// The file at `path` opened for reading, or `None` when it does not exist.
-pub(crate) fn open_existing(path: &Path) -> Result<Option<File>, StoreError> {
-    match File::open(path) {
-        Ok(file) => Ok(Some(file)),
-        Err(error) if is_absent(&error) => Ok(None),
-        Err(source) => Err(StoreError::io("read", path, source)),
+/// What a file type is, in words (`a FIFO (named pipe)`).
+fn kind_of(file_type: FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+        if file_type.is_char_device() {
+            return "a character device";
+        }
+        if file_type.is_block_device() {
+            return "a block device";
+        }
     }
+    if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_symlink() {
+        "a symbolic link"
+    } else if file_type.is_file() {
+        "a regular file"
+    } else {
+        "of an unknown kind"
+    }
+}
+
+/// The error for a symlink found in the state directory at `path`.
+fn link_in_state(path: &Path) -> StoreError {
+    StoreError::CorruptState {
+        path: path.to_path_buf(),
+        reason: "it is a symlink, and resolve's state is never reached through a link: was it committed to the repository? Nothing was touched".to_owned(),
+    }
+}
+
+/// The error for an entry of the state directory at `path` that is neither a regular file
+/// nor a directory.
+fn state_entry_error(path: &Path, file_type: FileType) -> StoreError {
+    if file_type.is_symlink() {
+        return link_in_state(path);
+    }
+    StoreError::CorruptState {
+        path: path.to_path_buf(),
+        reason: format!(
+            "it is {}, where resolve keeps only regular files and directories; nothing was touched",
+            kind_of(file_type)
+        ),
+    }
+}
+
+/// Check the state directory `dir` before anything reads or changes it: it must be a real
+/// directory (not a symlink), and hold only real directories and regular files, all the way
+/// down; no link is followed while looking. A missing `dir` is fine (nothing was staged).
+/// The first symlink, FIFO, device or socket found is [`StoreError::CorruptState`] naming it.
+pub(crate) fn check_state_tree(dir: &Path) -> Result<(), StoreError> {
+    let metadata = match fs::symlink_metadata(dir) {
+        Ok(metadata) => metadata,
+        Err(error) if is_absent(&error) => return Ok(()),
+        Err(source) => return Err(StoreError::io("read the metadata of", dir, source)),
+    };
+    if !metadata.is_dir() {
+        return Err(state_entry_error(dir, metadata.file_type()));
+    }
+    let mut unvisited = vec![dir.to_path_buf()];
+    while let Some(current) = unvisited.pop() {
+        let entries = match fs::read_dir(&current) {
+            Ok(entries) => entries,
+            // Removed by another process since it was listed.
+            Err(error) if is_absent(&error) => continue,
+            Err(source) => return Err(StoreError::io("list", &current, source)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(|source| StoreError::io("list", &current, source))?;
+            let file_type = match entry.file_type() {
+                Ok(file_type) => file_type,
+                Err(error) if is_absent(&error) => continue,
+                Err(source) => return Err(StoreError::io("list", &current, source)),
+            };
+            if file_type.is_dir() {
+                unvisited.push(entry.path());
+            } else if !file_type.is_file() {
+                return Err(state_entry_error(&entry.path(), file_type));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// When `path` was last modified, or `None` when it does not exist.
@@ -445,15 +679,24 @@ pub(crate) fn list_dir(dir: &Path) -> Result<Vec<String>, StoreError> {
     Ok(names)
 }
 
-/// Open (creating it when missing) the file an advisory lock is taken on.
+/// Open (creating it when missing) the file an advisory lock is taken on; a symlink there is
+/// never followed (it is corrupt state), nor is anything but a regular file opened.
 pub(crate) fn open_lock_file(path: &Path) -> Result<File, StoreError> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .map_err(|source| StoreError::io("open the lock file", path, source))
+    if let Ok(metadata) = fs::symlink_metadata(path) {
+        refuse_irregular(path, metadata.file_type(), Links::Refuse)?;
+    }
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(open_flags(Links::Refuse));
+    }
+    match options.open(path) {
+        Ok(file) => Ok(file),
+        Err(error) if is_link_loop(&error) => Err(link_in_state(path)),
+        Err(source) => Err(StoreError::io("open the lock file", path, source)),
+    }
 }
 
 /// Whether `error` says the path does not exist (also when a parent is not a directory).
@@ -555,6 +798,62 @@ mod tests {
             std::fs::read_link(dir.path().join("link2")).unwrap(),
             Path::new("run.sh")
         );
+    }
+
+    #[test]
+    fn a_state_file_is_read_only_when_it_is_a_regular_file_within_its_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("journal.json");
+        std::fs::write(&file, b"{}").unwrap();
+        assert_eq!(read_state_file(&file, 2).unwrap().unwrap(), b"{}");
+        assert_eq!(
+            read_state_file(&dir.path().join("missing"), 2).unwrap(),
+            None
+        );
+        let long = read_state_file(&file, 1).unwrap_err();
+        assert!(matches!(long, StoreError::CorruptState { .. }), "{long}");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let err = read_state_file(&link, 100).unwrap_err();
+        assert!(err.to_string().contains("is a symlink"), "{err}");
+        let zero = dir.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        assert!(read_state_file(&zero, 100).is_err());
+        let fifo = dir.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let err = read_state_file(&fifo, 100).unwrap_err();
+        assert!(err.to_string().contains("FIFO"), "{err}");
+        let err = read_bytes(&fifo).unwrap_err();
+        assert!(matches!(err, StoreError::NotRegularFile { .. }), "{err}");
+        // A workspace read follows a link (confinement checked where it leads).
+        assert_eq!(read_bytes(&link).unwrap().unwrap(), b"{}");
+    }
+
+    #[test]
+    fn the_state_tree_check_refuses_the_first_link_or_special_file_anywhere_under_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join(".resolve");
+        assert!(
+            check_state_tree(&state).is_ok(),
+            "a missing directory is fine"
+        );
+        std::fs::create_dir_all(state.join("pending")).unwrap();
+        std::fs::write(state.join("pending/1.json"), "{}").unwrap();
+        assert!(check_state_tree(&state).is_ok());
+        std::os::unix::fs::symlink("/tmp", state.join("pending/deep")).unwrap();
+        let err = check_state_tree(&state).unwrap_err();
+        assert!(err.to_string().contains("pending/deep"), "{err}");
+        std::fs::remove_file(state.join("pending/deep")).unwrap();
+        let linked = dir.path().join("linked");
+        std::os::unix::fs::symlink(&state, &linked).unwrap();
+        let err = check_state_tree(&linked).unwrap_err();
+        assert!(err.to_string().contains("symlink"), "{err}");
     }
 
     #[test]

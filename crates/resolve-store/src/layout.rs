@@ -95,6 +95,17 @@ pub fn call_marker(seq: u64) -> String {
     format!("{}/{seq}.calling", RecordKind::Pending.dir_name())
 }
 
+/// Whether `relative` (relative to the state directory) names a file a transaction may place
+/// or remove: a bare name in `pending/`, `history/` or `notes/`, nowhere else.
+pub fn is_record_path(relative: &str) -> bool {
+    let mut parts = relative.split('/');
+    let (Some(dir), Some(name), None) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    let known = RecordKind::ALL.iter().any(|kind| kind.dir_name() == dir) || dir == NOTES_DIR;
+    known && !name.is_empty() && name != "." && name != ".." && !name.contains('\\')
+}
+
 /// The paths of one workspace's state directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateLayout {
@@ -175,22 +186,34 @@ impl StateLayout {
         self.dir.join(PLANS_DIR)
     }
 
-    /// Whether the state directory exists (nothing was ever staged or locked when not).
+    /// Whether anything stands at the state directory's path (nothing was ever staged or
+    /// locked when not). A symlink or a file there counts, so that [`StateLayout::check`]
+    /// refuses it rather than the store taking the state for empty.
     pub fn exists(&self) -> bool {
-        self.dir.is_dir()
+        !matches!(fs::exists(&self.dir), Ok(false))
     }
 
-    /// Create the state directory with its record and note directories and `.gitignore` when
-    /// missing;
-    /// returns its path.
+    /// Refuse a state directory that cannot be trusted, before anything reads or changes it:
+    /// a repository may carry a `.resolve/` into a clone, so the directory itself must not be
+    /// a symlink, and everything in it must be a real directory or a regular file (no
+    /// symlink, FIFO, device or socket), all the way down. A missing directory is fine.
+    /// Nothing is touched either way; the first offender is [`StoreError::CorruptState`]
+    /// naming it.
+    pub fn check(&self) -> Result<(), StoreError> {
+        fs::check_state_tree(&self.dir)
+    }
+
+    /// [`StateLayout::check`] the state directory, then create it with its record and note
+    /// directories and `.gitignore` when missing; returns its path.
     pub fn ensure(&self) -> Result<&Path, StoreError> {
+        self.check()?;
         for kind in RecordKind::ALL {
             fs::create_dir_all(&self.records_dir(kind))?;
         }
         fs::create_dir_all(&self.notes_dir())?;
         let (name, content) = GITIGNORE;
         let gitignore = self.dir.join(name);
-        if fs::read_bytes(&gitignore)?.is_none() {
+        if fs::read_state_file(&gitignore, fs::STATE_FILE_MAX_LEN)?.is_none() {
             fs::atomic_write(&gitignore, content)?;
         }
         Ok(&self.dir)
@@ -210,6 +233,31 @@ mod tests {
         assert_eq!(record_seq("12.json"), Some(12));
         assert_eq!(record_seq(".resolve-abc.tmp"), None);
         assert_eq!(record_seq("7.calling"), None);
+    }
+
+    #[test]
+    fn only_bare_names_in_the_record_directories_are_record_paths() {
+        for path in [
+            "pending/7.json",
+            "history/7.json",
+            "notes/7.json",
+            "pending/7.calling",
+        ] {
+            assert!(is_record_path(path), "{path}");
+        }
+        for path in [
+            "h/home/user/.bashrc",
+            "pending/../../x",
+            "pending/a/b",
+            "pending/",
+            "pending/..",
+            "blobs/abc",
+            "journal/journal.json",
+            "lock",
+            "",
+        ] {
+            assert!(!is_record_path(path), "{path}");
+        }
     }
 
     #[test]

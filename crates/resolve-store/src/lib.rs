@@ -49,8 +49,8 @@ pub use change_set::{ChangeSet, Content, FileChange, path_order};
 pub use check_outcome::{CHECK_TAIL_LINES, CheckMode, CheckOutcome, CheckRun};
 pub use error::{Invariant, StoreError};
 pub use fs::{
-    BINARY_SNIFF_LEN, FileContent, atomic_write, copy_file, copy_symlink, create_dir_all,
-    is_binary, read_content,
+    BINARY_SNIFF_LEN, FileContent, STATE_FILE_MAX_LEN, atomic_write, copy_file, copy_symlink,
+    create_dir_all, is_binary, read_content, read_regular_file, read_state_file,
 };
 pub use hash::{content_hash, hex, sha256};
 pub use layout::{JOURNAL_DIR, LOCK_FILE, PLANS_DIR, RecordKind, STATE_DIR, StateLayout};

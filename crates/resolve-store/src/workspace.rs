@@ -1,13 +1,20 @@
 //! Workspace confinement: every path a tool or a person names is resolved inside the root, and
 //! the one lexical path normalizer ([`normalize_lexically`]).
 //!
-//! `..` escapes, absolute paths elsewhere and symlinks leading outside are refused, and so is
-//! anything under `.resolve/`, where resolve keeps its own state.
+//! `..` escapes, absolute paths elsewhere, symlinks leading outside and chains of more links
+//! than one lookup follows are refused, and so is anything under `.resolve/`, where resolve
+//! keeps its own state, or under any `.git/`, git's (both compared ASCII-case-insensitively,
+//! since the file system may fold case). Opening a workspace checks its state directory (see
+//! [`StateLayout::check`]) before anything else reads it.
 
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::StoreError;
+use crate::fs;
 use crate::layout::{STATE_DIR, StateLayout};
+
+/// The name of git's own directory, never a target.
+const GIT_DIR: &str = ".git";
 
 /// A workspace root (canonical) that paths are confined to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,7 +33,9 @@ pub struct WorkspacePath {
 }
 
 impl Workspace {
-    /// Open the workspace rooted at `root`, which must be an existing directory.
+    /// Open the workspace rooted at `root`, which must be an existing directory; its state
+    /// directory, when there is one, must pass [`StateLayout::check`] (a `.resolve/` holding
+    /// a symlink, say one committed to a repository, is refused before anything touches it).
     pub fn open(root: impl AsRef<Path>) -> Result<Self, StoreError> {
         let root = root.as_ref();
         let canonical = root
@@ -37,8 +46,10 @@ impl Workspace {
                 path: root.display().to_string(),
             });
         }
+        let layout = StateLayout::under(&canonical);
+        layout.check()?;
         Ok(Self {
-            layout: StateLayout::under(&canonical),
+            layout,
             root: canonical,
         })
     }
@@ -74,7 +85,11 @@ impl Workspace {
             match normalized.strip_prefix(&self.root) {
                 Ok(rest) => rest.to_path_buf(),
                 Err(_) => {
-                    let parent_canonical = canonical_prefix(&normalized);
+                    let parent_canonical =
+                        canonical_prefix(&normalized).ok_or_else(|| StoreError::TooManyLinks {
+                            path: path.to_owned(),
+                            hops: MAX_LINK_HOPS,
+                        })?;
                     parent_canonical
                         .strip_prefix(&self.root)
                         .map_err(|_| outside())?
@@ -85,26 +100,21 @@ impl Workspace {
             normalize_lexically(given).ok_or_else(outside)?
         };
         let relative = to_slash(&relative_part);
-        if relative.split('/').next() == Some(STATE_DIR) {
-            return Err(StoreError::StateDir {
-                path: path.to_owned(),
-            });
-        }
+        refuse_own_state(&relative, path)?;
         let absolute = self.root.join(&relative_part);
         // Follow symlinks on the longest existing prefix.
-        let real = canonical_prefix(&absolute);
+        let real = canonical_prefix(&absolute).ok_or_else(|| StoreError::TooManyLinks {
+            path: path.to_owned(),
+            hops: MAX_LINK_HOPS,
+        })?;
         if !real.starts_with(&self.root) {
             return Err(StoreError::SymlinkEscape {
                 path: path.to_owned(),
                 target: real,
             });
         }
-        if let Ok(rest) = real.strip_prefix(&self.root)
-            && to_slash(rest).split('/').next() == Some(STATE_DIR)
-        {
-            return Err(StoreError::StateDir {
-                path: path.to_owned(),
-            });
+        if let Ok(rest) = real.strip_prefix(&self.root) {
+            refuse_own_state(&to_slash(rest), path)?;
         }
         Ok(WorkspacePath {
             absolute,
@@ -117,15 +127,43 @@ impl Workspace {
     }
 
     /// Where an absolute path really leads, symlinks followed (also dangling ones); a write
-    /// to `absolute` lands there.
-    pub fn real_path(&self, absolute: &Path) -> PathBuf {
-        canonical_prefix(absolute)
+    /// to `absolute` lands there. More links than one lookup follows (a loop) is
+    /// [`StoreError::TooManyLinks`].
+    pub fn real_path(&self, absolute: &Path) -> Result<PathBuf, StoreError> {
+        canonical_prefix(absolute).ok_or_else(|| StoreError::TooManyLinks {
+            path: absolute.display().to_string(),
+            hops: MAX_LINK_HOPS,
+        })
     }
 
     /// The root-relative, `/`-separated name of an absolute path inside the root.
     pub fn relative_name(&self, absolute: &Path) -> Option<String> {
         absolute.strip_prefix(&self.root).ok().map(to_slash)
     }
+}
+
+/// Refuse the root-relative, `/`-separated `relative` (of `given`, as the caller wrote it)
+/// when it is resolve's state directory or under it, or has a `.git` component; both names
+/// compared ASCII-case-insensitively, as a case-folding file system would.
+fn refuse_own_state(relative: &str, given: &str) -> Result<(), StoreError> {
+    let mut components = relative.split('/');
+    if components
+        .next()
+        .is_some_and(|first| first.eq_ignore_ascii_case(STATE_DIR))
+    {
+        return Err(StoreError::StateDir {
+            path: given.to_owned(),
+        });
+    }
+    if relative
+        .split('/')
+        .any(|component| component.eq_ignore_ascii_case(GIT_DIR))
+    {
+        return Err(StoreError::GitDir {
+            path: given.to_owned(),
+        });
+    }
+    Ok(())
 }
 
 /// Resolve `.` and `..` lexically; `None` if `..` climbs above the start (the root of an
@@ -176,20 +214,29 @@ const MAX_LINK_HOPS: usize = 40;
 
 /// Where `path` really leads: the longest existing prefix canonicalized, then the rest. A
 /// symlink whose target does not exist (yet) is followed too, since a write through it would
-/// create that target; `..` left in the rest is resolved lexically.
-fn canonical_prefix(path: &Path) -> PathBuf {
+/// create that target; `..` left in the rest is resolved lexically. `None` when the kernel
+/// finds more links than one lookup follows (`ELOOP`: a loop, or a chain longer than 40), or
+/// more than [`MAX_LINK_HOPS`] dangling links are followed by hand: where such a path leads
+/// is unknown, so it is never taken for inside.
+fn canonical_prefix(path: &Path) -> Option<PathBuf> {
     let mut current = path.to_path_buf();
     for _ in 0..MAX_LINK_HOPS {
         // Walk up from `current` to its longest existing prefix, collecting the rest.
         let mut existing = current.clone();
         let mut rest = Vec::new();
         let next = loop {
-            if let Ok(canonical) = existing.canonicalize() {
-                let mut result = canonical;
-                for name in rest.iter().rev() {
-                    result.push(name);
+            match existing.canonicalize() {
+                Ok(canonical) => {
+                    let mut result = canonical;
+                    for name in rest.iter().rev() {
+                        result.push(name);
+                    }
+                    return Some(lexical(&result));
                 }
-                return lexical(&result);
+                // More links than the kernel follows in one lookup: where a write would land
+                // is unknown (the write itself would fail), so this is no path inside.
+                Err(error) if fs::is_link_loop(&error) => return None,
+                Err(_) => {}
             }
             if let Ok(target) = std::fs::read_link(&existing) {
                 // A dangling link: go on from its target.
@@ -207,12 +254,12 @@ fn canonical_prefix(path: &Path) -> PathBuf {
                     rest.push(name);
                     existing = parent.to_path_buf();
                 }
-                _ => return lexical(&current),
+                _ => return Some(lexical(&current)),
             }
         };
         current = next;
     }
-    lexical(&current)
+    None
 }
 
 /// `path` with `.` dropped and `..` applied lexically (never above the root).
@@ -299,18 +346,89 @@ mod tests {
         }
         let alias = ws.resolve("alias.rs").unwrap();
         assert_eq!(
-            ws.real_path(&alias.absolute),
+            ws.real_path(&alias.absolute).unwrap(),
             ws.root().join("src/missing.rs")
         );
     }
 
     #[test]
-    fn symlink_loops_do_not_hang_resolution() {
+    fn symlink_loops_are_refused_as_too_many_links_without_hanging() {
         let (dir, ws) = workspace();
         std::os::unix::fs::symlink("b", dir.path().join("a")).unwrap();
         std::os::unix::fs::symlink("a", dir.path().join("b")).unwrap();
-        let resolved = ws.resolve("a/file.txt").unwrap();
-        assert!(ws.real_path(&resolved.absolute).starts_with(ws.root()));
+        let err = ws.resolve("a/file.txt").unwrap_err();
+        assert!(matches!(err, StoreError::TooManyLinks { .. }), "{err}");
+        assert!(err.to_string().contains("a/file.txt"), "{err}");
+    }
+
+    /// `<dir>/<prefix>0 -> <prefix>1 -> … -> <prefix><len-1> -> end`.
+    fn chain(dir: &Path, prefix: &str, len: usize, end: &Path) {
+        std::os::unix::fs::symlink(end, dir.join(format!("{prefix}{}", len - 1))).unwrap();
+        for index in (0..len - 1).rev() {
+            std::os::unix::fs::symlink(
+                format!("{prefix}{}", index + 1),
+                dir.join(format!("{prefix}{index}")),
+            )
+            .unwrap();
+        }
+    }
+
+    #[test]
+    fn an_eighty_link_chain_is_refused_as_too_many_links_wherever_it_ends() {
+        let (dir, ws) = workspace();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("victim.txt"), "keep").unwrap();
+        chain(dir.path(), "out", 80, &outside.path().join("victim.txt"));
+        chain(dir.path(), "in", 80, &dir.path().join("src/inside.rs"));
+        chain(dir.path(), "gone", 80, &outside.path().join("missing.txt"));
+        for path in ["out0", "in0", "gone0", "out0/x"] {
+            let err = ws.resolve(path).unwrap_err();
+            assert!(
+                matches!(err, StoreError::TooManyLinks { .. }),
+                "{path}: {err}"
+            );
+            assert!(err.to_string().contains("too many symlinks"), "{err}");
+        }
+        assert!(matches!(
+            ws.real_path(&dir.path().join("out0")).unwrap_err(),
+            StoreError::TooManyLinks { .. }
+        ));
+        // A short chain is followed as ever.
+        chain(dir.path(), "short", 5, &outside.path().join("victim.txt"));
+        assert!(matches!(
+            ws.resolve("short0").unwrap_err(),
+            StoreError::SymlinkEscape { .. }
+        ));
+    }
+
+    #[test]
+    fn git_directories_are_never_a_target_in_any_case_or_through_a_link() {
+        let (dir, ws) = workspace();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::os::unix::fs::symlink(".git", dir.path().join("gitlink")).unwrap();
+        for path in [
+            ".git/config",
+            ".Git/config",
+            "src/.GIT/hooks/pre-commit",
+            "gitlink/config",
+            ".git",
+        ] {
+            let err = ws.resolve(path).unwrap_err();
+            assert!(matches!(err, StoreError::GitDir { .. }), "{path}: {err}");
+            assert!(err.to_string().contains("inside `.git/`"), "{err}");
+        }
+        for path in [".gitignore", ".github/workflows/ci.yml", "src/.gitkeep"] {
+            assert!(ws.resolve(path).is_ok(), "{path}");
+        }
+    }
+
+    #[test]
+    fn the_state_directory_is_refused_in_any_case() {
+        let (_dir, ws) = workspace();
+        for path in [".RESOLVE/pending/1.json", ".Resolve", "src/../.reSolve/x"] {
+            let err = ws.resolve(path).unwrap_err();
+            assert!(matches!(err, StoreError::StateDir { .. }), "{path}: {err}");
+        }
     }
 
     #[test]

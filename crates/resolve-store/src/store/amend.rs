@@ -95,7 +95,7 @@ impl Store {
     /// store; `None` when neither holds it (the file changed since the preview).
     pub fn base_content(&self, path: &str, base_hash: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let resolved = self.workspace.resolve(path)?;
-        let real = self.workspace.real_path(&resolved.absolute);
+        let real = self.workspace.real_path(&resolved.absolute)?;
         if let Some(bytes) = fs::read_bytes(&real).or_else(|error| match error {
             // A directory stands where the file was: it changed.
             StoreError::Io { ref source, .. }

@@ -54,7 +54,7 @@ impl Store {
                 tool: call.tool.clone(),
             })
         });
-        if let Some(bytes) = fs::read_bytes(&marker)? {
+        if let Some(bytes) = fs::read_state_file(&marker, fs::STATE_FILE_MAX_LEN)? {
             // The marker names the call that was made (it may be the other of apply and reject).
             let interrupted = serde_json::from_slice::<McpCallMarker>(&bytes)
                 .ok()

@@ -339,7 +339,7 @@ impl Store {
     /// its content's hash (`None` when absent).
     pub(super) fn hash_target(&self, path: &str) -> Result<Target, StoreError> {
         let resolved = self.workspace.resolve(path)?;
-        let real = self.workspace.real_path(&resolved.absolute);
+        let real = self.workspace.real_path(&resolved.absolute)?;
         let relative =
             self.workspace
                 .relative_name(&real)

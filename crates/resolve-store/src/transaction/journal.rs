@@ -12,11 +12,44 @@ use super::crash::CrashHook;
 use crate::error::StoreError;
 use crate::fs;
 use crate::hash::is_sha256_hex;
-use crate::layout::StateLayout;
+use crate::layout::{StateLayout, is_record_path};
 use crate::workspace::Workspace;
 
 /// Version of the journal format; a journal of another version is refused.
 pub(super) const JOURNAL_VERSION: u32 = 1;
+
+/// How the backup of a transaction's `index`-th file is named in the journal directory.
+pub(super) fn backup_name(index: usize) -> String {
+    format!("backup-{index}")
+}
+
+/// How the `index`-th state file a transaction places is named in the journal directory.
+pub(super) fn staged_name(index: usize) -> String {
+    format!("state-{index}.json")
+}
+
+/// The journal file's name in its directory (as the layout spells it).
+fn journal_file_name(layout: &StateLayout) -> Option<String> {
+    layout
+        .journal_file()
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+}
+
+/// Whether `name` is one a transaction writes in the journal directory: the journal, a
+/// backup, a staged state file, or the temporary file the journal is written through. Only
+/// these are ever removed from there.
+pub(super) fn is_journal_name(layout: &StateLayout, name: &str) -> bool {
+    let numbered = |prefix: &str, suffix: &str| {
+        name.strip_prefix(prefix)
+            .and_then(|rest| rest.strip_suffix(suffix))
+            .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+    };
+    journal_file_name(layout).as_deref() == Some(name)
+        || numbered("backup-", "")
+        || numbered("state-", ".json")
+        || (name.starts_with(".resolve-") && name.ends_with(".tmp") && !name.contains('/'))
+}
 
 /// What a transaction does for the store; decides the words of recovery messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,9 +147,11 @@ pub(super) struct JournalEntry {
 impl Journal {
     /// Refuse a journal naming anything recovery must not touch: it writes, renames and removes
     /// what the journal names, so every file and directory must be confined to the workspace
-    /// (outside `.resolve/`), every backup a bare name in the journal directory, and every
-    /// state path plain and relative.
+    /// (outside `.resolve/` and `.git/`, symlinks followed), every backup and staged file one
+    /// of the names a transaction gives them in the journal directory, and every state path a
+    /// bare name in a record directory that is itself no symlink.
     pub(super) fn check(&self, workspace: &Workspace) -> Result<(), String> {
+        let layout = workspace.layout();
         let plain = |path: &str| {
             !path.is_empty()
                 && Path::new(path)
@@ -136,7 +171,7 @@ impl Journal {
             confined(&entry.path)?;
             confined(&entry.temp)?;
             if let Some(backup) = &entry.backup
-                && (!plain(backup) || Path::new(backup).components().count() != 1)
+                && !(backup.starts_with("backup-") && is_journal_name(layout, backup))
             {
                 return Err(format!(
                     "it names the backup `{backup}`, which is not a bare name"
@@ -163,13 +198,13 @@ impl Journal {
                     continue;
                 }
             };
-            if !plain(path) {
+            if !plain(path) || !is_record_path(path) || !record_dir_is_real(layout, path) {
                 return Err(format!(
-                    "it names the state file `{path}`, which is not plain"
+                    "it names the state file `{path}`, which is not a record of the state directory"
                 ));
             }
             if let JournalState::Place { staged, .. } = change
-                && (!plain(staged) || Path::new(staged).components().count() != 1)
+                && !(staged.starts_with("state-") && is_journal_name(layout, staged))
             {
                 return Err(format!(
                     "it names the staged state file `{staged}`, which is not a bare name"
@@ -180,21 +215,40 @@ impl Journal {
     }
 }
 
+/// Whether the directory holding the record `relative` (a [`is_record_path`]) is where its
+/// name says, symlinks followed: a missing one is (nothing can be placed through it).
+fn record_dir_is_real(layout: &StateLayout, relative: &str) -> bool {
+    let dir = fs::parent_of(&layout.join(relative));
+    match dir.canonicalize() {
+        Ok(real) => real == dir,
+        Err(error) => error.kind() == std::io::ErrorKind::NotFound,
+    }
+}
+
 /// Write `journal` in place of the journal file (atomically).
 pub(super) fn write_journal(layout: &StateLayout, journal: &Journal) -> Result<(), StoreError> {
     fs::atomic_write_json(&layout.journal_file(), journal)
 }
 
-/// Remove the journal file (the end of the transaction), then the backups.
+/// Remove the journal file (the end of the transaction), then the backups and staged files:
+/// only names a transaction gives ([`is_journal_name`]); anything else in the directory is
+/// left alone.
 pub(super) fn remove_journal(layout: &StateLayout, hook: &mut CrashHook) -> Result<(), StoreError> {
     let journal_dir = layout.journal_dir();
     fs::remove_file(&layout.journal_file())?;
     fs::sync_dir(&journal_dir)?;
     hook.point("journal-removed");
-    for name in fs::list_dir(&journal_dir)? {
+    for name in leftovers(layout)? {
         fs::remove_file(&journal_dir.join(name))?;
     }
     Ok(())
+}
+
+/// The names in the journal directory a transaction wrote ([`is_journal_name`]).
+pub(super) fn leftovers(layout: &StateLayout) -> Result<Vec<String>, StoreError> {
+    let mut names = fs::list_dir(&layout.journal_dir())?;
+    names.retain(|name| is_journal_name(layout, name));
+    Ok(names)
 }
 
 /// The permission bits a journal entry records.

@@ -54,7 +54,8 @@ use serde::Serialize;
 
 use self::crash::CrashHook;
 use self::journal::{
-    JOURNAL_VERSION, Journal, JournalEntry, JournalState, mode_of, permissions_from, write_journal,
+    JOURNAL_VERSION, Journal, JournalEntry, JournalState, backup_name, mode_of, permissions_from,
+    staged_name, write_journal,
 };
 pub(crate) use self::settle::Rollback;
 use self::settle::{finish, rollback};
@@ -171,7 +172,7 @@ impl<R: Serialize> Transaction<'_, R> {
             let target = root.join(&file.relative);
             let backup = match file.original {
                 Some(_) => {
-                    let name = format!("backup-{index}");
+                    let name = backup_name(index);
                     let path = journal_dir.join(&name);
                     if fs::link_or_copy(&target, &path)? {
                         unsynced.push(path);
@@ -198,7 +199,7 @@ impl<R: Serialize> Transaction<'_, R> {
         for (index, change) in self.state.iter().enumerate() {
             state.push(match change {
                 StateChange::Write { path, record } => {
-                    let staged = format!("state-{index}.json");
+                    let staged = staged_name(index);
                     let staged_path = journal_dir.join(&staged);
                     fs::write_new_json(&staged_path, record)?;
                     unsynced.push(staged_path);
@@ -358,6 +359,31 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let workspace = Workspace::open(dir.path()).unwrap();
         assert_eq!(recover(&workspace).unwrap(), None);
+    }
+
+    #[test]
+    fn journal_clean_up_removes_only_the_names_a_transaction_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let journal_dir = workspace.layout().journal_dir();
+        std::fs::create_dir_all(&journal_dir).unwrap();
+        for name in [
+            "backup-0",
+            "state-1.json",
+            ".resolve-x1.tmp",
+            "keep.txt",
+            "backup-x",
+        ] {
+            std::fs::write(journal_dir.join(name), "x").unwrap();
+        }
+        assert_eq!(recover(&workspace).unwrap(), None);
+        assert_eq!(
+            fs::list_dir(&journal_dir).unwrap(),
+            vec!["backup-x", "keep.txt"]
+        );
+        // Only foreign names left: nothing to recover, and they stay.
+        assert_eq!(recover(&workspace).unwrap(), None);
+        assert_eq!(fs::list_dir(&journal_dir).unwrap().len(), 2);
     }
 
     #[test]

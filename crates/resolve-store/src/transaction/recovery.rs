@@ -6,7 +6,7 @@
 use resolve_core::count_noun;
 
 use super::crash::CrashHook;
-use super::journal::{JOURNAL_VERSION, Journal, Purpose, remove_journal};
+use super::journal::{JOURNAL_VERSION, Journal, Purpose, leftovers, remove_journal};
 use super::settle::{finish, rollback};
 use crate::error::{QuotedList, StoreError};
 use crate::fs;
@@ -17,11 +17,11 @@ use crate::workspace::Workspace;
 /// nothing to do.
 pub(crate) fn recover(workspace: &Workspace) -> Result<Option<String>, StoreError> {
     let layout = workspace.layout();
-    if fs::list_dir(&layout.journal_dir())?.is_empty() {
+    if leftovers(layout)?.is_empty() {
         return Ok(None);
     }
     let path = layout.journal_file();
-    let Some(bytes) = fs::read_bytes(&path)? else {
+    let Some(bytes) = fs::read_state_file(&path, fs::STATE_FILE_MAX_LEN)? else {
         // Interrupted before the journal was written (no file touched yet) or after it was
         // removed (everything done): what is left is only backups and temp files.
         remove_journal(layout, &mut CrashHook::disabled())?;

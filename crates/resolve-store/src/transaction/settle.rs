@@ -116,9 +116,12 @@ pub(super) fn rollback(workspace: &Workspace, journal: &Journal) -> Result<Rollb
         match &entry.backup {
             Some(name) => {
                 let backup = journal_dir.join(name);
-                let bytes = fs::read_bytes(&backup)?.ok_or_else(|| StoreError::CorruptState {
-                    path: backup.clone(),
-                    reason: "the backup the journal names is missing".to_owned(),
+                // A state file: no link is followed, whatever its length.
+                let bytes = fs::read_state_file(&backup, u64::MAX)?.ok_or_else(|| {
+                    StoreError::CorruptState {
+                        path: backup.clone(),
+                        reason: "the backup the journal names is missing".to_owned(),
+                    }
                 })?;
                 // Restoring a damaged backup would lose the original silently.
                 if entry.original_hash.as_deref() != Some(content_hash(&bytes).as_str()) {

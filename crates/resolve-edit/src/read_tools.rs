@@ -111,6 +111,7 @@ pub fn read(workspace: &Workspace, request: &ReadRequest) -> Result<String, Edit
     let real = workspace.real_path(&target.absolute);
     let mut scanner = LineScanner::open(&target.relative, &real)?;
     let window = read_window(&mut scanner, offset, limit).map_err(|stop| match stop {
+        // `read_window` turns a spent budget into a lower bound; only `Binary` reaches here.
         ScanStop::Binary | ScanStop::Budget => EditError::Binary {
             path: target.relative.clone(),
         },

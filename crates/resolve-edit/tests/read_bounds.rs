@@ -7,6 +7,10 @@
     clippy::disallowed_methods,
     reason = "tests set up and inspect files directly"
 )]
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers outside #[test] functions fail the test by panicking"
+)]
 
 use std::fs::File;
 use std::io::Write;

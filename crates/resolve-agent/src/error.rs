@@ -10,6 +10,44 @@
 
 use std::time::Duration;
 
+/// A size bound on what a model server may send; breaking one ends the model call with
+/// [`AgentError::ResponseTooLarge`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseLimit {
+    /// One line of a streamed (SSE) response: 8 MiB.
+    SseLine,
+    /// The data of one SSE event: 32 MiB.
+    SseEvent,
+    /// A whole streamed response: 256 MiB.
+    Stream,
+    /// A whole response that is not streamed: 64 MiB.
+    Body,
+}
+
+impl ResponseLimit {
+    /// The bound in bytes.
+    pub const fn bytes(self) -> usize {
+        match self {
+            Self::SseLine => 8 << 20,
+            Self::SseEvent => 32 << 20,
+            Self::Stream => 256 << 20,
+            Self::Body => 64 << 20,
+        }
+    }
+}
+
+impl std::fmt::Display for ResponseLimit {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mib = self.bytes() >> 20;
+        match self {
+            Self::SseLine => write!(formatter, "an SSE line longer than {mib} MiB"),
+            Self::SseEvent => write!(formatter, "an SSE event with more than {mib} MiB of data"),
+            Self::Stream => write!(formatter, "a streamed response longer than {mib} MiB"),
+            Self::Body => write!(formatter, "a response body larger than {mib} MiB"),
+        }
+    }
+}
+
 /// Why an agent run (or building a session) failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -112,6 +150,16 @@ pub enum AgentError {
         url: String,
         /// What was wrong with it.
         message: String,
+    },
+    /// The server's response broke one of the client's size bounds; it is dropped, not retried.
+    #[error(
+        "The model server at `{url}` sent {limit}; the response was dropped and not retried. Check that `--base-url` points at a working model server."
+    )]
+    ResponseTooLarge {
+        /// The request URL.
+        url: String,
+        /// The bound it broke.
+        limit: ResponseLimit,
     },
     /// The run reached its model-call limit.
     #[error("Stopped after {0} model calls (--max-turns).")]

@@ -68,7 +68,7 @@ mod session;
 mod tool;
 mod usage;
 
-pub use error::AgentError;
+pub use error::{AgentError, ResponseLimit};
 pub use event::{AgentEvent, EventSink};
 pub use file_tools::file_tools;
 pub use message::{Message, ToolCall};

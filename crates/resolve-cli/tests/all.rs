@@ -21,6 +21,7 @@ mod suite {
     mod crash;
     mod custom_tools;
     mod faults;
+    mod hostile_model;
     mod hunks;
     mod plan;
     mod review;

@@ -90,7 +90,7 @@ fn a_person_approves_through_the_python_sdk_and_nothing_else_writes() {
 struct RawServer {
     child: std::process::Child,
     lines: mpsc::Receiver<String>,
-    _root: tempfile::TempDir,
+    root: tempfile::TempDir,
 }
 
 impl RawServer {
@@ -118,11 +118,7 @@ impl RawServer {
                 }
             }
         });
-        Self {
-            child,
-            lines,
-            _root: root,
-        }
+        Self { child, lines, root }
     }
 
     fn send(&mut self, line: &str) {
@@ -216,4 +212,67 @@ fn mcp_help_explains_the_server() {
     assert!(help.contains("MCP client over stdin/stdout"), "{help}");
     assert!(help.contains("reminder"), "{help}");
     assert!(help.contains("RESOLVE_LOG"), "{help}");
+}
+
+/// The text of tool result `id`.
+fn result_text(server: &RawServer, id: u64) -> String {
+    let response = server.response(id);
+    response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {response}"))
+        .to_owned()
+}
+
+/// `lines` lines of text, then zeros up to `size` bytes without storing them (a sparse file).
+fn sparse_file(path: &std::path::Path, lines: usize, size: u64) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = std::io::BufWriter::new(&file);
+    for number in 1..=lines {
+        writeln!(
+            writer,
+            "line {number} of the text at the start of a huge file"
+        )
+        .unwrap();
+    }
+    writer.flush().unwrap();
+    drop(writer);
+    file.set_len(size).unwrap();
+}
+
+/// Issue #35, item 8: `read {"limit": 1}` of a 2 GiB file peaked at 2.1 GB. Over MCP, `read`
+/// of a sparse 3 GiB file and `grep` of a sparse 512 MiB one (which it scans to the end) keep
+/// the server's peak resident memory (`VmHWM`, read from `/proc` while it still runs) under
+/// 200 MiB.
+#[cfg(target_os = "linux")]
+#[test]
+fn huge_sparse_files_read_and_grepped_over_mcp_keep_the_server_under_200_mib() {
+    let mut server = RawServer::start(&[]);
+    sparse_file(&server.root.path().join("huge.log"), 300, 3 << 30);
+    sparse_file(&server.root.path().join("big.log"), 300, 512 << 20);
+
+    server.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#);
+    server.response(1);
+    server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    server.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read","arguments":{"path":"huge.log","limit":1}}}"#);
+    let read = result_text(&server, 2);
+    assert!(
+        read.starts_with("     1\tline 1 of the text at the start of a huge file\n\n[Showing lines 1-1 of at least 301"),
+        "{read}"
+    );
+    server.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"^line 300 ","path":"big.log"}}}"#);
+    assert_eq!(
+        result_text(&server, 3),
+        "big.log:300:line 300 of the text at the start of a huge file"
+    );
+
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap();
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|number| number.parse().ok())
+        .unwrap();
+    assert!(peak_kib < 200 * 1024, "peak resident memory {peak_kib} KiB");
+    drop(server.child.stdin.take());
+    assert!(server.child.wait().unwrap().success());
 }

@@ -71,6 +71,14 @@ pub enum EditError {
         /// The path as given.
         path: String,
     },
+    /// A path names a FIFO, socket or device, which the read-only tools do not open.
+    #[error(
+        "`{path}` is not a regular file (a FIFO, socket or device); `read` and `grep` only read regular files."
+    )]
+    NotRegularFile {
+        /// The path as given.
+        path: String,
+    },
     /// A path is a directory where a file was expected, or the reverse.
     #[error("`{path}` is {found}, expected {expected}.")]
     WrongKind {
@@ -198,6 +206,7 @@ impl EditError {
             | Self::EditAmbiguous { .. }
             | Self::Binary { .. }
             | Self::NotFound { .. }
+            | Self::NotRegularFile { .. }
             | Self::WrongKind { .. }
             | Self::Arguments(_)
             | Self::InvalidRequest(_)

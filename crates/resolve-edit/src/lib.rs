@@ -35,6 +35,7 @@ mod producer;
 
 mod diff;
 mod hunks;
+mod line_scan;
 mod ordered;
 mod scope;
 mod selection;
@@ -83,7 +84,8 @@ pub use pending_source::{ApplyGate, GateDecision, StorePendingSource};
 pub use preview::{PREVIEW_BANNER, Preview, ResultDetails, addressed_preview, applied_text};
 pub use producer::{AST_EDIT_TOOL, EDIT_TOOL, Producer, WRITE_TOOL, applied_label};
 pub use read_tools::{
-    DEFAULT_READ_LIMIT, GREP_MAX_MATCHES, GrepRequest, LsRequest, ReadRequest, grep, ls, read,
+    DEFAULT_READ_LIMIT, GREP_LINE_BYTES, GREP_MAX_MATCHES, GrepRequest, LsRequest, READ_MAX_OUTPUT,
+    READ_SCAN_BUDGET, ReadRequest, grep, ls, read,
 };
 pub use review::{
     ActionHunks, AmendOutcome, PreviewFile, ReviewDecision, action_hunks, amend, amend_target,

@@ -1,7 +1,8 @@
 //! The read-only tools, which stage nothing and return plain text: `read` (numbered lines of a
 //! file), `ls` (the entries of a directory) and `grep` (regex matches as `path:line:text`).
 //! Paths are confined like every other path; binary files are refused by `read` and passed
-//! over by `grep`.
+//! over by `grep`. Both stream files through `line_scan` rather than loading them, so a huge
+//! file or an endless line costs bounded memory, and neither opens a FIFO or device.
 
 use std::ops::ControlFlow;
 
@@ -11,9 +12,9 @@ use serde::{Deserialize, Serialize};
 use resolve_store::{STATE_DIR, Workspace};
 
 use crate::error::EditError;
+use crate::line_scan::{LineInfo, LineScanner, ScanStop, utf8_prefix};
 use crate::ordered::{default_threads, map_in_order};
 use crate::scope::{Scope, ScopedFile};
-use crate::text_file::{decode, read_bytes, split_bom};
 
 /// Lines `read` shows when no `limit` is given.
 pub const DEFAULT_READ_LIMIT: usize = 2000;
@@ -23,6 +24,21 @@ pub const GREP_MAX_MATCHES: usize = 200;
 
 /// Characters of one line shown by `read` and `grep` before it is cut.
 const MAX_LINE_CHARS: usize = 2000;
+
+/// Bytes of one line `read` keeps: enough for one character more than it shows, so a cut
+/// line is still marked as cut.
+const READ_KEEP_BYTES: usize = 4 * (MAX_LINE_CHARS + 1);
+
+/// Bytes `read` returns at most (whole lines), so one call cannot flood a model's context.
+pub const READ_MAX_OUTPUT: usize = 256 * 1024;
+
+/// Bytes `read` scans without showing them once it reaches `offset` (the dropped tails of
+/// long lines, then the lines counted after the window); past this the line count is a lower
+/// bound. Lines before `offset` are always scanned: they were asked for.
+pub const READ_SCAN_BUDGET: u64 = 16 * 1024 * 1024;
+
+/// Bytes of one line `grep` matches against; a longer line is matched on its start only.
+pub const GREP_LINE_BYTES: usize = 1024 * 1024;
 
 /// Characters of a matching line that `grep` shows.
 const GREP_LINE_CHARS: usize = 300;
@@ -63,6 +79,14 @@ pub struct GrepRequest {
 
 /// `read`: the lines `offset..offset+limit` of a text file, each as `<number>\t<line>` with the
 /// number right-aligned in 6 columns, and a note when lines remain.
+///
+/// The file is streamed: `read` scans up to the last line it shows, then counts the lines
+/// after it for the note, up to [`READ_SCAN_BUDGET`] bytes not shown; past that the note
+/// gives a lower bound. What it returns is at most [`READ_MAX_OUTPUT`] bytes (whole lines;
+/// the note says where it was cut). The binary rule holds for the bytes scanned: a NUL byte
+/// in the first 8 KiB, or bytes that are not UTF-8 anywhere up to where the scan stopped,
+/// refuse the file; a file that is not UTF-8 only past that point has its valid lines shown.
+/// Anything but a regular file (a FIFO, socket or device) is refused before it is opened.
 pub fn read(workspace: &Workspace, request: &ReadRequest) -> Result<String, EditError> {
     let target = workspace.resolve(&request.path)?;
     if target.absolute.is_dir() {
@@ -84,45 +108,139 @@ pub fn read(workspace: &Workspace, request: &ReadRequest) -> Result<String, Edit
         ));
     }
     let offset = request.offset.unwrap_or(1).max(1);
-    let text = decode(read_bytes(&target.absolute)?).ok_or_else(|| EditError::Binary {
-        path: target.relative.clone(),
+    let real = workspace.real_path(&target.absolute);
+    let mut scanner = LineScanner::open(&target.relative, &real)?;
+    let window = read_window(&mut scanner, offset, limit).map_err(|stop| match stop {
+        // `read_window` turns a spent budget into a lower bound; only `Binary` reaches here.
+        ScanStop::Binary | ScanStop::Budget => EditError::Binary {
+            path: target.relative.clone(),
+        },
+        ScanStop::Io(source) => EditError::io("read", &real, source),
     })?;
-    let (_, body) = split_bom(&text);
-    if body.is_empty() {
-        return Ok(format!("`{}` is empty.", target.relative));
-    }
-    let lines: Vec<&str> = body
-        .strip_suffix('\n')
-        .unwrap_or(body)
-        .split('\n')
-        .map(|line| line.strip_suffix('\r').unwrap_or(line))
-        .collect();
-    let total = lines.len();
-    if offset > total {
-        return Err(EditError::InvalidRequest(format!(
-            "`{}` has {total} lines; offset {offset} is past the end.",
-            target.relative
-        )));
-    }
-    // `limit` comes from the model and may be as large as `usize::MAX`.
-    let last = (offset - 1).saturating_add(limit).min(total);
-    let mut out = String::new();
-    for (index, line) in lines[offset - 1..last].iter().enumerate() {
-        out.push_str(&format!(
-            "{:>6}\t{}\n",
-            offset + index,
-            cut(line, MAX_LINE_CHARS)
-        ));
-    }
-    if last < total {
-        out.push_str(&format!(
-            "\n[Showing lines {offset}-{last} of {total}. Continue with offset={}.]",
-            last + 1
-        ));
-    } else if out.ends_with('\n') {
-        out.pop();
-    }
+    let Some(last) = window.last_shown else {
+        return match window.total {
+            LineCount::Exact(0) => Ok(format!("`{}` is empty.", target.relative)),
+            LineCount::Exact(total) | LineCount::AtLeast(total) => {
+                Err(EditError::InvalidRequest(format!(
+                    "`{}` has {total} lines; offset {offset} is past the end.",
+                    target.relative
+                )))
+            }
+        };
+    };
+    let mut out = window.text;
+    let of = match window.total {
+        LineCount::Exact(total) if total == last && !window.output_cut => {
+            out.pop();
+            return Ok(out);
+        }
+        LineCount::Exact(total) => format!("of {total}"),
+        LineCount::AtLeast(total) => {
+            format!("of at least {total} (the rest of the file was not counted)")
+        }
+    };
+    let lead = if window.output_cut {
+        format!("Output cut at {} KiB: showing", READ_MAX_OUTPUT / 1024)
+    } else {
+        "Showing".to_owned()
+    };
+    out.push_str(&format!(
+        "\n[{lead} lines {offset}-{last} {of}. Continue with offset={}.]",
+        last + 1
+    ));
     Ok(out)
+}
+
+/// How many lines a file has, as far as `read` counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineCount {
+    /// Exactly this many.
+    Exact(usize),
+    /// At least this many; counting stopped at [`READ_SCAN_BUDGET`].
+    AtLeast(usize),
+}
+
+/// The lines `read` shows, rendered, and what it learned about the rest.
+#[derive(Debug)]
+struct Window {
+    /// The shown lines, each `<number>\t<line>\n`.
+    text: String,
+    /// The number of the last line shown; `None` when none was.
+    last_shown: Option<usize>,
+    /// Whether [`READ_MAX_OUTPUT`] stopped the window before `limit` lines.
+    output_cut: bool,
+    /// The file's line count.
+    total: LineCount,
+}
+
+/// Scan to line `offset`, render up to `limit` lines, then count the rest within the budget.
+fn read_window(scanner: &mut LineScanner, offset: usize, limit: usize) -> Result<Window, ScanStop> {
+    let mut kept = Vec::new();
+    let mut window = Window {
+        text: String::new(),
+        last_shown: None,
+        output_cut: false,
+        total: LineCount::Exact(0),
+    };
+    // Lines before the window are scanned in full, however long: the model asked for them.
+    let mut unbounded = u64::MAX;
+    let mut seen = 0usize;
+    while seen + 1 < offset {
+        match scanner.next_line(0, &mut kept, &mut unbounded)? {
+            Some(_) => seen += 1,
+            None => {
+                window.total = LineCount::Exact(seen);
+                return Ok(window);
+            }
+        }
+    }
+    let mut budget = READ_SCAN_BUDGET;
+    // `limit` comes from the model and may be as large as `usize::MAX`.
+    let last_wanted = (offset - 1).saturating_add(limit);
+    while seen < last_wanted {
+        let (info, stopped) = match scanner.next_line(READ_KEEP_BYTES, &mut kept, &mut budget) {
+            Ok(Some(info)) => (info, false),
+            Ok(None) => {
+                window.total = LineCount::Exact(seen);
+                return Ok(window);
+            }
+            // A line longer than the budget: shown cut, and nothing after it is known.
+            Err(ScanStop::Budget) => (LineInfo { cut: true }, true),
+            Err(stop) => return Err(stop),
+        };
+        seen += 1;
+        let text = utf8_prefix(&kept);
+        let text = if info.cut {
+            text
+        } else {
+            text.strip_suffix('\r').unwrap_or(text)
+        };
+        let line = format!("{seen:>6}\t{}\n", cut(text, MAX_LINE_CHARS));
+        if window.text.len() + line.len() > READ_MAX_OUTPUT && window.last_shown.is_some() {
+            window.output_cut = true;
+            break;
+        }
+        window.text.push_str(&line);
+        window.last_shown = Some(seen);
+        if stopped {
+            window.total = LineCount::AtLeast(seen);
+            return Ok(window);
+        }
+    }
+    loop {
+        match scanner.next_line(0, &mut kept, &mut budget) {
+            Ok(Some(_)) => seen += 1,
+            Ok(None) => {
+                window.total = LineCount::Exact(seen);
+                return Ok(window);
+            }
+            Err(ScanStop::Budget) => {
+                window.total = LineCount::AtLeast(seen + 1);
+                return Ok(window);
+            }
+            Err(stop) => return Err(stop),
+        }
+    }
 }
 
 /// `ls`: the entries of a directory sorted by name, one per line, directories with a trailing
@@ -175,7 +293,7 @@ pub fn grep(workspace: &Workspace, request: &GrepRequest) -> Result<String, Edit
     map_in_order(
         scope.files(workspace),
         default_threads(),
-        |file: ScopedFile| grep_file(&regex, &file),
+        |file: ScopedFile| grep_file(workspace, &regex, &file),
         |matches| {
             found.extend(matches);
             if found.len() > GREP_MAX_MATCHES {
@@ -202,19 +320,44 @@ pub fn grep(workspace: &Workspace, request: &GrepRequest) -> Result<String, Edit
     Ok(out.join("\n"))
 }
 
-/// The first [`GREP_MAX_MATCHES`] matching lines of one file; none for binary files.
-fn grep_file(regex: &Regex, file: &ScopedFile) -> Vec<(String, usize, String)> {
-    let Some(text) = read_bytes(&file.absolute).ok().and_then(decode) else {
+/// The first [`GREP_MAX_MATCHES`] matching lines of one file; none for binary files and
+/// anything but regular files. The file is streamed line by line (each line matched on its
+/// first [`GREP_LINE_BYTES`]), and scanned to its end so that a file that is not UTF-8 past its
+/// first matches is still passed over, as a binary file.
+fn grep_file(
+    workspace: &Workspace,
+    regex: &Regex,
+    file: &ScopedFile,
+) -> Vec<(String, usize, String)> {
+    let real = workspace.real_path(&file.absolute);
+    let Ok(mut scanner) = LineScanner::open(&file.relative, &real) else {
         return Vec::new();
     };
-    let (_, body) = split_bom(&text);
-    body.split('\n')
-        .enumerate()
-        .map(|(index, line)| (index, line.strip_suffix('\r').unwrap_or(line)))
-        .filter(|(_, line)| regex.is_match(line))
-        .take(GREP_MAX_MATCHES)
-        .map(|(index, line)| (file.relative.clone(), index + 1, cut(line, GREP_LINE_CHARS)))
-        .collect()
+    let mut found = Vec::new();
+    let mut kept = Vec::new();
+    let mut unbounded = u64::MAX;
+    let mut number = 0usize;
+    loop {
+        match scanner.next_line(GREP_LINE_BYTES, &mut kept, &mut unbounded) {
+            Ok(Some(info)) => {
+                number += 1;
+                if found.len() >= GREP_MAX_MATCHES {
+                    continue;
+                }
+                let text = utf8_prefix(&kept);
+                let text = if info.cut {
+                    text
+                } else {
+                    text.strip_suffix('\r').unwrap_or(text)
+                };
+                if regex.is_match(text) {
+                    found.push((file.relative.clone(), number, cut(text, GREP_LINE_CHARS)));
+                }
+            }
+            Ok(None) => return found,
+            Err(ScanStop::Binary | ScanStop::Budget | ScanStop::Io(_)) => return Vec::new(),
+        }
+    }
 }
 
 /// `line` cut to `max` characters, marked when cut.

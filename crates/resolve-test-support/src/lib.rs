@@ -17,6 +17,7 @@
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
@@ -137,6 +138,19 @@ pub enum Reply {
     RawSse(Vec<String>),
     /// Stream the first part of a turn (its first text piece), then hang without ending.
     Hang(Turn),
+    /// A body that never ends, as a broken or hostile server sends it: `head`, then `repeat`
+    /// again and again, waiting `pause` before each repeat. The bytes sent are counted
+    /// ([`MockServer::sent_bytes`]).
+    Endless {
+        /// The `content-type` header.
+        content_type: &'static str,
+        /// Sent first.
+        head: String,
+        /// Sent after it, forever.
+        repeat: String,
+        /// The wait before each repeat (none: as fast as the client reads).
+        pause: Option<std::time::Duration>,
+    },
 }
 
 /// What the mock saw.
@@ -151,6 +165,8 @@ pub struct Recorded {
 struct MockState {
     script: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<Recorded>>,
+    /// Bytes of `Reply::Endless` bodies handed to the connection so far.
+    sent: Arc<AtomicUsize>,
 }
 
 /// A running mock server; it stops when the test's runtime ends.
@@ -165,6 +181,7 @@ impl MockServer {
         let state = Arc::new(MockState {
             script: Mutex::new(script.into()),
             requests: Mutex::new(Vec::new()),
+            sent: Arc::new(AtomicUsize::new(0)),
         });
         let app = Router::new()
             .route("/v1/chat/completions", post(handle))
@@ -198,6 +215,12 @@ impl MockServer {
 
     pub fn unused_replies(&self) -> usize {
         self.state.script.lock().unwrap().len()
+    }
+
+    /// Bytes of [`Reply::Endless`] bodies the server handed to its connections so far; the
+    /// client's reading pace bounds it (plus what the sockets buffer).
+    pub fn sent_bytes(&self) -> usize {
+        self.state.sent.load(Ordering::Relaxed)
     }
 }
 
@@ -238,6 +261,12 @@ async fn handle(
             response
         }
         Reply::RawSse(chunks) => sse(chunks, false),
+        Reply::Endless {
+            content_type,
+            head,
+            repeat,
+            pause,
+        } => endless(content_type, head, repeat, pause, state.sent.clone()),
         Reply::Hang(turn) => {
             let events = if anthropic {
                 anthropic_events(&turn)
@@ -280,6 +309,32 @@ fn sse(events: Vec<String>, hang: bool) -> Response {
     Response::builder()
         .header(header::CONTENT_TYPE, "text/event-stream")
         .body(body)
+        .unwrap()
+}
+
+/// A body that never ends; see [`Reply::Endless`].
+fn endless(
+    content_type: &'static str,
+    head: String,
+    repeat: String,
+    pause: Option<std::time::Duration>,
+    sent: Arc<AtomicUsize>,
+) -> Response {
+    let repeat = Bytes::from(repeat);
+    let first = futures::stream::once(async move { Bytes::from(head) });
+    let rest = futures::stream::unfold(repeat, move |repeat| async move {
+        if let Some(pause) = pause {
+            tokio::time::sleep(pause).await;
+        }
+        Some((repeat.clone(), repeat))
+    });
+    let body = first.chain(rest).map(move |chunk| {
+        sent.fetch_add(chunk.len(), Ordering::Relaxed);
+        Ok::<_, Infallible>(chunk)
+    });
+    Response::builder()
+        .header(header::CONTENT_TYPE, content_type)
+        .body(Body::from_stream(body))
         .unwrap()
 }
 

@@ -1,5 +1,7 @@
 //! Sending one request: bounded retries with backoff for 429, 5xx and connection errors, the
-//! request timeout, cancellation, and error texts that name the URL and the model.
+//! request timeout, cancellation, and error texts that name the URL and the model; reading a
+//! whole body within a size bound (64 KiB of an error body, [`ResponseLimit::Body`] of an
+//! answer), with cancellation checked between chunks.
 //!
 //! Owned here: the transport policy of one request. Not owned: the request bodies and response
 //! parsing (`openai`, `anthropic`, the parent module).
@@ -11,7 +13,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{Provider, excerpt};
-use crate::{AgentError, AgentEvent, EventSink};
+use crate::{AgentError, AgentEvent, EventSink, ResponseLimit};
 
 /// Why a request produced no usable response.
 #[derive(Debug)]
@@ -130,10 +132,11 @@ pub(super) async fn send(
             return Ok(response);
         }
         let hint = retry_after(&response);
-        let text = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(AgentError::Cancelled.into()),
-            text = response.text() => text.unwrap_or_default(),
+        // Only the start of an error body is used (an excerpt, a search for `tool_choice`).
+        let text = match read_capped(response, ERROR_BODY_BYTES, cancel).await {
+            Ok(Capped { bytes, .. }) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(ReadStop::Cancelled) => return Err(AgentError::Cancelled.into()),
+            Err(ReadStop::Failed(_)) => String::new(),
         };
         if forced_choice
             && (status.is_client_error() || status.is_server_error())
@@ -189,30 +192,85 @@ fn status_error(provider: &Provider, status: StatusCode, text: &str) -> AgentErr
     }
 }
 
-/// Read a whole JSON response body.
+/// Bytes of an error response's body that are read; the rest is dropped unread.
+const ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// The first bytes of a body, and whether more followed.
+struct Capped {
+    bytes: Vec<u8>,
+    more: bool,
+}
+
+/// Why a body was not read to its end or its cap.
+enum ReadStop {
+    Cancelled,
+    Failed(reqwest::Error),
+}
+
+/// Read `response`'s body chunk by chunk up to `cap` bytes, checking for cancellation before
+/// every chunk; a body announced (`content-length`) or found to be longer stops at the cap.
+async fn read_capped(
+    mut response: reqwest::Response,
+    cap: usize,
+    cancel: &CancellationToken,
+) -> Result<Capped, ReadStop> {
+    let announced = response
+        .content_length()
+        .and_then(|length| usize::try_from(length).ok());
+    if announced.is_some_and(|length| length > cap) {
+        return Ok(Capped {
+            bytes: Vec::new(),
+            more: true,
+        });
+    }
+    let mut bytes = Vec::with_capacity(announced.unwrap_or(0));
+    loop {
+        let chunk = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(ReadStop::Cancelled),
+            chunk = response.chunk() => chunk.map_err(ReadStop::Failed)?,
+        };
+        let Some(chunk) = chunk else {
+            return Ok(Capped { bytes, more: false });
+        };
+        let room = cap - bytes.len();
+        if chunk.len() > room {
+            bytes.extend_from_slice(&chunk[..room]);
+            return Ok(Capped { bytes, more: true });
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+}
+
+/// Read a whole JSON response body, at most [`ResponseLimit::Body`] bytes.
 pub(super) async fn read_json(
     provider: &Provider,
     response: reqwest::Response,
     cancel: &CancellationToken,
 ) -> Result<Value, AgentError> {
-    let bytes = tokio::select! {
-        biased;
-        () = cancel.cancelled() => return Err(AgentError::Cancelled),
-        bytes = response.bytes() => bytes,
-    };
-    let bytes = bytes.map_err(|error| {
-        if error.is_timeout() {
-            AgentError::Timeout {
+    let limit = ResponseLimit::Body;
+    let bytes = match read_capped(response, limit.bytes(), cancel).await {
+        Ok(Capped { more: true, .. }) => {
+            return Err(AgentError::ResponseTooLarge {
+                url: provider.url.clone(),
+                limit,
+            });
+        }
+        Ok(Capped { bytes, more: false }) => bytes,
+        Err(ReadStop::Cancelled) => return Err(AgentError::Cancelled),
+        Err(ReadStop::Failed(error)) if error.is_timeout() => {
+            return Err(AgentError::Timeout {
                 url: provider.url.clone(),
                 after: provider.config().request_timeout,
-            }
-        } else {
-            AgentError::BadResponse {
+            });
+        }
+        Err(ReadStop::Failed(error)) => {
+            return Err(AgentError::BadResponse {
                 url: provider.url.clone(),
                 message: format!("the body could not be read ({error})"),
-            }
+            });
         }
-    })?;
+    };
     serde_json::from_slice(&bytes).map_err(|error| AgentError::BadResponse {
         url: provider.url.clone(),
         message: format!(

@@ -2,7 +2,8 @@
 //! many servers compatible with it) and Anthropic Messages.
 //!
 //! This module owns turning the neutral transcript and tool specs into request bodies,
-//! reading streamed (SSE) and whole responses, and the transport policy: retries with bounded backoff for 429, 5xx and connection errors;
+//! reading streamed (SSE, `sse`) and whole responses within size bounds
+//! ([`crate::ResponseLimit`]), and the transport policy: retries with bounded backoff for 429, 5xx and connection errors;
 //! the forced-choice fallback (named → `required`/`any` → none, remembered for the run); and a
 //! stream that ends without a finish reason retried once without streaming, which then stays
 //! off for the run. The settings ([`ProviderConfig`]) live in `config`. The agent loop (which
@@ -13,17 +14,17 @@ mod config;
 mod http;
 mod openai;
 mod schema;
+mod sse;
 
 use std::time::Duration;
 
-use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use resolve_core::{ToolChoice, ToolSpec};
 use tokio_util::sync::CancellationToken;
 
 use serde_json::Value;
 
-use crate::{AgentError, AgentEvent, CallUsage, EventSink, Message, ToolCall};
+use crate::{AgentError, AgentEvent, CallUsage, EventSink, Message, ResponseLimit, ToolCall};
 
 pub use config::{ForcedChoiceSupport, ProviderConfig, ProviderKind, ReasoningEffort};
 pub use schema::openai_strict_accepts;
@@ -263,7 +264,7 @@ impl Provider {
                         sink,
                         cancel,
                     )
-                    .await?
+                    .await
                 }
                 ProviderKind::Anthropic => {
                     read_stream(
@@ -272,7 +273,17 @@ impl Provider {
                         sink,
                         cancel,
                     )
-                    .await?
+                    .await
+                }
+            };
+            let finished = match finished {
+                Ok(finished) => finished,
+                Err(StreamStop::Cancelled) => return Err(AgentError::Cancelled),
+                Err(StreamStop::TooLarge(limit)) => {
+                    return Err(AgentError::ResponseTooLarge {
+                        url: self.url.clone(),
+                        limit,
+                    });
                 }
             };
             match finished {
@@ -290,45 +301,73 @@ impl Provider {
     }
 }
 
+/// Why reading a stream stopped without an outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StreamStop {
+    /// The run was cancelled.
+    Cancelled,
+    /// The server broke a size bound.
+    TooLarge(ResponseLimit),
+}
+
 /// Read an SSE body (a stream of byte chunks, split anywhere) to its end. `Ok(Err(why))` means
 /// the stream ended without a finish reason (or broke off), so the caller retries without
-/// streaming.
+/// streaming; a broken size bound is an error, never retried. Cancellation is checked before
+/// every chunk, and each chunk is parsed in time linear in its length.
 async fn read_stream<R, S, B, E>(
     body: S,
     mut reader: R,
     sink: &mut dyn EventSink,
     cancel: &CancellationToken,
-) -> Result<Result<ModelResponse, String>, AgentError>
+) -> Result<Result<ModelResponse, String>, StreamStop>
 where
     R: StreamReader,
     S: futures::Stream<Item = Result<B, E>>,
     B: AsRef<[u8]>,
     E: std::fmt::Display,
 {
-    let mut events = std::pin::pin!(body.eventsource());
+    let mut body = std::pin::pin!(body);
+    let mut parser = sse::SseParser::default();
+    let mut events = Vec::new();
     loop {
         let next = tokio::select! {
             biased;
-            () = cancel.cancelled() => return Err(AgentError::Cancelled),
-            next = events.next() => next,
+            () = cancel.cancelled() => return Err(StreamStop::Cancelled),
+            next = body.next() => next,
         };
-        match next {
+        let chunk = match next {
             None => break,
-            Some(Err(error)) => {
-                return Ok(Err(format!("broke off ({error})")));
-            }
-            Some(Ok(event)) => match reader.handle(&event.event, &event.data, sink) {
+            Some(Err(error)) => return Ok(Err(format!("broke off ({error})"))),
+            Some(Ok(chunk)) => chunk,
+        };
+        // Events before a parse error are handled first, so the outcome does not depend on
+        // where the body was split.
+        let parsed = parser.feed(chunk.as_ref(), &mut events);
+        for event in events.drain(..) {
+            match reader.handle(&event.event, &event.data, sink) {
                 Flow::Continue => {}
-                Flow::Done => break,
+                Flow::Done => return Ok(finish(reader)),
                 Flow::Abandon(message) => {
                     return Ok(Err(format!("reported an error ({message})")));
                 }
-            },
+            }
+        }
+        match parsed {
+            Ok(()) => {}
+            Err(sse::SseError::Limit(limit)) => return Err(StreamStop::TooLarge(limit)),
+            Err(sse::SseError::NotUtf8) => {
+                return Ok(Err("broke off (a line is not valid UTF-8)".to_owned()));
+            }
         }
     }
-    Ok(reader
+    Ok(finish(reader))
+}
+
+/// The response a reader built, or why there is none.
+fn finish(reader: impl StreamReader) -> Result<ModelResponse, String> {
+    reader
         .finish()
-        .ok_or_else(|| "ended without a finish reason".to_owned()))
+        .ok_or_else(|| "ended without a finish reason".to_owned())
 }
 
 /// What a streamed (SSE) response body amounts to, as [`parse_event_stream`] reads it.
@@ -345,7 +384,9 @@ pub enum StreamOutcome {
         finish_reason: String,
     },
     /// The stream ended without a finish reason, broke off, or reported an error in-stream;
-    /// the agent then retries the call without streaming. `why` says which.
+    /// the agent then retries the call without streaming. `why` says which. (A stream that
+    /// breaks a size bound, [`crate::ResponseLimit`], is also `Unfinished` here; the agent
+    /// ends the call with an error instead of retrying.)
     Unfinished {
         /// What went wrong, e.g. `ended without a finish reason`.
         why: String,
@@ -399,9 +440,12 @@ pub fn parse_event_stream(
             finish_reason: response.finish.as_str().to_owned(),
         },
         Ok(Err(why)) => StreamOutcome::Unfinished { why },
-        // Only cancellation fails outright, and this token is never cancelled.
-        Err(error) => StreamOutcome::Unfinished {
-            why: error.to_string(),
+        Err(StreamStop::TooLarge(limit)) => StreamOutcome::Unfinished {
+            why: format!("was dropped: the server sent {limit}"),
+        },
+        // This token is never cancelled.
+        Err(StreamStop::Cancelled) => StreamOutcome::Unfinished {
+            why: AgentError::Cancelled.to_string(),
         },
     }
 }

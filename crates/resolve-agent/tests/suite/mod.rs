@@ -1,6 +1,7 @@
 mod support;
 
 mod custom_tools;
+mod hostile_server;
 mod reviewer_notes;
 mod soft_requirement;
 mod thinking;

@@ -148,6 +148,11 @@ impl Model {
     pub fn bodies(&self) -> Vec<serde_json::Value> {
         self.server.bodies()
     }
+
+    /// The OpenAI-compatible base URL (with `/v1`).
+    pub fn openai_base(&self) -> String {
+        self.server.openai_base()
+    }
 }
 
 /// `resolve agent --base-url <mock> --model mock EXTRA… TASK`, with `stdin` piped in (so it is

@@ -108,7 +108,7 @@ pub fn read(workspace: &Workspace, request: &ReadRequest) -> Result<String, Edit
         ));
     }
     let offset = request.offset.unwrap_or(1).max(1);
-    let real = workspace.real_path(&target.absolute);
+    let real = workspace.real_path(&target.absolute)?;
     let mut scanner = LineScanner::open(&target.relative, &real)?;
     let window = read_window(&mut scanner, offset, limit).map_err(|stop| match stop {
         // `read_window` turns a spent budget into a lower bound; only `Binary` reaches here.
@@ -329,7 +329,9 @@ fn grep_file(
     regex: &Regex,
     file: &ScopedFile,
 ) -> Vec<(String, usize, String)> {
-    let real = workspace.real_path(&file.absolute);
+    let Ok(real) = workspace.real_path(&file.absolute) else {
+        return Vec::new();
+    };
     let Ok(mut scanner) = LineScanner::open(&file.relative, &real) else {
         return Vec::new();
     };

@@ -472,6 +472,60 @@ pub(crate) fn parent_of(path: &Path) -> PathBuf {
     }
 }
 
+/// The bytes of the regular file at `path`, or `None` when it does not exist. A symbolic link
+/// at `path` is not followed, and anything but a regular file (a FIFO, a device, a directory)
+/// or a file longer than `max_len` bytes is refused as corrupt state naming the file: for state
+/// a cloned repository may have planted.
+pub fn read_state_file(path: &Path, max_len: u64) -> Result<Option<Vec<u8>>, StoreError> {
+    use std::io::Read;
+
+    let corrupt = |reason: String| StoreError::CorruptState {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let symlink = || corrupt("it is a symbolic link, which resolve does not follow here".to_owned());
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // No link followed at the last component; a FIFO does not block the open.
+        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+        options.custom_flags(flags.bits().cast_signed());
+    }
+    #[cfg(not(target_os = "linux"))]
+    if fs::symlink_metadata(path).is_ok_and(|metadata| metadata.file_type().is_symlink()) {
+        return Err(symlink());
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(error) if is_absent(&error) => return Ok(None),
+        #[cfg(target_os = "linux")]
+        Err(error) if error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            return Err(symlink());
+        }
+        Err(source) => return Err(StoreError::io("read", path, source)),
+    };
+    let metadata = file
+        .metadata()
+        .map_err(|source| StoreError::io("read the metadata of", path, source))?;
+    if !metadata.is_file() {
+        return Err(corrupt("it is not a regular file".to_owned()));
+    }
+    let too_long = || corrupt(format!("it is longer than {max_len} bytes"));
+    if metadata.len() > max_len {
+        return Err(too_long());
+    }
+    let mut bytes = Vec::new();
+    file.take(max_len.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| StoreError::io("read", path, source))?;
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > max_len {
+        return Err(too_long());
+    }
+    Ok(Some(bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;

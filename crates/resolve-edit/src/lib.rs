@@ -57,7 +57,8 @@ mod tools;
 
 pub use resolve_store::{
     AmendFile, Amendment, ApplyOutcome, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs, CHECK_TAIL_LINES,
-    CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckMode, CheckOutcome, CheckRun, Content, Decider,
+    CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckMode, CheckOutcome, CheckRun, CommandTrust,
+    ConfigFile, ConfiguredCommand, Content, Decider, TrustState, TrustedFiles, Untrusted,
     FileChange, FileContent, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
     Landing, McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR,
     Payload, PendingRecord, PendingSummary, RejectedFile, RejectedHunk, Review, ReviewedApply,

@@ -101,7 +101,7 @@ impl CommandTrust {
         match self {
             Self::Allowed => Ok(()),
             Self::Refused(untrusted) => {
-                let records = TrustedFiles::load()?;
+                let records = TrustedFiles::load_from(untrusted.user_dir.as_deref())?;
                 if records.state_of(&untrusted.path, &untrusted.sha256) == TrustState::Trusted {
                     Ok(())
                 } else {
@@ -130,6 +130,8 @@ pub struct Untrusted {
     pub commands: Vec<ConfiguredCommand>,
     /// The command line that trusts it (`resolve trust --root DIR` or `--config FILE`).
     pub trust_command: String,
+    /// The per-user directory whose records decide (`None`: [`user_dir`]).
+    pub user_dir: Option<PathBuf>,
 }
 
 impl Untrusted {
@@ -163,14 +165,27 @@ pub struct ConfigFile {
     pub state: TrustState,
     /// The command line that trusts it.
     pub trust_command: String,
+    /// The per-user directory whose records decided (`None`: [`user_dir`]).
+    pub user_dir: Option<PathBuf>,
 }
 
 impl ConfigFile {
     /// Read `file` when the person named one (it must exist), else `<root>/.resolve/config.toml`
     /// (`None` when there is none). A symbolic link at the file or at `.resolve` is refused, as
     /// is anything but a regular file of at most [`CONFIG_MAX_LEN`] bytes or text that is not
-    /// UTF-8. The trust records are read only when the file names commands.
+    /// UTF-8. The trust records of the per-user directory ([`user_dir`]) are read only when
+    /// the file names commands.
     pub fn read(root: &Path, file: Option<&Path>) -> Result<Option<Self>, StoreError> {
+        Self::read_with(root, file, None)
+    }
+
+    /// [`ConfigFile::read`] with the trust records of `user_dir` when given (tests and
+    /// embedders keep their own), else of the per-user directory.
+    pub fn read_with(
+        root: &Path,
+        file: Option<&Path>,
+        user_dir: Option<&Path>,
+    ) -> Result<Option<Self>, StoreError> {
         let (path, workspace_config, trust_command) = match file {
             Some(file) => {
                 let path = canonical_dir_of(file)?;
@@ -220,9 +235,10 @@ impl ConfigFile {
             sha256,
             state: TrustState::Chosen,
             trust_command,
+            user_dir: user_dir.map(Path::to_path_buf),
         };
         if workspace_config {
-            config.state = match TrustedFiles::load() {
+            config.state = match TrustedFiles::load_from(user_dir) {
                 Ok(records) => records.state_of(&config.path, &config.sha256),
                 Err(error) if !config.commands().is_empty() => return Err(error),
                 Err(_) => TrustState::Untrusted,
@@ -248,6 +264,7 @@ impl ConfigFile {
             changed: self.state == TrustState::Changed,
             commands: self.commands(),
             trust_command: self.trust_command.clone(),
+            user_dir: self.user_dir.clone(),
         }))
     }
 }
@@ -281,6 +298,14 @@ impl TrustedFiles {
     /// The records in the per-user directory (none when the file does not exist yet).
     pub fn load() -> Result<Self, StoreError> {
         Self::load_in(&user_dir()?)
+    }
+
+    /// The records in `dir` when given, else in the per-user directory.
+    pub fn load_from(dir: Option<&Path>) -> Result<Self, StoreError> {
+        match dir {
+            Some(dir) => Self::load_in(dir),
+            None => Self::load(),
+        }
     }
 
     /// The records in `dir` (none when its file does not exist yet).
@@ -515,6 +540,7 @@ args = ["notes.py"]
             sha256: content_hash(b"a"),
             state: TrustState::Untrusted,
             trust_command: "resolve trust --root /w".to_owned(),
+            user_dir: None,
         };
         assert_eq!(
             records.state_of(&config.path, &config.sha256),
@@ -543,6 +569,36 @@ args = ["notes.py"]
     }
 
     #[test]
+    fn an_untrusted_configuration_refuses_until_these_bytes_are_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".resolve")).unwrap();
+        let file = dir.path().join(".resolve/config.toml");
+        std::fs::write(&file, "[check]\ncommand = [\"touch\", \"marker\"]\n").unwrap();
+        let config = ConfigFile::read_with(dir.path(), None, Some(user.path()))
+            .unwrap()
+            .unwrap();
+        assert_eq!(config.state, TrustState::Untrusted);
+        let trust = config.command_trust();
+        let error = trust.check().unwrap_err().to_string();
+        assert!(error.contains("is not trusted"), "{error}");
+        assert!(error.contains("`touch marker` ([check])"), "{error}");
+        assert!(error.contains("run `resolve trust --root /"), "{error}");
+        TrustedFiles::load_in(user.path())
+            .unwrap()
+            .trust(&config, 1)
+            .unwrap();
+        trust.check().unwrap();
+        std::fs::write(&file, "[check]\ncommand = [\"touch\", \"other\"]\n").unwrap();
+        let changed = ConfigFile::read_with(dir.path(), None, Some(user.path()))
+            .unwrap()
+            .unwrap();
+        assert_eq!(changed.state, TrustState::Changed);
+        let error = changed.command_trust().check().unwrap_err().to_string();
+        assert!(error.contains("changed since it was trusted"), "{error}");
+    }
+
+    #[test]
     fn a_damaged_records_file_is_refused_naming_it() {
         let user = tempfile::tempdir().unwrap();
         std::fs::write(user.path().join(TRUST_FILE), "{").unwrap();
@@ -562,9 +618,13 @@ args = ["notes.py"]
         // A workspace's own configuration without commands needs no records at all.
         std::fs::create_dir(dir.path().join(".resolve")).unwrap();
         std::fs::write(dir.path().join(".resolve/config.toml"), "").unwrap();
-        let own = ConfigFile::read(dir.path(), Some(&dir.path().join(".resolve/config.toml")))
-            .unwrap()
-            .unwrap();
+        let own = ConfigFile::read_with(
+            dir.path(),
+            Some(&dir.path().join(".resolve/config.toml")),
+            Some(dir.path()),
+        )
+        .unwrap()
+        .unwrap();
         assert!(own.workspace_config);
         assert!(own.trust_command.starts_with("resolve trust --config /"));
     }
@@ -579,7 +639,7 @@ args = ["notes.py"]
             dir.path().join(".resolve/config.toml"),
         )
         .unwrap();
-        let error = ConfigFile::read(dir.path(), None).unwrap_err();
+        let error = ConfigFile::read_with(dir.path(), None, Some(dir.path())).unwrap_err();
         assert!(error.to_string().contains("symbolic link"), "{error}");
         assert_eq!(
             ConfigFile::read(&dir.path().join("missing"), None).unwrap(),

@@ -26,4 +26,5 @@ mod suite {
     mod review;
     mod staging;
     mod terminal;
+    mod trust;
 }

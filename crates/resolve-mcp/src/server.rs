@@ -9,8 +9,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use resolve_core::{CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, ResolveSession, ToolResult};
 use resolve_edit::{
-    CheckSettings, CheckTool, ConfigFile, FileTools, LiveOutput, Origin, Store, Workspace, reviewer_note_text,
-    run_blocking,
+    CheckSettings, CheckTool, ConfigFile, FileTools, LiveOutput, Origin, Store, Workspace,
+    reviewer_note_text, run_blocking,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
@@ -152,9 +152,7 @@ impl ResolveServer {
         let settings = match ConfigFile::read_with(root, None, user_dir.as_deref())
             .map_err(|error| crate::McpError::Config(error.into()))?
         {
-            Some(config) => {
-                CheckSettings::from_config(&config).map_err(crate::McpError::Config)?
-            }
+            Some(config) => CheckSettings::from_config(&config).map_err(crate::McpError::Config)?,
             None => CheckSettings::default(),
         };
         let store = Store::open(Workspace::open(root)?)

@@ -483,7 +483,8 @@ pub fn read_state_file(path: &Path, max_len: u64) -> Result<Option<Vec<u8>>, Sto
         path: path.to_path_buf(),
         reason,
     };
-    let symlink = || corrupt("it is a symbolic link, which resolve does not follow here".to_owned());
+    let symlink =
+        || corrupt("it is a symbolic link, which resolve does not follow here".to_owned());
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(target_os = "linux")]

@@ -57,7 +57,9 @@ pub use fs::{
     is_binary, read_content, read_state_file,
 };
 pub use hash::{content_hash, hex, sha256};
-pub use layout::{CONFIG_FILE, JOURNAL_DIR, LOCK_FILE, PLANS_DIR, RecordKind, STATE_DIR, StateLayout};
+pub use layout::{
+    CONFIG_FILE, JOURNAL_DIR, LOCK_FILE, PLANS_DIR, RecordKind, STATE_DIR, StateLayout,
+};
 pub use lock::{LOCK_TIMEOUT, StoreLock};
 pub use mcp_action::{McpAction, McpToolCall, Payload};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};

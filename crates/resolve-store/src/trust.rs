@@ -173,8 +173,8 @@ impl ConfigFile {
     /// Read `file` when the person named one (it must exist), else `<root>/.resolve/config.toml`
     /// (`None` when there is none). A symbolic link at the file or at `.resolve` is refused, as
     /// is anything but a regular file of at most [`CONFIG_MAX_LEN`] bytes or text that is not
-    /// UTF-8. The trust records of the per-user directory ([`user_dir`]) are read only when
-    /// the file names commands.
+    /// UTF-8. Its trust comes from the records of the per-user directory ([`user_dir`]);
+    /// records that cannot be read trust nothing.
     pub fn read(root: &Path, file: Option<&Path>) -> Result<Option<Self>, StoreError> {
         Self::read_with(root, file, None)
     }
@@ -186,32 +186,13 @@ impl ConfigFile {
         file: Option<&Path>,
         user_dir: Option<&Path>,
     ) -> Result<Option<Self>, StoreError> {
-        let (path, workspace_config, trust_command) = match file {
-            Some(file) => {
-                let path = canonical_dir_of(file)?;
-                let workspace_config = is_state_config(&path);
-                let command = format!("resolve trust --config {}", shell_word(&path));
-                (path, workspace_config, command)
-            }
-            None => {
-                let state_dir = root.join(STATE_DIR);
-                match std::fs::symlink_metadata(&state_dir) {
-                    Ok(metadata) if metadata.file_type().is_symlink() => {
-                        return Err(StoreError::CorruptState {
-                            path: state_dir,
-                            reason: "it is a symbolic link, which resolve does not follow"
-                                .to_owned(),
-                        });
-                    }
-                    Ok(_) => {}
-                    Err(_) => return Ok(None),
-                }
-                let root = root
-                    .canonicalize()
-                    .map_err(|source| StoreError::io("open the workspace root", root, source))?;
-                let command = format!("resolve trust --root {}", shell_word(&root));
-                (root.join(STATE_DIR).join(CONFIG_FILE), true, command)
-            }
+        let Some(Located {
+            path,
+            workspace_config,
+            trust_command,
+        }) = locate(root, file)?
+        else {
+            return Ok(None);
         };
         let Some(bytes) = fs::read_state_file(&path, CONFIG_MAX_LEN)? else {
             return match file {
@@ -238,13 +219,21 @@ impl ConfigFile {
             user_dir: user_dir.map(Path::to_path_buf),
         };
         if workspace_config {
-            config.state = match TrustedFiles::load_from(user_dir) {
-                Ok(records) => records.state_of(&config.path, &config.sha256),
-                Err(error) if !config.commands().is_empty() => return Err(error),
-                Err(_) => TrustState::Untrusted,
-            };
+            // Records that cannot be read trust nothing; the error is told when a command
+            // would run (see `CommandTrust::check`), not to a reader that runs none.
+            config.state = TrustedFiles::load_from(user_dir)
+                .map_or(TrustState::Untrusted, |records| {
+                    records.state_of(&config.path, &config.sha256)
+                });
         }
         Ok(Some(config))
+    }
+
+    /// The path trust records name for `file` (when the person named one) or
+    /// `<root>/.resolve/config.toml`, whether or not the file exists; `None` when the
+    /// workspace has no `.resolve/`.
+    pub fn path_of(root: &Path, file: Option<&Path>) -> Result<Option<PathBuf>, StoreError> {
+        Ok(locate(root, file)?.map(|located| located.path))
     }
 
     /// The commands it names (`[check] command`, then each `[mcp_servers.<name>]`'s command
@@ -318,8 +307,8 @@ impl TrustedFiles {
                     path: file.clone(),
                     reason,
                 };
-                let parsed: TrustFile = serde_json::from_slice(&bytes)
-                    .map_err(|error| corrupt(error.to_string()))?;
+                let parsed: TrustFile =
+                    serde_json::from_slice(&bytes).map_err(|error| corrupt(error.to_string()))?;
                 if parsed.version != TRUST_FILE_VERSION {
                     return Err(corrupt(format!(
                         "version {} is not {TRUST_FILE_VERSION}",
@@ -388,13 +377,60 @@ impl TrustedFiles {
     }
 }
 
+/// Where a configuration is, as [`ConfigFile::read`] finds it.
+struct Located {
+    path: PathBuf,
+    workspace_config: bool,
+    trust_command: String,
+}
+
+/// Find `file` (when the person named one) or `<root>/.resolve/config.toml`; `None` when the
+/// workspace has no `.resolve/`. A link at `.resolve` is refused.
+fn locate(root: &Path, file: Option<&Path>) -> Result<Option<Located>, StoreError> {
+    let located = match file {
+        Some(file) => {
+            let path = canonical_dir_of(file)?;
+            let workspace_config = is_state_config(&path);
+            let command = format!("resolve trust --config {}", shell_word(&path));
+            Located {
+                path,
+                workspace_config,
+                trust_command: command,
+            }
+        }
+        None => {
+            let state_dir = root.join(STATE_DIR);
+            match std::fs::symlink_metadata(&state_dir) {
+                Ok(metadata) if metadata.file_type().is_symlink() => {
+                    return Err(StoreError::CorruptState {
+                        path: state_dir,
+                        reason: "it is a symbolic link, which resolve does not follow".to_owned(),
+                    });
+                }
+                Ok(_) => {}
+                Err(_) => return Ok(None),
+            }
+            let root = root
+                .canonicalize()
+                .map_err(|source| StoreError::io("open the workspace root", root, source))?;
+            let command = format!("resolve trust --root {}", shell_word(&root));
+            Located {
+                path: root.join(STATE_DIR).join(CONFIG_FILE),
+                workspace_config: true,
+                trust_command: command,
+            }
+        }
+    };
+    Ok(Some(located))
+}
+
 /// The key of `path` in the records.
 fn key(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
 /// `file` with its directory canonical and its name as it is (a link at the name is not
-/// followed: reading refuses it). `.` and `..` in the name part are resolved first.
+/// followed: reading refuses it); a path ending in `.` or `..` is refused.
 fn canonical_dir_of(file: &Path) -> Result<PathBuf, StoreError> {
     let absolute = if file.is_absolute() {
         file.to_path_buf()

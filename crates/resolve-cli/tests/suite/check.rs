@@ -27,6 +27,7 @@ fn project(answer: u32) -> Workspace {
 
 fn configure(workspace: &Workspace, table: &str) {
     workspace.write(".resolve/config.toml", table.as_bytes());
+    workspace.trust();
 }
 
 /// Stage a preview setting the answer.

@@ -120,13 +120,21 @@ async fn an_untrusted_check_command_is_a_tool_error_until_the_person_trusts_the_
         .await;
     let refused = connection.call("check", json!({})).await;
     assert!(is_error(&refused), "{}", text(&refused));
-    assert!(text(&refused).contains("is not trusted"), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("is not trusted"),
+        "{}",
+        text(&refused)
+    );
     assert!(
         text(&refused).contains("`sh -c 'touch marker && grep -q A a.txt'` ([check])"),
         "{}",
         text(&refused)
     );
-    assert!(text(&refused).contains("resolve trust --root"), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("resolve trust --root"),
+        "{}",
+        text(&refused)
+    );
     assert!(!workspace.path("marker").exists(), "nothing ran");
     // Trusted while the server runs: the next call runs it.
     workspace.trust();

@@ -54,7 +54,7 @@ pub use check_outcome::{CHECK_TAIL_LINES, CheckMode, CheckOutcome, CheckRun};
 pub use error::{Invariant, StoreError};
 pub use fs::{
     BINARY_SNIFF_LEN, FileContent, atomic_write, copy_file, copy_symlink, create_dir_all,
-    is_binary, read_content, read_state_file,
+    create_symlink, is_binary, read_content, read_state_file,
 };
 pub use hash::{content_hash, hex, sha256};
 pub use layout::{

@@ -45,7 +45,8 @@ impl Cli {
             | Command::Amend(_)
             | Command::Log
             | Command::Review(_)
-            | Command::Mcp(_) => Ok(()),
+            | Command::Mcp(_)
+            | Command::Trust(_) => Ok(()),
         }
     }
 }
@@ -96,7 +97,8 @@ pub enum Command {
 then put every file back exactly as it was; the outcome (command, exit status, duration, the last 200 lines \
 of output) is kept with the pending action and shown by `resolve pending`, `resolve show` and --json.\n\n\
 Without `-- CMD ARGS…`, runs `command` of the `[check]` table in <ROOT>/.resolve/config.toml \
-(e.g. command = [\"cargo\", \"test\", \"--quiet\"], timeout_sec = 600). The command's output streams to \
+(e.g. command = [\"cargo\", \"test\", \"--quiet\"], timeout_sec = 600), once you trusted that file with \
+`resolve trust` (a command given after `--` needs no trust). The command's output streams to \
 the terminal while it runs (to stderr with --json). Exit status: 0 when the check passed, 1 when it \
 failed or could not run.\n\n\
 In place (the default): under the workspace lock, the preview is applied as a trial, the command runs in \
@@ -167,6 +169,35 @@ Stdout carries only MCP messages; logs go to stderr (set RESOLVE_LOG, e.g. RESOL
     /// 300 input tokens (100 uncached, 200 cached), 30 output tokens`. With `--json` the run
     /// also ends with a `usage` event.
     Agent(AgentArgs),
+    /// Trust the workspace's .resolve/config.toml, as it is now, to run the commands it names.
+    #[command(
+        long_about = "Trust the workspace's .resolve/config.toml, as it is now, to run the commands it names.\n\n\
+A repository's .resolve/config.toml may come from a clone, so resolve runs no command it names \
+(`[check] command`, the `[mcp_servers.*]` servers) until you trust that exact file: this prints the \
+commands it would run and records the file's path and SHA-256 in trusted.json under \
+$XDG_CONFIG_HOME/resolve (or ~/.config/resolve), outside every workspace. Any change to the file \
+makes it untrusted again: read it, then trust it again. Settings that run nothing (`timeout_sec`, \
+`require`) apply without trust.\n\n\
+A file you name with --config on another command is yours and needs no trust, unless it is some \
+workspace's own .resolve/config.toml. A command you give after `--` (`resolve check -- CMD`) \
+needs none either.\n\n\
+--list shows every trusted file and whether it is still as trusted; --remove forgets this file."
+    )]
+    Trust(TrustArgs),
+}
+
+/// `resolve trust`.
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// The configuration to trust (or forget); by default <ROOT>/.resolve/config.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "list")]
+    pub config: Option<PathBuf>,
+    /// List the trusted files instead, each as still trusted, changed or missing.
+    #[arg(long, conflicts_with = "remove")]
+    pub list: bool,
+    /// Forget the file's trust instead: its commands stop running until it is trusted again.
+    #[arg(long)]
+    pub remove: bool,
 }
 
 /// Which wire format the model server speaks.
@@ -250,7 +281,9 @@ pub struct AgentArgs {
     #[arg(long, value_name = "N")]
     pub max_turns: Option<u32>,
     /// MCP servers whose tools the model may use, as `[mcp_servers.NAME]` tables (command,
-    /// args, env). By default <ROOT>/.resolve/config.toml, when it exists.
+    /// args, env). By default <ROOT>/.resolve/config.toml, when it exists; its commands (and
+    /// `[check] command`) run only once trusted (`resolve trust`), else the run stops before
+    /// anything starts. A file named here is yours and needs no trust.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Who approves an apply the model asks for.
@@ -387,7 +420,8 @@ pub struct ApplyArgs {
     #[arg(long)]
     pub require_check: bool,
     /// Where the MCP servers are configured, for actions staged by their tools (and the
-    /// `[check]` table). By default <ROOT>/.resolve/config.toml.
+    /// `[check]` table). By default <ROOT>/.resolve/config.toml, whose commands run only once
+    /// trusted (`resolve trust`); a file named here is yours and needs no trust.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }
@@ -409,11 +443,12 @@ pub struct CheckArgs {
     /// `[check] timeout_sec`, else 600.
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
-    /// The configuration with the `[check]` table. By default <ROOT>/.resolve/config.toml.
+    /// The configuration with the `[check]` table. By default <ROOT>/.resolve/config.toml,
+    /// whose command runs only once trusted (`resolve trust`); a file named here is yours.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// The command and its arguments, after `--` (run directly, not through a shell). By
-    /// default `[check] command`.
+    /// The command and its arguments, after `--` (run directly, not through a shell; needs no
+    /// trust). By default `[check] command`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
 }

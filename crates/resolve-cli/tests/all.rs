@@ -28,4 +28,5 @@ mod suite {
     mod staging;
     mod terminal;
     mod untrusted_state;
+    mod trust;
 }

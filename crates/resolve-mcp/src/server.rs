@@ -2,15 +2,15 @@
 //! bookkeeping, and its [`ServerHandler`] implementation (written by hand, so the schemas are
 //! our literal JSON).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use resolve_core::{CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, ResolveSession, ToolResult};
 use resolve_edit::{
-    CheckSettings, CheckTool, FileTools, LiveOutput, Origin, Store, Workspace, reviewer_note_text,
-    run_blocking,
+    CheckSettings, CheckTool, ConfigFile, FileTools, LiveOutput, Origin, Store, Workspace,
+    reviewer_note_text, run_blocking,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
@@ -61,6 +61,11 @@ pub struct ServerOptions {
     pub approve: ApproveMode,
     /// How long a person has to answer an approval asked through an input-required result.
     pub approval_ttl: Duration,
+    /// The per-user directory whose trust records decide whether the workspace
+    /// configuration's `[check] command` may run (`None`: `resolve_edit`'s per-user directory
+    /// from the environment). An untrusted command is still offered as the `check` tool, whose
+    /// every call is then a tool error saying how to trust it.
+    pub user_dir: Option<PathBuf>,
 }
 
 impl Default for ServerOptions {
@@ -71,6 +76,7 @@ impl Default for ServerOptions {
             connection_id: new_connection_id(),
             approve: ApproveMode::Auto,
             approval_ttl: APPROVAL_TTL,
+            user_dir: None,
         }
     }
 }
@@ -137,6 +143,7 @@ impl ResolveServer {
             connection_id,
             approve,
             approval_ttl,
+            user_dir,
         } = options;
         let origin = Origin::Mcp(connection_id.clone());
         // What this connection resolves is recorded as resolved by it, decided by the model
@@ -145,7 +152,12 @@ impl ResolveServer {
         // Opening the workspace checks its state directory (a `.resolve/` from a clone may hold
         // links) before its configuration is read.
         let workspace = Workspace::open(root)?;
-        let settings = CheckSettings::discover(root, None).map_err(crate::McpError::Config)?;
+        let settings = match ConfigFile::read_with(root, None, user_dir.as_deref())
+            .map_err(|error| crate::McpError::Config(error.into()))?
+        {
+            Some(config) => CheckSettings::from_config(&config).map_err(crate::McpError::Config)?,
+            None => CheckSettings::default(),
+        };
         let store = Store::open(workspace)
             .resolved_by(origin.clone())
             .requiring_check(settings.require);

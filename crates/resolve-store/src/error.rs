@@ -45,6 +45,24 @@ pub enum StoreError {
         "Cannot find the per-user directory: set HOME (or XDG_CONFIG_HOME) to an absolute path."
     )]
     NoUserDir,
+    /// A workspace's configuration names commands, and the person has not trusted this exact
+    /// file with `resolve trust` (or it changed since); nothing was run.
+    #[error(
+        "The configuration `{}` {}, so resolve runs none of the commands it names ({}). Read the file; if you trust those commands, run `{trust_command}`.",
+        .path.display(),
+        if *.changed { "changed since it was trusted" } else { "is not trusted" },
+        CommandList(.commands)
+    )]
+    UntrustedConfig {
+        /// The configuration file.
+        path: PathBuf,
+        /// Whether an earlier version of it was trusted.
+        changed: bool,
+        /// What it would run: `<program and args> ([<table>])` each.
+        commands: Vec<String>,
+        /// The command line that trusts it.
+        trust_command: String,
+    },
     /// The workspace root given is a file.
     #[error("`{path}` is a file, expected a directory.")]
     RootNotADirectory {
@@ -298,6 +316,20 @@ impl From<StoreError> for resolve_core::ActionError {
         } else {
             Self::Failed(error.to_string())
         }
+    }
+}
+
+/// The commands of an untrusted configuration, `; `-separated (`its commands` when none
+/// could be listed).
+#[derive(Debug, Clone, Copy)]
+struct CommandList<'a>(&'a [String]);
+
+impl fmt::Display for CommandList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("none could be listed");
+        }
+        f.write_str(&self.0.join("; "))
     }
 }
 

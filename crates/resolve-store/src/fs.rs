@@ -489,6 +489,14 @@ pub fn copy_symlink(from: &Path, to: &Path) -> Result<(), StoreError> {
         .map_err(|source| StoreError::io("create the link", to, source))
 }
 
+/// Make `link` a symbolic link to `target` (replacing what stands there); `target` is stored
+/// as given, relative or absolute.
+pub fn create_symlink(target: &Path, link: &Path) -> Result<(), StoreError> {
+    remove_file(link)?;
+    std::os::unix::fs::symlink(target, link)
+        .map_err(|source| StoreError::io("create the link", link, source))
+}
+
 /// A fresh temporary file in `dir`, to be filled and then [`persist`]ed under its final name
 /// (it is removed if dropped before).
 pub(crate) fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile, StoreError> {

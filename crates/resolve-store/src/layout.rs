@@ -4,6 +4,7 @@
 //! ```text
 //! .resolve/
 //!   .gitignore          `*`: nothing in here is ever committed
+//!   config.toml         the person's settings (commands in it run only once trusted)
 //!   lock                the flock target (see the lock module)
 //!   counters.json       {"nextSeq": N}: the never-reused id counter
 //!   pending/<seq>.json  one pending record per pending action
@@ -24,6 +25,9 @@ use crate::fs;
 
 /// Name of the state directory under the root.
 pub const STATE_DIR: &str = ".resolve";
+
+/// Name of the configuration file inside the state directory (see the trust module).
+pub const CONFIG_FILE: &str = "config.toml";
 
 /// Name of the lock file inside the state directory.
 pub const LOCK_FILE: &str = "lock";

@@ -5,11 +5,14 @@
 //! ([`StateLayout`]), the blob store ([`Blobs`]), the workspace lock ([`StoreLock`]), change
 //! sets ([`ChangeSet`], and [`SpooledChangeSet`] for ones too large to hold), the transaction
 //! that writes a change set whole or not at all across a crash, and the [`Store`] of pending
-//! and resolved actions with stage, apply, discard, undo and clean-up.
+//! and resolved actions with stage, apply, discard, undo and clean-up. Also whether the person
+//! trusts a workspace's `.resolve/config.toml` to run the commands it names ([`ConfigFile`],
+//! [`CommandTrust`]; the records, [`TrustedFiles`], live in the per-user directory).
 //!
 //! Layers, bottom up, each using only those below it: `error`, `hash`, `fs` (the only module
-//! that writes, renames or removes files), `layout`, `user_dir`, `workspace`; `change_set` (pure data),
-//! `check_outcome` and `mcp_action` (pure data), `blobs`, `spool`, `lock`; `transaction`; `store`.
+//! that writes, renames or removes files), `layout`, `user_dir`, `trust`, `workspace`;
+//! `change_set` (pure data), `check_outcome` and `mcp_action` (pure data), `blobs`, `spool`,
+//! `lock`; `transaction`; `store`.
 //!
 //! It knows no producer (no parser, no directory walk, no diff): what a change set contains
 //! and how it is shown are `resolve-edit`'s. It does not own the `resolve` dispatch, the
@@ -30,6 +33,7 @@ mod hash;
 
 mod fs;
 mod layout;
+mod trust;
 mod user_dir;
 mod workspace;
 
@@ -50,10 +54,12 @@ pub use check_outcome::{CHECK_TAIL_LINES, CheckMode, CheckOutcome, CheckRun};
 pub use error::{Invariant, StoreError};
 pub use fs::{
     BINARY_SNIFF_LEN, FileContent, STATE_FILE_MAX_LEN, atomic_write, copy_file, copy_symlink,
-    create_dir_all, is_binary, read_content, read_regular_file, read_state_file,
+    create_dir_all, create_symlink, is_binary, read_content, read_regular_file, read_state_file,
 };
 pub use hash::{content_hash, hex, sha256};
-pub use layout::{JOURNAL_DIR, LOCK_FILE, PLANS_DIR, RecordKind, STATE_DIR, StateLayout};
+pub use layout::{
+    CONFIG_FILE, JOURNAL_DIR, LOCK_FILE, PLANS_DIR, RecordKind, STATE_DIR, StateLayout,
+};
 pub use lock::{LOCK_TIMEOUT, StoreLock};
 pub use mcp_action::{McpAction, McpToolCall, Payload};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
@@ -64,5 +70,9 @@ pub use store::{
     Store, StoredAction,
 };
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS};
+pub use trust::{
+    CONFIG_MAX_LEN, CommandTrust, ConfigFile, ConfiguredCommand, TRUST_FILE, TrustRecord,
+    TrustState, TrustedFiles, Untrusted, shell_words,
+};
 pub use user_dir::user_dir;
 pub use workspace::{Workspace, WorkspacePath, normalize_lexically};

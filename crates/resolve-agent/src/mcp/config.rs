@@ -8,10 +8,15 @@
 //! ```
 //!
 //! Owned here: reading and checking that section. Not owned: starting the servers (`hub`).
+//!
+//! A workspace's own file may come from a clone, so its servers start only once the person
+//! trusted the file (`resolve trust`): the configuration carries the store's [`CommandTrust`],
+//! which the hub consults before it spawns anything.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use resolve_edit::{CommandTrust, ConfigFile, StoreError};
 use serde::Deserialize;
 
 /// Where the configuration lives, relative to the workspace root (its `[check]` table is
@@ -45,10 +50,14 @@ pub struct McpConfig {
     pub servers: BTreeMap<String, McpServerConfig>,
     /// The file they were read from, if any.
     pub source: Option<PathBuf>,
+    /// Whether the servers may be started: refused for a workspace's configuration the person
+    /// has not trusted. Allowed by default (a configuration built in code, or parsed from text
+    /// the caller chose).
+    pub trust: CommandTrust,
 }
 
 #[derive(Debug, Deserialize)]
-struct ConfigFile {
+struct ServersFile {
     #[serde(default)]
     mcp_servers: BTreeMap<String, McpServerConfig>,
 }
@@ -74,6 +83,10 @@ pub enum McpConfigError {
         /// What is wrong, with its line.
         message: String,
     },
+    /// The file could not be read safely (a link, not a regular file, too long, not UTF-8), or
+    /// the trust records could not be read.
+    #[error(transparent)]
+    State(#[from] StoreError),
     /// A server name cannot prefix tool names.
     #[error(
         "The configuration `{}` names an MCP server `{name}`; server names may use only letters, digits, `_` and `-`.",
@@ -90,7 +103,7 @@ pub enum McpConfigError {
 impl McpConfig {
     /// Parse the text of a configuration file read from `path`.
     pub fn parse(text: &str, path: &Path) -> Result<Self, McpConfigError> {
-        let file: ConfigFile = toml::from_str(text).map_err(|error| McpConfigError::Parse {
+        let file: ServersFile = toml::from_str(text).map_err(|error| McpConfigError::Parse {
             path: path.to_path_buf(),
             message: error.to_string().trim_end().to_owned(),
         })?;
@@ -120,29 +133,37 @@ impl McpConfig {
         Ok(Self {
             servers: file.mcp_servers,
             source: Some(path.to_path_buf()),
+            trust: CommandTrust::Allowed,
         })
     }
 
-    /// Read the configuration file at `path`, which must exist.
+    /// The servers of a configuration file as read by the store, with its trust.
+    pub fn from_config(config: &ConfigFile) -> Result<Self, McpConfigError> {
+        Ok(Self {
+            trust: config.command_trust(),
+            ..Self::parse(&config.text, &config.path)?
+        })
+    }
+
+    /// Read the configuration file at `path`, which must exist, as one the person named: its
+    /// servers may start unless it is some workspace's own `.resolve/config.toml` that the
+    /// person has not trusted (see [`ConfigFile::read`]).
     pub fn load(path: &Path) -> Result<Self, McpConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| McpConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::parse(&text, path)
+        match ConfigFile::read(Path::new("."), Some(path))? {
+            Some(config) => Self::from_config(&config),
+            None => Err(McpConfigError::Read {
+                path: path.to_path_buf(),
+                source: std::io::ErrorKind::NotFound.into(),
+            }),
+        }
     }
 
     /// Read `file` when given, else `<root>/.resolve/config.toml` when it exists (no servers
-    /// when it does not).
+    /// when it does not), with its trust from the per-user directory.
     pub fn discover(root: &Path, file: Option<&Path>) -> Result<Self, McpConfigError> {
-        if let Some(file) = file {
-            return Self::load(file);
-        }
-        let path = root.join(CONFIG_PATH);
-        if path.is_file() {
-            Self::load(&path)
-        } else {
-            Ok(Self::default())
+        match ConfigFile::read(root, file)? {
+            Some(config) => Self::from_config(&config),
+            None => Ok(Self::default()),
         }
     }
 

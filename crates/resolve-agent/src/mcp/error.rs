@@ -41,6 +41,28 @@ pub(crate) enum StartError {
         /// What failed.
         error: ServiceError,
     },
+    /// Its command comes from a workspace configuration the person has not trusted; nothing
+    /// was run.
+    #[error("{}", AsClause(.error))]
+    Untrusted {
+        /// The refusal, naming the file, what it would run and how to trust it.
+        error: resolve_edit::StoreError,
+    },
+}
+
+/// A sentence as a clause that follows a colon: its first letter lowercase, no final period.
+struct AsClause<'a>(&'a resolve_edit::StoreError);
+
+impl fmt::Display for AsClause<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sentence = self.0.to_string();
+        let sentence = sentence.strip_suffix('.').unwrap_or(&sentence);
+        let mut chars = sentence.chars();
+        if let Some(first) = chars.next() {
+            write!(f, "{}{}", first.to_lowercase(), chars.as_str())?;
+        }
+        Ok(())
+    }
 }
 
 /// Why a call to a tool of an MCP server could not be made or did not complete.

@@ -318,6 +318,12 @@ impl McpHub {
         server: &str,
         config: &McpServerConfig,
     ) -> Result<Arc<Connection>, StartError> {
+        // Nothing from a configuration the person has not trusted is spawned.
+        self.inner
+            .config
+            .trust
+            .check()
+            .map_err(|error| StartError::Untrusted { error })?;
         let program = program_path(&config.command, &self.inner.root);
         let mut command = tokio::process::Command::new(&program);
         command

@@ -3,6 +3,8 @@
 //! All runs in one root share the `agent` origin in the durable store, so a preview left pending
 //! by one run is picked up (and reminded) by the next. The tools of the configured MCP servers
 //! are offered beside the file tools; a server that fails to start is reported and skipped.
+//! When the workspace's configuration names commands and the person has not trusted it
+//! (`resolve trust`), the run fails before any model call or server start.
 //!
 //! With `--plan` the session starts in plan mode (`resolve_agent::PlanMode`): the read-only
 //! file tools plus a plan-file `write`, and a plan approver (`--plan-approve`: at once, or a
@@ -48,6 +50,11 @@ const CHECK_PROMPT: &str = " \
 pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Result<Outcome> {
     resolve_agent::init();
     let settings = CheckSettings::discover(store.workspace().root(), args.config.as_deref())?;
+    // A command from a configuration the person has not trusted stops the run before any
+    // model call or server start (the error lists every command the file names).
+    if settings.command.is_some() {
+        settings.trust.check()?;
+    }
     // What the model resolves is recorded as resolved by the agent, decided by the model;
     // `[check] require = true` holds for its applies too.
     let store = &store
@@ -84,6 +91,9 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
         .enable_all()
         .build()?;
     let hub = super::mcp_hub(store, args.config.as_deref())?;
+    if !hub.config().is_empty() {
+        hub.config().trust.check()?;
+    }
     let mcp_tools = runtime.block_on(async {
         hub.start_all().await;
         hub.tools(store, &Origin::Agent).await

@@ -20,10 +20,15 @@ use crate::output::{Output, failure, note};
 pub(crate) fn run(store: &Store, args: &CheckArgs, output: Output) -> anyhow::Result<Outcome> {
     let settings = CheckSettings::discover(store.workspace().root(), args.config.as_deref())?;
     let command = if args.command.is_empty() {
-        match settings.command {
-            Some(command) => command,
-            None => {
+        // The configured command runs only from a file the person trusted.
+        match settings.runnable_command() {
+            Ok(Some(command)) => command.to_vec(),
+            Ok(None) => {
                 failure(output, &EditError::NoCheckCommand.to_string());
+                return Ok(Outcome::Failed);
+            }
+            Err(error) => {
+                failure(output, &error.to_string());
                 return Ok(Outcome::Failed);
             }
         }

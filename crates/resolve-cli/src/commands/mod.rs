@@ -3,6 +3,7 @@
 mod agent;
 pub(crate) mod amend;
 mod check;
+mod trust;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -24,6 +25,10 @@ use crate::output::{Output, note};
 
 /// Open the workspace, recover, and run the subcommand.
 pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
+    // Trust is the person's, kept outside the workspace: no store is opened.
+    if let Command::Trust(args) = &cli.command {
+        return trust::run(&cli.global.root, args, output);
+    }
     let workspace = Workspace::open(&cli.global.root)?;
     // What this process resolves is recorded as resolved (and so decided by a person) at the
     // command line; `resolve agent` and `resolve mcp` say otherwise.
@@ -78,6 +83,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         }
         Command::Agent(args) => agent::run(&store, args, output),
         Command::Mcp(args) => mcp(&cli.global.root, args.approve),
+        Command::Trust(args) => trust::run(&cli.global.root, args, output),
     }
 }
 

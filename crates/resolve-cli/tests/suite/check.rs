@@ -27,6 +27,7 @@ fn project(answer: u32) -> Workspace {
 
 fn configure(workspace: &Workspace, table: &str) {
     workspace.write(".resolve/config.toml", table.as_bytes());
+    workspace.trust();
 }
 
 /// Stage a preview setting the answer.
@@ -60,7 +61,13 @@ fn tree(root: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
                 continue;
             }
             let metadata = std::fs::symlink_metadata(&path).unwrap();
-            if metadata.is_dir() {
+            if metadata.is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                files.insert(
+                    format!("{relative}@"),
+                    (target.into_os_string().into_encoded_bytes(), 0),
+                );
+            } else if metadata.is_dir() {
                 files.insert(format!("{relative}/"), (Vec::new(), 0));
                 dirs.push(path);
             } else {
@@ -234,6 +241,27 @@ fn a_check_killed_while_its_command_runs_is_rolled_back_by_the_next_invocation()
         pending_json(&workspace)["pending"][0]["check"].is_null(),
         "a killed check records no outcome"
     );
+}
+
+/// Issue #35 item 7: an absolute link in the workspace (to a file, or to the root itself)
+/// must not let a scratch check write into the real workspace.
+#[test]
+fn a_scratch_check_cannot_write_into_the_workspace_through_an_absolute_link() {
+    let workspace = project(42);
+    let root = workspace.root().canonicalize().unwrap();
+    std::os::unix::fs::symlink(root.join("lib.txt"), workspace.path("abs")).unwrap();
+    std::os::unix::fs::symlink(&root, workspace.path("src/whole")).unwrap();
+    std::os::unix::fs::symlink(root.join("not-yet.txt"), workspace.path("dangling")).unwrap();
+    stage_answer(&workspace, 42, 41);
+    let before = tree(workspace.root());
+    // The links lead to the copy: the preview is seen through them, and writes land there.
+    let script = "grep -q 'answer = 41' abs; saw=$?; echo pwned > abs; echo pwned > src/whole/test.sh; echo new > src/whole/created; echo new > dangling; exit $saw";
+    let run = workspace.run(&["check", "--scratch", "--", "sh", "-c", script]);
+    assert_eq!(tree(workspace.root()), before, "every byte as it was");
+    // It passed: `abs` showed the preview's copy of lib.txt.
+    run.expect_code(0);
+    assert!(!workspace.path("created").exists());
+    assert!(!workspace.path("not-yet.txt").exists());
 }
 
 #[test]

@@ -5,9 +5,11 @@ use std::process::Output;
 
 use std::process::Command;
 
-/// A temporary workspace root.
+/// A temporary workspace root, and a configuration home of its own (`XDG_CONFIG_HOME` of
+/// every run) so trust records never touch the real home.
 pub struct Workspace {
     dir: tempfile::TempDir,
+    config_home: tempfile::TempDir,
 }
 
 /// What one `resolve` invocation did.
@@ -44,6 +46,7 @@ impl Workspace {
     pub fn new() -> Self {
         Self {
             dir: tempfile::tempdir().unwrap(),
+            config_home: tempfile::tempdir().unwrap(),
         }
     }
 
@@ -59,6 +62,16 @@ impl Workspace {
     /// The root.
     pub fn root(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// The `XDG_CONFIG_HOME` of every run (trust records live in `resolve/` under it).
+    pub fn config_home(&self) -> &Path {
+        self.config_home.path()
+    }
+
+    /// Trust the workspace's `.resolve/config.toml` as it is now (`resolve trust`).
+    pub fn trust(&self) {
+        self.run(&["trust"]).expect_code(0);
     }
 
     /// Absolute path of `relative`.
@@ -91,6 +104,7 @@ impl Workspace {
             .arg(self.root())
             .args(args)
             .env_remove("NO_COLOR")
+            .env("XDG_CONFIG_HOME", self.config_home())
             .env("COLUMNS", "80");
         command
     }

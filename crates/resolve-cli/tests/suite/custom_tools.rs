@@ -66,6 +66,7 @@ fn workspace(python: &str, extra: &str) -> Workspace {
         workspace.path("calls.log").display().to_string(),
     );
     workspace.write(".resolve/config.toml", config.as_bytes());
+    workspace.trust();
     workspace
 }
 
@@ -502,6 +503,7 @@ fn the_readme_notes_server_stages_and_applies_a_note() {
         notes_server().display().to_string(),
     );
     workspace.write(".resolve/config.toml", config.as_bytes());
+    workspace.trust();
     let model = Model::start(vec![
         Turn::call("c1", "notes__add_note", json!({"text": "call the plumber"})),
         resolve(json!({"action": "apply", "reason": "Requested."})),

@@ -58,7 +58,7 @@ pub fn run_check(
                 .prefix("resolve-check-")
                 .tempdir()
                 .map_err(|source| EditError::io("create", std::env::temp_dir(), source))?;
-            copy_tree(store.workspace().root(), scratch.path(), with_ignored)?;
+            copy_tree(store.workspace(), scratch.path(), with_ignored)?;
             let record = store.write_preview_into(&request.id, scratch.path())?;
             let run = observed_run(scratch.path(), request, live)?;
             Ok(store.record_check(&request.id, &record.fingerprint, CheckMode::Scratch, run)?)

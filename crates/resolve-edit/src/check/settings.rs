@@ -11,10 +11,16 @@
 //! It lives here, below the agent and the MCP server, because the command line, `resolve agent`
 //! and `resolve mcp` all read it. Other tables of the file (`[mcp_servers.*]`) are the agent's
 //! and are ignored here.
+//!
+//! A workspace's own file may come from a clone, so its `command` runs only once the person
+//! trusted the file (`resolve trust`): the settings carry the store's [`CommandTrust`], and
+//! [`CheckSettings::runnable_command`] consults it. `timeout_sec` and `require` are read
+//! untrusted: they run nothing, and `require` only makes applying stricter.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use resolve_store::{CommandTrust, ConfigFile};
 use serde::Deserialize;
 
 use crate::error::EditError;
@@ -37,6 +43,10 @@ pub struct CheckSettings {
     pub require: bool,
     /// The file they were read from, if any.
     pub source: Option<PathBuf>,
+    /// Whether `command` may run: refused for a workspace's configuration the person has not
+    /// trusted. Allowed by default (settings built in code, or parsed from text the caller
+    /// chose).
+    pub trust: CommandTrust,
 }
 
 impl Default for CheckSettings {
@@ -46,12 +56,13 @@ impl Default for CheckSettings {
             timeout: DEFAULT_CHECK_TIMEOUT,
             require: false,
             source: None,
+            trust: CommandTrust::Allowed,
         }
     }
 }
 
 #[derive(Debug, Deserialize)]
-struct ConfigFile {
+struct CheckFile {
     #[serde(default)]
     check: Option<CheckTable>,
 }
@@ -74,7 +85,7 @@ impl CheckSettings {
             path: path.to_path_buf(),
             message,
         };
-        let file: ConfigFile = toml::from_str(text)
+        let file: CheckFile = toml::from_str(text)
             .map_err(|error| invalid(error.to_string().trim_end().to_owned()))?;
         let Some(table) = file.check else {
             return Ok(Self {
@@ -105,27 +116,39 @@ impl CheckSettings {
             timeout,
             require: table.require,
             source: Some(path.to_path_buf()),
+            trust: CommandTrust::Allowed,
         })
     }
 
-    /// Read `file` when given (it must exist), else `<root>/.resolve/config.toml` when it
-    /// exists (defaults when it does not).
-    pub fn discover(root: &Path, file: Option<&Path>) -> Result<Self, EditError> {
-        let path = match file {
-            Some(file) => file.to_path_buf(),
-            None => {
-                let path = root.join(CONFIG_PATH);
-                if !path.is_file() {
-                    return Ok(Self::default());
-                }
-                path
+    /// The settings of a configuration file as read by the store, with its trust.
+    pub fn from_config(config: &ConfigFile) -> Result<Self, EditError> {
+        Ok(Self {
+            trust: config.command_trust(),
+            ..Self::parse(&config.text, &config.path)?
+        })
+    }
+
+    /// The configured command when one is configured and may run; `Err` (nothing run) when
+    /// it is configured in a file the person has not trusted, naming what it would run and how
+    /// to trust it.
+    pub fn runnable_command(&self) -> Result<Option<&[String]>, EditError> {
+        match &self.command {
+            None => Ok(None),
+            Some(command) => {
+                self.trust.check()?;
+                Ok(Some(command))
             }
-        };
-        let text = std::fs::read_to_string(&path).map_err(|source| EditError::ConfigRead {
-            path: path.clone(),
-            source,
-        })?;
-        Self::parse(&text, &path)
+        }
+    }
+
+    /// Read `file` when given (it must exist), else `<root>/.resolve/config.toml` when it
+    /// exists (defaults when it does not), with its trust from the per-user directory (see
+    /// [`ConfigFile::read`]).
+    pub fn discover(root: &Path, file: Option<&Path>) -> Result<Self, EditError> {
+        match ConfigFile::read(root, file)? {
+            Some(config) => Self::from_config(&config),
+            None => Ok(Self::default()),
+        }
     }
 }
 
@@ -168,6 +191,33 @@ require = true
         assert_eq!(
             CheckSettings::discover(dir.path(), None).unwrap(),
             CheckSettings::default()
+        );
+    }
+
+    #[test]
+    fn a_workspace_command_runs_only_once_its_file_is_trusted() {
+        let root = tempfile::tempdir().unwrap();
+        let user = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join(".resolve")).unwrap();
+        std::fs::write(
+            root.path().join(CONFIG_PATH),
+            "[check]\ncommand = [\"touch\", \"marker\"]\nrequire = true\n",
+        )
+        .unwrap();
+        let config = ConfigFile::read_with(root.path(), None, Some(user.path()))
+            .unwrap()
+            .unwrap();
+        let settings = CheckSettings::from_config(&config).unwrap();
+        assert!(settings.require, "non-command settings are read untrusted");
+        let error = settings.runnable_command().unwrap_err().to_string();
+        assert!(error.contains("`touch marker` ([check])"), "{error}");
+        resolve_store::TrustedFiles::load_in(user.path())
+            .unwrap()
+            .trust(&config, 1)
+            .unwrap();
+        assert_eq!(
+            settings.runnable_command().unwrap(),
+            Some(&["touch".to_owned(), "marker".to_owned()][..])
         );
     }
 

@@ -1,12 +1,14 @@
 //! The model-facing `check` tool: runs the configured check command on the caller's head
 //! preview (or the one named by `id`), in place, and returns the outcome with the output's
 //! tail. It exists only when a command is configured, and the model cannot choose the command.
+//! A command from a configuration the person has not trusted is offered but not run: each call
+//! is a tool error saying so, until the person trusts the file (checked at every call).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use resolve_core::{CHECK_TOOL_NAME, ToolResult, ToolSpec};
-use resolve_store::{Origin, Store, StoreError};
+use resolve_store::{CommandTrust, Origin, Store, StoreError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -26,6 +28,7 @@ pub struct CheckTool {
     origin: Origin,
     command: Vec<String>,
     timeout: Duration,
+    trust: CommandTrust,
     live: LiveOutputFactory,
 }
 
@@ -55,6 +58,7 @@ impl CheckTool {
             origin,
             command: settings.command.clone()?,
             timeout: settings.timeout,
+            trust: settings.trust.clone(),
             live: Arc::new(LiveOutput::quiet),
         })
     }
@@ -99,6 +103,7 @@ impl CheckTool {
             EditError::InvalidRequest(format!("Invalid arguments for `check`: {error}"))
         })?;
         let (id, label) = self.target(args.id)?;
+        self.trust.check()?;
         let request = CheckRequest {
             id: id.clone(),
             command: self.command.clone(),

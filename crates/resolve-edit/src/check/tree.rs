@@ -1,13 +1,21 @@
 //! The workspace tree as a check sees it: a walk of every file a copy would hold (`.git` and
 //! `.resolve` never; ignored paths only when asked), used to copy the workspace into a
 //! scratch directory and to notice which files a check command changed.
+//!
+//! A scratch copy must not reach back into the workspace through its links (issue #35 item
+//! 7): a symbolic link that leads into the workspace (absolute, or relative and climbing out
+//! and back in) is re-pointed, relative, to the same place in the copy; one that leads to the
+//! workspace root's parent or above (which holds the workspace) is left out of the copy; one
+//! that leads elsewhere outside the workspace (a toolchain, a shared cache) is kept as it is.
+//! What lies outside the workspace is not inspected: a link out there that leads back in is
+//! beyond the copy's reach to change.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use ignore::{DirEntry, WalkBuilder};
-use resolve_store::{STATE_DIR, copy_file, copy_symlink, create_dir_all};
+use resolve_store::{STATE_DIR, Workspace, copy_file, create_dir_all, create_symlink};
 
 use crate::error::EditError;
 
@@ -35,12 +43,16 @@ fn walk(root: &Path, with_ignored: bool) -> impl Iterator<Item = (String, DirEnt
     })
 }
 
-/// Copy the tree under `from` into the existing directory `to`: directories created, files
-/// cloned or copied (see [`copy_file`]), symbolic links copied as links. Returns how many
-/// files were copied.
-pub(crate) fn copy_tree(from: &Path, to: &Path, with_ignored: bool) -> Result<u64, EditError> {
+/// Copy the tree of `workspace` into the existing directory `to`: directories created, files
+/// cloned or copied (see [`copy_file`]), symbolic links copied as links that cannot reach the
+/// workspace (see the module doc). Returns how many files were copied.
+pub(crate) fn copy_tree(
+    workspace: &Workspace,
+    to: &Path,
+    with_ignored: bool,
+) -> Result<u64, EditError> {
     let mut files = 0;
-    for (relative, entry) in walk(from, with_ignored) {
+    for (relative, entry) in walk(workspace.root(), with_ignored) {
         let Some(kind) = entry.file_type() else {
             continue;
         };
@@ -48,13 +60,48 @@ pub(crate) fn copy_tree(from: &Path, to: &Path, with_ignored: bool) -> Result<u6
         if kind.is_dir() {
             create_dir_all(&target)?;
         } else if kind.is_symlink() {
-            copy_symlink(entry.path(), &target)?;
+            if let Some(link_to) = scratch_link(workspace, entry.path(), &relative)? {
+                create_symlink(&link_to, &target)?;
+            }
         } else if kind.is_file() {
             copy_file(entry.path(), &target)?;
             files += 1;
         }
     }
     Ok(files)
+}
+
+/// Where the copy of the link at `link` (`relative` to the root) points: into the copy when
+/// it leads into the workspace, as it is when it leads elsewhere outside; `None` (left out)
+/// when it leads to a directory that holds the workspace, or loops.
+fn scratch_link(
+    workspace: &Workspace,
+    link: &Path,
+    relative: &str,
+) -> Result<Option<PathBuf>, EditError> {
+    let target =
+        std::fs::read_link(link).map_err(|source| EditError::io("read the link", link, source))?;
+    // Where a write through the link lands (links followed, dangling ones too). A link that
+    // loops leads nowhere a write could land; the copy leaves it out.
+    let Ok(real) = workspace.real_path(link) else {
+        return Ok(None);
+    };
+    let root = workspace.root();
+    if let Ok(inside) = real.strip_prefix(root) {
+        // The link's parents are real directories in the copy (links are not descended), so
+        // climbing them reaches the copy's root.
+        let depth = Path::new(relative).components().count().saturating_sub(1);
+        let mut pointed: PathBuf = std::iter::repeat_n("..", depth).collect();
+        pointed.push(inside);
+        if pointed.as_os_str().is_empty() {
+            pointed.push(".");
+        }
+        return Ok(Some(pointed));
+    }
+    if root.starts_with(&real) {
+        return Ok(None);
+    }
+    Ok(Some(target))
 }
 
 /// What identifies a file's version without reading it: size, modification time, inode.
@@ -134,7 +181,8 @@ mod tests {
         write(from.path(), ".resolve/lock", "");
         std::os::unix::fs::symlink("src/a.rs", from.path().join("link")).unwrap();
         let to = tempfile::tempdir().unwrap();
-        assert_eq!(copy_tree(from.path(), to.path(), false).unwrap(), 3);
+        let workspace = Workspace::open(from.path()).unwrap();
+        assert_eq!(copy_tree(&workspace, to.path(), false).unwrap(), 3);
         assert_eq!(
             std::fs::read_to_string(to.path().join("src/a.rs")).unwrap(),
             "a"
@@ -148,9 +196,35 @@ mod tests {
             Path::new("src/a.rs")
         );
         let all = tempfile::tempdir().unwrap();
-        copy_tree(from.path(), all.path(), true).unwrap();
+        copy_tree(&workspace, all.path(), true).unwrap();
         assert!(all.path().join("target/out").exists());
         assert!(!all.path().join(".git").exists());
+    }
+
+    #[test]
+    fn links_into_the_workspace_point_into_the_copy_and_links_above_it_are_left_out() {
+        let from = tempfile::tempdir().unwrap();
+        write(from.path(), "src/a.rs", "a");
+        let root = from.path().canonicalize().unwrap();
+        let link = |name: &str, target: &Path| {
+            std::os::unix::fs::symlink(target, from.path().join(name)).unwrap();
+        };
+        std::fs::create_dir(from.path().join("deep")).unwrap();
+        link("abs", &root.join("src/a.rs"));
+        link("deep/abs", &root.join("src/a.rs"));
+        link("dangling", &root.join("src/new.rs"));
+        link("itself", &root);
+        link("above", root.parent().unwrap());
+        link("tool", Path::new("/usr/bin/env"));
+        let to = tempfile::tempdir().unwrap();
+        copy_tree(&Workspace::open(from.path()).unwrap(), to.path(), false).unwrap();
+        let read_link = |name: &str| std::fs::read_link(to.path().join(name)).unwrap();
+        assert_eq!(read_link("abs"), Path::new("src/a.rs"));
+        assert_eq!(read_link("deep/abs"), Path::new("../src/a.rs"));
+        assert_eq!(read_link("dangling"), Path::new("src/new.rs"));
+        assert_eq!(read_link("itself"), Path::new("."));
+        assert!(std::fs::symlink_metadata(to.path().join("above")).is_err());
+        assert_eq!(read_link("tool"), Path::new("/usr/bin/env"));
     }
 
     #[test]

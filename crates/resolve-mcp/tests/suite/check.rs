@@ -1,6 +1,7 @@
 //! The `check` tool over MCP: listed only when a check command is configured, run on the
 //! connection's head preview with the configured command, its outcome in the pending
-//! resource; and `[check] require = true` holding for the model's `resolve`.
+//! resource; `[check] require = true` holding for the model's `resolve`; and a command from a
+//! configuration the person has not trusted offered but never run until it is trusted.
 
 use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use serde_json::json;
@@ -35,6 +36,7 @@ async fn check_is_listed_only_when_a_command_is_configured() {
 #[tokio::test]
 async fn the_model_checks_its_preview_then_applies_it_once_the_check_passed() {
     let workspace = Workspace::with(&[("a.txt", "a\n"), (".resolve/config.toml", CONFIG)]);
+    workspace.trust();
     let connection = Connection::open(&workspace).await;
     connection
         .call(
@@ -96,4 +98,47 @@ async fn the_model_checks_its_preview_then_applies_it_once_the_check_passed() {
         .await;
     assert!(!is_error(&applied), "{}", text(&applied));
     assert_eq!(workspace.read("a.txt"), "A\n");
+}
+
+#[tokio::test]
+async fn an_untrusted_check_command_is_a_tool_error_until_the_person_trusts_the_file() {
+    let workspace = Workspace::with(&[
+        ("a.txt", "a\n"),
+        (
+            ".resolve/config.toml",
+            "[check]\ncommand = [\"sh\", \"-c\", \"touch marker && grep -q A a.txt\"]\n",
+        ),
+    ]);
+    // The server starts and offers the tool; the file is not trusted.
+    let connection = Connection::open(&workspace).await;
+    assert!(tool_names(&connection).await.contains(&"check".to_owned()));
+    connection
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
+        .await;
+    let refused = connection.call("check", json!({})).await;
+    assert!(is_error(&refused), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("is not trusted"),
+        "{}",
+        text(&refused)
+    );
+    assert!(
+        text(&refused).contains("`sh -c 'touch marker && grep -q A a.txt'` ([check])"),
+        "{}",
+        text(&refused)
+    );
+    assert!(
+        text(&refused).contains("resolve trust --root"),
+        "{}",
+        text(&refused)
+    );
+    assert!(!workspace.path("marker").exists(), "nothing ran");
+    // Trusted while the server runs: the next call runs it.
+    workspace.trust();
+    let checked = connection.call("check", json!({})).await;
+    assert!(!is_error(&checked), "{}", text(&checked));
+    assert!(workspace.path("marker").exists());
 }

@@ -6,15 +6,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use resolve_core::RESOLVE_REMINDER;
-use resolve_mcp::ResolveServer;
+use resolve_mcp::{ResolveServer, ServerOptions};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 
-/// A temporary workspace root.
+/// A temporary workspace root, and a per-user directory of its own for trust records.
 pub struct Workspace {
     dir: tempfile::TempDir,
+    user: tempfile::TempDir,
 }
 
 impl Workspace {
@@ -22,6 +23,7 @@ impl Workspace {
     pub fn with(files: &[(&str, &str)]) -> Self {
         let workspace = Self {
             dir: tempfile::tempdir().unwrap(),
+            user: tempfile::tempdir().unwrap(),
         };
         for (path, content) in files {
             workspace.write(path, content);
@@ -32,6 +34,22 @@ impl Workspace {
     /// The root.
     pub fn root(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// The per-user directory (trust records) of this test.
+    pub fn user_dir(&self) -> &Path {
+        self.user.path()
+    }
+
+    /// Trust the workspace's `.resolve/config.toml` as it is now, as `resolve trust` does.
+    pub fn trust(&self) {
+        let config = resolve_edit::ConfigFile::read_with(self.root(), None, Some(self.user_dir()))
+            .unwrap()
+            .unwrap();
+        resolve_edit::TrustedFiles::load_in(self.user_dir())
+            .unwrap()
+            .trust(&config, 1)
+            .unwrap();
     }
 
     /// Absolute path of `relative`.
@@ -83,7 +101,14 @@ pub struct Connection {
 impl Connection {
     /// Connect to a new server (its own connection id) for `workspace`.
     pub async fn open(workspace: &Workspace) -> Self {
-        let server = ResolveServer::open(workspace.root()).unwrap();
+        let server = ResolveServer::with_options(
+            workspace.root(),
+            ServerOptions {
+                user_dir: Some(workspace.user_dir().to_path_buf()),
+                ..ServerOptions::default()
+            },
+        )
+        .unwrap();
         let connection_id = server.connection_id().to_owned();
         let (server_end, client_end) = tokio::io::duplex(1 << 20);
         tokio::spawn(async move {

@@ -8,7 +8,7 @@
 //! and resolved actions with stage, apply, discard, undo and clean-up.
 //!
 //! Layers, bottom up, each using only those below it: `error`, `hash`, `fs` (the only module
-//! that writes, renames or removes files), `layout`, `user_dir`, `workspace`; `change_set` (pure data),
+//! that writes, renames or removes files), `layout`, `user_dir`, `record_key`, `workspace`; `change_set` (pure data),
 //! `check_outcome` and `mcp_action` (pure data), `blobs`, `spool`, `lock`; `transaction`; `store`.
 //!
 //! It knows no producer (no parser, no directory walk, no diff): what a change set contains
@@ -30,6 +30,7 @@ mod hash;
 
 mod fs;
 mod layout;
+mod record_key;
 mod user_dir;
 mod workspace;
 
@@ -64,5 +65,6 @@ pub use store::{
     Store, StoredAction,
 };
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS};
+pub use record_key::{RECORD_KEY_FILE, RecordKey};
 pub use user_dir::user_dir;
 pub use workspace::{Workspace, WorkspacePath, normalize_lexically};

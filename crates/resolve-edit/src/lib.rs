@@ -12,7 +12,8 @@
 //! change's hunks and composing them), `ordered`, `selection` (hunk addresses), `scope`;
 //! `preview`; the producers `ast_edit/`, `text_edit` and the read-only `read_tools`;
 //! `external`, `review` (hunk-level apply and amend), `reviewer_note` (what the model is told a
-//! person did), `pending_source`; `check/` (running a command against a preview, in place or in
+//! person did), `shown` (what a stored action shows, derived from what it lands),
+//! `pending_source`; `check/` (running a command against a preview, in place or in
 //! a scratch copy, and the model's `check` tool); `tools`.
 //!
 //! It does not own the durable state, the transaction or the lock (`resolve-store`, whose items
@@ -51,6 +52,7 @@ mod external;
 mod pending_source;
 mod review;
 mod reviewer_note;
+mod shown;
 
 mod check;
 mod tools;
@@ -61,7 +63,7 @@ pub use resolve_store::{
     FileChange, FileContent, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
     Landing, McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR,
     Payload, PendingRecord, PendingSummary, RejectedFile, RejectedHunk, Review, ReviewedApply,
-    ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
+    RecordKey, ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
     StoreLock, StoredAction, Workspace, WorkspacePath, atomic_write, content_hash, create_dir_all,
     is_binary, normalize_lexically, path_order, read_content,
 };
@@ -90,6 +92,7 @@ pub use review::{
     apply_reviewed, file_hunks, partial_apply_lines, previewed_content,
 };
 pub use reviewer_note::reviewer_note_text;
+pub use shown::{shown_addressed_preview, shown_preview};
 pub use selection::{HunkAddress, HunkRejection, Selection};
 pub use text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
 pub use tools::{FileToolOutput, FileTools, StagedPreview, file_tool_specs};

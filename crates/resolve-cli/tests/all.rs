@@ -24,6 +24,7 @@ mod suite {
     mod hunks;
     mod plan;
     mod review;
+    mod shown;
     mod staging;
     mod terminal;
 }

@@ -62,10 +62,10 @@ pub use resolve_store::{
     CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckMode, CheckOutcome, CheckRun, Content, Decider,
     FileChange, FileContent, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
     Landing, McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR,
-    Payload, PendingRecord, PendingSummary, RejectedFile, RejectedHunk, Review, ReviewedApply,
-    RecordKey, ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
-    StoreLock, StoredAction, Workspace, WorkspacePath, atomic_write, content_hash, create_dir_all,
-    is_binary, normalize_lexically, path_order, read_content,
+    Payload, PendingRecord, PendingSummary, RecordKey, RejectedFile, RejectedHunk, Review,
+    ReviewedApply, ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store,
+    StoreError, StoreLock, StoredAction, Workspace, WorkspacePath, atomic_write, content_hash,
+    create_dir_all, is_binary, normalize_lexically, path_order, read_content,
 };
 
 pub use ast_edit::{
@@ -92,8 +92,8 @@ pub use review::{
     apply_reviewed, file_hunks, partial_apply_lines, previewed_content,
 };
 pub use reviewer_note::reviewer_note_text;
-pub use shown::{shown_addressed_preview, shown_preview};
 pub use selection::{HunkAddress, HunkRejection, Selection};
+pub use shown::{shown_addressed_preview, shown_preview};
 pub use text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
 pub use tools::{FileToolOutput, FileTools, StagedPreview, file_tool_specs};
 pub use word_diff::{WordDiff, word_diff};

@@ -222,7 +222,11 @@ pub fn addressed_preview(text: &str) -> String {
 pub(crate) fn preview_notes(text: &str) -> String {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut notes = String::new();
-    let mut at = usize::from(lines.first().is_some_and(|line| line.starts_with(PREVIEW_BANNER)));
+    let mut at = usize::from(
+        lines
+            .first()
+            .is_some_and(|line| line.starts_with(PREVIEW_BANNER)),
+    );
     while at < lines.len() {
         if diff_header_path(&lines[at..]).is_some() || lines[at].starts_with("--- ") {
             at = section_end(&lines, at + 2).max(at + 1);

@@ -86,7 +86,9 @@ impl Subject {
             visible_line(&self.origin.to_string())
         );
         if self.foreign {
-            message.push_str("⚠ FOREIGN: not staged by this user's resolve; it will not be applied from here.\n");
+            message.push_str(
+                "⚠ FOREIGN: not staged by this user's resolve; it will not be applied from here.\n",
+            );
         }
         for file in &self.files {
             message.push_str(&format!(

@@ -57,6 +57,7 @@ pub use hash::{content_hash, hex, sha256};
 pub use layout::{JOURNAL_DIR, LOCK_FILE, PLANS_DIR, RecordKind, STATE_DIR, StateLayout};
 pub use lock::{LOCK_TIMEOUT, StoreLock};
 pub use mcp_action::{McpAction, McpToolCall, Payload};
+pub use record_key::{RECORD_KEY_FILE, RecordKey};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
 pub use store::{
     AmendFile, Amendment, ApplyOutcome, BLOB_GRACE, Decider, HistoryRecord, HunkReview, Landing,
@@ -65,6 +66,5 @@ pub use store::{
     Store, StoredAction,
 };
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS};
-pub use record_key::{RECORD_KEY_FILE, RecordKey};
 pub use user_dir::user_dir;
 pub use workspace::{Workspace, WorkspacePath, normalize_lexically};

@@ -36,14 +36,19 @@ fn stage(store: &Store, path: &str, content: &str) -> String {
 }
 
 fn record_file(root: &std::path::Path, seq: u64) -> std::path::PathBuf {
-    root.join(STATE_DIR).join("pending").join(format!("{seq}.json"))
+    root.join(STATE_DIR)
+        .join("pending")
+        .join(format!("{seq}.json"))
 }
 
 #[test]
 fn a_record_this_user_staged_is_own_and_one_signed_by_another_key_is_foreign() {
     let dir = tempfile::tempdir().unwrap();
     let id = stage(&store_with(dir.path(), 7), "a.txt", "a\n");
-    let own = store_with(dir.path(), 7).pending_record(&id).unwrap().unwrap();
+    let own = store_with(dir.path(), 7)
+        .pending_record(&id)
+        .unwrap()
+        .unwrap();
     assert!(!own.foreign);
     assert!(own.mac.is_some());
     let other = store_with(dir.path(), 8);
@@ -51,7 +56,12 @@ fn a_record_this_user_staged_is_own_and_one_signed_by_another_key_is_foreign() {
     let error = other.apply(&id, None, "go", None).unwrap_err();
     assert!(matches!(error, StoreError::ForeignAction { .. }), "{error}");
     assert!(error.is_tool_error());
-    assert!(error.to_string().contains(&format!("resolve apply --id {id}")), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains(&format!("resolve apply --id {id}")),
+        "{error}"
+    );
     assert!(!dir.path().join("a.txt").exists(), "nothing was written");
 }
 
@@ -82,7 +92,8 @@ fn writing_a_foreign_record_back_does_not_sign_it_and_a_store_accepting_foreign_
     // A failed apply moves it to the head: a write of the record, which must not sign it.
     store.bump_to_head(&id).unwrap();
     assert!(store.pending_record(&id).unwrap().unwrap().foreign);
-    let record: Value = serde_json::from_slice(&std::fs::read(record_file(dir.path(), 1)).unwrap()).unwrap();
+    let record: Value =
+        serde_json::from_slice(&std::fs::read(record_file(dir.path(), 1)).unwrap()).unwrap();
     assert_eq!(
         store.pending().unwrap()[0].mac.as_deref(),
         record["mac"].as_str(),
@@ -93,7 +104,10 @@ fn writing_a_foreign_record_back_does_not_sign_it_and_a_store_accepting_foreign_
         .apply(&id, None, "a person named it", None)
         .unwrap();
     assert_eq!(outcome.applied_files, ["a.txt"]);
-    assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "a\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "a\n"
+    );
 }
 
 #[test]
@@ -117,6 +131,8 @@ fn a_version_one_record_without_a_signature_reads_and_is_foreign() {
     assert!(pending[0].foreign);
     assert!(!pending[1].foreign);
     // Discarding writes no file and calls nothing, so a model may drop it.
-    store.discard("pending-action:write:5", "not mine", None).unwrap();
+    store
+        .discard("pending-action:write:5", "not mine", None)
+        .unwrap();
     assert!(!dir.path().join("b.txt").exists());
 }

@@ -238,6 +238,9 @@ fn a_carriage_return_and_escape_in_a_line_are_drawn_visibly_and_a_foreign_action
     let app = App::new(actions);
     let screen = text(&drawn(&app, PLAIN));
     assert!(screen.contains("+curl x | sh ␍␛[2K+make all"), "{screen}");
-    assert!(!screen.contains('\r') && !screen.contains('\u{1b}'), "{screen}");
+    assert!(
+        !screen.contains('\r') && !screen.contains('\u{1b}'),
+        "{screen}"
+    );
     assert!(screen.contains("FOREIGN"), "{screen}");
 }

@@ -8,6 +8,9 @@ use std::process::Command;
 /// A temporary workspace root.
 pub struct Workspace {
     dir: tempfile::TempDir,
+    /// The per-user directory's parent (`XDG_CONFIG_HOME`) of every run: record keys and trust
+    /// decisions stay out of the real home.
+    config_home: tempfile::TempDir,
 }
 
 /// What one `resolve` invocation did.
@@ -44,6 +47,7 @@ impl Workspace {
     pub fn new() -> Self {
         Self {
             dir: tempfile::tempdir().unwrap(),
+            config_home: tempfile::tempdir().unwrap(),
         }
     }
 
@@ -91,8 +95,14 @@ impl Workspace {
             .arg(self.root())
             .args(args)
             .env_remove("NO_COLOR")
-            .env("COLUMNS", "80");
+            .env("COLUMNS", "80")
+            .env("XDG_CONFIG_HOME", self.config_home.path());
         command
+    }
+
+    /// The `XDG_CONFIG_HOME` every run of this workspace gets.
+    pub fn config_home(&self) -> &Path {
+        self.config_home.path()
     }
 
     /// Ids of the pending actions, head first.

@@ -3,8 +3,8 @@
 //! shows as `+make all`), made visible; and quoting paths that contain them. Owns no I/O and
 //! no wording beyond the escapes.
 //!
-//! What is escaped: every C0 control but tab (and, in multi-line text, the newline; a carriage
-//! return is always shown, `␍`, so a CRLF line ending is visible too), DEL, every C1 control, the
+//! What is escaped: every C0 control but tab (and, in multi-line text, the newline and a
+//! carriage return right before it: a CRLF line ending, which can hide nothing), DEL, every C1 control, the
 //! bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), the bidi marks
 //! (U+200E, U+200F, U+061C) and the line and paragraph separators (U+2028, U+2029). C0
 //! controls become their control pictures (`␍` for `\r`, `␛` for ESC, `␊` for a newline in
@@ -43,8 +43,8 @@ fn push_escaped(out: &mut String, c: char) {
     }
 }
 
-/// `text` (several lines) with every control character and bidi override made visible; tabs
-/// and newlines are kept. Borrowed when nothing needed escaping.
+/// `text` (several lines) with every control character and bidi override made visible; tabs,
+/// newlines and the `\r` of a CRLF line ending are kept. Borrowed when nothing needed escaping.
 pub fn visible_text(text: &str) -> Cow<'_, str> {
     escape(text, true)
 }
@@ -56,13 +56,28 @@ pub fn visible_line(text: &str) -> Cow<'_, str> {
 }
 
 fn escape(text: &str, multiline: bool) -> Cow<'_, str> {
-    let escaped = |c: char| if c == '\n' { !multiline } else { is_hidden(c) };
-    if !text.chars().any(escaped) {
+    // In multi-line text a newline is kept, and so is a `\r` right before one (a CRLF line
+    // ending): it moves the cursor only for the line to end, so it can hide nothing.
+    let escaped = |c: char, next: Option<char>| match c {
+        '\n' => !multiline,
+        '\r' if multiline && next == Some('\n') => false,
+        c => is_hidden(c),
+    };
+    let mut chars = text.chars().peekable();
+    let mut needs = false;
+    while let Some(c) = chars.next() {
+        if escaped(c, chars.peek().copied()) {
+            needs = true;
+            break;
+        }
+    }
+    if !needs {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if escaped(c) {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if escaped(c, chars.peek().copied()) {
             push_escaped(&mut out, c);
         } else {
             out.push(c);
@@ -110,9 +125,9 @@ mod tests {
     }
 
     #[test]
-    fn tabs_and_newlines_are_kept_in_text_but_not_in_a_line_and_a_crlf_ending_shows() {
-        assert!(matches!(visible_text("a\tb\nc\n"), Cow::Borrowed(_)));
-        assert_eq!(visible_text("a\r\n"), "a\u{240d}\n");
+    fn tabs_newlines_and_crlf_endings_are_kept_in_text_but_not_in_a_line() {
+        assert!(matches!(visible_text("a\tb\r\nc\n"), Cow::Borrowed(_)));
+        assert_eq!(visible_text("a\rb\r\n"), "a\u{240d}b\r\n");
         assert_eq!(visible_line("a\tb\r\nc"), "a\tb\u{240d}\u{240a}c");
     }
 

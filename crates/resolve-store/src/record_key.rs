@@ -5,7 +5,7 @@
 //! `signature` module).
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
@@ -65,11 +65,11 @@ impl RecordKey {
         Self::parse(&path, &bytes)
     }
 
-    fn parse(path: &PathBuf, bytes: &[u8]) -> Result<Self, StoreError> {
+    fn parse(path: &Path, bytes: &[u8]) -> Result<Self, StoreError> {
         <[u8; KEY_LEN]>::try_from(bytes)
             .map(Self)
             .map_err(|_| StoreError::RecordKey {
-                path: path.clone(),
+                path: path.to_path_buf(),
                 reason: format!(
                     "it holds {} bytes, not {KEY_LEN}; remove it and resolve makes a new one (records signed with the old key then read as foreign)",
                     bytes.len()

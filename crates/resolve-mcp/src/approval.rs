@@ -66,7 +66,9 @@ impl Subject {
         for (path, change) in record.change_set.files() {
             bound.push_str(&format!("{path} {}\n", change.base_hash().unwrap_or("-")));
         }
-        bound.push_str(&content_hash(preview.as_bytes()));
+        // Bound to the record as stored (what is shown is derived from it and the bases,
+        // whose hashes are bound above), so a base changing is reported as stale.
+        bound.push_str(&record.preview_text.hash());
         Ok(Some(Self {
             id: record.id,
             label: record.label,

@@ -25,8 +25,9 @@ mod suite {
     mod hunks;
     mod plan;
     mod review;
+    mod shown;
     mod staging;
     mod terminal;
-    mod untrusted_state;
     mod trust;
+    mod untrusted_state;
 }

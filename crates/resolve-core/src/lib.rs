@@ -60,6 +60,7 @@ mod session;
 mod soft;
 mod text;
 mod tool;
+mod visible;
 
 pub use choice::{
     RESOLVE_REMINDER, RESOLVE_TOOL_NAME, ReminderMessage, SoftToolRequirement, ToolChoice,
@@ -87,6 +88,7 @@ pub use soft::{
 };
 pub use text::count_noun;
 pub use tool::{ToolSpec, needs_resolve_tool};
+pub use visible::{has_hidden_characters, quote_path, visible_line, visible_text};
 
 /// The README's Rust examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -12,7 +12,8 @@
 //! change's hunks and composing them), `ordered`, `selection` (hunk addresses), `scope`;
 //! `preview`; the producers `ast_edit/`, `text_edit` and the read-only `read_tools`;
 //! `external`, `review` (hunk-level apply and amend), `reviewer_note` (what the model is told a
-//! person did), `pending_source`; `check/` (running a command against a preview, in place or in
+//! person did), `shown` (what a stored action shows, derived from what it lands),
+//! `pending_source`; `check/` (running a command against a preview, in place or in
 //! a scratch copy, and the model's `check` tool); `tools`.
 //!
 //! It does not own the durable state, the transaction or the lock (`resolve-store`, whose items
@@ -52,6 +53,7 @@ mod external;
 mod pending_source;
 mod review;
 mod reviewer_note;
+mod shown;
 
 mod check;
 mod tools;
@@ -62,11 +64,11 @@ pub use resolve_store::{
     CommandTrust, ConfigFile, ConfiguredCommand, Content, Decider, FileChange, FileContent,
     HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing, McpAction,
     McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR, Payload, PendingRecord,
-    PendingSummary, RejectedFile, RejectedHunk, Review, ReviewedApply, ReviewerNote, STATE_DIR,
-    SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError, StoreLock, StoredAction,
-    TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath, atomic_write, content_hash,
-    create_dir_all, is_binary, normalize_lexically, path_order, read_content, read_regular_file,
-    read_state_file, shell_words,
+    PendingSummary, RecordKey, RejectedFile, RejectedHunk, Review, ReviewedApply, ReviewerNote,
+    STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError, StoreLock,
+    StoredAction, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath, atomic_write,
+    content_hash, create_dir_all, is_binary, normalize_lexically, path_order, read_content,
+    read_regular_file, read_state_file, shell_words,
 };
 
 pub use ast_edit::{
@@ -95,6 +97,7 @@ pub use review::{
 };
 pub use reviewer_note::reviewer_note_text;
 pub use selection::{HunkAddress, HunkRejection, Selection};
+pub use shown::{shown_addressed_preview, shown_preview};
 pub use text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
 pub use tools::{FileToolOutput, FileTools, StagedPreview, file_tool_specs};
 pub use word_diff::{WordDiff, word_diff};

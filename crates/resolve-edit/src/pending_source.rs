@@ -211,6 +211,8 @@ fn gate_review(
     let Some(record) = store.pending_record(id)? else {
         return Ok(None);
     };
+    // Nobody is asked to approve what this store may not run.
+    store.refuse_foreign(&record)?;
     Ok(Some(gate.review(&record)))
 }
 

@@ -216,6 +216,28 @@ pub fn addressed_preview(text: &str) -> String {
     addressed
 }
 
+/// The notes of `text`, a stored preview text: what is left without its banner line and every
+/// diff (headers and the hunks their counts cover), blank lines at either end trimmed. A note
+/// shaped like a diff is left out with the diffs.
+pub(crate) fn preview_notes(text: &str) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut notes = String::new();
+    let mut at = usize::from(
+        lines
+            .first()
+            .is_some_and(|line| line.starts_with(PREVIEW_BANNER)),
+    );
+    while at < lines.len() {
+        if diff_header_path(&lines[at..]).is_some() || lines[at].starts_with("--- ") {
+            at = section_end(&lines, at + 2).max(at + 1);
+            continue;
+        }
+        notes.push_str(lines[at]);
+        at += 1;
+    }
+    notes.trim_matches('\n').to_owned()
+}
+
 /// The path of the file diff whose `---`/`+++` headers start `lines`, if they do.
 fn diff_header_path<'a>(lines: &[&'a str]) -> Option<&'a str> {
     let [old, new, ..] = lines else {

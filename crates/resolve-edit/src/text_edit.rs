@@ -98,7 +98,7 @@ pub fn preview_edit(workspace: &Workspace, request: &EditRequest) -> Result<Prev
     Ok(Preview {
         change_set: change_set.into_spooled(workspace)?,
         producer: Producer::Edit,
-        label: format!("Edit: {path}"),
+        label: format!("Edit: {}", resolve_core::quote_path(&path)),
         text: preview_text(&diff).into(),
         details: json!({"path": path, "replacements": replacements}),
         files_key: None,
@@ -137,7 +137,7 @@ pub fn preview_write(workspace: &Workspace, request: &WriteRequest) -> Result<Pr
     Ok(Preview {
         change_set: change_set.into_spooled(workspace)?,
         producer: Producer::Write,
-        label: format!("Write: {path}"),
+        label: format!("Write: {}", resolve_core::quote_path(&path)),
         text: preview_text(&diff).into(),
         details: json!({"path": path, "created": created, "bytes": request.content.len()}),
         files_key: None,

@@ -62,7 +62,8 @@ impl ExternalActionRunner for FakeRunner {
 
 fn setup() -> (TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(Workspace::open(dir.path()).unwrap());
+    let store = Store::open(Workspace::open(dir.path()).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
     (dir, store)
 }
 

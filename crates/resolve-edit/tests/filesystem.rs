@@ -47,7 +47,8 @@ impl Fixture {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, bytes).unwrap();
         }
-        let store = Store::open(Workspace::open(&root).unwrap());
+        let store = Store::open(Workspace::open(&root).unwrap())
+            .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
         Self {
             _dir: dir,
             root,

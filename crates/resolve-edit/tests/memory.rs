@@ -77,7 +77,8 @@ fn peak_heap_of_a_preview(files: usize) -> usize {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, format!("fn f() -> u32 {{\n    foo({index})\n}}\n")).unwrap();
     }
-    let store = Store::open(Workspace::open(dir.path()).unwrap());
+    let store = Store::open(Workspace::open(dir.path()).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
     let tools = FileTools::new(store, Origin::Cli).with_max_files(None);
     let args = json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": ["src"]});
 

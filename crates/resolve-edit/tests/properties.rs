@@ -100,7 +100,8 @@ fn workspace(files: &BTreeMap<String, String>) -> (tempfile::TempDir, Store) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, content).unwrap();
     }
-    let store = Store::open(Workspace::open(dir.path()).unwrap());
+    let store = Store::open(Workspace::open(dir.path()).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
     (dir, store)
 }
 

@@ -85,7 +85,8 @@ fn setup(files: &[(&str, &str)]) -> (TempDir, Store) {
     for (path, content) in files {
         std::fs::write(dir.path().join(path), content).unwrap();
     }
-    let store = Store::open(Workspace::open(dir.path()).unwrap());
+    let store = Store::open(Workspace::open(dir.path()).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
     (dir, store)
 }
 

@@ -8,7 +8,8 @@
 
 use std::path::Path;
 
-use resolve_edit::{Origin, Store, StoreError, content_hash};
+use resolve_core::{quote_path, visible_line};
+use resolve_edit::{EditError, Origin, Store, content_hash, shown_preview};
 use rmcp::model::{ElicitRequestParams, ElicitationSchema};
 use serde_json::{Value, json};
 
@@ -39,6 +40,8 @@ pub(crate) struct Subject {
     pub label: String,
     /// Who staged it.
     pub origin: Origin,
+    /// Whether this user's resolve did not stage it (see `PendingRecord::foreign`).
+    pub foreign: bool,
     /// Its files with their line counts.
     pub files: Vec<FileDiff>,
     /// A digest of everything the person is shown and the apply depends on: the connection,
@@ -53,20 +56,24 @@ impl Subject {
         store: &Store,
         connection: &Origin,
         id: &str,
-    ) -> Result<Option<Self>, StoreError> {
+    ) -> Result<Option<Self>, EditError> {
         let Some(record) = store.pending_record(id)? else {
             return Ok(None);
         };
-        let preview = store.blobs().read_text(&record.preview_text)?;
+        // Derived from what the apply writes, not the stored text.
+        let preview = shown_preview(store, &record)?;
         let mut bound = format!("{connection}\n{}\n{}\n", record.id, record.fingerprint);
         for (path, change) in record.change_set.files() {
             bound.push_str(&format!("{path} {}\n", change.base_hash().unwrap_or("-")));
         }
-        bound.push_str(&content_hash(preview.as_bytes()));
+        // Bound to the record as stored (what is shown is derived from it and the bases,
+        // whose hashes are bound above), so a base changing is reported as stale.
+        bound.push_str(&record.preview_text.hash());
         Ok(Some(Self {
             id: record.id,
             label: record.label,
             origin: record.origin,
+            foreign: record.foreign,
             files: diff_files(&preview),
             binding: content_hash(bound.as_bytes()),
         }))
@@ -76,15 +83,27 @@ impl Subject {
     pub(crate) fn message(&self, model_reason: &str) -> String {
         let mut message = format!(
             "The model asks to apply this change. Apply it?\n\n{} ({}, staged by {})\n",
-            self.label, self.id, self.origin
+            visible_line(&self.label),
+            visible_line(&self.id),
+            visible_line(&self.origin.to_string())
         );
+        if self.foreign {
+            message.push_str(
+                "⚠ FOREIGN: not staged by this user's resolve; it will not be applied from here.\n",
+            );
+        }
         for file in &self.files {
             message.push_str(&format!(
                 "  {}  +{} -{}\n",
-                file.path, file.added, file.removed
+                quote_path(&file.path),
+                file.added,
+                file.removed
             ));
         }
-        message.push_str(&format!("\nThe model's reason: {model_reason}"));
+        message.push_str(&format!(
+            "\nThe model's reason: {}",
+            visible_line(model_reason)
+        ));
         message
     }
 

@@ -104,10 +104,9 @@ pub(crate) fn read(store: &Store, uri: &str) -> Result<ResourceContents, ErrorDa
         Err(error @ StoreError::UnknownAction { .. }) => return Err(not_found(error.to_string())),
         Err(error) => return Err(ErrorData::internal_error(error.to_string(), None)),
     };
+    // Derived from what resolving the action writes, not the stored text.
     let preview = |record: &resolve_edit::PendingRecord| {
-        store
-            .blobs()
-            .read_text(&record.preview_text)
+        resolve_edit::shown_preview(store, record)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))
     };
     let text = match (stored, want_pending) {

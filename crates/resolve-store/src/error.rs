@@ -63,6 +63,23 @@ pub enum StoreError {
         /// The command line that trusts it.
         trust_command: String,
     },
+    /// The per-user key that signs records cannot be used.
+    #[error("Cannot use the record key `{path}`: {reason}.")]
+    RecordKey {
+        /// The key file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A pending action this user's `resolve` did not stage (no valid signature) was to be
+    /// resolved where only this user's own actions are.
+    #[error(
+        "The pending action `{id}` was not staged by this user's resolve (it carries no valid signature; it may come from a cloned repository), so it is not run here. A person must review it with `resolve show {id}` and apply it with `resolve apply --id {id} --reason …`, or discard it with `resolve discard --id {id} --reason …`."
+    )]
+    ForeignAction {
+        /// The action's id.
+        id: String,
+    },
     /// The workspace root given is a file.
     #[error("`{path}` is a file, expected a directory.")]
     RootNotADirectory {
@@ -304,6 +321,7 @@ impl StoreError {
                 | Self::LockTimeout { .. }
                 | Self::CorruptState { .. }
                 | Self::NoUserDir
+                | Self::RecordKey { .. }
                 | Self::Invariant(_)
         )
     }

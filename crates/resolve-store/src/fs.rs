@@ -431,6 +431,24 @@ pub(crate) fn write_new_json<T: Serialize + ?Sized>(
         .map_err(|source| StoreError::io("write", path, source))
 }
 
+/// Create the file `path` holding `bytes`, readable and writable by its owner only (mode
+/// 0600 on Unix), synced; `false` when it already exists (nothing is written then).
+pub(crate) fn write_private_new(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = match options.open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
+        Err(source) => return Err(StoreError::io("create", path, source)),
+    };
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|source| StoreError::io("write", path, source))?;
+    Ok(true)
+}
+
 /// A fresh file at `path`, replacing a leftover one.
 fn create_new(path: &Path) -> Result<File, StoreError> {
     remove_file(path)?;

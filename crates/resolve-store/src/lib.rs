@@ -10,9 +10,9 @@
 //! [`CommandTrust`]; the records, [`TrustedFiles`], live in the per-user directory).
 //!
 //! Layers, bottom up, each using only those below it: `error`, `hash`, `fs` (the only module
-//! that writes, renames or removes files), `layout`, `user_dir`, `trust`, `workspace`;
-//! `change_set` (pure data), `check_outcome` and `mcp_action` (pure data), `blobs`, `spool`,
-//! `lock`; `transaction`; `store`.
+//! that writes, renames or removes files), `layout`, `user_dir`, `record_key`, `trust`,
+//! `workspace`; `change_set` (pure data), `check_outcome` and `mcp_action` (pure data), `blobs`,
+//! `spool`, `lock`; `transaction`; `store`.
 //!
 //! It knows no producer (no parser, no directory walk, no diff): what a change set contains
 //! and how it is shown are `resolve-edit`'s. It does not own the `resolve` dispatch, the
@@ -33,6 +33,7 @@ mod hash;
 
 mod fs;
 mod layout;
+mod record_key;
 mod trust;
 mod user_dir;
 mod workspace;
@@ -62,6 +63,7 @@ pub use layout::{
 };
 pub use lock::{LOCK_TIMEOUT, StoreLock};
 pub use mcp_action::{McpAction, McpToolCall, Payload};
+pub use record_key::{RECORD_KEY_FILE, RecordKey};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
 pub use store::{
     AmendFile, Amendment, ApplyOutcome, BLOB_GRACE, Decider, HistoryRecord, HunkReview, Landing,

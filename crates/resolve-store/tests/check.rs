@@ -41,7 +41,8 @@ fn read(dir: &TempDir, path: &str) -> Option<String> {
 /// create `src/new/c.txt` in a directory that does not exist yet.
 fn three_file_action() -> (TempDir, Store, String) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(Workspace::open(dir.path()).unwrap());
+    let store = Store::open(Workspace::open(dir.path()).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
     write(&dir, "src/a.rs", A_OLD);
     std::fs::set_permissions(
         dir.path().join("src/a.rs"),
@@ -252,7 +253,8 @@ fn crash_child_checks_the_action() {
     let (Ok(root), Ok(id)) = (std::env::var(CHILD_ROOT_ENV), std::env::var(CHILD_ID_ENV)) else {
         return;
     };
-    let store = Store::open(Workspace::open(root).unwrap());
+    let store = Store::open(Workspace::open(root).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
     store
         .check_in_place(&id, || Ok::<_, StoreError>(passing_run()))
         .unwrap();

@@ -38,7 +38,8 @@ fn fixture() -> Fixture {
     std::fs::write(root.join("b.txt"), "beta\n").unwrap();
     let victim = outside.join("victim.txt");
     std::fs::write(&victim, "keep me\n").unwrap();
-    let store = Store::open(Workspace::open(&root).unwrap());
+    let store = Store::open(Workspace::open(&root).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
     Fixture {
         _dir: dir,
         root,

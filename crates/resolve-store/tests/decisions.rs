@@ -44,8 +44,9 @@ fn resolved(store: &Store, id: &str) -> HistoryRecord {
 #[test]
 fn history_records_who_decided_and_keeps_the_models_reason_beside_a_persons() {
     let dir = tempfile::tempdir().unwrap();
-    let store =
-        Store::open(Workspace::open(dir.path()).unwrap()).resolved_by(Origin::Mcp("conn-1".into()));
+    let store = Store::open(Workspace::open(dir.path()).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]))
+        .resolved_by(Origin::Mcp("conn-1".into()));
     let by_model = stage(&store, "a.txt");
     let by_person = stage(&store, "b.txt");
     let same_reason = stage(&store, "c.txt");

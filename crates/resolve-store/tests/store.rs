@@ -25,7 +25,8 @@ use tempfile::TempDir;
 
 fn setup() -> (TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(Workspace::open(dir.path()).unwrap());
+    let store = Store::open(Workspace::open(dir.path()).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
     (dir, store)
 }
 
@@ -332,7 +333,8 @@ fn ids_are_monotonic_and_never_reused_across_store_reopen() {
     store.discard(&first.id, "r", None).unwrap();
     drop(store);
 
-    let reopened = Store::open(Workspace::open(dir.path()).unwrap());
+    let reopened = Store::open(Workspace::open(dir.path()).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
     let second = stage(&reopened, change_set([("a.txt", create("a"))]));
     assert_eq!(first.seq, 1);
     assert_eq!(shared, 2, "in-memory actions draw from the same counter");
@@ -645,7 +647,8 @@ fn crash_child_resolves_the_action() {
     ) else {
         return;
     };
-    let store = Store::open(Workspace::open(root).unwrap());
+    let store = Store::open(Workspace::open(root).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
     match op.as_str() {
         "apply" => {
             store.apply(&id, None, "crash test", None).unwrap();

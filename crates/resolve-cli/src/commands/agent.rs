@@ -21,11 +21,11 @@ use resolve_agent::{
     PlanReview, ProviderConfig, ProviderKind, ReasoningEffort, StoreReviewerNotes, Usage,
     file_tools,
 };
-use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession};
+use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession, visible_line, visible_text};
 use resolve_edit::{
-    ApplyGate, Blobs, CheckSettings, CheckTool, FileTools, GateDecision, HunkAddress,
-    HunkRejection, LiveOutput, Origin, PendingRecord, ReviewDecision, Selection, Store,
-    StorePendingSource, Workspace, addressed_preview,
+    ApplyGate, CheckSettings, CheckTool, FileTools, GateDecision, HunkAddress, HunkRejection,
+    LiveOutput, Origin, PendingRecord, ReviewDecision, Selection, Store, StorePendingSource,
+    shown_addressed_preview,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -103,7 +103,6 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
         .with_external_runner(Arc::new(hub.clone()));
     if args.approve == ApproveChoice::Ask {
         source = source.with_gate(Arc::new(TerminalGate {
-            workspace: store.workspace().clone(),
             store: store.clone(),
             color: output.is_color(),
         }));
@@ -296,7 +295,6 @@ impl Printer {
 /// review when standard input and output are a terminal, otherwise on a line prompt.
 #[derive(Debug)]
 struct TerminalGate {
-    workspace: Workspace,
     store: Store,
     color: bool,
 }
@@ -316,11 +314,13 @@ impl ApplyGate for TerminalGate {
         let _ = writeln!(
             stderr,
             "\nThe model wants to apply {} ({}):",
-            record.id, record.label
+            visible_line(&record.id),
+            visible_line(&record.label)
         );
-        match Blobs::of(&self.workspace).read_text(&record.preview_text) {
+        // Derived from what the apply writes, with control characters made visible.
+        match shown_addressed_preview(&self.store, record) {
             Ok(preview) => {
-                let _ = writeln!(stderr, "{}", addressed_preview(&preview));
+                let _ = writeln!(stderr, "{}", visible_text(&preview));
             }
             Err(error) => {
                 let _ = writeln!(stderr, "(its preview cannot be shown: {error})");

@@ -10,11 +10,14 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use resolve_agent::mcp::{McpConfig, McpHub};
-use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult, base_details};
+use resolve_core::{
+    ResolveAction, ResolveArgs, ResolveSession, ToolResult, base_details, visible_line,
+    visible_text,
+};
 use resolve_edit::{
-    Blobs, CheckSettings, FileToolOutput, FileTools, HistoryRecord, Origin,
-    Outcome as HistoryOutcome, Store, StorePendingSource, StoredAction, Workspace,
-    addressed_preview, check_report,
+    CheckSettings, FileToolOutput, FileTools, HistoryRecord, Origin, Outcome as HistoryOutcome,
+    Store, StorePendingSource, StoredAction, Workspace, check_report, shown_addressed_preview,
+    shown_preview,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -33,6 +36,16 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
     // What this process resolves is recorded as resolved (and so decided by a person) at the
     // command line; `resolve agent` and `resolve mcp` say otherwise.
     let store = Store::open(workspace).resolved_by(Origin::Cli);
+    // A foreign action (not staged by this user's resolve) runs only when a person names it,
+    // or picks it in the full-screen review, where it is marked.
+    let names_action = match &cli.command {
+        Command::Apply(args) => args.id.is_some(),
+        Command::Discard(args) => args.id.is_some(),
+        Command::Check(args) => args.id.is_some(),
+        Command::Review(_) => true,
+        _ => false,
+    };
+    let store = store.accepting_foreign(names_action);
     if let Some(message) = store.recover()? {
         note(&message);
     }
@@ -255,6 +268,7 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
                 "files": record.change_set.paths(),
                 "createdAt": record.created_at,
                 "check": record.last_check(),
+                "foreign": record.foreign,
             }))
             .collect::<Vec<_>>()
     );
@@ -269,7 +283,17 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
                     Some(_) => "  ✗ check failed",
                     None => "",
                 };
-                format!("{}  {}  [{}]{mark}", record.id, record.label, record.origin)
+                let foreign = if record.foreign {
+                    format!("\n    {}", foreign_warning(&record.id))
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{}  {}  [{}]{mark}{foreign}",
+                    visible_line(&record.id),
+                    visible_line(&record.label),
+                    visible_line(&record.origin.to_string())
+                )
             })
             .collect::<Vec<_>>()
             .join("\n")
@@ -294,18 +318,28 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
     };
     let (json, human) = match store.get(&id)? {
         StoredAction::Pending(record) => {
-            let preview = store.blobs().read_text(&record.preview_text)?;
+            // What is shown is derived from what applying it writes, never the stored text.
             let check = record
                 .last_check()
                 .map(|check| format!("\n{}", check_report(check)))
                 .unwrap_or_default();
+            let foreign = if record.foreign {
+                format!("\n{}", foreign_warning(&record.id))
+            } else {
+                String::new()
+            };
             let human = format!(
-                "{} — pending ({}): {}{check}\n\n{}",
-                record.id,
-                record.origin,
-                record.label,
-                addressed_preview(&preview)
+                "{} — pending ({}): {}{foreign}{check}\n\n{}",
+                visible_line(&record.id),
+                visible_line(&record.origin.to_string()),
+                visible_line(&record.label),
+                visible_text(&shown_addressed_preview(store, &record)?)
             );
+            let preview = if output.is_json() {
+                shown_preview(store, &record)?
+            } else {
+                String::new()
+            };
             // Hunks (which read every base) only for JSON output.
             let hunks = if output.is_json() {
                 amend::hunks_json(store, &record)?
@@ -313,15 +347,15 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
                 Value::Null
             };
             (
-                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "check": record.last_check(), "preview": preview, "files": hunks, "amendments": record.amendments}),
+                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "foreign": record.foreign, "check": record.last_check(), "preview": preview, "files": hunks, "amendments": record.amendments}),
                 human,
             )
         }
         StoredAction::Resolved(entry) => {
-            let preview = store.blobs().read_text(&entry.action.preview_text)?;
+            let preview = shown_preview(store, &entry.action)?;
             (
-                history_json(&entry, store.workspace())?,
-                format!("{}\n\n{preview}", history_line(&entry)),
+                history_json(&entry, store)?,
+                format!("{}\n\n{}", history_line(&entry), visible_text(&preview)),
             )
         }
     };
@@ -355,7 +389,7 @@ fn undo(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
                 entry.applied_files.join(", ")
             );
             output.data(
-                &json!({"text": text, "isError": false, "details": history_json(&entry, store.workspace())?}),
+                &json!({"text": text, "isError": false, "details": history_json(&entry, store)?}),
                 &text,
             );
             Ok(Outcome::Success)
@@ -382,7 +416,7 @@ fn log(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     let json = if output.is_json() {
         let entries = history
             .iter()
-            .map(|entry| history_json(entry, store.workspace()))
+            .map(|entry| history_json(entry, store))
             .collect::<Result<Vec<Value>, _>>()?;
         json!({ "history": entries })
     } else {
@@ -411,14 +445,28 @@ fn history_line(entry: &HistoryRecord) -> String {
         .model_reason
         .as_ref()
         .map_or_else(String::new, |reason| format!(" (model: {reason})"));
-    format!(
-        "{}  {}  {outcome}  {}  (staged: {}, resolved: {resolved_by}, decided: {decided_by}){}  — {}{model_reason}",
+    let foreign = if entry.action.foreign {
+        "  [FOREIGN: not staged by this user's resolve]"
+    } else {
+        ""
+    };
+    let line = format!(
+        "{}  {}  {outcome}  {}  (staged: {}, resolved: {resolved_by}, decided: {decided_by}){}{foreign}  — {}{model_reason}",
         local_time(entry.resolved_at),
         entry.action.id,
         entry.action.label,
         entry.action.origin,
         review_summary(entry),
         entry.reason
+    );
+    visible_line(&line).into_owned()
+}
+
+/// The loud line under a foreign pending action in `pending` and `show`.
+fn foreign_warning(id: &str) -> String {
+    format!(
+        "⚠ FOREIGN: not staged by this user's resolve (a cloned repository may have planted it). A model cannot apply it; review it with `resolve show {id}` and apply it only with `resolve apply --id {id} --reason …`.",
+        id = visible_line(id)
     )
 }
 
@@ -483,7 +531,7 @@ fn local_time(seconds: u64) -> String {
 }
 
 /// The JSON shape of a history entry in `log`, `show` and `undo`.
-fn history_json(entry: &HistoryRecord, workspace: &Workspace) -> anyhow::Result<Value> {
+fn history_json(entry: &HistoryRecord, store: &Store) -> anyhow::Result<Value> {
     Ok(json!({
         "id": entry.action.id,
         "state": match entry.outcome { HistoryOutcome::Applied => "applied", HistoryOutcome::Discarded => "discarded" },
@@ -501,6 +549,7 @@ fn history_json(entry: &HistoryRecord, workspace: &Workspace) -> anyhow::Result<
         "check": entry.action.last_check(),
         "decidedBy": entry.decided_by.map(|decider| decider.to_string()),
         "modelReason": entry.model_reason,
-        "preview": Blobs::of(workspace).read_text(&entry.action.preview_text)?,
+        "foreign": entry.action.foreign,
+        "preview": shown_preview(store, &entry.action)?,
     }))
 }

@@ -84,6 +84,7 @@ impl ReviewStore {
             age: age_text(now.saturating_sub(record.created_at)),
             files: hunks.files.into_iter().map(file_view).collect(),
             note,
+            foreign: record.foreign,
         })
     }
 

@@ -20,6 +20,8 @@ pub struct ActionView {
     pub files: Vec<FileView>,
     /// A line shown instead of a diff when there is none to show (an MCP tool call).
     pub note: Option<String>,
+    /// Whether this user's resolve did not stage it (a cloned `.resolve/`): marked loudly.
+    pub foreign: bool,
 }
 
 impl ActionView {

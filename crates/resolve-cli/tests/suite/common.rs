@@ -6,7 +6,7 @@ use std::process::Output;
 use std::process::Command;
 
 /// A temporary workspace root, and a configuration home of its own (`XDG_CONFIG_HOME` of
-/// every run) so trust records never touch the real home.
+/// every run) so trust records and record keys never touch the real home.
 pub struct Workspace {
     dir: tempfile::TempDir,
     config_home: tempfile::TempDir,
@@ -64,7 +64,8 @@ impl Workspace {
         self.dir.path()
     }
 
-    /// The `XDG_CONFIG_HOME` of every run (trust records live in `resolve/` under it).
+    /// The `XDG_CONFIG_HOME` of every run (trust records and the record key live in `resolve/`
+    /// under it).
     pub fn config_home(&self) -> &Path {
         self.config_home.path()
     }

@@ -83,6 +83,7 @@ impl Store {
             note.amendments.push(amendment);
             note
         });
+        self.sign_pending(&mut record)?;
         write_json(&self.record_path(RecordKind::Pending, record.seq), &record)?;
         if let Some(note) = note {
             write_json(&self.workspace.layout().note_file(record.seq), &note)?;

@@ -55,6 +55,7 @@ impl Store {
             unix_now(),
         );
         record.check = Some(outcome.clone());
+        self.sign_pending(&mut record)?;
         write_json(&self.record_path(RecordKind::Pending, record.seq), &record)?;
         Ok(outcome)
     }
@@ -101,6 +102,7 @@ impl Store {
         }
         let outcome = CheckOutcome::new(run, mode, record.fingerprint.clone(), unix_now());
         record.check = Some(outcome.clone());
+        self.sign_pending(&mut record)?;
         write_json(&self.record_path(RecordKind::Pending, record.seq), &record)?;
         Ok(outcome)
     }
@@ -108,6 +110,7 @@ impl Store {
     /// The pending record `id`, when it has files to check.
     fn require_checkable(&self, id: &str) -> Result<PendingRecord, StoreError> {
         let record = self.require_pending(id)?;
+        self.refuse_foreign(&record)?;
         match &record.mcp {
             Some(action) => Err(StoreError::NothingToCheck {
                 id: id.to_owned(),

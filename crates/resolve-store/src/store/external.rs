@@ -54,6 +54,10 @@ impl Store {
                 tool: call.tool.clone(),
             })
         });
+        if call.is_some() {
+            // Calling a tool a foreign record names is running its payload.
+            self.refuse_foreign(&record)?;
+        }
         if let Some(bytes) = fs::read_state_file(&marker, fs::STATE_FILE_MAX_LEN)? {
             // The marker names the call that was made (it may be the other of apply and reject).
             let interrupted = serde_json::from_slice::<McpCallMarker>(&bytes)
@@ -115,6 +119,7 @@ impl Store {
             (Err(_), _) => {
                 if outcome == Outcome::Applied {
                     record.order = self.take_seq()?;
+                    self.sign_pending(&mut record)?;
                     write_json(&self.record_path(RecordKind::Pending, record.seq), &record)?;
                 }
                 if also_remove.is_some() {

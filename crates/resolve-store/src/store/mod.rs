@@ -17,8 +17,8 @@
 //! `resolution` (apply and discard, whole or hunk by hunk), `check` (a preview put in place for
 //! a check, or written into a scratch copy, and the outcome kept on the record), `undo`,
 //! `external` (MCP tool calls and their markers), `gc` (the blob store's clean-up), `review`
-//! (what a reviewer did, as records keep it), `notes` (telling the model what a person did) and
-//! `amend`.
+//! (what a reviewer did, as records keep it), `notes` (telling the model what a person did), `signature` (signing this user's records and
+//! telling foreign ones) and `amend`.
 
 mod amend;
 mod check;
@@ -29,6 +29,7 @@ mod read;
 mod records;
 mod resolution;
 mod review;
+mod signature;
 mod staging;
 mod undo;
 
@@ -90,6 +91,10 @@ pub struct Store {
     require_check: bool,
     /// The model's reason when a person decides in its place (see [`Store::overruling`]).
     model_reason: Option<String>,
+    /// The key that signs records (see [`Store::with_record_key`]).
+    key: signature::KeyCell,
+    /// Whether foreign actions' payloads run (see [`Store::accepting_foreign`]).
+    accept_foreign: bool,
 }
 
 impl Store {
@@ -102,6 +107,8 @@ impl Store {
             decider: None,
             require_check: false,
             model_reason: None,
+            key: signature::KeyCell::default(),
+            accept_foreign: false,
         }
     }
 

@@ -22,7 +22,11 @@ impl Store {
         let Some(_lock) = self.read_session()? else {
             return Ok(Vec::new());
         };
-        let mut records: Vec<PendingRecord> = self.load_all(RecordKind::Pending, pending_key)?;
+        let records: Vec<PendingRecord> = self.load_all(RecordKind::Pending, pending_key)?;
+        let mut records = records
+            .into_iter()
+            .map(|record| self.verified(record))
+            .collect::<Result<Vec<_>, _>>()?;
         records.sort_by_key(|record| Reverse(record.order));
         Ok(records)
     }
@@ -75,7 +79,11 @@ impl Store {
         let Some(_lock) = self.read_session()? else {
             return Ok(Vec::new());
         };
-        let mut records: Vec<HistoryRecord> = self.load_all(RecordKind::History, history_key)?;
+        let records: Vec<HistoryRecord> = self.load_all(RecordKind::History, history_key)?;
+        let mut records = records
+            .into_iter()
+            .map(|record| self.verified_history(record))
+            .collect::<Result<Vec<_>, _>>()?;
         records.sort_by_key(|record| Reverse(record.action.order));
         Ok(records)
     }
@@ -117,7 +125,10 @@ impl Store {
             seq,
             pending_key,
         )?;
-        Ok(record.filter(|record| record.id == id))
+        record
+            .filter(|record| record.id == id)
+            .map(|record| self.verified(record))
+            .transpose()
     }
 
     /// The history record `id`, if there is one.
@@ -130,7 +141,10 @@ impl Store {
             seq,
             history_key,
         )?;
-        Ok(record.filter(|record| record.action.id == id))
+        record
+            .filter(|record| record.action.id == id)
+            .map(|record| self.verified_history(record))
+            .transpose()
     }
 
     /// The file of the record of `kind` numbered `seq`.

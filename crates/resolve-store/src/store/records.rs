@@ -149,6 +149,21 @@ pub struct PendingRecord<C = ChangeSet> {
     /// change set (see [`PendingRecord::last_check`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<CheckOutcome>,
+    /// The signature of this user's `resolve` over what resolving it does (see the
+    /// `signature` module); records written before signatures existed, or by anyone else (a
+    /// cloned `.resolve/`), have none or an invalid one and are foreign.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mac: Option<String>,
+    /// Whether this user's `resolve` did not write it ([`PendingRecord::mac`] is missing or
+    /// wrong): decided by the store when it reads the record; `true` until then. A model never
+    /// resolves a foreign action; a person does, naming it.
+    #[serde(skip, default = "foreign_until_verified")]
+    pub foreign: bool,
+}
+
+/// A record read without the store's key is foreign until the store verified it.
+fn foreign_until_verified() -> bool {
+    true
 }
 
 /// A pending record as staging returns it: its change set is still in the spool it was
@@ -174,6 +189,8 @@ impl StagedRecord {
             fingerprint: self.fingerprint.clone(),
             amendments: self.amendments.clone(),
             check: self.check.clone(),
+            mac: self.mac.clone(),
+            foreign: self.foreign,
         })
     }
 }
@@ -360,6 +377,8 @@ struct HistoryFields {
     #[serde(default)]
     amendments: Vec<Amendment>,
     check: Option<CheckOutcome>,
+    #[serde(default)]
+    mac: Option<String>,
     outcome: Outcome,
     reason: String,
     #[serde(default)]
@@ -397,6 +416,8 @@ impl From<HistoryFields> for HistoryRecord {
                 fingerprint: fields.fingerprint,
                 amendments: fields.amendments,
                 check: fields.check,
+                mac: fields.mac,
+                foreign: true,
             },
             outcome: fields.outcome,
             reason: fields.reason,
@@ -561,6 +582,8 @@ mod tests {
             fingerprint: "f".into(),
             amendments: Vec::new(),
             check: None,
+            mac: None,
+            foreign: true,
         };
         let history = HistoryRecord {
             action: record,

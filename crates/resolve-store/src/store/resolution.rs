@@ -67,6 +67,7 @@ impl Store {
         self.tidy_blobs();
         let record = self.require_pending(id)?;
         refuse_external(&record)?;
+        self.refuse_foreign(&record)?;
         let restricted = match only {
             None => None,
             Some([]) => return Err(StoreError::NothingSelected),
@@ -108,6 +109,7 @@ impl Store {
         self.tidy_blobs();
         let record = self.require_pending(id)?;
         refuse_external(&record)?;
+        self.refuse_foreign(&record)?;
         if record.fingerprint != fingerprint {
             return Err(StoreError::PreviewChanged { id: id.to_owned() });
         }
@@ -167,6 +169,7 @@ impl Store {
             for (path, change) in selected.into_files() {
                 record.change_set.insert(path, change);
             }
+            self.sign_pending(&mut record)?;
         }
         let note = self.resolution_note(
             &record,

@@ -76,7 +76,7 @@ impl Store {
         change_set: SpooledChangeSet,
     ) -> Result<StagedRecord, StoreError> {
         let fingerprint = change_set.fingerprint().to_owned();
-        self.stage_payload(action, change_set, None, fingerprint)
+        self.stage_payload(action, change_set, None, fingerprint.clone(), &fingerprint)
     }
 
     /// Stage an MCP tool call as a pending action at the head of the stack; resolving it makes
@@ -88,16 +88,19 @@ impl Store {
     ) -> Result<PendingRecord, StoreError> {
         let encoded = serde_json::to_vec(&call).unwrap_or_default();
         let fingerprint = format!("mcp:{}", content_hash(&encoded));
-        self.stage_payload(action, ChangeSet::new(), Some(call), fingerprint)
+        let signed = ChangeSet::new().fingerprint();
+        self.stage_payload(action, ChangeSet::new(), Some(call), fingerprint, &signed)
     }
 
-    /// Write the pending record of `action` with its payload, numbered by the counter.
+    /// Write the pending record of `action` with its payload, numbered by the counter, signed
+    /// over `change_fingerprint` (its change set's [`ChangeSet::fingerprint`]).
     fn stage_payload<C: Serialize>(
         &self,
         action: NewAction,
         change_set: C,
         mcp: Option<McpAction>,
         fingerprint: String,
+        change_fingerprint: &str,
     ) -> Result<PendingRecord<C>, StoreError> {
         let NewAction {
             origin,
@@ -109,7 +112,7 @@ impl Store {
         self.blobs().intern(&mut preview_text)?;
         let _lock = self.session()?;
         let seq = self.take_seq()?;
-        let record = PendingRecord {
+        let mut record = PendingRecord {
             version: RecordVersion,
             id: format!("{ID_PREFIX}{source_tool}:{seq}"),
             seq,
@@ -125,7 +128,10 @@ impl Store {
             details,
             amendments: Vec::new(),
             check: None,
+            mac: None,
+            foreign: false,
         };
+        self.sign(&mut record, change_fingerprint)?;
         write_json(&self.record_path(RecordKind::Pending, seq), &record)?;
         Ok(record)
     }
@@ -135,6 +141,7 @@ impl Store {
         let _lock = self.session()?;
         let mut record = self.require_pending(id)?;
         record.order = self.take_seq()?;
+        self.sign_pending(&mut record)?;
         write_json(&self.record_path(RecordKind::Pending, record.seq), &record)?;
         Ok(record)
     }

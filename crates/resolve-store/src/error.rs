@@ -80,6 +80,15 @@ pub enum StoreError {
         /// The action's id.
         id: String,
     },
+    /// An applied action whose history record this user's `resolve` did not write was to be
+    /// undone without a person naming it.
+    #[error(
+        "The applied action `{id}` was not recorded by this user's resolve (it carries no valid signature; it may come from a cloned repository), so its originals are not written back here. Review it with `resolve show {id}`; to undo it anyway, name it: `resolve undo {id}`."
+    )]
+    ForeignUndo {
+        /// The action's id.
+        id: String,
+    },
     /// The workspace root given is a file.
     #[error("`{path}` is a file, expected a directory.")]
     RootNotADirectory {

@@ -140,3 +140,47 @@ fn a_version_one_record_without_a_signature_reads_and_is_foreign() {
         .unwrap();
     assert!(!dir.path().join("b.txt").exists());
 }
+
+#[test]
+fn an_applied_action_recorded_under_another_key_is_undone_only_by_a_store_accepting_foreign() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
+    let theirs = store_with(dir.path(), 8);
+    let mut set = ChangeSet::new();
+    set.insert(
+        "a.txt",
+        FileChange::Update {
+            base_hash: resolve_store::content_hash(b"old\n"),
+            content: "new\n".into(),
+            replacements: 1,
+        },
+    );
+    let action = NewAction {
+        origin: Origin::Agent,
+        source_tool: "write".into(),
+        label: "Write: a.txt".into(),
+        preview_text: "preview".into(),
+        details: Value::Null,
+    };
+    let id = theirs.stage(action, set).unwrap().id;
+    theirs.apply(&id, None, "theirs", None).unwrap();
+
+    // The history record (and the originals it names) came with the clone: not this user's.
+    let mine = store_with(dir.path(), 7);
+    let error = mine.undo(&id).unwrap_err();
+    assert!(matches!(error, StoreError::ForeignUndo { .. }), "{error}");
+    assert!(
+        error.to_string().contains(&format!("resolve undo {id}")),
+        "{error}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "new\n",
+        "nothing was written back"
+    );
+    mine.accepting_foreign(true).undo(&id).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "old\n"
+    );
+}

@@ -42,6 +42,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Apply(args) => args.id.is_some(),
         Command::Discard(args) => args.id.is_some(),
         Command::Check(args) => args.id.is_some(),
+        Command::Undo(args) => args.id.is_some(),
         Command::Review(_) => true,
         _ => false,
     };

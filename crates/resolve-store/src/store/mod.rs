@@ -55,11 +55,14 @@ pub use self::staging::NewAction;
 /// The pending store of one workspace. Operations block while they wait for the lock.
 ///
 /// ```
-/// use resolve_store::{ChangeSet, FileChange, NewAction, Origin, Store, Workspace};
+/// use resolve_store::{ChangeSet, FileChange, NewAction, Origin, RecordKey, Store, Workspace};
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let store = Store::open(Workspace::open(dir.path())?);
+/// // Records are signed with this user's key (`~/.config/resolve/record-key`) unless the store
+/// // is given one, as here, so that the example leaves the home directory alone.
+/// let store =
+///     Store::open(Workspace::open(dir.path())?).with_record_key(RecordKey::from_bytes([7; 32]));
 /// let mut change_set = ChangeSet::new();
 /// change_set.insert("hello.txt", FileChange::Create { content: "hi\n".into() });
 /// let action = NewAction {

@@ -37,6 +37,11 @@ impl Store {
                 "called a tool of an MCP server, which resolve cannot revert",
             ));
         }
+        // Undo writes the originals the record names: for a record this user's resolve did not
+        // write, those are a stranger's bytes.
+        if record.action.foreign && !self.accept_foreign {
+            return Err(StoreError::ForeignUndo { id: id.to_owned() });
+        }
         let record_path = self.record_path(RecordKind::History, record.action.seq);
         let corrupt = |reason: String| StoreError::CorruptState {
             path: record_path.clone(),

@@ -27,6 +27,15 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 /// The Python interpreter to drive the SDK with.
+/// A turn of the tests that need the machine's cores to themselves: the Python SDK suites
+/// (waits with timeouts) and the huge-file scan (seconds of CPU).
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn python() -> OsString {
     std::env::var_os("RESOLVE_PYTHON").unwrap_or_else(|| "python3".into())
 }
@@ -35,12 +44,9 @@ fn python() -> OsString {
 /// require every one of its checks to pass; `what` names the suite in messages. Fails under CI
 /// and is skipped loudly elsewhere when the SDK is not importable. The scripts run one at a time:
 /// they wait on subscription notifications with timeouts, which two suites at once on two
-/// cores can miss.
+/// cores can miss (so does a suite beside the huge-file scan below).
 fn run_sdk_script(name: &str, what: &str) {
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _turn = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _turn = one_at_a_time();
     let python = python();
     let importable = Command::new(&python)
         .args(["-c", "import mcp"])
@@ -246,6 +252,7 @@ fn sparse_file(path: &std::path::Path, lines: usize, size: u64) {
 #[cfg(target_os = "linux")]
 #[test]
 fn huge_sparse_files_read_and_grepped_over_mcp_keep_the_server_under_200_mib() {
+    let _turn = one_at_a_time();
     let mut server = RawServer::start(&[]);
     sparse_file(&server.root.path().join("huge.log"), 300, 3 << 30);
     sparse_file(&server.root.path().join("big.log"), 300, 512 << 20);

@@ -328,7 +328,7 @@ fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in
     });
     tmux.type_text("rename inside the crate only");
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("the review to end", |_| exit_file.exists());
+    let screen = tmux.wait_for("the review to end", |_| exited(&exit_file));
     let exit = std::fs::read_to_string(&exit_file).unwrap();
     assert_eq!(exit.trim(), "0", "{screen}");
     // Back on the normal screen: the one-line summary.
@@ -421,7 +421,7 @@ fn ctrl_c_leaves_the_review_without_changes_and_restores_the_terminal() {
     let (root, _scratch, tmux, exit_file) = review_in_tmux("");
     assert!(tmux.in_alternate_screen());
     tmux.keys(&["j", "Space", "C-c"]);
-    tmux.wait_for("the review to end", |_| exit_file.exists());
+    tmux.wait_for("the review to end", |_| exited(&exit_file));
     assert_eq!(std::fs::read_to_string(&exit_file).unwrap().trim(), "0");
     assert!(!tmux.in_alternate_screen());
     let screen = tmux.screen();
@@ -532,7 +532,7 @@ fn agent_approve_ask_on_a_terminal_opens_the_review_and_the_model_hears_the_reje
     });
     tmux.type_text("only the first");
     tmux.keys(&["Enter"]);
-    tmux.wait_for("the run to end", |_| exit_file.exists());
+    tmux.wait_for("the run to end", |_| exited(&exit_file));
     assert_eq!(std::fs::read_to_string(&exit_file).unwrap().trim(), "0");
 
     assert_eq!(
@@ -575,4 +575,10 @@ fn without_a_terminal_review_exits_2_and_points_at_apply_only() {
         "{message}"
     );
     assert!(message.contains("resolve apply --only PATH#N"), "{message}");
+}
+
+/// Whether the shell wrote the exit code to `exit_file` (`echo $? > file` creates the file
+/// before it writes, so its existence alone is not enough).
+fn exited(exit_file: &std::path::Path) -> bool {
+    std::fs::read_to_string(exit_file).is_ok_and(|code| code.ends_with('\n'))
 }

@@ -676,7 +676,7 @@ args = ["notes.py"]
         )
         .unwrap();
         let error = ConfigFile::read_with(dir.path(), None, Some(dir.path())).unwrap_err();
-        assert!(error.to_string().contains("symbolic link"), "{error}");
+        assert!(error.to_string().contains("is a symlink"), "{error}");
         assert_eq!(
             ConfigFile::read(&dir.path().join("missing"), None).unwrap(),
             None

@@ -198,9 +198,12 @@ fn applying_a_planted_mcp_pending_action_starts_no_untrusted_server() {
             },
         )
         .unwrap();
+    // The planted record is foreign (signed by no key of this user's), so only a person naming
+    // it gets this far; even then its server does not start untrusted.
+    let id = workspace.pending_ids()[0].clone();
     for args in [
-        &["apply", "--reason", "Go."][..],
-        &["discard", "--reason", "No."][..],
+        &["apply", "--reason", "Go.", "--id", &id][..],
+        &["discard", "--reason", "No.", "--id", &id][..],
     ] {
         let run = workspace.run(args).expect_code(1);
         assert!(run.stderr.contains("is not trusted"), "{}", run.stderr);

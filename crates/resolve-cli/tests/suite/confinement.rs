@@ -74,3 +74,40 @@ fn the_lock_makes_a_second_process_wait_then_fail_naming_it() {
     drop(lock);
     workspace.run(&["pending"]).expect_code(0);
 }
+
+#[test]
+fn an_eighty_link_chain_leading_outside_is_refused_and_the_file_there_keeps_its_bytes() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim.txt");
+    std::fs::write(&victim, "mine\n").unwrap();
+    // l0 -> l1 -> … -> l79 -> victim: past the kernel's 40 hops, not "inside" by default.
+    for hop in 0..80 {
+        let target = if hop == 79 {
+            victim.clone()
+        } else {
+            workspace.path(&format!("l{}", hop + 1))
+        };
+        std::os::unix::fs::symlink(target, workspace.path(&format!("l{hop}"))).unwrap();
+    }
+    for (args, expected) in [
+        (
+            &["write", "l0", "--content", "pwned\n"][..],
+            "too many symlinks",
+        ),
+        (
+            &["edit", "l0", "--old", "mine", "--new", "pwned"][..],
+            "too many symlinks",
+        ),
+        // Forty hops from the end the kernel follows the chain, and it leads outside.
+        (
+            &["write", "l40", "--content", "pwned\n"][..],
+            "outside the workspace root",
+        ),
+    ] {
+        let run = workspace.run(args).expect_code(1);
+        assert!(run.stderr.contains(expected), "{args:?}: {}", run.stderr);
+    }
+    assert!(workspace.pending_ids().is_empty(), "nothing was staged");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine\n");
+}

@@ -458,6 +458,7 @@ impl ServerHandler for ResolveServer {
             .filter(|uri| Watches::is_ours(uri))
             .cloned()
             .collect();
+        self.inner.watches.remember_accepted(&ours);
         Some(
             SubscriptionFilter::builder()
                 .resources_list_changed()

@@ -79,9 +79,29 @@ impl Watches {
             .unwrap_or_default();
         lock(&self.sinks).push(sink);
         if !uris.is_empty() {
-            self.remember(uris).await;
+            // Their state was taken when the stream was accepted (see
+            // [`Watches::remember_accepted`]); only a URI missed then is read now.
+            let missed: Vec<String> = {
+                let last = lock(&self.last);
+                uris.into_iter()
+                    .filter(|uri| !last.contains_key(uri))
+                    .collect()
+            };
+            self.remember(missed).await;
             self.start_polling();
         }
+    }
+
+    /// Record the current state of the URIs a `subscriptions/listen` stream is about to be
+    /// told are honored, before the client hears it: a change the client makes right after
+    /// that answer is then a change, not the starting state. Reads the store on the calling
+    /// thread (a few small files).
+    pub(crate) fn remember_accepted(&self, uris: &[String]) {
+        let states: Vec<(String, String)> = uris
+            .iter()
+            .map(|uri| (uri.clone(), state_of(&self.store, uri)))
+            .collect();
+        lock(&self.last).extend(states);
     }
 
     /// The stream `sink` ended.

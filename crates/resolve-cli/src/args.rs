@@ -175,7 +175,7 @@ Stdout carries only MCP messages; logs go to stderr (set RESOLVE_LOG, e.g. RESOL
 A repository's .resolve/config.toml may come from a clone, so resolve runs no command it names \
 (`[check] command`, the `[mcp_servers.*]` servers) until you trust that exact file: this prints the \
 commands it would run and records the file's path and SHA-256 in trusted.json under \
-$XDG_CONFIG_HOME/resolve (or ~/.config/resolve), outside every workspace. Any change to the file \
+~/.config/resolve, outside every workspace. Any change to the file \
 makes it untrusted again: read it, then trust it again. Settings that run nothing (`timeout_sec`, \
 `require`) apply without trust.\n\n\
 A file you name with --config on another command is yours and needs no trust, unless it is some \

@@ -40,9 +40,9 @@ pub enum StoreError {
         /// The path as given.
         path: String,
     },
-    /// Neither `XDG_CONFIG_HOME` nor `HOME` names a directory for per-user state.
+    /// `HOME` does not name a directory for per-user state.
     #[error(
-        "Cannot find the per-user directory: set HOME (or XDG_CONFIG_HOME) to an absolute path."
+        "Cannot find the per-user directory (~/.config/resolve, where trust records and the key that signs records live): set HOME to an absolute path."
     )]
     NoUserDir,
     /// A workspace's configuration names commands, and the person has not trusted this exact

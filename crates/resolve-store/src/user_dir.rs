@@ -2,36 +2,29 @@
 //! workspace is kept, out of reach of a cloned repository (a repository can plant anything under
 //! its own root, `.resolve/` included, but nothing here).
 //!
-//! `$XDG_CONFIG_HOME/resolve` when that variable holds an absolute path, else
-//! `$HOME/.config/resolve`. Trust decisions (`resolve trust`) and the key that signs this
-//! user's records live there.
+//! It is `$HOME/.config/resolve`, from `HOME` alone. `XDG_CONFIG_HOME` is deliberately not
+//! consulted: MCP hosts start servers with a trimmed environment (the official SDKs pass
+//! `HOME`, `PATH`, `USER` and a few more, not `XDG_*`), and every `resolve` process of a person —
+//! the one their host started and the one in their shell — must find the same trust records
+//! and the same key, or what one signs the other calls foreign. Trust decisions
+//! (`resolve trust`) and the key that signs this user's records live here.
 
 use std::path::PathBuf;
 
 use crate::error::StoreError;
 
-/// Name of the directory under the user's configuration directory.
-const DIR_NAME: &str = "resolve";
+/// The per-user directory's path under the home directory.
+const UNDER_HOME: [&str; 2] = [".config", "resolve"];
 
-/// The per-user directory, from the environment; an error when neither `XDG_CONFIG_HOME` nor
-/// `HOME` names an absolute directory.
+/// The per-user directory, from `HOME`; an error when `HOME` is not an absolute path.
 pub fn user_dir() -> Result<PathBuf, StoreError> {
-    user_dir_from(
-        std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from),
-        std::env::var_os("HOME").map(PathBuf::from),
-    )
+    user_dir_from(std::env::var_os("HOME").map(PathBuf::from))
 }
 
-/// The per-user directory for the given `XDG_CONFIG_HOME` and `HOME` values.
-fn user_dir_from(
-    xdg_config_home: Option<PathBuf>,
-    home: Option<PathBuf>,
-) -> Result<PathBuf, StoreError> {
-    if let Some(config) = xdg_config_home.filter(|path| path.is_absolute()) {
-        return Ok(config.join(DIR_NAME));
-    }
+/// The per-user directory for the given `HOME` value.
+fn user_dir_from(home: Option<PathBuf>) -> Result<PathBuf, StoreError> {
     match home.filter(|path| path.is_absolute()) {
-        Some(home) => Ok(home.join(".config").join(DIR_NAME)),
+        Some(home) => Ok(UNDER_HOME.iter().fold(home, |dir, part| dir.join(part))),
         None => Err(StoreError::NoUserDir),
     }
 }
@@ -41,16 +34,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn xdg_config_home_wins_over_home_when_absolute() {
-        let dir = user_dir_from(Some("/x/cfg".into()), Some("/home/u".into())).unwrap();
-        assert_eq!(dir, PathBuf::from("/x/cfg/resolve"));
-        let dir = user_dir_from(Some("relative".into()), Some("/home/u".into())).unwrap();
+    fn the_directory_is_under_home_whatever_xdg_says() {
+        let dir = user_dir_from(Some("/home/u".into())).unwrap();
         assert_eq!(dir, PathBuf::from("/home/u/.config/resolve"));
     }
 
     #[test]
-    fn no_absolute_home_is_an_error() {
-        let error = user_dir_from(None, Some("rel".into())).unwrap_err();
-        assert!(error.to_string().contains("HOME"), "{error}");
+    fn no_absolute_home_is_an_error_naming_home() {
+        for home in [None, Some(PathBuf::from("rel"))] {
+            let error = user_dir_from(home).unwrap_err();
+            assert!(error.to_string().contains("HOME"), "{error}");
+        }
     }
 }

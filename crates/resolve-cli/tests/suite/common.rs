@@ -5,11 +5,11 @@ use std::process::Output;
 
 use std::process::Command;
 
-/// A temporary workspace root, and a configuration home of its own (`XDG_CONFIG_HOME` of
-/// every run) so trust records and record keys never touch the real home.
+/// A temporary workspace root, and a home directory of its own (`HOME` of every run) so trust
+/// records and record keys never touch the real home.
 pub struct Workspace {
     dir: tempfile::TempDir,
-    config_home: tempfile::TempDir,
+    home: tempfile::TempDir,
 }
 
 /// What one `resolve` invocation did.
@@ -46,7 +46,7 @@ impl Workspace {
     pub fn new() -> Self {
         Self {
             dir: tempfile::tempdir().unwrap(),
-            config_home: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
         }
     }
 
@@ -64,10 +64,15 @@ impl Workspace {
         self.dir.path()
     }
 
-    /// The `XDG_CONFIG_HOME` of every run (trust records and the record key live in `resolve/`
-    /// under it).
-    pub fn config_home(&self) -> &Path {
-        self.config_home.path()
+    /// The `HOME` of every run.
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// The per-user directory of every run (`<home>/.config/resolve`): trust records and the
+    /// record key.
+    pub fn user_dir(&self) -> PathBuf {
+        self.home().join(".config/resolve")
     }
 
     /// Trust the workspace's `.resolve/config.toml` as it is now (`resolve trust`).
@@ -105,7 +110,7 @@ impl Workspace {
             .arg(self.root())
             .args(args)
             .env_remove("NO_COLOR")
-            .env("XDG_CONFIG_HOME", self.config_home())
+            .env("HOME", self.home())
             .env("COLUMNS", "80");
         command
     }

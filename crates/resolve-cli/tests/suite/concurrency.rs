@@ -180,8 +180,7 @@ fn parallel_processes_consume_each_action_at_most_once_and_leave_serial_file_sta
         unique.len(),
         "an action was consumed twice: {consumed:?}"
     );
-    let key =
-        resolve_edit::RecordKey::load_or_create(&workspace.config_home().join("resolve")).unwrap();
+    let key = resolve_edit::RecordKey::load_or_create(&workspace.user_dir()).unwrap();
     let store = Store::open(EditWorkspace::open(workspace.root()).unwrap()).with_record_key(key);
     let history = store.history().unwrap();
     let pending_now = store.pending().unwrap();

@@ -49,7 +49,7 @@ fn apply_with_file_size_limit(workspace: &Workspace, kib: u32) -> Run {
         .arg("--root")
         .arg(workspace.root())
         .args(["apply", "--reason", "Limited."])
-        .env("XDG_CONFIG_HOME", workspace.config_home())
+        .env("HOME", workspace.home())
         .output()
         .unwrap();
     Run::from(output)

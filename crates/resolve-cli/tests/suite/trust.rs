@@ -66,12 +66,7 @@ fn a_cloned_check_command_runs_only_after_resolve_trust_and_again_only_after_a_c
     );
     assert!(!workspace.path("marker").exists(), "nothing ran");
     // The records live outside the workspace.
-    assert!(
-        workspace
-            .config_home()
-            .join("resolve/trusted.json")
-            .is_file()
-    );
+    assert!(workspace.user_dir().join("trusted.json").is_file());
 }
 
 #[test]
@@ -233,7 +228,7 @@ fn a_nested_roots_configuration_written_inside_the_outer_root_is_untrusted() {
                 .arg("--root")
                 .arg(workspace.path("sub"))
                 .args(args)
-                .env("XDG_CONFIG_HOME", workspace.config_home())
+                .env("HOME", workspace.home())
                 .output()
                 .unwrap(),
         )

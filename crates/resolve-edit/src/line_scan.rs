@@ -13,7 +13,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Chain, Cursor, Read};
 use std::path::Path;
 
-use resolve_store::BINARY_SNIFF_LEN;
+use resolve_store::{BINARY_SNIFF_LEN, StoreError};
 
 use crate::error::EditError;
 
@@ -133,47 +133,20 @@ impl LineScanner {
     }
 }
 
-/// Open `real` (the file `relative` names, symlinks followed) for reading, refusing anything but
-/// a regular file. The type is checked before opening and again on the opened file, which is
-/// opened non-blocking, so a FIFO put in its place between the two cannot block the read.
+/// Open `real` (the file `relative` names, symlinks followed) for reading through the store's
+/// one regular-file opener (checked before the open and on the opened file, opened
+/// non-blocking, so a FIFO cannot block the read); errors name `relative`.
 fn open_regular(relative: &str, real: &Path) -> Result<File, EditError> {
-    let not_regular = || EditError::NotRegularFile {
-        path: relative.to_owned(),
-    };
-    let metadata = match std::fs::symlink_metadata(real) {
-        Ok(metadata) => metadata,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Err(EditError::NotFound {
-                path: relative.to_owned(),
-            });
-        }
-        Err(source) => return Err(EditError::io("read the metadata of", real, source)),
-    };
-    if !metadata.is_file() {
-        return Err(not_regular());
+    match resolve_store::open_regular_file(real) {
+        Ok(Some(file)) => Ok(file),
+        Ok(None) => Err(EditError::NotFound {
+            path: relative.to_owned(),
+        }),
+        Err(StoreError::NotRegularFile { .. }) => Err(EditError::NotRegularFile {
+            path: relative.to_owned(),
+        }),
+        Err(error) => Err(error.into()),
     }
-    let file = open_read_only(real).map_err(|source| EditError::io("open", real, source))?;
-    let opened = file
-        .metadata()
-        .map_err(|source| EditError::io("read the metadata of", real, source))?;
-    if !opened.is_file() {
-        return Err(not_regular());
-    }
-    Ok(file)
-}
-
-/// `path` opened read-only, without following a final symlink and without blocking on open.
-#[cfg(unix)]
-fn open_read_only(path: &Path) -> std::io::Result<File> {
-    use rustix::fs::{Mode, OFlags};
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOFOLLOW;
-    Ok(File::from(rustix::fs::open(path, flags, Mode::empty())?))
-}
-
-/// `path` opened read-only.
-#[cfg(not(unix))]
-fn open_read_only(path: &Path) -> std::io::Result<File> {
-    File::open(path)
 }
 
 /// An incremental UTF-8 check over bytes that arrive in pieces split anywhere.

@@ -153,6 +153,13 @@ pub fn read_regular_file(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
     read_bytes(path)
 }
 
+/// The workspace file at `path` opened for reading, or `None` when it does not exist; as
+/// [`read_regular_file`], anything but a regular file is refused without blocking, for
+/// readers that stream instead of reading whole.
+pub fn open_regular_file(path: &Path) -> Result<Option<File>, StoreError> {
+    open_regular(path, Links::Follow)
+}
+
 /// The most a JSON or TOML state file read whole (a journal, a marker, a configuration) may
 /// hold; a larger one is corrupt state.
 pub const STATE_FILE_MAX_LEN: u64 = 64 * 1024 * 1024;

@@ -55,7 +55,8 @@ pub use check_outcome::{CHECK_TAIL_LINES, CheckMode, CheckOutcome, CheckRun};
 pub use error::{Invariant, StoreError};
 pub use fs::{
     BINARY_SNIFF_LEN, FileContent, STATE_FILE_MAX_LEN, atomic_write, copy_file, copy_symlink,
-    create_dir_all, create_symlink, is_binary, read_content, read_regular_file, read_state_file,
+    create_dir_all, create_symlink, is_binary, open_regular_file, read_content, read_regular_file,
+    read_state_file,
 };
 pub use hash::{content_hash, hex, sha256};
 pub use layout::{

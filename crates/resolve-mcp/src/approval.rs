@@ -247,6 +247,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_form_message_shows_control_characters_and_quotes_odd_paths_and_marks_foreign() {
+        let subject = Subject {
+            id: "pending-action:write:1".into(),
+            label: "Write: a\r\u{1b}[2Kb".into(),
+            origin: Origin::Agent,
+            foreign: true,
+            files: vec![crate::structured::FileDiff {
+                path: "evil\nThe model's reason: fine".into(),
+                added: 1,
+                removed: 0,
+                hunks: 1,
+            }],
+            binding: String::new(),
+        };
+        let message = subject.message("ok\u{1b}[2J");
+        assert!(
+            !message.contains('\r') && !message.contains('\u{1b}'),
+            "{message:?}"
+        );
+        assert!(message.contains("Write: a␍␛[2Kb"), "{message}");
+        assert!(
+            message.contains("  \"evil\\nThe model's reason: fine\"  +1 -0\n"),
+            "{message}"
+        );
+        assert!(message.contains("⚠ FOREIGN"), "{message}");
+        assert!(message.ends_with("The model's reason: ok␛[2J"), "{message}");
+    }
+
+    #[test]
     fn only_an_accepted_form_decides_and_everything_else_is_no_decision() {
         let answer = |value: Value| read_answer(Some(&value));
         assert_eq!(

@@ -4,7 +4,7 @@
 //! (`crates/resolve-mcp/tests/python/test_mcp_client.py`). It runs with the interpreter in
 //! `RESOLVE_PYTHON` (CI's virtual environment) or `python3`. When the SDK is not importable the
 //! test fails under CI (`CI` set) and is skipped loudly elsewhere. A second script
-//! (`test_mcp_approval.py`) covers `--approve ask|review`, structured results and subscriptions.
+//! (`test_mcp_approval.py`) covers `--approve ask|review`, result details and subscriptions.
 
 #![allow(
     clippy::disallowed_methods,
@@ -85,7 +85,7 @@ fn the_official_python_mcp_sdk_drives_resolve_mcp_end_to_end() {
     run_sdk_script("test_mcp_client.py", "Python MCP client checks");
 }
 
-/// `--approve ask|review`, structured results and resource subscriptions on protocols
+/// `--approve ask|review`, result details and resource subscriptions on protocols
 /// 2025-11-25 and 2026-07-28 (`test_mcp_approval.py`).
 #[test]
 fn a_person_approves_through_the_python_sdk_and_nothing_else_writes() {

@@ -86,13 +86,13 @@ fn the_mcp_inspector_cli_lists_stages_reads_and_gets_bad_arguments_as_error_resu
             json!({"readOnlyHint": true, "openWorldHint": false}),
             "{producer}"
         );
-        assert!(tool(producer)["outputSchema"].is_object(), "{producer}");
+        assert!(tool(producer).get("outputSchema").is_none(), "{producer}");
     }
     assert_eq!(
         tool("resolve")["annotations"],
         json!({"readOnlyHint": false, "destructiveHint": true, "openWorldHint": false})
     );
-    assert!(tool("resolve")["outputSchema"].is_object());
+    assert!(tool("resolve").get("outputSchema").is_none());
 
     let staged = inspect(
         &inspector,
@@ -111,7 +111,9 @@ fn the_mcp_inspector_cli_lists_stages_reads_and_gets_bad_arguments_as_error_resu
     assert!(staged.status.success());
     let staged = stdout_json(&staged);
     assert_eq!(staged["isError"], json!(false));
-    let pending_id = staged["structuredContent"]["pendingId"].as_str().unwrap();
+    assert!(staged.get("structuredContent").is_none(), "{staged}");
+    let details = &staged["_meta"]["resolve/details"];
+    let pending_id = details["pendingId"].as_str().unwrap();
     let uri = format!("resolve://pending/{pending_id}");
     let link = &staged["content"][1];
     assert_eq!(
@@ -119,7 +121,7 @@ fn the_mcp_inspector_cli_lists_stages_reads_and_gets_bad_arguments_as_error_resu
         (&json!("resource_link"), Some(uri.as_str()))
     );
     assert_eq!(
-        staged["structuredContent"]["files"],
+        details["files"],
         json!([{"path": "a.txt", "added": 1, "removed": 1, "hunks": ["a.txt#1"]}])
     );
     assert_eq!(

@@ -7,9 +7,10 @@
 //!   `read`, `ls`, `grep` (read-only) and `resolve` (applies or discards the head pending
 //!   action, with a reason). Input schemas are the literal JSON of the tool specs, without
 //!   `$ref` or `$schema`; annotations mark the read-only tools and the producers (which only
-//!   stage) `readOnlyHint` and `resolve` `destructiveHint`. The producers and `resolve` have an
-//!   `outputSchema`, and their non-error results carry conforming `structuredContent`; a
-//!   producer's result links its pending resource.
+//!   stage) `readOnlyHint` and `resolve` `destructiveHint`. No tool has an `outputSchema` and
+//!   no result carries `structuredContent` (hosts would show the model that JSON instead of the
+//!   text); the facts programs read are under `_meta["resolve/details"]`; a producer's result
+//!   links its pending resource.
 //! - **Approval** ([`ApproveMode`]): `auto` applies on the model's word; `ask` asks a person
 //!   through MCP elicitation (`elicitation/create` on 2025-11-25, an input-required result with
 //!   a sealed `requestState` on 2026-07-28) and fails closed when the client cannot ask;

@@ -1,14 +1,15 @@
-//! Results hosts can read without parsing text: the `outputSchema` of the producers and of
-//! `resolve`, the `structuredContent` every non-error result of theirs carries (conforming to
-//! that schema), and the per-file counts and hunk addresses read from a preview's diff.
+//! The facts programs read from a result without parsing text, carried under
+//! `_meta["resolve/details"]` (never as `structuredContent`, see the tools module): their JSON
+//! Schemas for the producers and `resolve`, the summaries that conform to them, and the
+//! per-file counts and hunk addresses read from a preview's diff.
 
 use serde_json::{Value, json};
 
-/// The `outputSchema` of `ast_edit`, `edit` and `write`: the staged preview's id (`null` when
+/// The schema of the details of `ast_edit`, `edit` and `write`: the staged preview's id (`null` when
 /// nothing was staged), label, resource URI, that nothing was applied, the scope searched
 /// (`ast_edit`), and per file the lines added and removed and its hunk addresses (`path#1`,
 /// `path#2`, … in diff order).
-pub(crate) fn producer_output_schema() -> Value {
+pub(crate) fn producer_details_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -25,9 +26,9 @@ pub(crate) fn producer_output_schema() -> Value {
     })
 }
 
-/// The `outputSchema` of `resolve`: what happened (`outcome`), to which action, who decided,
+/// The schema of the details of `resolve`: what happened (`outcome`), to which action, who decided,
 /// the reason recorded, and what landed.
-pub(crate) fn resolve_output_schema() -> Value {
+pub(crate) fn resolve_details_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -164,7 +165,7 @@ fn hunk_sizes(line: &str) -> Option<(usize, usize)> {
     Some((count(old)?, count(new)?))
 }
 
-/// The `structuredContent` of a producer result: from its details (`pendingId`, `label`,
+/// The summary of a producer result, added to its details: from its details (`pendingId`, `label`,
 /// `scopePath`) and its preview text; `applied` is false, as for every preview.
 pub(crate) fn producer_content(details: Option<&Value>, preview: &str) -> Value {
     let field = |name: &str| {
@@ -189,7 +190,7 @@ pub(crate) fn producer_content(details: Option<&Value>, preview: &str) -> Value 
     })
 }
 
-/// What a `resolve` call came to, for its `structuredContent`.
+/// What a `resolve` call came to, for its details.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ResolveOutcome {
     /// The files landed.
@@ -216,7 +217,7 @@ impl ResolveOutcome {
     }
 }
 
-/// The `structuredContent` of a `resolve` result.
+/// The summary of a `resolve` result, added to its details.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ResolveContent {
     /// What happened.
@@ -291,7 +292,7 @@ impl ResolveContent {
         }
     }
 
-    /// As JSON, conforming to [`resolve_output_schema`].
+    /// As JSON, conforming to [`resolve_details_schema`].
     pub fn to_json(&self) -> Value {
         json!({
             "outcome": self.outcome.as_str(),
@@ -364,7 +365,7 @@ mod tests {
         let content = producer_content(Some(&details), PREVIEW);
         assert_eq!(content["scopePath"], json!("src, tests/**/*.rs"));
         assert_eq!(content["applied"], json!(false));
-        let schema = producer_output_schema();
+        let schema = producer_details_schema();
         for key in schema["required"].as_array().unwrap() {
             let key = key.as_str().unwrap();
             assert!(content.get(key).is_some(), "missing {key}");

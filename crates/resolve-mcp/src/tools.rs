@@ -1,6 +1,13 @@
 //! The tools as MCP lists them, and tool results as MCP returns them: text, the error flag,
-//! the reminder while a preview is pending, the details under `_meta`, `structuredContent`
-//! for the tools with an `outputSchema`, and a `resource_link` to a staged preview.
+//! the reminder while a preview is pending, the details under `_meta`, and a `resource_link` to
+//! a staged preview.
+//!
+//! No tool declares an `outputSchema` and no result carries `structuredContent`: Claude Code
+//! and Codex hand a model the `structuredContent` JSON *instead of* the text when a result has
+//! one (measured with both binaries; the real-host tests keep checking it), and the text is
+//! what the model must read — the diff, the reminder, the result sentence, reviewer notes. The
+//! machine-readable facts travel under `_meta["resolve/details"]`, which hosts keep from the
+//! model and programs read; their shapes are the schemas of the structured module.
 
 use std::sync::Arc;
 
@@ -13,12 +20,16 @@ use serde_json::Value;
 
 use crate::resources::pending_link;
 use crate::structured::{
-    ResolveContent, producer_content, producer_output_schema, resolve_output_schema,
+    ResolveContent, producer_content, producer_details_schema, resolve_details_schema,
 };
 
 /// The `_meta` key under which a result carries its structured details (`pendingId`, `label`,
 /// `action`, …). The model reads the text; programs read this.
 pub(crate) const DETAILS_META_KEY: &str = "resolve/details";
+
+/// The `_meta` key under which a listed tool gives the JSON Schema of its results' details
+/// (the producers and `resolve`), where an `outputSchema` would otherwise be.
+pub(crate) const DETAILS_SCHEMA_META_KEY: &str = "resolve/detailsSchema";
 
 /// Every tool the server lists: the file tools (producers first), then `resolve`.
 ///
@@ -26,8 +37,9 @@ pub(crate) const DETAILS_META_KEY: &str = "resolve/details";
 /// the read-only tools and the producers `readOnlyHint: true` (a producer only stages a
 /// preview; no file changes), so hosts may run them without a prompt; `resolve`
 /// `readOnlyHint: false, destructiveHint: true`, so a host with a permission system asks before
-/// an apply. None reaches outside the workspace (`openWorldHint: false`). The producers and
-/// `resolve` have an `outputSchema` (see the structured module); the read-only tools none.
+/// an apply. None reaches outside the workspace (`openWorldHint: false`). None has an
+/// `outputSchema` (see the module documentation); the producers and `resolve` give the schema
+/// of their details under `_meta["resolve/detailsSchema"]`.
 pub fn mcp_tools() -> Vec<Tool> {
     mcp_tools_with_check(None)
 }
@@ -45,15 +57,15 @@ pub fn mcp_tools_with_check(check: Option<&ToolSpec>) -> Vec<Tool> {
 }
 
 fn mcp_tool(spec: &ToolSpec) -> Tool {
-    let (annotations, output_schema) = if spec.name == RESOLVE_TOOL_NAME {
+    let (annotations, details_schema) = if spec.name == RESOLVE_TOOL_NAME {
         (
             ToolAnnotations::new().read_only(false).destructive(true),
-            Some(resolve_output_schema()),
+            Some(resolve_details_schema()),
         )
     } else if spec.deferrable {
         (
             ToolAnnotations::new().read_only(true),
-            Some(producer_output_schema()),
+            Some(producer_details_schema()),
         )
     } else if spec.name == CHECK_TOOL_NAME {
         (
@@ -69,7 +81,11 @@ fn mcp_tool(spec: &ToolSpec) -> Tool {
         Arc::new(schema_object(&spec.input_schema)),
     )
     .with_annotations(annotations.open_world(false));
-    tool.output_schema = output_schema.map(|schema| Arc::new(schema_object(&schema)));
+    tool.meta = details_schema.map(|schema| {
+        let mut meta = MetaObject::new();
+        meta.insert(DETAILS_SCHEMA_META_KEY.to_owned(), schema);
+        meta
+    });
     tool
 }
 
@@ -92,8 +108,8 @@ fn schema_object(schema: &Value) -> JsonObject {
 }
 
 /// The result of the file tool `name` as an MCP tool result ([`plain_result`]); a producer's
-/// non-error result also carries its `structuredContent` and, when it staged a preview, a
-/// `resource_link` to it.
+/// non-error result also carries its summary ([`producer_content`]) in its details and, when it
+/// staged a preview, a `resource_link` to it.
 pub(crate) fn call_tool_result(
     name: &str,
     result: ToolResult,
@@ -107,23 +123,38 @@ pub(crate) fn call_tool_result(
     let link = content["pendingId"]
         .as_str()
         .map(|id| pending_link(id, content["label"].as_str().unwrap_or(id)));
-    let mut mcp = plain_result(result, notes, pending);
+    let mut mcp = plain_result(with_summary(result, content), notes, pending);
     mcp.content.extend(link.map(ContentBlock::resource_link));
-    mcp.structured_content = Some(content);
     mcp
 }
 
-/// A `resolve` result as an MCP tool result ([`plain_result`]) with its structured content
-/// (every non-error result has one).
+/// A `resolve` result as an MCP tool result ([`plain_result`]); a non-error one carries what it
+/// came to ([`ResolveContent`]) in its details.
 pub(crate) fn resolve_result(
     result: ToolResult,
     content: Option<ResolveContent>,
     notes: &[String],
     pending: bool,
 ) -> CallToolResult {
-    let mut mcp = plain_result(result, notes, pending);
-    mcp.structured_content = content.map(|content| content.to_json());
-    mcp
+    let result = match content {
+        Some(content) if !result.is_error => with_summary(result, content.to_json()),
+        Some(_) | None => result,
+    };
+    plain_result(result, notes, pending)
+}
+
+/// `result` with the fields of `summary` (an object) added to its details, replacing details
+/// of the same name.
+fn with_summary(mut result: ToolResult, summary: Value) -> ToolResult {
+    let mut details = match result.details.take() {
+        Some(Value::Object(map)) => map,
+        Some(_) | None => serde_json::Map::new(),
+    };
+    if let Value::Object(summary) = summary {
+        details.extend(summary);
+    }
+    result.details = Some(Value::Object(details));
+    result
 }
 
 /// `result` as an MCP tool result: its text, then each reviewer note (what a person did to a
@@ -208,10 +239,14 @@ mod tests {
                 !text.contains("$ref") && !text.contains("$schema"),
                 "{text}"
             );
-            let has_output_schema = !matches!(tool.name.as_ref(), "read" | "ls" | "grep");
+            assert!(tool.output_schema.is_none(), "{}", tool.name);
+            let gives_details_schema = !matches!(tool.name.as_ref(), "read" | "ls" | "grep");
             assert_eq!(
-                tool.output_schema.is_some(),
-                has_output_schema,
+                tool.meta
+                    .as_ref()
+                    .and_then(|meta| meta.get(DETAILS_SCHEMA_META_KEY))
+                    .is_some_and(Value::is_object),
+                gives_details_schema,
                 "{}",
                 tool.name
             );

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`resolve mcp --approve ask|review`, structured results and resource subscriptions, driven by
+"""`resolve mcp --approve ask|review`, result details and resource subscriptions, driven by
 the official MCP Python SDK (PyPI `mcp`).
 
 Usage: test_mcp_approval.py PATH_TO_RESOLVE_BINARY
@@ -125,10 +125,17 @@ def expect_untouched_and_pending(workspace: Workspace, pending_id: str, what: st
     expect_eq(workspace.pending_ids(), [pending_id], f"{what}: the preview stays pending")
 
 
+def details(result: types.CallToolResult) -> dict:
+    """The facts a result carries for programs, under `_meta` (no `structuredContent`: hosts
+    would show the model that JSON instead of the text)."""
+    expect(result.structured_content is None, f"no structuredContent: {result.structured_content!r}")
+    return result.meta["resolve/details"]
+
+
 async def stage(client: Client) -> str:
     staged = await call(client, "edit", EDIT)
     expect(not staged.is_error, text(staged))
-    return staged.structured_content["pendingId"]
+    return details(staged)["pendingId"]
 
 
 # --- checks -------------------------------------------------------------------------------
@@ -155,11 +162,11 @@ async def check_ask_applies_when_the_person_accepts_apply_and_records_both_reaso
             schema = asked.requested_schema
             expect_eq(schema["properties"]["decision"]["enum"], ["apply", "discard"], "decision choices")
             expect("reason" in schema["properties"], f"the form asks for a reason: {schema}")
-            content = result.structured_content
+            content = details(result)
             expect_eq(
                 (content["outcome"], content["decidedBy"], content["reason"], content["modelReason"], content["appliedFiles"]),
                 ("applied", "person", "Looks right.", "Ship it.", ["a.txt"]),
-                "structuredContent",
+                "details",
             )
             entry = workspace.history()[0]
             expect_eq(
@@ -189,11 +196,11 @@ async def check_ask_discards_with_the_persons_reason(mode: str) -> None:
             )
             expect_eq(workspace.read("a.txt"), "one\ntwo\n", "nothing written")
             expect_eq(workspace.pending_ids(), [], "discarded")
-            content = result.structured_content
+            content = details(result)
             expect_eq(
                 (content["outcome"], content["pendingId"], content["decidedBy"], content["reason"]),
                 ("discarded", pending_id, "person", "Wrong file."),
-                "structuredContent",
+                "details",
             )
             entry = workspace.history()[0]
             expect_eq((entry["state"], entry["decidedBy"], entry["reason"]), ("discarded", "person", "Wrong file."), "history")
@@ -219,8 +226,8 @@ async def check_ask_writes_nothing_on_any_answer_but_accept_apply(mode: str) -> 
                 expect(not result.is_error, f"{what}: {text(result)}")
                 expect(text(result).startswith("Not applied: "), f"{what}: {text(result)}")
                 expect("the preview stays pending" in text(result), f"{what}: {text(result)}")
-                expect_eq(result.structured_content["outcome"], "declined", f"{what}: outcome")
-                expect_eq(result.structured_content["decidedBy"], None, f"{what}: nobody decided")
+                expect_eq(details(result)["outcome"], "declined", f"{what}: outcome")
+                expect_eq(details(result)["decidedBy"], None, f"{what}: nobody decided")
                 expect_untouched_and_pending(workspace, pending_id, what)
             expect_eq(len(person.asked), len(answers), "asked every time")
             expect_eq(workspace.history(), [], "nothing in the history")
@@ -259,14 +266,14 @@ async def check_ask_fails_closed_when_the_client_cannot_elicit(mode: str) -> Non
                 text(result),
             )
             expect("cannot show them the question" in text(result), text(result))
-            expect_eq(result.structured_content["outcome"], "awaiting_person", "outcome")
+            expect_eq(details(result)["outcome"], "awaiting_person", "outcome")
             expect_untouched_and_pending(workspace, pending_id, "fail closed")
             # The model's own discard needs no approval.
             discarded = await call(client, "resolve", {"action": "discard", "reason": "Never mind."})
-            expect_eq(discarded.structured_content["outcome"], "discarded", text(discarded))
-            expect_eq(discarded.structured_content["decidedBy"], "model", "the model decided its discard")
+            expect_eq(details(discarded)["outcome"], "discarded", text(discarded))
+            expect_eq(details(discarded)["decidedBy"], "model", "the model decided its discard")
             nothing = await call(client, "resolve", {"action": "discard", "reason": "Again."})
-            expect_eq(nothing.structured_content["outcome"], "nothing_pending", text(nothing))
+            expect_eq(details(nothing)["outcome"], "nothing_pending", text(nothing))
     finally:
         workspace.close()
 
@@ -280,7 +287,7 @@ async def check_review_never_applies_on_the_models_word(mode: str) -> None:
             result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
             expect(not result.is_error, text(result))
             expect("in this session a person reviews every apply" in text(result), text(result))
-            expect_eq(result.structured_content["outcome"], "awaiting_person", "outcome")
+            expect_eq(details(result)["outcome"], "awaiting_person", "outcome")
             expect_eq(person.asked, [], "review mode asks nobody through the client")
             expect_untouched_and_pending(workspace, pending_id, "review")
             applied = workspace.cli("apply", "--reason", "Reviewed in a terminal.")
@@ -324,14 +331,14 @@ async def check_request_state_is_bound_single_use_and_unforgeable(mode: str) -> 
             # Replayed: declined once, then the same state with an accept.
             state = (await ask()).request_state
             declined = await retry(state, {"approval": {"action": "decline"}})
-            expect_eq(declined.structured_content["outcome"], "declined", text(declined))
+            expect_eq(details(declined)["outcome"], "declined", text(declined))
             replayed = await retry(state, apply_answer)
             expect(replayed.is_error and "already answered" in text(replayed), text(replayed))
             expect_untouched_and_pending(workspace, pending_id, "replayed state")
             # An answer missing from the retry decides nothing, and uses the state up.
             state = (await ask()).request_state
             missing = await retry(state, None)
-            expect_eq(missing.structured_content["outcome"], "declined", text(missing))
+            expect_eq(details(missing)["outcome"], "declined", text(missing))
             expect_untouched_and_pending(workspace, pending_id, "no answer")
             # Bound to the call: a retry with other arguments (here `extra.only`) is refused.
             state = (await ask()).request_state
@@ -353,7 +360,7 @@ async def check_request_state_is_bound_single_use_and_unforgeable(mode: str) -> 
             expect(not (workspace.root / "b.txt").exists(), "the new head was not applied either")
             expect_eq(
                 sorted(workspace.pending_ids()),
-                sorted([pending_id, restaged.structured_content["pendingId"]]),
+                sorted([pending_id, details(restaged)["pendingId"]]),
                 "both pending",
             )
             # No state at all is a fresh question, never an apply.
@@ -364,16 +371,16 @@ async def check_request_state_is_bound_single_use_and_unforgeable(mode: str) -> 
         workspace.close()
 
 
-async def check_producer_results_link_the_pending_resource_and_carry_structured_content(mode: str) -> None:
+async def check_producer_results_link_the_pending_resource_and_carry_details(mode: str) -> None:
     workspace = Workspace({"a.txt": "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n"})
     try:
         async with connect(workspace, mode, "auto") as client:
             staged = await call(client, "edit", {"path": "a.txt", "old_text": "two", "new_text": "2"})
             links = [block for block in staged.content if block.type == "resource_link"]
-            pending_id = staged.structured_content["pendingId"]
+            pending_id = details(staged)["pendingId"]
             expect_eq([str(link.uri) for link in links], [f"resolve://pending/{pending_id}"], "resource_link")
             expect_eq(
-                staged.structured_content["files"],
+                details(staged)["files"],
                 [{"path": "a.txt", "added": 1, "removed": 1, "hunks": ["a.txt#1"]}],
                 "files",
             )
@@ -381,7 +388,7 @@ async def check_producer_results_link_the_pending_resource_and_carry_structured_
             expect("-two\n+2" in read.text, read.text)
             applied = await call(client, "resolve", {"action": "apply", "reason": "Yes."})
             expect_eq(
-                (applied.structured_content["outcome"], applied.structured_content["decidedBy"]),
+                (details(applied)["outcome"], details(applied)["decidedBy"]),
                 ("applied", "model"),
                 "auto applies on the model's word",
             )
@@ -435,7 +442,7 @@ CHECKS = [
     check_ask_fails_closed_when_the_client_cannot_elicit,
     check_review_never_applies_on_the_models_word,
     check_request_state_is_bound_single_use_and_unforgeable,
-    check_producer_results_link_the_pending_resource_and_carry_structured_content,
+    check_producer_results_link_the_pending_resource_and_carry_details,
     check_a_subscribed_preview_notifies_when_it_goes_stale_and_when_it_is_resolved,
 ]
 

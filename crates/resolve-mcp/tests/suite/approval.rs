@@ -188,7 +188,12 @@ async fn without_a_client_to_ask_an_ask_server_applies_nothing() {
         text(&result)
     );
     assert_eq!(
-        result.structured_content.as_ref().unwrap()["outcome"],
+        result
+            .meta
+            .as_ref()
+            .unwrap()
+            .get("resolve/details")
+            .unwrap()["outcome"],
         "awaiting_person"
     );
     assert_eq!(workspace.read("a.txt"), "a\n");

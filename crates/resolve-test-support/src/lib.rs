@@ -1,6 +1,8 @@
-//! A scripted mock model server on 127.0.0.1 that speaks both real wire formats:
-//! OpenAI Chat Completions (`/v1/chat/completions`) and Anthropic Messages (`/v1/messages`),
-//! streaming (SSE) or not, as each request asks. It records every request.
+//! A scripted mock model server on 127.0.0.1 that speaks the real wire formats: OpenAI Chat
+//! Completions (`/v1/chat/completions`) and Anthropic Messages (`/v1/messages`), streaming
+//! (SSE) or not, as each request asks, and OpenAI Responses (`/v1/responses`, SSE; what Codex
+//! speaks). It records every request. A [`Reply::Step`] computes its answer from the request
+//! and may first act (say, a person's decision in another process) before the model answers.
 //!
 //! Usage figures go out as each real API sends them: OpenAI's in the response body, or, when
 //! streaming, in a last chunk with no choices only if the request asked for it
@@ -44,6 +46,10 @@ pub struct Turn {
     /// Anthropic content blocks (`thinking`, `redacted_thinking`) sent before the text, as
     /// given (streamed: reassembled by the client from deltas). OpenAI answers leave them out.
     pub thinking: Vec<Value>,
+    /// `(call id, namespace)`: the Responses format's `namespace` of a call, for a tool the
+    /// client offered inside a `namespace` tool (Codex offers MCP tools as `mcp__<server>`).
+    /// The other formats have no namespaces and ignore it.
+    pub namespaces: Vec<(String, String)>,
 }
 
 /// Token counts a turn reports, in neutral form (each wire format spells them its own way).
@@ -101,6 +107,19 @@ impl Turn {
         self
     }
 
+    /// Add a call of `name` inside the client's `namespace` tool (Responses format; see
+    /// [`Turn::namespaces`]).
+    pub fn and_namespaced_call(
+        mut self,
+        id: &str,
+        namespace: &str,
+        name: &str,
+        raw_arguments: &str,
+    ) -> Self {
+        self.namespaces.push((id.to_owned(), namespace.to_owned()));
+        self.and_call(id, name, raw_arguments)
+    }
+
     pub fn without_finish(mut self) -> Self {
         self.no_finish = true;
         self
@@ -151,6 +170,27 @@ pub enum Reply {
         /// The wait before each repeat (none: as fast as the client reads).
         pause: Option<std::time::Duration>,
     },
+    /// The reply a function of the request body returns; see [`Step`].
+    Step(Step),
+}
+
+/// A reply computed from the request: the function gets the request body, runs on a thread
+/// that may block (it may run a process first, such as a person's decision made while the
+/// model "thinks"), and returns the reply to send (another `Step` is run in turn).
+#[derive(Clone)]
+pub struct Step(Arc<dyn Fn(&Value) -> Reply + Send + Sync>);
+
+impl Step {
+    /// A step answering each request it gets with `reply(body)`.
+    pub fn new(reply: impl Fn(&Value) -> Reply + Send + Sync + 'static) -> Self {
+        Self(Arc::new(reply))
+    }
+}
+
+impl std::fmt::Debug for Step {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("Step(..)")
+    }
 }
 
 /// What the mock saw.
@@ -186,6 +226,7 @@ impl MockServer {
         let app = Router::new()
             .route("/v1/chat/completions", post(handle))
             .route("/v1/messages", post(handle))
+            .route("/v1/responses", post(handle))
             .with_state(state.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -232,20 +273,35 @@ async fn handle(
 ) -> Response {
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let anthropic = uri.path() == "/v1/messages";
+    let responses = uri.path() == "/v1/responses";
     let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
     let include_usage = body
         .pointer("/stream_options/include_usage")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    state.requests.lock().unwrap().push(Recorded {
-        path: uri.path().to_owned(),
-        headers,
-        body,
-    });
+    let number = {
+        let mut requests = state.requests.lock().unwrap();
+        requests.push(Recorded {
+            path: uri.path().to_owned(),
+            headers,
+            body: body.clone(),
+        });
+        requests.len()
+    };
     let reply = state.script.lock().unwrap().pop_front();
-    let Some(reply) = reply else {
+    let Some(mut reply) = reply else {
         return (StatusCode::INTERNAL_SERVER_ERROR, "mock script exhausted").into_response();
     };
+    while let Reply::Step(step) = reply {
+        let body = body.clone();
+        reply = match tokio::task::spawn_blocking(move || (step.0)(&body)).await {
+            Ok(reply) => reply,
+            Err(error) => {
+                let message = format!("the mock's step for request {number} failed: {error}");
+                return (StatusCode::INTERNAL_SERVER_ERROR, message).into_response();
+            }
+        };
+    }
     match reply {
         Reply::Status {
             status,
@@ -267,8 +323,14 @@ async fn handle(
             repeat,
             pause,
         } => endless(content_type, head, repeat, pause, state.sent.clone()),
+        // Steps were run above until they gave another reply.
+        Reply::Step(_) => {
+            (StatusCode::INTERNAL_SERVER_ERROR, "mock step left over").into_response()
+        }
         Reply::Hang(turn) => {
-            let events = if anthropic {
+            let events = if responses {
+                responses_events(&turn, number)
+            } else if anthropic {
                 anthropic_events(&turn)
             } else {
                 openai_chunks(&turn, include_usage)
@@ -276,10 +338,15 @@ async fn handle(
             // Up to and including the first text piece.
             let cut = events
                 .iter()
-                .position(|e| e.contains("\"delta\":{\"content\":\"") || e.contains("text_delta"))
+                .position(|e| {
+                    e.contains("\"delta\":{\"content\":\"")
+                        || e.contains("text_delta")
+                        || e.contains("output_text.delta")
+                })
                 .map_or(1, |p| p + 1);
             sse(events[..cut].to_vec(), true)
         }
+        Reply::Turn(turn) if responses => sse(responses_events(&turn, number), false),
         Reply::Turn(turn) => match (anthropic, stream) {
             (false, true) => sse(openai_chunks(&turn, include_usage), false),
             (false, false) => axum::Json(openai_json(&turn)).into_response(),
@@ -539,4 +606,64 @@ fn anthropic_json(turn: &Turn) -> Value {
     json!({"id":"msg_1","type":"message","role":"assistant","model":"mock","content":content,
         "stop_reason":anthropic_stop(turn),"stop_sequence":null,
         "usage": MockUsage::of(turn).anthropic(MockUsage::of(turn).output)})
+}
+
+/// OpenAI Responses events for `turn` (the `number`th request), as Codex reads them: the
+/// response is created, each output item (the text as a `message`, then each call as a
+/// `function_call`, with its `namespace` when it has one) is added and done, and the response
+/// completes with every item and the usage.
+fn responses_events(turn: &Turn, number: usize) -> Vec<String> {
+    let event = |value: Value| {
+        let name = value["type"].as_str().unwrap_or_default().to_owned();
+        format!("event: {name}\ndata: {value}\n\n")
+    };
+    let id = format!("resp_{number}");
+    let mut items = Vec::new();
+    if !turn.text.is_empty() {
+        items.push(
+            json!({"type":"message","id":format!("msg_{number}"),"role":"assistant",
+            "status":"completed",
+            "content":[{"type":"output_text","text":turn.text,"annotations":[]}]}),
+        );
+    }
+    for (index, (call_id, name, arguments)) in turn.calls.iter().enumerate() {
+        let mut item = json!({"type":"function_call","id":format!("fc_{number}_{index}"),
+            "call_id":call_id,"name":name,"arguments":arguments,"status":"completed"});
+        if let Some((_, namespace)) = turn.namespaces.iter().find(|(id, _)| id == call_id) {
+            item["namespace"] = json!(namespace);
+        }
+        items.push(item);
+    }
+    let mut out = vec![event(json!({"type":"response.created",
+        "response":{"id":id,"object":"response","status":"in_progress","output":[]}}))];
+    for (index, item) in items.iter().enumerate() {
+        out.push(event(
+            json!({"type":"response.output_item.added","output_index":index,
+            "item":item}),
+        ));
+        if let Some(text) = item.pointer("/content/0/text").and_then(Value::as_str) {
+            for piece in pieces(text, 3) {
+                out.push(event(
+                    json!({"type":"response.output_text.delta","item_id":item["id"],
+                    "output_index":index,"content_index":0,"delta":piece}),
+                ));
+            }
+        }
+        out.push(event(
+            json!({"type":"response.output_item.done","output_index":index,
+            "item":item}),
+        ));
+    }
+    if !turn.no_finish {
+        let usage = MockUsage::of(turn);
+        out.push(event(
+            json!({"type":"response.completed","response":{"id":id,
+            "object":"response","status":"completed","output":items,
+            "usage":{"input_tokens":usage.input,
+                "input_tokens_details":{"cached_tokens":usage.cached},
+                "output_tokens":usage.output,"output_tokens_details":{"reasoning_tokens":0},
+                "total_tokens":usage.input + usage.output}}}),
+        ));
+    }
+    out
 }

@@ -79,10 +79,12 @@ impl Store {
             amended_at: unix_now(),
         };
         record.amendments.push(amendment.clone());
-        let note = self.note_for(&record)?.map(|mut note| {
-            note.amendments.push(amendment);
-            note
-        });
+        let note = self
+            .note_for(&record, self.default_attribution().as_ref())?
+            .map(|mut note| {
+                note.amendments.push(amendment);
+                note
+            });
         self.sign_pending(&mut record)?;
         write_json(&self.record_path(RecordKind::Pending, record.seq), &record)?;
         if let Some(note) = note {

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Store;
 use super::notes::NoteResolution;
-use super::records::{HistoryRecord, Outcome, PendingRecord, unix_now, write_json};
+use super::records::{Attribution, HistoryRecord, Outcome, PendingRecord, unix_now, write_json};
 use crate::error::StoreError;
 use crate::fs;
 use crate::layout::{RecordKind, call_marker};
@@ -38,6 +38,32 @@ impl Store {
         outcome: Outcome,
         reason: &str,
         extra: Option<Extra>,
+        perform: impl FnOnce(&PendingRecord) -> Result<T, E>,
+    ) -> Result<Result<T, E>, StoreError> {
+        let attribution = self.default_attribution();
+        self.resolve_external_attributed(id, outcome, reason, extra, attribution.as_ref(), perform)
+    }
+
+    /// [`Store::resolve_external`], recording who decided as `attribution` says.
+    pub fn resolve_external_as<T, E>(
+        &self,
+        id: &str,
+        outcome: Outcome,
+        reason: &str,
+        extra: Option<Extra>,
+        attribution: &Attribution,
+        perform: impl FnOnce(&PendingRecord) -> Result<T, E>,
+    ) -> Result<Result<T, E>, StoreError> {
+        self.resolve_external_attributed(id, outcome, reason, extra, Some(attribution), perform)
+    }
+
+    fn resolve_external_attributed<T, E>(
+        &self,
+        id: &str,
+        outcome: Outcome,
+        reason: &str,
+        extra: Option<Extra>,
+        attribution: Option<&Attribution>,
         perform: impl FnOnce(&PendingRecord) -> Result<T, E>,
     ) -> Result<Result<T, E>, StoreError> {
         let _lock = self.session()?;
@@ -82,6 +108,7 @@ impl Store {
         let note = match &performed {
             Ok(_) => self.resolution_note(
                 &record,
+                attribution,
                 NoteResolution {
                     outcome,
                     reason: reason.to_owned(),
@@ -103,8 +130,9 @@ impl Store {
                     extra,
                     resolved_at: unix_now(),
                     resolved_by: self.resolver.clone(),
-                    decided_by: self.decider(),
-                    model_reason: self.model_reason_beside(reason),
+                    decided_by: attribution.map(|attribution| attribution.decided_by),
+                    model_reason: attribution
+                        .and_then(|attribution| attribution.model_reason_beside(reason)),
                     applied_files: Vec::new(),
                     dropped_files: Vec::new(),
                     undone: false,

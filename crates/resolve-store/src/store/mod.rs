@@ -45,8 +45,8 @@ pub use self::amend::AmendFile;
 pub use self::gc::BLOB_GRACE;
 pub use self::notes::{NoteResolution, ReviewerNote};
 pub use self::records::{
-    ApplyOutcome, Decider, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary,
-    RECORD_VERSION, RecordVersion, StagedRecord, StoredAction,
+    ApplyOutcome, Attribution, Decider, HistoryRecord, Origin, Outcome, PendingRecord,
+    PendingSummary, RECORD_VERSION, RecordVersion, StagedRecord, StoredAction,
 };
 pub use self::resolution::{Landing, ReviewedApply};
 pub use self::review::{Amendment, HunkReview, RejectedFile, RejectedHunk, Review};
@@ -125,7 +125,7 @@ impl Store {
     }
 
     /// This store recording `decider` as who decided each action it applies or discards
-    /// ([`HistoryRecord::decided_by`]); a person's decisions about a model's action are
+    /// without being given an [`Attribution`] ([`HistoryRecord::decided_by`]); a person's decisions about a model's action are
     /// reported to that model (see [`ReviewerNote`]). By default [`Decider::default_for`] the
     /// resolver: a person at the command line, else the model.
     #[must_use]
@@ -135,7 +135,8 @@ impl Store {
     }
 
     /// This store recording a person's decision over the model's request, whose reason was
-    /// `model_reason`: each history record it writes is `decided_by: person`, and keeps the
+    /// `model_reason`, where no [`Attribution`] is given: each history record it writes is
+    /// `decided_by: person`, and keeps the
     /// model's reason in [`HistoryRecord::model_reason`] when it differs from the record's.
     #[must_use]
     pub fn overruling(self, model_reason: impl Into<String>) -> Self {
@@ -154,13 +155,16 @@ impl Store {
         })
     }
 
-    /// The model's reason beside `reason` in a record this store writes: only when a person
-    /// decided with a different one.
-    pub(crate) fn model_reason_beside(&self, reason: &str) -> Option<String> {
-        self.model_reason
-            .as_deref()
-            .filter(|model| *model != reason)
-            .map(str::to_owned)
+    /// The attribution of what this handle resolves without being given one (the plain
+    /// [`Store::apply`], [`Store::discard`], …): as [`Store::decided_by`] and
+    /// [`Store::overruling`] set it, else [`Decider::default_for`] its resolver; `None` when
+    /// neither was given. Callers that know who decided pass an [`Attribution`] instead
+    /// ([`Store::apply_as`], [`Store::discard_as`], …).
+    pub fn default_attribution(&self) -> Option<Attribution> {
+        self.decider().map(|decided_by| Attribution {
+            decided_by,
+            model_reason: self.model_reason.clone(),
+        })
     }
 
     /// Where actions resolved through this store are recorded as resolved (see

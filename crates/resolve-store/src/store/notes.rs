@@ -14,7 +14,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::Store;
-use super::records::{Decider, Origin, Outcome, PendingRecord, RecordVersion, read_json};
+use super::records::{
+    Attribution, Decider, Origin, Outcome, PendingRecord, RecordVersion, read_json,
+};
 use super::review::{Amendment, Review};
 use crate::error::StoreError;
 use crate::fs;
@@ -86,8 +88,9 @@ impl Store {
     pub(super) fn note_for(
         &self,
         record: &PendingRecord,
+        attribution: Option<&Attribution>,
     ) -> Result<Option<ReviewerNote>, StoreError> {
-        let decider = self.decider().unwrap_or(Decider::Model);
+        let decider = attribution.map_or(Decider::Model, |attribution| attribution.decided_by);
         // A decision made where the action was staged (an approval prompt of that agent or
         // connection) is told in that call's own result, so it makes no note.
         let told_to_a_model = match record.origin {
@@ -108,9 +111,10 @@ impl Store {
     pub(super) fn resolution_note(
         &self,
         record: &PendingRecord,
+        attribution: Option<&Attribution>,
         resolution: NoteResolution,
     ) -> Result<Option<ReviewerNote>, StoreError> {
-        Ok(self.note_for(record)?.map(|mut note| {
+        Ok(self.note_for(record, attribution)?.map(|mut note| {
             note.resolution = Some(resolution);
             note
         }))

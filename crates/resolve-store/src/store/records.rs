@@ -263,8 +263,9 @@ pub enum Outcome {
     Discarded,
 }
 
-/// Who decided an action's resolution: the model that called `resolve`, or a person (at the
-/// command line, at an approval prompt, or through an MCP client's elicitation form).
+/// Who decided an action's resolution: the model that called `resolve`, a person (at the
+/// command line, at an approval prompt, or through an MCP client's elicitation form), or a
+/// rule set up beforehand that nobody was asked about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decider {
@@ -272,6 +273,47 @@ pub enum Decider {
     Model,
     /// A person decided.
     Person,
+    /// A standing rule decided (an approval mode, say), without asking anyone.
+    Policy,
+}
+
+/// Who decided one resolution and what the model had asked, passed to each apply or discard
+/// (see [`Store::apply_as`](super::Store::apply_as)): it is written to the history record and
+/// decides whether the staging model is told through a [`ReviewerNote`](super::ReviewerNote).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attribution {
+    /// Who decided.
+    pub decided_by: Decider,
+    /// The model's reason when someone else decided over its request; kept in the history
+    /// beside the recorded reason when the two differ.
+    pub model_reason: Option<String>,
+}
+
+impl Attribution {
+    /// The model decided its own request.
+    pub fn model() -> Self {
+        Self {
+            decided_by: Decider::Model,
+            model_reason: None,
+        }
+    }
+
+    /// `decided_by` decided over the model's request, whose reason was `model_reason`.
+    pub fn over_model(decided_by: Decider, model_reason: impl Into<String>) -> Self {
+        Self {
+            decided_by,
+            model_reason: Some(model_reason.into()),
+        }
+    }
+
+    /// The model's reason beside `reason` in a record: only when someone else decided with a
+    /// different one.
+    pub(crate) fn model_reason_beside(&self, reason: &str) -> Option<String> {
+        self.model_reason
+            .as_deref()
+            .filter(|model| *model != reason)
+            .map(str::to_owned)
+    }
 }
 
 impl Decider {
@@ -290,6 +332,7 @@ impl std::fmt::Display for Decider {
         f.write_str(match self {
             Self::Model => "model",
             Self::Person => "person",
+            Self::Policy => "policy",
         })
     }
 }

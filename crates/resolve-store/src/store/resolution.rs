@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::Store;
 use super::notes::{NoteResolution, ReviewerNote};
-use super::records::{ApplyOutcome, HistoryRecord, Outcome, PendingRecord, unix_now};
+use super::records::{ApplyOutcome, Attribution, HistoryRecord, Outcome, PendingRecord, unix_now};
 use super::review::Review;
 use crate::change_set::{ChangeSet, Content, FileChange};
 use crate::error::{Invariant, StoreError};
@@ -19,6 +19,13 @@ use crate::fs;
 use crate::hash::content_hash;
 use crate::layout::{RecordKind, note_relative};
 use crate::transaction::{FileWrite, Purpose, StateChange, Transaction};
+
+/// One resolution's reason, `extra` and who decided it, as [`Store::land`] records them.
+struct Resolution<'a> {
+    reason: &'a str,
+    extra: Option<Extra>,
+    attribution: Option<&'a Attribution>,
+}
 
 /// A file to write: its real root-relative name and its current hash (`None`: absent).
 pub(super) type Target = (String, Option<String>);
@@ -63,6 +70,29 @@ impl Store {
         reason: &str,
         extra: Option<Extra>,
     ) -> Result<ApplyOutcome, StoreError> {
+        self.apply_attributed(id, only, reason, extra, self.default_attribution().as_ref())
+    }
+
+    /// [`Store::apply`], recording who decided as `attribution` says.
+    pub fn apply_as(
+        &self,
+        id: &str,
+        only: Option<&[String]>,
+        reason: &str,
+        extra: Option<Extra>,
+        attribution: &Attribution,
+    ) -> Result<ApplyOutcome, StoreError> {
+        self.apply_attributed(id, only, reason, extra, Some(attribution))
+    }
+
+    fn apply_attributed(
+        &self,
+        id: &str,
+        only: Option<&[String]>,
+        reason: &str,
+        extra: Option<Extra>,
+        attribution: Option<&Attribution>,
+    ) -> Result<ApplyOutcome, StoreError> {
         let _lock = self.session()?;
         self.tidy_blobs();
         let record = self.require_pending(id)?;
@@ -77,7 +107,12 @@ impl Store {
             Some((kept, dropped)) => (Some(kept), dropped),
             None => (None, Vec::new()),
         };
-        self.land(record, selected, dropped_files, None, reason, extra)
+        let decision = Resolution {
+            reason,
+            extra,
+            attribution,
+        };
+        self.land(record, selected, dropped_files, None, decision)
     }
 
     /// Apply part of a pending action as a reviewer picked it (see [`ReviewedApply`]),
@@ -90,6 +125,30 @@ impl Store {
         reviewed: ReviewedApply,
         reason: &str,
         extra: Option<Extra>,
+    ) -> Result<ApplyOutcome, StoreError> {
+        let attribution = self.default_attribution();
+        self.apply_reviewed_as_opt(id, reviewed, reason, extra, attribution.as_ref())
+    }
+
+    /// [`Store::apply_reviewed`], recording who decided as `attribution` says.
+    pub fn apply_reviewed_as(
+        &self,
+        id: &str,
+        reviewed: ReviewedApply,
+        reason: &str,
+        extra: Option<Extra>,
+        attribution: &Attribution,
+    ) -> Result<ApplyOutcome, StoreError> {
+        self.apply_reviewed_as_opt(id, reviewed, reason, extra, Some(attribution))
+    }
+
+    fn apply_reviewed_as_opt(
+        &self,
+        id: &str,
+        reviewed: ReviewedApply,
+        reason: &str,
+        extra: Option<Extra>,
+        attribution: Option<&Attribution>,
     ) -> Result<ApplyOutcome, StoreError> {
         let ReviewedApply {
             fingerprint,
@@ -143,7 +202,12 @@ impl Store {
             .into_iter()
             .filter(|path| selected.get(path).is_none())
             .collect();
-        self.land(record, Some(selected), dropped_files, review, reason, extra)
+        let decision = Resolution {
+            reason,
+            extra,
+            attribution,
+        };
+        self.land(record, Some(selected), dropped_files, review, decision)
     }
 
     /// Write `selected` (the whole change set when `None`) and move `record` to the history,
@@ -154,9 +218,13 @@ impl Store {
         selected: Option<ChangeSet>,
         dropped_files: Vec<String>,
         review: Option<Review>,
-        reason: &str,
-        extra: Option<Extra>,
+        decision: Resolution<'_>,
     ) -> Result<ApplyOutcome, StoreError> {
+        let Resolution {
+            reason,
+            extra,
+            attribution,
+        } = decision;
         if self.require_check {
             require_passing_check(&record)?;
         }
@@ -173,6 +241,7 @@ impl Store {
         }
         let note = self.resolution_note(
             &record,
+            attribution,
             NoteResolution {
                 outcome: Outcome::Applied,
                 reason: reason.to_owned(),
@@ -189,8 +258,9 @@ impl Store {
             extra,
             resolved_at: unix_now(),
             resolved_by: self.resolver.clone(),
-            decided_by: self.decider(),
-            model_reason: self.model_reason_beside(reason),
+            decided_by: attribution.map(|attribution| attribution.decided_by),
+            model_reason: attribution
+                .and_then(|attribution| attribution.model_reason_beside(reason)),
             applied_files,
             dropped_files: dropped_files.clone(),
             undone: false,
@@ -213,12 +283,35 @@ impl Store {
         reason: &str,
         extra: Option<Extra>,
     ) -> Result<HistoryRecord, StoreError> {
+        let attribution = self.default_attribution();
+        self.discard_attributed(id, reason, extra, attribution.as_ref())
+    }
+
+    /// [`Store::discard`], recording who decided as `attribution` says.
+    pub fn discard_as(
+        &self,
+        id: &str,
+        reason: &str,
+        extra: Option<Extra>,
+        attribution: &Attribution,
+    ) -> Result<HistoryRecord, StoreError> {
+        self.discard_attributed(id, reason, extra, Some(attribution))
+    }
+
+    fn discard_attributed(
+        &self,
+        id: &str,
+        reason: &str,
+        extra: Option<Extra>,
+        attribution: Option<&Attribution>,
+    ) -> Result<HistoryRecord, StoreError> {
         let _lock = self.session()?;
         self.tidy_blobs();
         let mut record = self.require_pending(id)?;
         let dropped_files = record.change_set.paths();
         let note = self.resolution_note(
             &record,
+            attribution,
             NoteResolution {
                 outcome: Outcome::Discarded,
                 reason: reason.to_owned(),
@@ -236,8 +329,9 @@ impl Store {
             extra,
             resolved_at: unix_now(),
             resolved_by: self.resolver.clone(),
-            decided_by: self.decider(),
-            model_reason: self.model_reason_beside(reason),
+            decided_by: attribution.map(|attribution| attribution.decided_by),
+            model_reason: attribution
+                .and_then(|attribution| attribution.model_reason_beside(reason)),
             applied_files: Vec::new(),
             undone: false,
             review: None,

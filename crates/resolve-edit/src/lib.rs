@@ -49,6 +49,7 @@ mod ast_edit;
 mod read_tools;
 mod text_edit;
 
+mod approval;
 mod external;
 mod pending_source;
 mod review;
@@ -59,18 +60,23 @@ mod check;
 mod tools;
 
 pub use resolve_store::{
-    AmendFile, Amendment, ApplyOutcome, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs, CHECK_TAIL_LINES,
-    CONFIG_MAX_LEN, CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckMode, CheckOutcome, CheckRun,
-    CommandTrust, ConfigFile, ConfiguredCommand, Content, Decider, FileChange, FileContent,
-    HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing, McpAction,
-    McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR, Payload, PendingRecord,
-    PendingSummary, RecordKey, RejectedFile, RejectedHunk, Review, ReviewedApply, ReviewerNote,
-    STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError, StoreLock,
-    StoredAction, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath, atomic_write,
-    content_hash, create_dir_all, is_binary, normalize_lexically, path_order, read_content,
-    read_regular_file, read_state_file, shell_words,
+    AmendFile, Amendment, ApplyOutcome, Attribution, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs,
+    CHECK_TAIL_LINES, CONFIG_MAX_LEN, CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckMode,
+    CheckOutcome, CheckRun, CommandTrust, ConfigFile, ConfiguredCommand, Content, Decider,
+    FileChange, FileContent, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
+    Landing, McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR,
+    Payload, PendingRecord, PendingSummary, RecordKey, RejectedFile, RejectedHunk, Review,
+    ReviewedApply, ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store,
+    StoreError, StoreLock, StoredAction, TrustState, TrustedFiles, Untrusted, Workspace,
+    WorkspacePath, atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically,
+    path_order, read_content, read_regular_file, read_state_file, shell_words,
 };
 
+pub use approval::{
+    ApprovalMode, ApprovalRequest, ApprovalSubject, Approver, AutoApprover, AwaitPerson, Decided,
+    DecidedBy, Decision, DecisionFuture, DecisionsAhead, Landed, ModelRequest, PlanReview,
+    TerminalApprover, TerminalReview, UnknownApprovalMode, decide, land,
+};
 pub use ast_edit::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
     Prefilter, preview_ast_edit, preview_ast_edit_with, supported_languages,
@@ -84,7 +90,7 @@ pub use diff::{change_diff, unified_diff};
 pub use error::EditError;
 pub use external::ExternalActionRunner;
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
-pub use pending_source::{ApplyGate, GateDecision, StorePendingSource};
+pub use pending_source::StorePendingSource;
 pub use preview::{PREVIEW_BANNER, Preview, ResultDetails, addressed_preview, applied_text};
 pub use producer::{AST_EDIT_TOOL, EDIT_TOOL, Producer, WRITE_TOOL, applied_label};
 pub use read_tools::{
@@ -93,7 +99,7 @@ pub use read_tools::{
 };
 pub use review::{
     ActionHunks, AmendOutcome, PreviewFile, ReviewDecision, action_hunks, amend, amend_target,
-    apply_reviewed, file_hunks, partial_apply_lines, previewed_content,
+    apply_reviewed, apply_reviewed_as, file_hunks, partial_apply_lines, previewed_content,
 };
 pub use reviewer_note::reviewer_note_text;
 pub use selection::{HunkAddress, HunkRejection, Selection};

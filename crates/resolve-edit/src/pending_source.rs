@@ -1,45 +1,30 @@
 //! Keeping a `resolve-core` pending stack in step with the durable store: previews staged by
 //! any process appear, previews consumed by any process disappear. Each stored preview becomes
-//! a pending action whose apply and discard go through the store (and, for stored MCP tool
-//! calls, through an [`ExternalActionRunner`]), optionally behind a person's [`ApplyGate`].
+//! a pending action whose apply and discard go through the decision pipeline: the source's
+//! [`Approver`] (or a decision made ahead, [`DecisionsAhead`]) decides, and the decision lands
+//! through the store (for stored MCP tool calls, through an [`ExternalActionRunner`]).
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use resolve_core::{ActionError, PendingAction, PendingSource, PendingStack, ToolResult};
-use resolve_store::{ApplyOutcome, Origin, Outcome, PendingRecord, PendingSummary, Store};
+use resolve_core::{
+    ActionError, PendingAction, PendingSource, PendingStack, ResolveAction, ToolResult,
+};
+use resolve_store::{
+    ApplyOutcome, Attribution, Origin, Outcome, PendingRecord, PendingSummary, Store,
+};
 use serde_json::{Map, Value, json};
 
+use crate::approval::{
+    ApprovalRequest, ApprovalSubject, Approver, AutoApprover, Decided, DecidedBy, Decision,
+    DecisionsAhead, Landed, ModelRequest, decide, land,
+};
 use crate::blocking::run_blocking;
 use crate::error::EditError;
 use crate::external::ExternalActionRunner;
 use crate::producer::{applied_label, applied_text_for};
-use crate::review::{ReviewDecision, apply_reviewed, partial_apply_lines};
+use crate::review::partial_apply_lines;
 use crate::selection::{HunkRejection, Selection};
-
-/// A person's say before a stored preview is applied (`resolve agent --approve ask`).
-pub trait ApplyGate: Send + Sync + std::fmt::Debug {
-    /// Decide whether `record` may be applied. Runs on a blocking thread; may prompt.
-    fn review(&self, record: &PendingRecord) -> GateDecision;
-}
-
-/// What the person decided.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GateDecision {
-    /// Let the apply go ahead.
-    Apply,
-    /// Apply part of it, as the person picked it (hunks left out with their reasons); this
-    /// replaces the selection the model asked for.
-    ApplyPart {
-        /// What lands, and why the rest does not.
-        decision: ReviewDecision,
-    },
-    /// Discard the preview instead, with the person's reason.
-    Discard {
-        /// Why the person discarded it.
-        reason: String,
-    },
-}
 
 /// Keeps a session's pending stack in step with the durable store: previews staged by any
 /// process appear, previews consumed by any process disappear.
@@ -47,7 +32,7 @@ pub enum GateDecision {
 pub struct StorePendingSource {
     store: Store,
     origin: Option<Origin>,
-    gate: Option<Arc<dyn ApplyGate>>,
+    deciders: Deciders,
     runner: Option<Arc<dyn ExternalActionRunner>>,
     known: Mutex<HashSet<String>>,
 }
@@ -59,7 +44,10 @@ impl StorePendingSource {
         Self {
             store,
             origin,
-            gate: None,
+            deciders: Deciders {
+                approver: Arc::new(AutoApprover),
+                ahead: DecisionsAhead::new(),
+            },
             runner: None,
             known: Mutex::new(HashSet::new()),
         }
@@ -73,10 +61,20 @@ impl StorePendingSource {
         self
     }
 
-    /// This source asking `gate` before every apply. By default applies are not reviewed.
+    /// This source asking `approver` about every apply the model asks for. By default
+    /// [`AutoApprover`]: the model's request stands.
     #[must_use]
-    pub fn with_gate(mut self, gate: Arc<dyn ApplyGate>) -> Self {
-        self.gate = Some(gate);
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.deciders.approver = approver;
+        self
+    }
+
+    /// This source carrying out the decisions given to `ahead` for an action instead of
+    /// asking its approver (a person answered before the call reached the store). By default
+    /// none are given.
+    #[must_use]
+    pub fn with_decisions_ahead(mut self, ahead: DecisionsAhead) -> Self {
+        self.deciders.ahead = ahead;
         self
     }
 }
@@ -119,10 +117,13 @@ impl PendingSource for StorePendingSource {
             let action = match stack.get(&record.id) {
                 Some(entry) => Arc::clone(&entry.action),
                 None => Arc::new(match record.mcp {
-                    None => durable_action(&self.store, record, self.gate.clone()),
-                    Some(_) => {
-                        mcp_action(&self.store, record, self.gate.clone(), self.runner.clone())
-                    }
+                    None => durable_action(&self.store, record, self.deciders.clone()),
+                    Some(_) => mcp_action(
+                        &self.store,
+                        record,
+                        self.deciders.clone(),
+                        self.runner.clone(),
+                    ),
                 }),
             };
             stack.register_at(record.id.clone(), record.order, action);
@@ -131,15 +132,66 @@ impl PendingSource for StorePendingSource {
     }
 }
 
-/// The pending action of a stored preview: apply and discard go through the store, under its
-/// lock, on a blocking thread (so an abort cannot interrupt a transaction half-way).
-fn durable_action(
-    store: &Store,
-    record: &PendingSummary,
-    gate: Option<Arc<dyn ApplyGate>>,
-) -> PendingAction {
+/// Who decides a source's actions: a decision made ahead for an action, else the approver.
+#[derive(Debug, Clone)]
+struct Deciders {
+    approver: Arc<dyn Approver>,
+    ahead: DecisionsAhead,
+}
+
+impl Deciders {
+    /// The decision about the model's `request` on the stored action `id`: one made ahead,
+    /// else the pipeline's ([`decide`]) with the record as it is now. When the action is no
+    /// longer pending nobody is asked (the model's request stands, and the store says why it
+    /// cannot be carried out); nobody is asked about an action this store may not run.
+    async fn decide(
+        &self,
+        store: &Store,
+        id: &str,
+        model: ModelRequest,
+    ) -> Result<Decided, ActionError> {
+        if let Some(decided) = self.ahead.take(id) {
+            return Ok(decided);
+        }
+        let reader = store.clone();
+        let read_id = id.to_owned();
+        let record = run_blocking("pending record", move || {
+            let record = reader.pending_record(&read_id)?;
+            if let Some(record) = &record {
+                reader.refuse_foreign(record)?;
+            }
+            Ok::<_, EditError>(record)
+        })
+        .await??;
+        let Some(record) = record else {
+            return Ok(Decided::new(model.as_asked(), DecidedBy::Model));
+        };
+        let request = ApprovalRequest {
+            subject: ApprovalSubject::Action(Box::new(record)),
+            model,
+        };
+        Ok(decide(self.approver.as_ref(), &request).await)
+    }
+}
+
+/// `decided` about a discard the model asked for: never an apply (nobody applies what the
+/// model asked to drop), which is refused with nothing written.
+fn refuse_apply_on_discard(decided: Decided) -> Result<Decided, ActionError> {
+    match decided.decision {
+        Decision::Apply | Decision::ApplyPart(_) => Err(ActionError::Tool(
+            "Not discarded: the decision about this discard was to apply it; nothing was written and the preview stays pending.".to_owned(),
+        )),
+        Decision::Discard { .. } | Decision::LeavePending { .. } => Ok(decided),
+    }
+}
+
+/// The pending action of a stored preview: the decision pipeline decides, and the decision
+/// lands through the store, under its lock, on a blocking thread (so an abort cannot
+/// interrupt a transaction half-way).
+fn durable_action(store: &Store, record: &PendingSummary, deciders: Deciders) -> PendingAction {
     let apply_store = store.clone();
     let apply_id = record.id.clone();
+    let apply_deciders = deciders.clone();
     let source_tool = record.source_tool.clone();
     let reject_store = store.clone();
     let reject_id = record.id.clone();
@@ -150,40 +202,30 @@ fn durable_action(
             let store = apply_store.clone();
             let id = apply_id.clone();
             let source_tool = source_tool.clone();
-            let gate = gate.clone();
+            let deciders = apply_deciders.clone();
             async move {
-                let mut decision = ReviewDecision {
+                let model = ModelRequest {
+                    action: ResolveAction::Apply,
+                    reason,
                     selection: selection_of(extra.as_ref())?,
-                    ..ReviewDecision::default()
                 };
-                let outcome = run_blocking("apply", move || {
-                    // Behind a gate, a person decides; the model's reason stays beside theirs.
-                    let store = if gate.is_some() {
-                        store.overruling(reason.clone())
-                    } else {
-                        store
-                    };
-                    match gate_review(gate.as_ref(), &store, &id)? {
-                        None | Some(GateDecision::Apply) => {}
-                        Some(GateDecision::Discard { reason }) => {
-                            store.discard(&id, &reason, None)?;
-                            return Ok(Err(reason));
-                        }
-                        Some(GateDecision::ApplyPart { decision: picked }) => decision = picked,
-                    }
-                    let outcome = apply_reviewed(&store, &id, &decision, &reason, extra);
-                    if outcome.is_err() {
+                let decided = deciders.decide(&store, &id, model.clone()).await?;
+                let landed = run_blocking("apply", move || {
+                    let landed = land(&store, &id, decided, &model, extra);
+                    if landed.is_err() {
                         // Keep the failed action at the head for every process.
                         let _ = store.bump_to_head(&id);
                     }
-                    outcome.map(|outcome| Ok((outcome, decision)))
+                    landed
                 })
                 .await??;
-                match outcome {
-                    Ok((outcome, decision)) => {
-                        Ok(applied_result(&source_tool, &outcome, &decision.rejections))
-                    }
-                    Err(human_reason) => Ok(human_discard_result(&human_reason)),
+                match landed {
+                    Landed::Applied {
+                        outcome,
+                        rejections,
+                    } => Ok(applied_result(&source_tool, &outcome, &rejections)),
+                    Landed::Discarded { record } => Ok(human_discard_result(&record.reason)),
+                    Landed::LeftPending { why } => Err(ActionError::Tool(why)),
                 }
             }
         },
@@ -191,56 +233,42 @@ fn durable_action(
     .with_reject(move |reason, extra| {
         let store = reject_store.clone();
         let id = reject_id.clone();
+        let deciders = deciders.clone();
         async move {
-            run_blocking("discard", move || store.discard(&id, &reason, extra)).await??;
-            Ok(None)
+            let model = ModelRequest {
+                action: ResolveAction::Discard,
+                reason,
+                selection: Selection::All,
+            };
+            let decided =
+                refuse_apply_on_discard(deciders.decide(&store, &id, model.clone()).await?)?;
+            let landed = run_blocking("discard", move || land(&store, &id, decided, &model, extra))
+                .await??;
+            match landed {
+                Landed::Discarded { .. } => Ok(None),
+                Landed::LeftPending { why } => Err(ActionError::Tool(why)),
+                Landed::Applied { .. } => Err(ActionError::Failed(
+                    "a discard was carried out as an apply".to_owned(),
+                )),
+            }
         }
     })
 }
 
-/// Ask `gate` (when there is one) about the pending action `id`; `None` when there is no gate
-/// (or nothing pending to show it).
-fn gate_review(
-    gate: Option<&Arc<dyn ApplyGate>>,
-    store: &Store,
-    id: &str,
-) -> Result<Option<GateDecision>, EditError> {
-    let Some(gate) = gate else {
-        return Ok(None);
-    };
-    let Some(record) = store.pending_record(id)? else {
-        return Ok(None);
-    };
-    // Nobody is asked to approve what this store may not run.
-    store.refuse_foreign(&record)?;
-    Ok(Some(gate.review(&record)))
-}
-
-/// The person's reason when `gate` discards the pending action `id` (an MCP tool call is
-/// applied whole or not at all, so a partial pick applies it).
-fn gate_discards(
-    gate: Option<&Arc<dyn ApplyGate>>,
-    store: &Store,
-    id: &str,
-) -> Result<Option<String>, EditError> {
-    Ok(match gate_review(gate, store, id)? {
-        Some(GateDecision::Discard { reason }) => Some(reason),
-        Some(GateDecision::Apply | GateDecision::ApplyPart { .. }) | None => None,
-    })
-}
-
-/// The pending action of a stored MCP tool call: apply (and discard, when the record has a
-/// reject call) make the call through `runner`, under the store's lock, on a blocking thread;
-/// the action is consumed only when the call succeeds.
+/// The pending action of a stored MCP tool call: the decision pipeline decides; apply (and
+/// discard, when the record has a reject call) make the call through `runner`, under the
+/// store's lock, on a blocking thread; the action is consumed only when the call succeeds. An
+/// MCP tool call is applied whole or not at all, so a decision to apply part of it applies it.
 fn mcp_action(
     store: &Store,
     record: &PendingSummary,
-    gate: Option<Arc<dyn ApplyGate>>,
+    deciders: Deciders,
     runner: Option<Arc<dyn ExternalActionRunner>>,
 ) -> PendingAction {
     let apply_store = store.clone();
     let apply_id = record.id.clone();
     let apply_runner = runner.clone();
+    let apply_deciders = deciders.clone();
     let reject_store = store.clone();
     let reject_id = record.id.clone();
     PendingAction::new(
@@ -250,25 +278,39 @@ fn mcp_action(
             let store = apply_store.clone();
             let id = apply_id.clone();
             let runner = apply_runner.clone();
-            let gate = gate.clone();
+            let deciders = apply_deciders.clone();
             let handle = tokio::runtime::Handle::current();
             async move {
+                let model = ModelRequest {
+                    action: ResolveAction::Apply,
+                    reason,
+                    selection: Selection::All,
+                };
+                let decided = deciders.decide(&store, &id, model.clone()).await?;
+                let attribution = decided.attribution(&model);
                 run_blocking("apply", move || {
-                    let store = if gate.is_some() {
-                        store.overruling(reason.clone())
-                    } else {
-                        store
-                    };
-                    if let Some(reason) = gate_discards(gate.as_ref(), &store, &id)? {
-                        mcp_discard(&store, runner.as_ref(), &handle, &id, &reason, None)?;
-                        return Ok(human_discard_result(&reason));
+                    let reason = decided.note.clone().unwrap_or(model.reason);
+                    match decided.decision {
+                        Decision::LeavePending { why } => return Err(ActionError::Tool(why)),
+                        Decision::Discard { reason } => {
+                            mcp_discard(
+                                &store,
+                                runner.as_ref(),
+                                &handle,
+                                (&id, &reason, None),
+                                &attribution,
+                            )?;
+                            return Ok(human_discard_result(&reason));
+                        }
+                        Decision::Apply | Decision::ApplyPart(_) => {}
                     }
                     store
-                        .resolve_external(
+                        .resolve_external_as(
                             &id,
                             Outcome::Applied,
                             &reason,
                             extra.clone(),
+                            &attribution,
                             |record| {
                                 mcp_call(
                                     runner.as_ref(),
@@ -290,10 +332,30 @@ fn mcp_action(
         let store = reject_store.clone();
         let id = reject_id.clone();
         let runner = runner.clone();
+        let deciders = deciders.clone();
         let handle = tokio::runtime::Handle::current();
         async move {
+            let model = ModelRequest {
+                action: ResolveAction::Discard,
+                reason,
+                selection: Selection::All,
+            };
+            let decided =
+                refuse_apply_on_discard(deciders.decide(&store, &id, model.clone()).await?)?;
+            let attribution = decided.attribution(&model);
+            let reason = match decided.decision {
+                Decision::LeavePending { why } => return Err(ActionError::Tool(why)),
+                Decision::Discard { reason } => reason,
+                Decision::Apply | Decision::ApplyPart(_) => model.reason,
+            };
             run_blocking("discard", move || {
-                mcp_discard(&store, runner.as_ref(), &handle, &id, &reason, extra)
+                mcp_discard(
+                    &store,
+                    runner.as_ref(),
+                    &handle,
+                    (&id, &reason, extra),
+                    &attribution,
+                )
             })
             .await?
         }
@@ -313,16 +375,16 @@ fn mcp_discard(
     store: &Store,
     runner: Option<&Arc<dyn ExternalActionRunner>>,
     handle: &tokio::runtime::Handle,
-    id: &str,
-    reason: &str,
-    extra: Option<resolve_core::Extra>,
+    (id, reason, extra): (&str, &str, Option<resolve_core::Extra>),
+    attribution: &Attribution,
 ) -> Result<Option<ToolResult>, ActionError> {
     store
-        .resolve_external(
+        .resolve_external_as(
             id,
             Outcome::Discarded,
             reason,
             extra.clone(),
+            attribution,
             |record| match record
                 .mcp
                 .as_ref()
@@ -374,7 +436,7 @@ fn mcp_call(
     Ok(result)
 }
 
-/// The result the model reads when the person at the gate discarded its preview.
+/// The result the model reads when the person asked discarded its preview instead.
 fn human_discard_result(reason: &str) -> ToolResult {
     ToolResult::error(format!(
         "Not applied: the user reviewed this preview and discarded it. Their reason: {reason}"

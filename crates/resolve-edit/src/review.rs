@@ -12,8 +12,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use resolve_core::Extra;
 use resolve_store::{
-    AmendFile, ApplyOutcome, ChangeSet, FileChange, HunkReview, Landing, PendingRecord,
-    RejectedFile, RejectedHunk, Review, ReviewedApply, Store, StoreError,
+    AmendFile, ApplyOutcome, Attribution, ChangeSet, FileChange, HunkReview, Landing,
+    PendingRecord, RejectedFile, RejectedHunk, Review, ReviewedApply, Store, StoreError,
 };
 
 use crate::diff::{change_diff, unified_diff};
@@ -138,15 +138,43 @@ pub fn apply_reviewed(
     reason: &str,
     extra: Option<Extra>,
 ) -> Result<ApplyOutcome, EditError> {
+    let attribution = store.default_attribution();
+    apply_reviewed_attributed(store, id, decision, reason, extra, attribution.as_ref())
+}
+
+/// [`apply_reviewed`], recording who decided as `attribution` says.
+pub fn apply_reviewed_as(
+    store: &Store,
+    id: &str,
+    decision: &ReviewDecision,
+    reason: &str,
+    extra: Option<Extra>,
+    attribution: &Attribution,
+) -> Result<ApplyOutcome, EditError> {
+    apply_reviewed_attributed(store, id, decision, reason, extra, Some(attribution))
+}
+
+fn apply_reviewed_attributed(
+    store: &Store,
+    id: &str,
+    decision: &ReviewDecision,
+    reason: &str,
+    extra: Option<Extra>,
+    attribution: Option<&Attribution>,
+) -> Result<ApplyOutcome, EditError> {
+    let apply = |only: Option<&[String]>, extra: Option<Extra>| match attribution {
+        Some(attribution) => store.apply_as(id, only, reason, extra, attribution),
+        None => store.apply(id, only, reason, extra),
+    };
     let whole_files_only = decision.fingerprint.is_none()
         && decision.rejections.is_empty()
         && !decision.selection.names_hunks();
     if whole_files_only {
         match &decision.selection {
-            Selection::All => return Ok(store.apply(id, None, reason, extra)?),
+            Selection::All => return Ok(apply(None, extra)?),
             Selection::Only(addresses) => {
                 let paths: Vec<String> = addresses.iter().map(|a| a.path.clone()).collect();
-                return Ok(store.apply(id, Some(&paths), reason, extra)?);
+                return Ok(apply(Some(&paths), extra)?);
             }
             Selection::Except(_) => {}
         }
@@ -161,7 +189,7 @@ pub fn apply_reviewed(
     }
     if record.mcp.is_some() {
         // The store says why such an action is not applied by writing files.
-        return Ok(store.apply(id, None, reason, extra)?);
+        return Ok(apply(None, extra)?);
     }
     let picks = Picks::of(&record.change_set, decision)?;
     let mut landings = Vec::new();
@@ -233,7 +261,10 @@ pub fn apply_reviewed(
         landings,
         review: (!review.is_empty()).then_some(review),
     };
-    Ok(store.apply_reviewed(id, reviewed, reason, extra)?)
+    Ok(match attribution {
+        Some(attribution) => store.apply_reviewed_as(id, reviewed, reason, extra, attribution)?,
+        None => store.apply_reviewed(id, reviewed, reason, extra)?,
+    })
 }
 
 /// Replace the new content of `path` in the pending action `id` with `content`, the

@@ -1,0 +1,380 @@
+//! The one decision pipeline: who may decide a `resolve` the model asks for
+//! ([`ApprovalMode`]), what they are asked ([`ApprovalRequest`]), what they answer
+//! ([`Decided`]: a [`Decision`] and who made it), the [`Approver`] interface every way of
+//! deciding implements, and [`land`], which carries a decision out through the store with the
+//! decider recorded as an [`Attribution`].
+//!
+//! Approvers owned here: [`AutoApprover`] (the model's request stands), [`AwaitPerson`] (a
+//! standing rule leaves the preview for a person elsewhere) and [`TerminalApprover`] over the
+//! [`TerminalReview`] hook a terminal front end implements. Not owned here: the MCP
+//! elicitation form (`resolve-mcp`), the terminal screens (`resolve-cli`), plan mode's use of
+//! a decision (`resolve-agent`).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+
+use resolve_core::{Extra, ResolveAction};
+use resolve_store::{ApplyOutcome, Attribution, Decider, HistoryRecord, PendingRecord, Store};
+
+use crate::blocking::run_blocking;
+use crate::error::EditError;
+use crate::review::{ReviewDecision, apply_reviewed_as};
+use crate::selection::{HunkRejection, Selection};
+
+/// Who decides an `apply` the model asks for; one type for `resolve agent --approve` and
+/// `resolve mcp --approve`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ApprovalMode {
+    /// The model's `apply` runs at once (the host's own permission prompt, if any, is the gate).
+    #[default]
+    Auto,
+    /// A person is asked before each apply (a terminal prompt for the agent, an elicitation
+    /// form for an MCP client); where nobody can be asked, nothing is applied.
+    Ask,
+    /// A person reviews each apply hunk by hunk (the terminal review); never applied on the
+    /// model's word alone.
+    Review,
+}
+
+impl ApprovalMode {
+    /// Every mode, in the order help texts list them.
+    pub const ALL: [Self; 3] = [Self::Auto, Self::Ask, Self::Review];
+
+    /// Its name on the command line: `auto`, `ask` or `review`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Ask => "ask",
+            Self::Review => "review",
+        }
+    }
+}
+
+impl fmt::Display for ApprovalMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A name that is not an [`ApprovalMode`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Unknown approval mode `{name}`; use `auto`, `ask` or `review`.")]
+pub struct UnknownApprovalMode {
+    /// The name given.
+    pub name: String,
+}
+
+impl FromStr for ApprovalMode {
+    type Err = UnknownApprovalMode;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|mode| mode.as_str() == name)
+            .ok_or_else(|| UnknownApprovalMode {
+                name: name.to_owned(),
+            })
+    }
+}
+
+/// Who decided (the store's [`Decider`]: the model, a person, or a standing rule).
+pub type DecidedBy = Decider;
+
+/// What was decided about one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Land what the model asked for (all of it, or the part its `extra` selected); for a
+    /// plan, approve it.
+    Apply,
+    /// Land part of it as the decider picked it (hunks left out with their reasons); this
+    /// replaces the selection the model asked for.
+    ApplyPart(ReviewDecision),
+    /// Drop it, with the decider's reason.
+    Discard {
+        /// Why.
+        reason: String,
+    },
+    /// Decide nothing now: nothing is written and the preview stays pending (for a plan: plan
+    /// mode stays, and the model reads why).
+    LeavePending {
+        /// What the model reads: why nothing happened and what comes next.
+        why: String,
+    },
+}
+
+/// A decision and who made it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decided {
+    /// What was decided.
+    pub decision: Decision,
+    /// Who decided it.
+    pub by: DecidedBy,
+    /// The decider's own words about an apply (a person's reason), recorded instead of the
+    /// model's reason; `None` keeps the model's.
+    pub note: Option<String>,
+}
+
+impl Decided {
+    /// `decision`, made by `by`, with no words of the decider's own.
+    pub fn new(decision: Decision, by: DecidedBy) -> Self {
+        Self {
+            decision,
+            by,
+            note: None,
+        }
+    }
+
+    /// This decision with the decider's own words about it.
+    #[must_use]
+    pub fn with_note(mut self, note: Option<String>) -> Self {
+        self.note = note;
+        self
+    }
+
+    /// What the store records about who decided over `model`'s request.
+    pub fn attribution(&self, model: &ModelRequest) -> Attribution {
+        match self.by {
+            Decider::Model => Attribution::model(),
+            Decider::Person | Decider::Policy => {
+                Attribution::over_model(self.by, model.reason.clone())
+            }
+        }
+    }
+}
+
+/// A plan the model submitted for approval (plan mode), as the approver sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanReview {
+    /// The plan file, relative to the root (`.resolve/plans/words-counter-plan.md`).
+    pub path: String,
+    /// The plan's title.
+    pub title: String,
+    /// The plan's text.
+    pub content: String,
+}
+
+/// What the model asks to resolve.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApprovalSubject {
+    /// A stored pending action, as it is in the store now.
+    Action(Box<PendingRecord>),
+    /// A submitted plan.
+    Plan(PlanReview),
+}
+
+/// The model's `resolve` request, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelRequest {
+    /// Apply or discard.
+    pub action: ResolveAction,
+    /// The model's reason.
+    pub reason: String,
+    /// The part it asked to apply (`extra.only` / `extra.except`).
+    pub selection: Selection,
+}
+
+/// What an [`Approver`] is asked: the subject and the model's request about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalRequest {
+    /// What is to be resolved.
+    pub subject: ApprovalSubject,
+    /// What the model asked.
+    pub model: ModelRequest,
+}
+
+impl ModelRequest {
+    /// The decision that grants this request as asked.
+    pub fn as_asked(&self) -> Decision {
+        match self.action {
+            ResolveAction::Apply => Decision::Apply,
+            ResolveAction::Discard => Decision::Discard {
+                reason: self.reason.clone(),
+            },
+        }
+    }
+}
+
+impl ApprovalRequest {
+    /// The decision that grants the model's request as it asked.
+    pub fn as_asked(&self) -> Decision {
+        self.model.as_asked()
+    }
+}
+
+/// The future an [`Approver`] returns.
+pub type DecisionFuture<'a> = Pin<Box<dyn Future<Output = Decided> + Send + 'a>>;
+
+/// Decides a model's `resolve` request: every way of deciding (at once, an elicitation form, a
+/// terminal review, a plan prompt) implements this one interface.
+pub trait Approver: Send + Sync + fmt::Debug {
+    /// Decide `request`. May wait for a person; never writes anything itself.
+    fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> DecisionFuture<'a>;
+}
+
+/// The model's request stands, decided by the model (`--approve auto`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct AutoApprover;
+
+impl Approver for AutoApprover {
+    fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> DecisionFuture<'a> {
+        Box::pin(async move { Decided::new(request.as_asked(), Decider::Model) })
+    }
+}
+
+/// A standing rule leaves every apply pending for a person to decide elsewhere (for example,
+/// `resolve mcp --approve review`, or `ask` with a client that cannot ask).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AwaitPerson {
+    /// What the model reads.
+    pub why: String,
+}
+
+impl Approver for AwaitPerson {
+    fn decide<'a>(&'a self, _request: &'a ApprovalRequest) -> DecisionFuture<'a> {
+        let why = self.why.clone();
+        Box::pin(async move { Decided::new(Decision::LeavePending { why }, Decider::Policy) })
+    }
+}
+
+/// The hook a terminal front end implements to ask the person in front of it (`resolve-cli`
+/// shows the hunk review, a line prompt, or the plan).
+pub trait TerminalReview: Send + Sync + fmt::Debug {
+    /// Ask the person about `request`. Runs on a blocking thread, so it may prompt.
+    fn review(&self, request: &ApprovalRequest) -> Decision;
+}
+
+/// A person at the terminal decides, through a [`TerminalReview`].
+#[derive(Debug, Clone)]
+pub struct TerminalApprover {
+    review: Arc<dyn TerminalReview>,
+}
+
+impl TerminalApprover {
+    /// An approver asking through `review`.
+    pub fn new(review: Arc<dyn TerminalReview>) -> Self {
+        Self { review }
+    }
+}
+
+impl Approver for TerminalApprover {
+    fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> DecisionFuture<'a> {
+        let review = Arc::clone(&self.review);
+        let asked = request.clone();
+        Box::pin(async move {
+            match run_blocking("terminal review", move || review.review(&asked)).await {
+                Ok(decision) => Decided::new(decision, Decider::Person),
+                Err(error) => Decided::new(
+                    Decision::LeavePending {
+                        why: format!(
+                            "Not applied: the terminal review did not finish ({error}). Nothing was written; the preview stays pending."
+                        ),
+                    },
+                    Decider::Policy,
+                ),
+            }
+        })
+    }
+}
+
+/// Decisions a person made ahead of the `resolve` call that carries them out (an MCP client's
+/// form answered before the call reaches the store), by pending id; each is taken once.
+#[derive(Debug, Clone, Default)]
+pub struct DecisionsAhead {
+    decided: Arc<Mutex<HashMap<String, Decided>>>,
+}
+
+impl DecisionsAhead {
+    /// No decisions yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Remember `decided` for the pending action `id`, replacing any earlier one.
+    pub fn give(&self, id: &str, decided: Decided) {
+        self.lock().insert(id.to_owned(), decided);
+    }
+
+    /// The decision made ahead for `id`, taken (so it is used once).
+    pub fn take(&self, id: &str) -> Option<Decided> {
+        self.lock().remove(id)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Decided>> {
+        self.decided
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// The pipeline's decision about `request`: the model may always drop its own preview, so a
+/// discard it asks for is never put to `approver`; an apply is.
+pub async fn decide(approver: &dyn Approver, request: &ApprovalRequest) -> Decided {
+    match request.model.action {
+        ResolveAction::Discard => AutoApprover.decide(request).await,
+        ResolveAction::Apply => approver.decide(request).await,
+    }
+}
+
+/// How [`land`] carried a decision out.
+#[derive(Debug, Clone)]
+pub enum Landed {
+    /// Applied (whole or in part).
+    Applied {
+        /// What the store wrote.
+        outcome: Box<ApplyOutcome>,
+        /// The parts a person left out, with their reasons (empty when nobody picked).
+        rejections: Vec<HunkRejection>,
+    },
+    /// Discarded.
+    Discarded {
+        /// The history record written.
+        record: Box<HistoryRecord>,
+    },
+    /// Nothing was written; the preview stays pending.
+    LeftPending {
+        /// Why (what the model reads).
+        why: String,
+    },
+}
+
+/// Carry `decided` out on the stored pending action `id` (whose change set the store writes),
+/// as requested by `model` with `extra`: the history records who decided and, when someone
+/// else did, the model's reason beside theirs.
+pub fn land(
+    store: &Store,
+    id: &str,
+    decided: Decided,
+    model: &ModelRequest,
+    extra: Option<Extra>,
+) -> Result<Landed, EditError> {
+    let attribution = decided.attribution(model);
+    let review = match decided.decision {
+        Decision::LeavePending { why } => return Ok(Landed::LeftPending { why }),
+        Decision::Discard { reason } => {
+            // A discard decided over the model's apply keeps none of the apply's `extra`.
+            let extra = match model.action {
+                ResolveAction::Discard => extra,
+                ResolveAction::Apply => None,
+            };
+            let record = store.discard_as(id, &reason, extra, &attribution)?;
+            return Ok(Landed::Discarded {
+                record: Box::new(record),
+            });
+        }
+        Decision::Apply => ReviewDecision {
+            selection: model.selection.clone(),
+            ..ReviewDecision::default()
+        },
+        Decision::ApplyPart(review) => review,
+    };
+    let reason = decided.note.as_deref().unwrap_or(&model.reason);
+    let outcome = apply_reviewed_as(store, id, &review, reason, extra, &attribution)?;
+    Ok(Landed::Applied {
+        outcome: Box::new(outcome),
+        rejections: review.rejections,
+    })
+}

@@ -73,9 +73,9 @@ pub use event::{AgentEvent, EventSink};
 pub use file_tools::file_tools;
 pub use message::{Message, ToolCall};
 pub use plan::{
-    AutoApprove, PLAN_APPROVAL_LABEL, PLAN_APPROVAL_TOOL, PLAN_DIR, PLAN_MODE_DECISION,
-    PLAN_MODE_PROMPT, PLAN_MODE_REMINDER, PLAN_MODE_REMINDER_MAX, PlanApprover, PlanDecision,
-    PlanMode, PlanReview, PlanTitleError, normalize_plan_title, resolve_plan_title,
+    PLAN_APPROVAL_LABEL, PLAN_APPROVAL_TOOL, PLAN_DIR, PLAN_MODE_DECISION, PLAN_MODE_PROMPT,
+    PLAN_MODE_REMINDER, PLAN_MODE_REMINDER_MAX, PlanMode, PlanTitleError, normalize_plan_title,
+    resolve_plan_title,
 };
 pub use provider::{ForcedChoiceSupport, ProviderConfig, ProviderKind, ReasoningEffort};
 pub use reviewer_notes::{ReviewerNotes, StoreReviewerNotes};

@@ -2,8 +2,10 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use resolve_edit::ApprovalMode;
 
 /// Stage agent edits as previews, review them, and apply or discard them with a reason.
 #[derive(Debug, Parser)]
@@ -158,7 +160,7 @@ Stdout carries only MCP messages; logs go to stderr (set RESOLVE_LOG, e.g. RESOL
     /// Run a coding agent on TASK against an OpenAI-compatible or Anthropic endpoint.
     ///
     /// The model reads and searches the workspace and stages edits as previews; each preview
-    /// lands only when the model calls `resolve` (with `--approve ask`, after you agree).
+    /// lands only when the model calls `resolve` (with `--approve ask` or `review`, after you agree).
     /// Previews left pending by an earlier run are picked up by the next one. With `--plan`,
     /// the model first writes a plan for approval and implements it once approved.
     ///
@@ -220,43 +222,66 @@ pub enum ReasoningEffortChoice {
     High,
 }
 
-/// Who approves an `apply` the model asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ApproveChoice {
-    /// The model's `resolve` applies at once.
-    Auto,
-    /// Show the diff and ask; a discard asks for a reason, which the model receives.
-    Ask,
-}
-
 /// Options of `resolve mcp`.
 #[derive(Debug, Args)]
 pub struct McpArgs {
     /// Who approves an apply the model asks for.
-    #[arg(long, value_enum, default_value_t = McpApproveChoice::Auto, value_name = "MODE")]
-    pub approve: McpApproveChoice,
+    #[arg(long, value_parser = approval_modes(&MCP_APPROVE), default_value = "auto", value_name = "MODE")]
+    pub approve: ApprovalMode,
 }
 
-/// Who approves an `apply` an MCP client's model asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum McpApproveChoice {
-    /// The model's `resolve` applies at once (the host's own permission prompt is the gate).
-    Auto,
-    /// Ask the person through the client (MCP elicitation); without it, nothing is applied and
-    /// a person approves in a terminal.
-    Ask,
-    /// Never apply on the model's word: a person reviews in a terminal (`resolve review`).
-    Review,
-}
+/// The values of `resolve mcp --approve`, each with its help.
+const MCP_APPROVE: [(ApprovalMode, &str); 3] = [
+    (
+        ApprovalMode::Auto,
+        "The model's `resolve` applies at once (the host's own permission prompt is the gate)",
+    ),
+    (
+        ApprovalMode::Ask,
+        "Ask the person through the client (MCP elicitation); without it, nothing is applied and a person approves in a terminal",
+    ),
+    (
+        ApprovalMode::Review,
+        "Never apply on the model's word: a person reviews in a terminal (`resolve review`)",
+    ),
+];
 
-/// Who approves a plan the model submits (`--plan`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PlanApproveChoice {
-    /// Approve at once; the run goes on to implement the plan.
-    Auto,
-    /// Show the plan and ask: approve, or refine with feedback the model receives (plan mode
-    /// stays on until a plan is approved).
-    Ask,
+/// The values of `resolve agent --approve`, each with its help.
+const AGENT_APPROVE: [(ApprovalMode, &str); 3] = [
+    (ApprovalMode::Auto, "The model's `resolve` applies at once"),
+    (
+        ApprovalMode::Ask,
+        "Show the diff and ask; a discard asks for a reason, which the model receives",
+    ),
+    (
+        ApprovalMode::Review,
+        "Review each apply hunk by hunk in the terminal review (a line prompt without a terminal); what you leave out and why reaches the model",
+    ),
+];
+
+/// The values of `resolve agent --plan-approve`, each with its help.
+const PLAN_APPROVE: [(ApprovalMode, &str); 2] = [
+    (
+        ApprovalMode::Auto,
+        "Approve at once; the run goes on to implement the plan",
+    ),
+    (
+        ApprovalMode::Ask,
+        "Show the plan and ask: approve, or refine with feedback the model receives (plan mode stays on until a plan is approved)",
+    ),
+];
+
+/// A parser of the approval modes `values` offers (each with its help), into [`ApprovalMode`].
+fn approval_modes(
+    values: &[(ApprovalMode, &'static str)],
+) -> impl TypedValueParser<Value = ApprovalMode> {
+    PossibleValuesParser::new(
+        values
+            .iter()
+            .map(|(mode, help)| PossibleValue::new(mode.as_str()).help(*help)),
+    )
+    // Only the names offered get here, and each is a mode.
+    .map(|name| name.parse::<ApprovalMode>().unwrap_or_default())
 }
 
 /// `resolve agent`.
@@ -287,8 +312,8 @@ pub struct AgentArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Who approves an apply the model asks for.
-    #[arg(long, value_enum, default_value_t = ApproveChoice::Auto, value_name = "MODE")]
-    pub approve: ApproveChoice,
+    #[arg(long, value_parser = approval_modes(&AGENT_APPROVE), default_value = "auto", value_name = "MODE")]
+    pub approve: ApprovalMode,
     /// Start in plan mode: until a plan is approved, the model can only look around (`read`,
     /// `ls`, `grep`) and write plan files under <ROOT>/.resolve/plans/ (written at once, not
     /// staged; any other path is refused); `ast_edit` and `edit` are not offered. It submits
@@ -299,8 +324,8 @@ pub struct AgentArgs {
     pub plan: bool,
     /// Who approves the plan in plan mode. By default `ask` when standard input is a terminal,
     /// otherwise `auto`.
-    #[arg(long, value_enum, value_name = "MODE", requires = "plan")]
-    pub plan_approve: Option<PlanApproveChoice>,
+    #[arg(long, value_parser = approval_modes(&PLAN_APPROVE), value_name = "MODE", requires = "plan")]
+    pub plan_approve: Option<ApprovalMode>,
     /// Anthropic extended thinking with a budget of N tokens (at least 1024; with
     /// `--provider anthropic` only): requests carry `"thinking": {"type": "enabled",
     /// "budget_tokens": N}`, and thinking blocks are kept and sent back as the API requires.

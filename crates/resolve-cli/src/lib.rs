@@ -17,6 +17,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod approvers;
 mod args;
 mod commands;
 mod editor;

@@ -135,13 +135,16 @@ impl Decided {
         self
     }
 
-    /// What the store records about who decided over `model`'s request.
-    pub fn attribution(&self, model: &ModelRequest) -> Attribution {
-        match self.by {
-            Decider::Model => Attribution::model(),
-            Decider::Person | Decider::Policy => {
-                Attribution::over_model(self.by, model.reason.clone())
+    /// What the store records about who decided `request`: the requester alone when it
+    /// decided its own request, else the decider with the requester's reason beside.
+    pub fn attribution(&self, request: &ResolveRequest) -> Attribution {
+        if self.by == request.asked_by {
+            Attribution {
+                decided_by: self.by,
+                model_reason: None,
             }
+        } else {
+            Attribution::over_model(self.by, request.reason.clone())
         }
     }
 }
@@ -166,15 +169,29 @@ pub enum ApprovalSubject {
     Plan(PlanReview),
 }
 
-/// The model's `resolve` request, checked.
+/// A `resolve` request, checked: the model's (or, at the command line, a person's own).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModelRequest {
+pub struct ResolveRequest {
     /// Apply or discard.
     pub action: ResolveAction,
-    /// The model's reason.
+    /// The requester's reason.
     pub reason: String,
     /// The part it asked to apply (`extra.only` / `extra.except`).
     pub selection: Selection,
+    /// Who asks: the model, or a person at the command line (whose request is their decision).
+    pub asked_by: DecidedBy,
+}
+
+impl ResolveRequest {
+    /// The model's request to `action` with `reason`, on the whole action.
+    pub fn model(action: ResolveAction, reason: impl Into<String>) -> Self {
+        Self {
+            action,
+            reason: reason.into(),
+            selection: Selection::All,
+            asked_by: Decider::Model,
+        }
+    }
 }
 
 /// What an [`Approver`] is asked: the subject and the model's request about it.
@@ -183,10 +200,10 @@ pub struct ApprovalRequest {
     /// What is to be resolved.
     pub subject: ApprovalSubject,
     /// What the model asked.
-    pub model: ModelRequest,
+    pub model: ResolveRequest,
 }
 
-impl ModelRequest {
+impl ResolveRequest {
     /// The decision that grants this request as asked.
     pub fn as_asked(&self) -> Decision {
         match self.action {
@@ -215,13 +232,14 @@ pub trait Approver: Send + Sync + fmt::Debug {
     fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> DecisionFuture<'a>;
 }
 
-/// The model's request stands, decided by the model (`--approve auto`).
+/// The request stands, decided by whoever asked (`--approve auto`: the model; at the command
+/// line: the person).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct AutoApprover;
 
 impl Approver for AutoApprover {
     fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> DecisionFuture<'a> {
-        Box::pin(async move { Decided::new(request.as_asked(), Decider::Model) })
+        Box::pin(async move { Decided::new(request.as_asked(), request.model.asked_by) })
     }
 }
 
@@ -310,8 +328,8 @@ impl DecisionsAhead {
     }
 }
 
-/// The pipeline's decision about `request`: the model may always drop its own preview, so a
-/// discard it asks for is never put to `approver`; an apply is.
+/// The pipeline's decision about `request`: a requester may always drop a preview, so a
+/// discard is never put to `approver`; an apply is.
 pub async fn decide(approver: &dyn Approver, request: &ApprovalRequest) -> Decided {
     match request.model.action {
         ResolveAction::Discard => AutoApprover.decide(request).await,
@@ -348,7 +366,7 @@ pub fn land(
     store: &Store,
     id: &str,
     decided: Decided,
-    model: &ModelRequest,
+    model: &ResolveRequest,
     extra: Option<Extra>,
 ) -> Result<Landed, EditError> {
     let attribution = decided.attribution(model);

@@ -57,6 +57,8 @@ mod reviewer_note;
 mod shown;
 
 mod check;
+mod config;
+mod opened;
 mod tools;
 
 pub use resolve_store::{
@@ -74,7 +76,7 @@ pub use resolve_store::{
 
 pub use approval::{
     ApprovalMode, ApprovalRequest, ApprovalSubject, Approver, AutoApprover, AwaitPerson, Decided,
-    DecidedBy, Decision, DecisionFuture, DecisionsAhead, Landed, ModelRequest, PlanReview,
+    DecidedBy, Decision, DecisionFuture, DecisionsAhead, Landed, PlanReview, ResolveRequest,
     TerminalApprover, TerminalReview, UnknownApprovalMode, decide, land,
 };
 pub use ast_edit::{
@@ -86,10 +88,12 @@ pub use check::{
     CONFIG_PATH, CheckPlace, CheckRequest, CheckSettings, CheckTool, DEFAULT_CHECK_TIMEOUT,
     LiveOutput, changed_files_note, check_report, check_summary, command_line, run_check,
 };
+pub use config::{McpServerConfig, WorkspaceConfig};
 pub use diff::{change_diff, unified_diff};
 pub use error::EditError;
 pub use external::ExternalActionRunner;
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
+pub use opened::{OpenOptions, OpenedWorkspace};
 pub use pending_source::StorePendingSource;
 pub use preview::{PREVIEW_BANNER, Preview, ResultDetails, addressed_preview, applied_text};
 pub use producer::{AST_EDIT_TOOL, EDIT_TOOL, Producer, WRITE_TOOL, applied_label};

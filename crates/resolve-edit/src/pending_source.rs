@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use crate::approval::{
     ApprovalRequest, ApprovalSubject, Approver, AutoApprover, Decided, DecidedBy, Decision,
-    DecisionsAhead, Landed, ModelRequest, decide, land,
+    DecisionsAhead, Landed, ResolveRequest, decide, land,
 };
 use crate::blocking::run_blocking;
 use crate::error::EditError;
@@ -148,7 +148,7 @@ impl Deciders {
         &self,
         store: &Store,
         id: &str,
-        model: ModelRequest,
+        model: ResolveRequest,
     ) -> Result<Decided, ActionError> {
         if let Some(decided) = self.ahead.take(id) {
             return Ok(decided);
@@ -164,13 +164,24 @@ impl Deciders {
         })
         .await??;
         let Some(record) = record else {
-            return Ok(Decided::new(model.as_asked(), DecidedBy::Model));
+            return Ok(Decided::new(model.as_asked(), model.asked_by));
         };
         let request = ApprovalRequest {
             subject: ApprovalSubject::Action(Box::new(record)),
             model,
         };
         Ok(decide(self.approver.as_ref(), &request).await)
+    }
+}
+
+/// The request to `action` with `reason` on a whole action, from whoever resolves through
+/// `store`: a person at the command line, the model anywhere else.
+fn requester(store: &Store, action: ResolveAction, reason: String) -> ResolveRequest {
+    ResolveRequest {
+        action,
+        reason,
+        selection: Selection::All,
+        asked_by: DecidedBy::default_for(store.resolver()),
     }
 }
 
@@ -204,10 +215,9 @@ fn durable_action(store: &Store, record: &PendingSummary, deciders: Deciders) ->
             let source_tool = source_tool.clone();
             let deciders = apply_deciders.clone();
             async move {
-                let model = ModelRequest {
-                    action: ResolveAction::Apply,
-                    reason,
+                let model = ResolveRequest {
                     selection: selection_of(extra.as_ref())?,
+                    ..requester(&store, ResolveAction::Apply, reason)
                 };
                 let decided = deciders.decide(&store, &id, model.clone()).await?;
                 let landed = run_blocking("apply", move || {
@@ -235,11 +245,7 @@ fn durable_action(store: &Store, record: &PendingSummary, deciders: Deciders) ->
         let id = reject_id.clone();
         let deciders = deciders.clone();
         async move {
-            let model = ModelRequest {
-                action: ResolveAction::Discard,
-                reason,
-                selection: Selection::All,
-            };
+            let model = requester(&store, ResolveAction::Discard, reason);
             let decided =
                 refuse_apply_on_discard(deciders.decide(&store, &id, model.clone()).await?)?;
             let landed = run_blocking("discard", move || land(&store, &id, decided, &model, extra))
@@ -281,11 +287,7 @@ fn mcp_action(
             let deciders = apply_deciders.clone();
             let handle = tokio::runtime::Handle::current();
             async move {
-                let model = ModelRequest {
-                    action: ResolveAction::Apply,
-                    reason,
-                    selection: Selection::All,
-                };
+                let model = requester(&store, ResolveAction::Apply, reason);
                 let decided = deciders.decide(&store, &id, model.clone()).await?;
                 let attribution = decided.attribution(&model);
                 run_blocking("apply", move || {
@@ -335,11 +337,7 @@ fn mcp_action(
         let deciders = deciders.clone();
         let handle = tokio::runtime::Handle::current();
         async move {
-            let model = ModelRequest {
-                action: ResolveAction::Discard,
-                reason,
-                selection: Selection::All,
-            };
+            let model = requester(&store, ResolveAction::Discard, reason);
             let decided =
                 refuse_apply_on_discard(deciders.decide(&store, &id, model.clone()).await?)?;
             let attribution = decided.attribution(&model);

@@ -1,6 +1,7 @@
-//! Who approves an `apply` the model asks for (`resolve mcp --approve auto|ask|review`), and
-//! the question put to the person: what they are shown, the form they answer, how an answer is
-//! read, and the texts the model reads afterwards.
+//! The question put to a person about an `apply` the model asks for (`resolve mcp --approve
+//! ask`): what they are shown, the form they answer, how an answer is read ([`FormAnswer`],
+//! the elicitation form as an [`Approver`], on both protocol versions), and the texts the model
+//! reads afterwards.
 //!
 //! Only the person's *accept* with the decision `apply` lets an apply run under `ask`; every
 //! other answer (decline, cancel, `discard`, a missing or malformed form) writes no file, and
@@ -9,24 +10,16 @@
 use std::path::Path;
 
 use resolve_core::{quote_path, visible_line};
-use resolve_edit::{EditError, Origin, Store, content_hash, shown_preview};
+use resolve_edit::{
+    ApprovalMode, ApprovalRequest, Approver, Decided, DecidedBy, Decision, DecisionFuture,
+    EditError, Origin, PendingRecord, Store, content_hash, shown_preview,
+};
+use rmcp::RoleServer;
 use rmcp::model::{ElicitRequestParams, ElicitationSchema};
+use rmcp::service::Peer;
 use serde_json::{Value, json};
 
 use crate::structured::{FileDiff, diff_files};
-
-/// Who approves an `apply` the model asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ApproveMode {
-    /// The model's `apply` runs at once (the host's own permission prompt, if any, is the gate).
-    #[default]
-    Auto,
-    /// The server asks the person through MCP elicitation before an apply; a client that
-    /// cannot ask fails closed (nothing is applied; a person decides in a terminal).
-    Ask,
-    /// Never applies on the model's word: a person reviews in a terminal (`resolve review`).
-    Review,
-}
 
 /// The key of the approval question inside an input-required result.
 pub(crate) const APPROVAL_INPUT_KEY: &str = "approval";
@@ -50,13 +43,13 @@ pub(crate) struct Subject {
 }
 
 impl Subject {
-    /// The pending action `id` of `connection` as it is in the store now; `None` when it is
-    /// no longer pending.
+    /// The pending action `id` of `connection` as it is in the store now, with the record it
+    /// was read from (what an [`Approver`] is shown); `None` when it is no longer pending.
     pub(crate) fn read(
         store: &Store,
         connection: &Origin,
         id: &str,
-    ) -> Result<Option<Self>, EditError> {
+    ) -> Result<Option<(Self, PendingRecord)>, EditError> {
         let Some(record) = store.pending_record(id)? else {
             return Ok(None);
         };
@@ -69,14 +62,15 @@ impl Subject {
         // Bound to the record as stored (what is shown is derived from it and the bases,
         // whose hashes are bound above), so a base changing is reported as stale.
         bound.push_str(&record.preview_text.hash());
-        Ok(Some(Self {
-            id: record.id,
-            label: record.label,
-            origin: record.origin,
+        let subject = Self {
+            id: record.id.clone(),
+            label: record.label.clone(),
+            origin: record.origin.clone(),
             foreign: record.foreign,
             files: diff_files(&preview),
             binding: content_hash(bound.as_bytes()),
-        }))
+        };
+        Ok(Some((subject, record)))
     }
 
     /// The question: label, id, origin, each file with `+added -removed`, the model's reason.
@@ -190,6 +184,95 @@ fn read_form(content: Option<&Value>) -> Answer {
     }
 }
 
+/// The person's answer to the approval form, as an [`Approver`]: asked through the client
+/// (`elicitation/create`, protocol 2025-11-25), or given in the retry of an input-required
+/// result (2026-07-28). Only an accepted form decides; a decline, a cancel or an unreadable
+/// answer leaves the preview pending.
+pub(crate) struct FormAnswer {
+    source: FormSource,
+}
+
+enum FormSource {
+    /// Ask now, through the client.
+    Ask {
+        peer: Peer<RoleServer>,
+        request: ElicitRequestParams,
+    },
+    /// The answer came with the call (`None`: no answer was sent).
+    Given(Option<Value>),
+}
+
+impl std::fmt::Debug for FormAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let source = match &self.source {
+            FormSource::Ask { .. } => "ask",
+            FormSource::Given(_) => "given",
+        };
+        f.debug_struct("FormAnswer")
+            .field("source", &source)
+            .finish()
+    }
+}
+
+impl FormAnswer {
+    /// Ask `request` through the client `peer`.
+    pub(crate) fn asking(peer: Peer<RoleServer>, request: ElicitRequestParams) -> Self {
+        Self {
+            source: FormSource::Ask { peer, request },
+        }
+    }
+
+    /// The answer the client sent back (`{action, content}`), if any.
+    pub(crate) fn given(answer: Option<&Value>) -> Self {
+        Self {
+            source: FormSource::Given(answer.cloned()),
+        }
+    }
+
+    /// What `answer` decides: apply (with the person's reason recorded instead of the
+    /// model's), discard (with theirs, or a stock reason), or nothing.
+    fn decided(answer: &Answer) -> Decided {
+        match answer {
+            Answer::Apply { reason } => {
+                Decided::new(Decision::Apply, DecidedBy::Person).with_note(reason.clone())
+            }
+            Answer::Discard { reason } => Decided::new(
+                Decision::Discard {
+                    reason: reason
+                        .clone()
+                        .unwrap_or_else(|| NO_PERSON_REASON.to_owned()),
+                },
+                DecidedBy::Person,
+            ),
+            Answer::Declined(_) | Answer::Unreadable(_) => Decided::new(
+                Decision::LeavePending {
+                    why: declined_text(answer),
+                },
+                DecidedBy::Person,
+            ),
+        }
+    }
+}
+
+impl Approver for FormAnswer {
+    fn decide<'a>(&'a self, _request: &'a ApprovalRequest) -> DecisionFuture<'a> {
+        Box::pin(async move {
+            let answer = match &self.source {
+                FormSource::Ask { peer, request } => {
+                    match peer.create_elicitation(request.clone()).await {
+                        Ok(result) => read_answer(serde_json::to_value(result).ok().as_ref()),
+                        Err(error) => {
+                            Answer::Unreadable(format!("the client did not answer: {error}"))
+                        }
+                    }
+                }
+                FormSource::Given(answer) => read_answer(answer.as_ref()),
+            };
+            Self::decided(&answer)
+        })
+    }
+}
+
 /// The first line of the result after the person approved.
 pub(crate) fn approved_text(person_reason: Option<&str>) -> String {
     match person_reason {
@@ -220,10 +303,10 @@ pub(crate) fn declined_text(answer: &Answer) -> String {
 
 /// The result when a person must decide in a terminal: under `review`, or under `ask` with a
 /// client that cannot ask.
-pub(crate) fn awaiting_person_text(mode: ApproveMode, root: &Path) -> String {
+pub(crate) fn awaiting_person_text(mode: ApprovalMode, root: &Path) -> String {
     let why = match mode {
-        ApproveMode::Review => "in this session a person reviews every apply",
-        ApproveMode::Ask | ApproveMode::Auto => {
+        ApprovalMode::Review => "in this session a person reviews every apply",
+        ApprovalMode::Ask | ApprovalMode::Auto => {
             "this server asks a person before every apply, and this MCP client cannot show them the question (it declared no elicitation form support)"
         }
     };

@@ -11,7 +11,7 @@
 //!   no result carries `structuredContent` (hosts would show the model that JSON instead of the
 //!   text); the facts programs read are under `_meta["resolve/details"]`; a producer's result
 //!   links its pending resource.
-//! - **Approval** ([`ApproveMode`]): `auto` applies on the model's word; `ask` asks a person
+//! - **Approval** ([`ApprovalMode`]): `auto` applies on the model's word; `ask` asks a person
 //!   through MCP elicitation (`elicitation/create` on 2025-11-25, an input-required result with
 //!   a sealed `requestState` on 2026-07-28) and fails closed when the client cannot ask;
 //!   `review` never applies on the model's word.
@@ -75,15 +75,18 @@ mod structured;
 mod subscriptions;
 mod tools;
 
-pub use approval::ApproveMode;
 pub use error::McpError;
+/// Who approves an `apply` the model asks for: the one mode type the agent shares.
+pub use resolve_edit::ApprovalMode;
+/// [`ApprovalMode`] under the name this crate gave it first.
+pub use resolve_edit::ApprovalMode as ApproveMode;
 pub use resources::{HISTORY_URI_PREFIX, PENDING_URI_PREFIX};
 pub use server::{INSTRUCTIONS, ResolveServer, ServerOptions, new_connection_id};
 pub use tools::{mcp_tools, mcp_tools_with_check};
 
 /// Serve `resolve mcp` for the workspace at `root` on stdin/stdout until the client closes the
 /// connection, with `approve` deciding who approves an apply.
-pub async fn serve_stdio(root: &Path, approve: ApproveMode) -> Result<(), McpError> {
+pub async fn serve_stdio(root: &Path, approve: ApprovalMode) -> Result<(), McpError> {
     let server = ResolveServer::with_options(
         root,
         ServerOptions {

@@ -1,17 +1,22 @@
-//! One `resolve` tool call under the connection's [`ApproveMode`]: the model's own decision,
+//! One `resolve` tool call under the connection's [`ApprovalMode`]: the model's own decision,
 //! the person's decision asked through elicitation (server-initiated `elicitation/create` on
 //! protocol 2025-11-25, an input-required result with a sealed `requestState` on 2026-07-28),
 //! or a fail-closed answer that leaves the preview pending for a person in a terminal.
 //!
-//! Whatever the way, the decision lands through a `resolve` session on the store, so the
-//! result texts, the stale check and the history are the same as for the model's own
-//! `resolve`; a person's decision goes through a store that records `decidedBy: person` and
-//! keeps the model's reason beside theirs.
+//! Every way of deciding is an [`Approver`] ([`FormAnswer`], [`AwaitPerson`]), and every
+//! decision lands through the connection's own `resolve` session, so the result texts, the
+//! stale check and the history are the same as for the model's own `resolve`; a person's
+//! decision is given ahead to the pending action ([`DecisionsAhead`]), which records
+//! `decidedBy: person` and keeps the model's reason beside theirs.
 
 use std::sync::Arc;
 
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
-use resolve_edit::{FileTools, Origin, Store, TaskDied, content_hash, run_blocking};
+use resolve_edit::{
+    ApprovalMode, ApprovalRequest, ApprovalSubject, Approver, AwaitPerson, Decided, DecidedBy,
+    Decision, DecisionsAhead, Origin, PendingRecord, ResolveRequest, Store, TaskDied, content_hash,
+    run_blocking,
+};
 use rmcp::RoleServer;
 use rmcp::model::{
     ElicitRequest, InputRequest, InputRequests, InputRequiredResult, InputResponses,
@@ -21,8 +26,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{
-    APPROVAL_INPUT_KEY, Answer, ApproveMode, NO_PERSON_REASON, Subject, approved_text,
-    awaiting_person_text, declined_text, person_discarded_text, read_answer, refused_text,
+    APPROVAL_INPUT_KEY, FormAnswer, Subject, approved_text, awaiting_person_text,
+    person_discarded_text, refused_text,
 };
 use crate::approval_state::{ApprovalStates, StateRefused};
 use crate::structured::{ResolveContent, ResolveOutcome};
@@ -40,13 +45,16 @@ pub(crate) enum ResolveReply {
 #[derive(Debug)]
 pub(crate) struct Resolver {
     /// Who approves an apply.
-    pub mode: ApproveMode,
-    /// The connection's store (records `resolvedBy: mcp:<id>`, `decidedBy: model`).
+    pub mode: ApprovalMode,
+    /// The connection's store (records `resolvedBy: mcp:<id>`).
     pub store: Store,
     /// The connection's origin.
     pub origin: Origin,
-    /// The connection's own session: the model's decisions.
+    /// The connection's own session: every decision lands through it.
     pub session: Arc<ResolveSession>,
+    /// Where a person's decision, made before the session carries it out, is given to the
+    /// session's pending actions.
+    pub ahead: DecisionsAhead,
     /// Approval states issued to this connection.
     pub states: ApprovalStates,
 }
@@ -81,46 +89,76 @@ impl Resolver {
                 .answered(args, &call_digest, &state, retry.input_responses, cancel)
                 .await;
         }
-        if self.mode == ApproveMode::Auto || args.action == ResolveAction::Discard {
+        if self.mode == ApprovalMode::Auto || args.action == ResolveAction::Discard {
             return self.by_model(args, cancel).await;
         }
-        let Some(subject) = self.head_subject().await else {
+        let Some((subject, record)) = self.head_subject().await else {
             // Nothing pending (or unreadable): the session says so in its own words.
             return self.by_model(args, cancel).await;
         };
-        let context = match client {
-            Some(context) if self.mode == ApproveMode::Ask && can_elicit_form(context) => context,
-            Some(_) | None => return awaiting_person(self.mode, &self.store, &subject),
-        };
-        let request = match subject.request(&args.reason) {
-            Ok(request) => request,
-            Err(error) => {
-                tracing::error!(%error, "the approval form does not build");
-                return awaiting_person(ApproveMode::Ask, &self.store, &subject);
+        let approver: Box<dyn Approver> = match client {
+            Some(context) if self.mode == ApprovalMode::Ask && can_elicit_form(context) => {
+                let request = match subject.request(&args.reason) {
+                    Ok(request) => request,
+                    Err(error) => {
+                        tracing::error!(%error, "the approval form does not build");
+                        return self
+                            .awaiting_person(ApprovalMode::Ask, &args, subject, record, cancel)
+                            .await;
+                    }
+                };
+                let legacy = context
+                    .protocol_version()
+                    .is_none_or(|version| version.has_initialize());
+                if !legacy {
+                    // The person answers in the retry of this call.
+                    let Some(state) = self
+                        .states
+                        .issue(&state_binding(&subject.binding, &call_digest))
+                    else {
+                        return self
+                            .awaiting_person(ApprovalMode::Ask, &args, subject, record, cancel)
+                            .await;
+                    };
+                    let mut requests = InputRequests::new();
+                    requests.insert(
+                        APPROVAL_INPUT_KEY.to_owned(),
+                        InputRequest::Elicitation(ElicitRequest::new(request)),
+                    );
+                    return ResolveReply::InputRequired(InputRequiredResult::new(
+                        Some(requests),
+                        Some(state),
+                    ));
+                }
+                Box::new(FormAnswer::asking(context.peer.clone(), request))
+            }
+            Some(_) | None => {
+                return self
+                    .awaiting_person(self.mode, &args, subject, record, cancel)
+                    .await;
             }
         };
-        let legacy = context
-            .protocol_version()
-            .is_none_or(|version| version.has_initialize());
-        if legacy {
-            let answer = match context.peer.create_elicitation(request).await {
-                Ok(result) => read_answer(serde_json::to_value(result).ok().as_ref()),
-                Err(error) => Answer::Unreadable(format!("the client did not answer: {error}")),
-            };
-            return self.decide(args, &subject.binding, answer, cancel).await;
-        }
-        let Some(state) = self
-            .states
-            .issue(&state_binding(&subject.binding, &call_digest))
-        else {
-            return awaiting_person(ApproveMode::Ask, &self.store, &subject);
+        let decided = approver.decide(&approval_request(&args, record)).await;
+        self.carry_out(args, &subject.binding, decided, cancel)
+            .await
+    }
+
+    /// The fail-closed (or `review`) answer: a standing rule leaves the preview for a person in
+    /// a terminal ([`AwaitPerson`]).
+    async fn awaiting_person(
+        &self,
+        mode: ApprovalMode,
+        args: &ResolveArgs,
+        subject: Subject,
+        record: PendingRecord,
+        cancel: &CancellationToken,
+    ) -> ResolveReply {
+        let approver = AwaitPerson {
+            why: awaiting_person_text(mode, self.store.workspace().root()),
         };
-        let mut requests = InputRequests::new();
-        requests.insert(
-            APPROVAL_INPUT_KEY.to_owned(),
-            InputRequest::Elicitation(ElicitRequest::new(request)),
-        );
-        ResolveReply::InputRequired(InputRequiredResult::new(Some(requests), Some(state)))
+        let decided = approver.decide(&approval_request(args, record)).await;
+        self.carry_out(args.clone(), &subject.binding, decided, cancel)
+            .await
     }
 
     /// The retry of an input-required approval: the state is checked (and used up) first,
@@ -134,7 +172,9 @@ impl Resolver {
         cancel: &CancellationToken,
     ) -> ResolveReply {
         let subject = self.head_subject().await;
-        let binding = subject.as_ref().map_or("", |subject| &subject.binding);
+        let binding = subject
+            .as_ref()
+            .map_or("", |(subject, _)| subject.binding.as_str());
         if let Err(refused) = self
             .states
             .redeem(state, &state_binding(binding, call_digest))
@@ -150,27 +190,39 @@ impl Resolver {
             };
             return ResolveReply::Finished(ToolResult::error(refused_text(why)), None);
         }
-        let answer = read_answer(
-            responses
-                .as_ref()
-                .and_then(|responses| responses.get(APPROVAL_INPUT_KEY)),
-        );
-        self.decide(args, binding, answer, cancel).await
+        // A state redeemed for a binding was issued for the head it names, so it is there.
+        let Some((subject, record)) = subject else {
+            return ResolveReply::Finished(
+                ToolResult::error(refused_text(
+                    "the preview changed or was resolved since the person was asked",
+                )),
+                None,
+            );
+        };
+        let answer = responses
+            .as_ref()
+            .and_then(|responses| responses.get(APPROVAL_INPUT_KEY));
+        let decided = FormAnswer::given(answer)
+            .decide(&approval_request(&args, record))
+            .await;
+        self.carry_out(args, &subject.binding, decided, cancel)
+            .await
     }
 
-    /// Act on the person's `answer` about the preview they were shown (`binding`), if it is
-    /// still the head and unchanged.
-    async fn decide(
+    /// Carry out `decided` about the preview the decider was shown (`binding`), if it is
+    /// still the head and unchanged: through the connection's own session, the decision given
+    /// ahead to the pending action it lands on.
+    async fn carry_out(
         &self,
         args: ResolveArgs,
         binding: &str,
-        answer: Answer,
+        decided: Decided,
         cancel: &CancellationToken,
     ) -> ResolveReply {
-        let Some(subject) = self
+        let Some((subject, _)) = self
             .head_subject()
             .await
-            .filter(|subject| subject.binding == binding)
+            .filter(|(subject, _)| subject.binding == binding)
         else {
             return ResolveReply::Finished(
                 ToolResult::error(refused_text(
@@ -179,48 +231,43 @@ impl Resolver {
                 None,
             );
         };
-        let (action, person_reason) = match answer {
-            Answer::Apply { reason } => (ResolveAction::Apply, reason),
-            Answer::Discard { reason } => (ResolveAction::Discard, reason),
-            Answer::Declined(_) | Answer::Unreadable(_) => {
-                let content = ResolveContent::new(
-                    ResolveOutcome::Declined,
-                    Some(subject.id.clone()),
-                    Some(subject.label.clone()),
-                );
-                return ResolveReply::Finished(
-                    ToolResult::text(declined_text(&answer)),
-                    Some(content),
-                );
+        let (action, recorded) = match &decided.decision {
+            Decision::LeavePending { why } => {
+                let outcome = match decided.by {
+                    DecidedBy::Policy => ResolveOutcome::AwaitingPerson,
+                    DecidedBy::Person | DecidedBy::Model => ResolveOutcome::Declined,
+                };
+                let content =
+                    ResolveContent::new(outcome, Some(subject.id.clone()), Some(subject.label));
+                return ResolveReply::Finished(ToolResult::text(why.clone()), Some(content));
             }
+            Decision::Apply | Decision::ApplyPart(_) => (
+                ResolveAction::Apply,
+                decided.note.clone().unwrap_or_else(|| args.reason.clone()),
+            ),
+            Decision::Discard { reason } => (ResolveAction::Discard, reason.clone()),
         };
-        let recorded = match (&action, &person_reason) {
-            (_, Some(reason)) => reason.clone(),
-            (ResolveAction::Apply, None) => args.reason.clone(),
-            (ResolveAction::Discard, None) => NO_PERSON_REASON.to_owned(),
-        };
-        let person_args = ResolveArgs {
+        let person_reason = decided.note.clone();
+        let decided_by = decider_name(decided.by);
+        self.ahead.give(&subject.id, decided);
+        let session_args = ResolveArgs {
             action,
-            reason: recorded.clone(),
+            reason: args.reason.clone(),
             extra: args.extra.clone(),
         };
-        let store = self.store.clone().overruling(args.reason.clone());
-        let session = ResolveSession::new()
-            .with_id_allocator(Arc::new(store.clone()))
-            .with_pending_source(Arc::new(
-                FileTools::new(store, self.origin.clone()).pending_source(),
-            ));
         let result = run_session(
-            Arc::new(session),
-            person_args,
+            self.session.clone(),
+            session_args,
             Some(subject.id.clone()),
             cancel,
         )
         .await;
+        // Not taken when the session stopped before the action (it is no longer pending).
+        self.ahead.take(&subject.id);
         if result.is_error {
             return ResolveReply::Finished(result, None);
         }
-        let mut content = ResolveContent::from_details(result.details.as_ref(), "person");
+        let mut content = ResolveContent::from_details(result.details.as_ref(), decided_by);
         content.pending_id = Some(subject.id.clone());
         content.reason = Some(recorded.clone());
         content.model_reason = (recorded != args.reason).then(|| args.reason.clone());
@@ -265,8 +312,8 @@ impl Resolver {
         .flatten()
     }
 
-    /// The head pending action as the person would be shown it now.
-    async fn head_subject(&self) -> Option<Subject> {
+    /// The head pending action as the person would be shown it now, with its record.
+    async fn head_subject(&self) -> Option<(Subject, PendingRecord)> {
         let session = self.session.clone();
         let store = self.store.clone();
         let origin = self.origin.clone();
@@ -286,23 +333,27 @@ impl Resolver {
     }
 }
 
+/// What an approver is asked: the model's `apply` of `record`.
+fn approval_request(args: &ResolveArgs, record: PendingRecord) -> ApprovalRequest {
+    ApprovalRequest {
+        subject: ApprovalSubject::Action(Box::new(record)),
+        model: ResolveRequest::model(args.action, args.reason.clone()),
+    }
+}
+
+/// The name of a decider in the structured result (`decidedBy`).
+fn decider_name(by: DecidedBy) -> &'static str {
+    match by {
+        DecidedBy::Model => "model",
+        DecidedBy::Person => "person",
+        DecidedBy::Policy => "policy",
+    }
+}
+
 /// What an approval state is bound to: the preview as the person was shown it, and the call
 /// (its arguments) they were asked about.
 fn state_binding(subject_binding: &str, call_digest: &str) -> String {
     format!("{subject_binding} {call_digest}")
-}
-
-/// The fail-closed (or `review`) result: nothing written, a person decides in a terminal.
-fn awaiting_person(mode: ApproveMode, store: &Store, subject: &Subject) -> ResolveReply {
-    let content = ResolveContent::new(
-        ResolveOutcome::AwaitingPerson,
-        Some(subject.id.clone()),
-        Some(subject.label.clone()),
-    );
-    ResolveReply::Finished(
-        ToolResult::text(awaiting_person_text(mode, store.workspace().root())),
-        Some(content),
-    )
 }
 
 /// Whether the client said it can show an elicitation form (an empty `elicitation`

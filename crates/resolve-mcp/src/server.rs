@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use resolve_core::{CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, ResolveSession, ToolResult};
+use resolve_core::{CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, ToolResult};
 use resolve_edit::{
-    CheckSettings, CheckTool, ConfigFile, FileTools, LiveOutput, Origin, Store, Workspace,
-    reviewer_note_text, run_blocking,
+    ApprovalMode, AutoApprover, CheckTool, FileTools, LiveOutput, OpenedWorkspace, Origin, Store,
+    Workspace, WorkspaceConfig, reviewer_note_text, run_blocking,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
@@ -23,7 +23,6 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::approval::ApproveMode;
 use crate::approval_state::{APPROVAL_TTL, ApprovalStates};
 use crate::resolve_call::{ResolveReply, Resolver, Retry, task_failed};
 use crate::resources;
@@ -58,7 +57,7 @@ pub struct ServerOptions {
     /// share their pending actions, so give each connection its own.
     pub connection_id: String,
     /// Who approves an `apply` the model asks for.
-    pub approve: ApproveMode,
+    pub approve: ApprovalMode,
     /// How long a person has to answer an approval asked through an input-required result.
     pub approval_ttl: Duration,
     /// The per-user directory whose trust records decide whether the workspace
@@ -74,7 +73,7 @@ impl Default for ServerOptions {
     fn default() -> Self {
         Self {
             connection_id: new_connection_id(),
-            approve: ApproveMode::Auto,
+            approve: ApprovalMode::Auto,
             approval_ttl: APPROVAL_TTL,
             user_dir: None,
         }
@@ -146,28 +145,23 @@ impl ResolveServer {
             user_dir,
         } = options;
         let origin = Origin::Mcp(connection_id.clone());
-        // What this connection resolves is recorded as resolved by it, decided by the model
-        // (a person's decision goes through a store told so); `[check] require = true` holds
-        // for its applies too.
         // Opening the workspace checks its state directory (a `.resolve/` from a clone may hold
         // links) before its configuration is read.
         let workspace = Workspace::open(root)?;
-        let settings = match ConfigFile::read_with(root, None, user_dir.as_deref())
-            .map_err(|error| crate::McpError::Config(error.into()))?
-        {
-            Some(config) => CheckSettings::from_config(&config).map_err(crate::McpError::Config)?,
-            None => CheckSettings::default(),
-        };
-        let store = Store::open(workspace)
-            .resolved_by(origin.clone())
-            .requiring_check(settings.require);
-        let tools = FileTools::new(store.clone(), origin.clone());
+        let config = WorkspaceConfig::read(root, None, user_dir.as_deref())
+            .map_err(crate::McpError::Config)?;
+        // What this connection resolves is recorded as resolved by it; `[check] require =
+        // true` holds for its applies too. The model's own decisions stand; a person's is
+        // given ahead (see `Resolver`).
+        let opened = OpenedWorkspace::with_store(Store::open(workspace), origin.clone(), config);
+        let store = opened.store().clone();
+        let tools = opened.tools().clone();
         // Offered only when a command is configured; its output goes to the log (stderr).
-        let check = CheckTool::new(store.clone(), origin.clone(), &settings)
+        let check = opened
+            .check()
+            .cloned()
             .map(|check| check.with_live_output(|| LiveOutput::merged(std::io::stderr())));
-        let session = ResolveSession::new()
-            .with_id_allocator(Arc::new(store.clone()))
-            .with_pending_source(Arc::new(tools.pending_source()));
+        let session = opened.session(Arc::new(AutoApprover), None);
         let listed = resources::list(&store, &origin)
             .map(|listed| resources::uris(&listed))
             .unwrap_or_else(|error| {
@@ -183,6 +177,7 @@ impl ResolveServer {
                     store: store.clone(),
                     origin,
                     session: Arc::new(session),
+                    ahead: opened.decisions_ahead().clone(),
                     states: ApprovalStates::new(approval_ttl),
                 },
                 store,
@@ -205,7 +200,7 @@ impl ResolveServer {
     }
 
     /// Who approves an `apply` the model asks for.
-    pub fn approve_mode(&self) -> ApproveMode {
+    pub fn approve_mode(&self) -> ApprovalMode {
         self.inner.resolver.mode
     }
 

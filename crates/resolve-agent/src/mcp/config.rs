@@ -16,32 +16,16 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use resolve_edit::{CommandTrust, ConfigFile, StoreError};
+use resolve_edit::{CommandTrust, ConfigFile, StoreError, WorkspaceConfig};
 use serde::Deserialize;
 
 /// Where the configuration lives, relative to the workspace root (its `[check]` table is
 /// `resolve-edit`'s, which the MCP server reads too).
 pub use resolve_edit::CONFIG_PATH;
 
-/// How to start one MCP server over stdio.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct McpServerConfig {
-    /// The program: a name looked up on `PATH`, an absolute path, or a path relative to the
-    /// workspace root.
-    pub command: String,
-    /// Its arguments.
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// Environment variables set for it, on top of the inherited environment.
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// How long one call of its tools may take, in whole seconds (at least 1; by default
-    /// [`DEFAULT_TOOL_TIMEOUT`](crate::mcp::DEFAULT_TOOL_TIMEOUT)). A server that never answers
-    /// must not hold a `resolve apply`, and the store lock with it, forever.
-    #[serde(default)]
-    pub tool_timeout_sec: Option<u64>,
-}
+/// How to start one MCP server over stdio (the typed `[mcp_servers.<name>]` table of the
+/// workspace configuration).
+pub use resolve_edit::McpServerConfig;
 
 /// The MCP servers a `resolve` process may start, by name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -164,6 +148,16 @@ impl McpConfig {
         match ConfigFile::read(root, file)? {
             Some(config) => Self::from_config(&config),
             None => Ok(Self::default()),
+        }
+    }
+
+    /// The servers of a workspace configuration read once for the whole process (see
+    /// [`WorkspaceConfig`], which has checked them), with its trust.
+    pub fn from_workspace(config: &WorkspaceConfig) -> Self {
+        Self {
+            servers: config.mcp_servers.clone(),
+            source: config.source.clone(),
+            trust: config.trust.clone(),
         }
     }
 

@@ -1,73 +1,33 @@
-//! Plan approval: what the approver sees ([`PlanReview`]) and decides ([`PlanDecision`]), the
-//! [`PlanApprover`] trait with [`AutoApprove`], and the standing `resolve` handler that submits
-//! a plan on `apply`.
+//! Plan approval: the standing `resolve` handler that submits a plan on `apply` to the
+//! plan's [`Approver`] (the one decision pipeline: the plan is an [`ApprovalSubject::Plan`]),
+//! and what each [`Decision`] means for a plan: apply approves it, leave-pending asks for a
+//! refinement (the model reads why), discard stops the run.
 //!
 //! Owned here: the approval texts and result details. Not owned: locating the plan (`files`),
 //! leaving plan mode after an approval (`runtime`).
 
-use std::fmt;
 use std::sync::Arc;
 
 use resolve_core::{
-    ActionError, BoxFuture, Extra, PendingAction, ResolveArgs, ResolveHandler, ToolResult,
-    run_resolve_invocation,
+    ActionError, BoxFuture, Extra, PendingAction, ResolveAction, ResolveArgs, ResolveHandler,
+    ToolResult, run_resolve_invocation,
 };
-use resolve_edit::run_blocking;
+use resolve_edit::{
+    ApprovalRequest, ApprovalSubject, Approver, Decision, PlanReview, ResolveRequest, decide,
+    run_blocking,
+};
 use serde_json::{Value, json};
 
 use super::files::{PlanFiles, display_path, locate};
 use super::state::{PlanPhase, PlanState};
 use super::{PLAN_APPROVAL_LABEL, PLAN_APPROVAL_TOOL};
 
-/// A plan found on `apply`, as the approver sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlanReview {
-    /// The plan file, relative to the root (`.resolve/plans/words-counter-plan.md`).
-    pub path: String,
-    /// The plan's title (see [`resolve_plan_title`](super::resolve_plan_title)).
-    pub title: String,
-    /// The plan's text.
-    pub content: String,
-}
-
-/// What the approver decided about a submitted plan.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PlanDecision {
-    /// Approve: plan mode ends and the run implements the plan.
-    Approve,
-    /// Ask for changes: the model reads the feedback; plan mode stays.
-    Refine {
-        /// What should change (may be empty).
-        feedback: String,
-    },
-    /// No decision can be had (for example, nobody can answer): the run ends with this reason.
-    Stop {
-        /// Why.
-        reason: String,
-    },
-}
-
-/// Decides on submitted plans.
-pub trait PlanApprover: Send + Sync + fmt::Debug {
-    /// Decide on `plan`. Runs on a blocking thread, so it may prompt a person.
-    fn review(&self, plan: &PlanReview) -> PlanDecision;
-}
-
-/// Approves every plan at once.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct AutoApprove;
-
-impl PlanApprover for AutoApprove {
-    fn review(&self, _plan: &PlanReview) -> PlanDecision {
-        PlanDecision::Approve
-    }
-}
-
 /// The apply of the plan-approval handler.
 async fn submit_plan(
     files: PlanFiles,
     state: Arc<PlanState>,
-    approver: Arc<dyn PlanApprover>,
+    approver: Arc<dyn Approver>,
+    reason: String,
     extra: Option<Extra>,
 ) -> Result<ToolResult, ActionError> {
     if !state.is_planning() {
@@ -91,15 +51,19 @@ async fn submit_plan(
         title: plan.title,
         content: plan.content,
     };
-    let asked = review.clone();
-    let decision = run_blocking("plan approval", move || approver.review(&asked)).await?;
+    let request = ApprovalRequest {
+        subject: ApprovalSubject::Plan(review.clone()),
+        model: ResolveRequest::model(ResolveAction::Apply, reason),
+    };
+    let decided = decide(approver.as_ref(), &request).await;
     let mut details = json!({
         "planFilePath": review.path,
         "title": review.title,
         "planExists": true,
     });
-    match decision {
-        PlanDecision::Approve => {
+    match decided.decision {
+        // A plan has no hunks: approving part of it approves it.
+        Decision::Apply | Decision::ApplyPart(_) => {
             if !state.leave_planning(PlanPhase::Approved {
                 path: review.path.clone(),
             }) {
@@ -113,7 +77,7 @@ async fn submit_plan(
             ))
             .with_details(details))
         }
-        PlanDecision::Refine { feedback } => {
+        Decision::LeavePending { why: feedback } => {
             let feedback = feedback.trim().trim_end_matches('.').trim_end();
             details["approved"] = false.into();
             details["feedback"] = feedback.into();
@@ -127,7 +91,7 @@ async fn submit_plan(
             ))
             .with_details(details))
         }
-        PlanDecision::Stop { reason } => {
+        Decision::Discard { reason } => {
             state.leave_planning(PlanPhase::Stopped {
                 reason: reason.clone(),
             });
@@ -141,7 +105,7 @@ async fn submit_plan(
 /// The standing handler: plan approval through [`run_resolve_invocation`].
 pub(super) fn approval_handler(
     files: &PlanFiles,
-    approver: &Arc<dyn PlanApprover>,
+    approver: &Arc<dyn Approver>,
     state: &Arc<PlanState>,
 ) -> ResolveHandler {
     let files = files.clone();
@@ -150,11 +114,12 @@ pub(super) fn approval_handler(
     let action = Arc::new(PendingAction::new(
         PLAN_APPROVAL_LABEL,
         PLAN_APPROVAL_TOOL,
-        move |_reason, extra| {
+        move |reason, extra| {
             submit_plan(
                 files.clone(),
                 Arc::clone(&state),
                 Arc::clone(&approver),
+                reason,
                 extra,
             )
         },

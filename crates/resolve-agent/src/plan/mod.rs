@@ -13,7 +13,7 @@
 //!   starting with `.`) ending in `.md`. Any other path is refused and nothing is written;
 //! - a standing resolve handler (source tool `plan_approval`, label `Plan ready for approval`)
 //!   takes `resolve` calls that no pending action claims. `apply` locates the plan (below),
-//!   shows it to the [`PlanApprover`], and either approves it or returns the person's feedback
+//!   shows it to the plan mode's [`Approver`](resolve_edit::Approver), and either approves it or returns the person's feedback
 //!   in the same tool result; `discard` answers `Discarded: Plan ready for approval. Reason: …`
 //!   and plan mode stays;
 //! - a text-only stop gets a reminder message and a `required` tool choice labelled
@@ -50,7 +50,6 @@ mod state;
 mod title;
 mod write;
 
-pub use approval::{AutoApprove, PlanApprover, PlanDecision, PlanReview};
 pub use mode::PlanMode;
 pub(crate) use runtime::{PlanRuntime, note_preview_ahead_of_plan};
 pub use title::{PlanTitleError, normalize_plan_title, resolve_plan_title};

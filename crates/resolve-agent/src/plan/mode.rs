@@ -7,9 +7,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use resolve_edit::Workspace;
+use resolve_edit::{Approver, AutoApprover, Workspace};
 
-use super::approval::{AutoApprove, PlanApprover};
 use super::files::PlanFiles;
 use crate::tool::Tool;
 
@@ -18,25 +17,26 @@ use crate::tool::Tool;
 #[derive(Clone)]
 pub struct PlanMode {
     pub(super) files: PlanFiles,
-    pub(super) approver: Arc<dyn PlanApprover>,
+    pub(super) approver: Arc<dyn Approver>,
     pub(super) tools: Vec<Arc<dyn Tool>>,
 }
 
 impl PlanMode {
     /// Plan mode for `workspace`: plans go to `<root>/.resolve/plans/`, every plan is approved
-    /// at once ([`AutoApprove`]), and besides the plan `write` and `resolve` no tools are
+    /// at once ([`AutoApprover`]), and besides the plan `write` and `resolve` no tools are
     /// offered.
     pub fn new(workspace: &Workspace) -> Self {
         Self {
             files: PlanFiles::new(workspace.root().to_path_buf()),
-            approver: Arc::new(AutoApprove),
+            approver: Arc::new(AutoApprover),
             tools: Vec::new(),
         }
     }
 
-    /// Ask `approver` about each submitted plan. By default, [`AutoApprove`].
+    /// Ask `approver` about each submitted plan (an [`resolve_edit::ApprovalSubject::Plan`]).
+    /// By default, [`AutoApprover`].
     #[must_use]
-    pub fn with_approver(mut self, approver: Arc<dyn PlanApprover>) -> Self {
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
         self.approver = approver;
         self
     }

@@ -41,7 +41,7 @@ use crate::error::AgentError;
 use crate::event::{AgentEvent, EventSink};
 use crate::message::{Message, ToolCall};
 use crate::plan::{PlanRuntime, note_preview_ahead_of_plan};
-use crate::provider::{FinishReason, ModelRequest, WireState};
+use crate::provider::{FinishReason, ResolveRequest, WireState};
 use crate::tool::{ToolContext, ToolError};
 use crate::usage::Usage;
 
@@ -154,7 +154,7 @@ impl AgentSession {
             });
             let forced_resolve =
                 choice.as_ref().and_then(ToolChoice::tool_name) == Some(RESOLVE_TOOL_NAME);
-            let request = ModelRequest {
+            let request = ResolveRequest {
                 system: &self.system_prompt,
                 messages: &self.transcript,
                 tools: self.tools.specs(),

@@ -8,31 +8,27 @@
 //!
 //! With `--plan` the session starts in plan mode (`resolve_agent::PlanMode`): the read-only
 //! file tools plus a plan-file `write`, and a plan approver (`--plan-approve`: at once, or a
-//! terminal prompt).
+//! terminal prompt). Every approver comes from `crate::approvers`; the workspace's parts from
+//! [`OpenedWorkspace`], the one composition root.
 //!
 //! `--thinking-budget` (Anthropic) and `--reasoning-effort` (OpenAI-compatible) go to the
 //! provider configuration. The run's usage is the last line on stderr, after any failure.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::sync::{Arc, Mutex};
 
+use resolve_agent::mcp::McpHub;
 use resolve_agent::{
-    AgentEvent, AgentSession, ApiKey, AutoApprove, PlanApprover, PlanDecision, PlanMode,
-    PlanReview, ProviderConfig, ProviderKind, ReasoningEffort, StoreReviewerNotes, Usage,
-    file_tools,
+    AgentEvent, AgentSession, ApiKey, PlanMode, ProviderConfig, ProviderKind, ReasoningEffort,
+    StoreReviewerNotes, Usage, file_tools,
 };
-use resolve_core::{RESOLVE_TOOL_NAME, ResolveSession, visible_line, visible_text};
-use resolve_edit::{
-    ApplyGate, CheckSettings, CheckTool, FileTools, GateDecision, HunkAddress, HunkRejection,
-    LiveOutput, Origin, PendingRecord, ReviewDecision, Selection, Store, StorePendingSource,
-    shown_addressed_preview,
-};
+use resolve_core::RESOLVE_TOOL_NAME;
+use resolve_edit::{ApprovalMode, LiveOutput, OpenedWorkspace, Origin, Store, WorkspaceConfig};
 use tokio_util::sync::CancellationToken;
 
 use crate::Outcome;
-use crate::args::{
-    AgentArgs, ApproveChoice, PlanApproveChoice, ProviderChoice, ReasoningEffortChoice,
-};
+use crate::approvers;
+use crate::args::{AgentArgs, ProviderChoice, ReasoningEffortChoice};
 use crate::output::{Output, err_line, out_line};
 
 /// The system prompt of `resolve agent`.
@@ -46,21 +42,66 @@ before doing anything else. When the task is done, answer with a short summary."
 const CHECK_PROMPT: &str = " \
 `check` runs the project's tests against your pending preview and puts every file back; call it before `resolve` when you want to know whether the change passes.";
 
-/// Run the agent on the task.
+/// Run the agent on the task: compose the opened workspace, the provider, the configured MCP
+/// servers, the approvers `--approve` and `--plan-approve` name, and the session; then drive
+/// it and report.
 pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Result<Outcome> {
     resolve_agent::init();
-    let settings = CheckSettings::discover(store.workspace().root(), args.config.as_deref())?;
+    let root = store.workspace().root();
+    let config = WorkspaceConfig::read(root, args.config.as_deref(), None)?;
+    // What the model resolves is recorded as resolved by the agent; `[check] require = true`
+    // holds for its applies too.
+    let opened = OpenedWorkspace::with_store(store.clone(), Origin::Agent, config);
     // A command from a configuration the person has not trusted stops the run before any
     // model call or server start (the error lists every command the file names).
-    if settings.command.is_some() {
-        settings.trust.check()?;
+    opened.require_trusted_commands()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let hub = super::mcp_hub(root, &opened.config());
+    let mcp_tools = runtime.block_on(async {
+        hub.start_all().await;
+        hub.tools(opened.store(), opened.origin()).await
+    });
+    let approver = approvers::approver_for(args.approve, opened.store(), output.is_color());
+    let resolve = opened.session(approver, Some(Arc::new(hub.clone())));
+    let mut builder = AgentSession::builder(provider_config(args));
+    let mut system_prompt = SYSTEM_PROMPT.to_owned();
+    builder.tools(file_tools(opened.tools()));
+    // Offered only when a command is configured; its output streams to stderr.
+    if let Some(check) = opened.check() {
+        builder.check(
+            check
+                .clone()
+                .with_live_output(|| LiveOutput::merged(std::io::stderr())),
+        );
+        system_prompt.push_str(CHECK_PROMPT);
     }
-    // What the model resolves is recorded as resolved by the agent, decided by the model;
-    // `[check] require = true` holds for its applies too.
-    let store = &store
-        .clone()
-        .resolved_by(Origin::Agent)
-        .requiring_check(settings.require);
+    builder
+        .tools(mcp_tools)
+        .system_prompt(system_prompt)
+        .resolve_session(Arc::new(resolve))
+        .reviewer_notes(Arc::new(StoreReviewerNotes::new(
+            opened.store().clone(),
+            Origin::Agent,
+        )))
+        .max_turns(args.max_turns);
+    if args.plan {
+        builder.plan_mode(plan_mode(&opened, args.plan_approve, output));
+    }
+    let session = match builder.build() {
+        Ok(session) => session,
+        Err(error) => {
+            runtime.block_on(hub.shutdown());
+            return Err(error.into());
+        }
+    };
+    drive(&runtime, session, &hub, &args.task, output)
+}
+
+/// The provider configuration the arguments name.
+fn provider_config(args: &AgentArgs) -> ProviderConfig {
     let kind = match args.provider {
         ProviderChoice::Openai => ProviderKind::OpenAi,
         ProviderChoice::Anthropic => ProviderKind::Anthropic,
@@ -85,59 +126,18 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
             ReasoningEffortChoice::Medium => ReasoningEffort::Medium,
             ReasoningEffortChoice::High => ReasoningEffort::High,
         }));
+    config
+}
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let hub = super::mcp_hub(store, args.config.as_deref())?;
-    if !hub.config().is_empty() {
-        hub.config().trust.check()?;
-    }
-    let mcp_tools = runtime.block_on(async {
-        hub.start_all().await;
-        hub.tools(store, &Origin::Agent).await
-    });
-
-    let mut source = StorePendingSource::new(store.clone(), Some(Origin::Agent))
-        .with_external_runner(Arc::new(hub.clone()));
-    if args.approve == ApproveChoice::Ask {
-        source = source.with_gate(Arc::new(TerminalGate {
-            store: store.clone(),
-            color: output.is_color(),
-        }));
-    }
-    let resolve = ResolveSession::new()
-        .with_id_allocator(Arc::new(store.clone()))
-        .with_pending_source(Arc::new(source));
-    let tools = FileTools::new(store.clone(), Origin::Agent);
-    let mut builder = AgentSession::builder(config);
-    let mut system_prompt = SYSTEM_PROMPT.to_owned();
-    builder.tools(file_tools(&tools));
-    // Offered only when a command is configured; its output streams to stderr.
-    if let Some(check) = CheckTool::new(store.clone(), Origin::Agent, &settings) {
-        builder.check(check.with_live_output(|| LiveOutput::merged(std::io::stderr())));
-        system_prompt.push_str(CHECK_PROMPT);
-    }
-    builder
-        .tools(mcp_tools)
-        .system_prompt(system_prompt)
-        .resolve_session(Arc::new(resolve))
-        .reviewer_notes(Arc::new(StoreReviewerNotes::new(
-            store.clone(),
-            Origin::Agent,
-        )))
-        .max_turns(args.max_turns);
-    if args.plan {
-        builder.plan_mode(plan_mode(store, &tools, args.plan_approve));
-    }
-    let mut session = match builder.build() {
-        Ok(session) => session,
-        Err(error) => {
-            runtime.block_on(hub.shutdown());
-            return Err(error.into());
-        }
-    };
+/// Run `session` on `task` until it ends (or Ctrl-C), printing its events, then shut the MCP
+/// servers down and report the outcome and the usage.
+fn drive(
+    runtime: &tokio::runtime::Runtime,
+    mut session: AgentSession,
+    hub: &McpHub,
+    task: &str,
+    output: Output,
+) -> anyhow::Result<Outcome> {
     let cancel = CancellationToken::new();
     let printer = Arc::new(Mutex::new(Printer::new(output)));
     let outcome = runtime.block_on(async {
@@ -154,7 +154,7 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .event(event);
         };
-        let outcome = session.run(&args.task, &mut sink, &cancel).await;
+        let outcome = session.run(task, &mut sink, &cancel).await;
         hub.shutdown().await;
         outcome
     });
@@ -185,23 +185,23 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
     result
 }
 
-/// Plan mode over `tools`' read-only tools, approved as `--plan-approve` says (by default:
-/// ask when standard input is a terminal).
-fn plan_mode(store: &Store, tools: &FileTools, approve: Option<PlanApproveChoice>) -> PlanMode {
+/// Plan mode over the workspace's read-only tools, approved as `--plan-approve` says (by
+/// default: ask when standard input is a terminal).
+fn plan_mode(opened: &OpenedWorkspace, approve: Option<ApprovalMode>, output: Output) -> PlanMode {
     let approve = approve.unwrap_or(if std::io::stdin().is_terminal() {
-        PlanApproveChoice::Ask
+        ApprovalMode::Ask
     } else {
-        PlanApproveChoice::Auto
+        ApprovalMode::Auto
     });
-    let approver: Arc<dyn PlanApprover> = match approve {
-        PlanApproveChoice::Auto => Arc::new(AutoApprove),
-        PlanApproveChoice::Ask => Arc::new(TerminalPlanApprover),
-    };
-    let read_only = file_tools(tools)
+    let read_only = file_tools(opened.tools())
         .into_iter()
         .filter(|tool| !tool.spec().deferrable);
-    PlanMode::new(store.workspace())
-        .with_approver(approver)
+    PlanMode::new(opened.store().workspace())
+        .with_approver(approvers::approver_for(
+            approve,
+            opened.store(),
+            output.is_color(),
+        ))
         .with_tools(read_only)
 }
 
@@ -289,146 +289,4 @@ impl Printer {
     fn finish(&mut self) {
         self.end_text();
     }
-}
-
-/// Asks the person at the terminal before an apply the model requested: in the full-screen
-/// review when standard input and output are a terminal, otherwise on a line prompt.
-#[derive(Debug)]
-struct TerminalGate {
-    store: Store,
-    color: bool,
-}
-
-impl ApplyGate for TerminalGate {
-    fn review(&self, record: &PendingRecord) -> GateDecision {
-        // On a terminal, the full-screen review; otherwise (or if it cannot open) the prompt.
-        if crate::review::is_interactive() {
-            match crate::review::gate_decision(&self.store, &record.id, self.color) {
-                Ok(decision) => return decision,
-                Err(error) => err_line(&format!(
-                    "note: the review could not open ({error:#}); asking here instead."
-                )),
-            }
-        }
-        let mut stderr = std::io::stderr().lock();
-        let _ = writeln!(
-            stderr,
-            "\nThe model wants to apply {} ({}):",
-            visible_line(&record.id),
-            visible_line(&record.label)
-        );
-        // Derived from what the apply writes, with control characters made visible.
-        match shown_addressed_preview(&self.store, record) {
-            Ok(preview) => {
-                let _ = writeln!(stderr, "{}", visible_text(&preview));
-            }
-            Err(error) => {
-                let _ = writeln!(stderr, "(its preview cannot be shown: {error})");
-            }
-        }
-        loop {
-            let _ = write!(
-                stderr,
-                "Apply this change? [a]pply / [d]iscard / or name the hunks or files to leave out (e.g. src/a.rs#2 src/b.rs): "
-            );
-            let _ = stderr.flush();
-            let answer = read_line();
-            let answer = answer.trim();
-            let word = answer.to_ascii_lowercase();
-            if ["a", "apply", "y", "yes"].contains(&word.as_str()) {
-                return GateDecision::Apply;
-            }
-            if ["", "d", "discard", "n", "no"].contains(&word.as_str()) {
-                let _ = write!(stderr, "Why discard it (the model reads this)? ");
-                let _ = stderr.flush();
-                return GateDecision::Discard {
-                    reason: reason_or(read_line(), crate::review::DECLINED),
-                };
-            }
-            let left_out: Result<Vec<HunkAddress>, _> =
-                answer.split_whitespace().map(HunkAddress::parse).collect();
-            let left_out = match left_out {
-                Ok(left_out) => left_out,
-                Err(error) => {
-                    let _ = writeln!(stderr, "{error}");
-                    continue;
-                }
-            };
-            let rejections = left_out
-                .iter()
-                .map(|address| {
-                    let _ = write!(stderr, "Why leave out {address} (the model reads this)? ");
-                    let _ = stderr.flush();
-                    HunkRejection {
-                        address: address.clone(),
-                        reason: reason_or(read_line(), "The user left it out without a reason."),
-                    }
-                })
-                .collect();
-            return GateDecision::ApplyPart {
-                decision: ReviewDecision {
-                    selection: Selection::Except(left_out),
-                    rejections,
-                    fingerprint: Some(record.fingerprint.clone()),
-                },
-            };
-        }
-    }
-}
-
-/// `answer` trimmed, or `fallback` when it is empty.
-fn reason_or(answer: String, fallback: &str) -> String {
-    let reason = answer.trim();
-    if reason.is_empty() {
-        fallback.to_owned()
-    } else {
-        reason.to_owned()
-    }
-}
-
-/// Shows a submitted plan to the person at the terminal: approve, or refine with feedback.
-#[derive(Debug)]
-struct TerminalPlanApprover;
-
-impl PlanApprover for TerminalPlanApprover {
-    fn review(&self, plan: &PlanReview) -> PlanDecision {
-        let mut stderr = std::io::stderr().lock();
-        let _ = writeln!(
-            stderr,
-            "\nThe model submitted a plan for approval: {} (title `{}`)\n\n{}\n",
-            plan.path,
-            plan.title,
-            plan.content.trim_end()
-        );
-        let _ = write!(stderr, "Approve this plan? [a]pprove / [r]efine: ");
-        let _ = stderr.flush();
-        let Some(answer) = read_answer() else {
-            return PlanDecision::Stop {
-                reason: "standard input closed before the plan was approved or refined. Use `--plan-approve auto` to approve plans without asking.".to_owned(),
-            };
-        };
-        if answer.trim().to_ascii_lowercase().starts_with('a') {
-            return PlanDecision::Approve;
-        }
-        let _ = write!(stderr, "What should change (the model reads this)? ");
-        let _ = stderr.flush();
-        PlanDecision::Refine {
-            feedback: read_answer().unwrap_or_default().trim().to_owned(),
-        }
-    }
-}
-
-/// A line from standard input; `None` at its end.
-fn read_answer() -> Option<String> {
-    let mut line = String::new();
-    match std::io::stdin().lock().read_line(&mut line) {
-        Ok(0) | Err(_) => None,
-        Ok(_) => Some(line),
-    }
-}
-
-fn read_line() -> String {
-    let mut line = String::new();
-    let _ = std::io::stdin().lock().read_line(&mut line);
-    line
 }

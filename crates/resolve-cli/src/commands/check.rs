@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use resolve_edit::{
-    CheckPlace, CheckRequest, CheckSettings, EditError, LiveOutput, Store, changed_files_note,
+    CheckPlace, CheckRequest, EditError, LiveOutput, Store, WorkspaceConfig, changed_files_note,
     check_summary, command_line, run_check,
 };
 use serde_json::json;
@@ -18,7 +18,8 @@ use crate::output::{Output, failure, note};
 
 /// Run the check; exit 0 when it passed, 1 when it failed or could not run.
 pub(crate) fn run(store: &Store, args: &CheckArgs, output: Output) -> anyhow::Result<Outcome> {
-    let settings = CheckSettings::discover(store.workspace().root(), args.config.as_deref())?;
+    let settings =
+        WorkspaceConfig::read(store.workspace().root(), args.config.as_deref(), None)?.check;
     let command = if args.command.is_empty() {
         // The configured command runs only from a file the person trusted.
         match settings.runnable_command() {

@@ -11,19 +11,18 @@ use std::sync::Arc;
 use anyhow::Context;
 use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{
-    ResolveAction, ResolveArgs, ResolveSession, ToolResult, base_details, visible_line,
-    visible_text,
+    ResolveAction, ResolveArgs, ToolResult, base_details, visible_line, visible_text,
 };
 use resolve_edit::{
-    CheckSettings, FileToolOutput, FileTools, HistoryRecord, Origin, Outcome as HistoryOutcome,
-    Store, StorePendingSource, StoredAction, Workspace, check_report, shown_addressed_preview,
-    shown_preview,
+    ApprovalMode, AutoApprover, FileToolOutput, FileTools, HistoryRecord, OpenedWorkspace, Origin,
+    Outcome as HistoryOutcome, Store, StoredAction, Workspace, WorkspaceConfig, check_report,
+    shown_addressed_preview, shown_preview,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::Outcome;
-use crate::args::{AstEditArgs, Cli, Command, EditArgs, McpApproveChoice, WriteArgs};
+use crate::args::{AstEditArgs, Cli, Command, EditArgs, WriteArgs};
 use crate::output::{Output, note};
 
 /// Open the workspace, recover, and run the subcommand.
@@ -58,9 +57,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Show(args) => show(&store, args.id.as_deref(), output),
         Command::Check(args) => check::run(&store, args, output),
         Command::Apply(args) => {
-            let settings =
-                CheckSettings::discover(store.workspace().root(), args.config.as_deref())?;
-            let store = store.requiring_check(args.require_check || settings.require);
+            let store = store.requiring_check(args.require_check);
             let mut resolve_args = ResolveArgs::new(ResolveAction::Apply, args.reason.clone());
             let mut extra = Map::new();
             if !args.only.is_empty() {
@@ -92,7 +89,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Log => log(&store, output),
         Command::Review(args) => {
             let (hub_store, config) = (store.clone(), args.config.clone());
-            let hub = Arc::new(move || mcp_hub(&hub_store, config.as_deref()));
+            let hub = Arc::new(move || configured_hub(&hub_store, config.as_deref()));
             crate::review::run(&store, hub, output)
         }
         Command::Agent(args) => agent::run(&store, args, output),
@@ -102,13 +99,8 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
 }
 
 /// Serve MCP on stdio until the client disconnects; logs go to stderr.
-fn mcp(root: &std::path::Path, approve: McpApproveChoice) -> anyhow::Result<Outcome> {
+fn mcp(root: &std::path::Path, approve: ApprovalMode) -> anyhow::Result<Outcome> {
     crate::output::init_stderr_tracing();
-    let approve = match approve {
-        McpApproveChoice::Auto => resolve_mcp::ApproveMode::Auto,
-        McpApproveChoice::Ask => resolve_mcp::ApproveMode::Ask,
-        McpApproveChoice::Review => resolve_mcp::ApproveMode::Review,
-    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -116,14 +108,19 @@ fn mcp(root: &std::path::Path, approve: McpApproveChoice) -> anyhow::Result<Outc
     Ok(Outcome::Success)
 }
 
-/// The MCP servers of `config` (by default `<root>/.resolve/config.toml`), started only when
-/// needed; their notices go to stderr.
-fn mcp_hub(store: &Store, config: Option<&Path>) -> anyhow::Result<McpHub> {
-    let root = store.workspace().root();
-    let config = McpConfig::discover(root, config)?;
-    Ok(McpHub::builder(config, root)
+/// The MCP servers of the workspace configuration `config`, started only when needed; their
+/// notices go to stderr.
+fn mcp_hub(root: &Path, config: &WorkspaceConfig) -> McpHub {
+    McpHub::builder(McpConfig::from_workspace(config), root)
         .notices(|message| note(&format!("note: {message}")))
-        .build())
+        .build()
+}
+
+/// The MCP servers of the configuration `file` names (by default
+/// `<root>/.resolve/config.toml`), read once.
+fn configured_hub(store: &Store, file: Option<&Path>) -> anyhow::Result<McpHub> {
+    let root = store.workspace().root();
+    Ok(mcp_hub(root, &WorkspaceConfig::read(root, file, None)?))
 }
 
 /// File tools as a person at the CLI uses them: origin `cli`, no file cap unless asked.
@@ -188,8 +185,9 @@ fn write(store: &Store, args: &WriteArgs, output: Output) -> anyhow::Result<Outc
     staged(store, cli_tools(store, None).run("write", &call), output)
 }
 
-/// Apply or discard through the core dispatch, over every origin's pending actions. An action
-/// staged by an MCP server's tool calls that server, started from the configuration.
+/// Apply or discard through the core dispatch, over every origin's pending actions, as the
+/// person's own decision. An action staged by an MCP server's tool calls that server, started
+/// from the configuration (whose `[check] require` holds for the apply).
 fn resolve(
     store: &Store,
     args: ResolveArgs,
@@ -197,12 +195,15 @@ fn resolve(
     config: Option<&Path>,
     output: Output,
 ) -> anyhow::Result<Outcome> {
-    let hub = mcp_hub(store, config)?;
-    let source =
-        StorePendingSource::new(store.clone(), None).with_external_runner(Arc::new(hub.clone()));
-    let session = ResolveSession::new()
-        .with_id_allocator(Arc::new(store.clone()))
-        .with_pending_source(Arc::new(source));
+    let root = store.workspace().root();
+    let opened = OpenedWorkspace::with_store(
+        store.clone(),
+        Origin::Cli,
+        WorkspaceConfig::read(root, config, None)?,
+    );
+    let hub = mcp_hub(root, opened.config());
+    let session = opened.session(Arc::new(AutoApprover), Some(Arc::new(hub.clone())));
+    let store = opened.store();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()

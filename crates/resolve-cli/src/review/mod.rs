@@ -17,7 +17,7 @@ mod terminal;
 mod sample;
 
 use crossterm::event::{self, Event};
-use resolve_edit::{GateDecision, Store};
+use resolve_edit::{Decision, Store};
 
 pub(crate) use adapter::HubFactory;
 use adapter::ReviewStore;
@@ -80,18 +80,16 @@ const GATE_STATUS: &str =
 /// The reason recorded when the reviewer leaves an apply gate's review with `q`.
 pub const DECLINED: &str = "The user declined without a reason.";
 
-/// The apply gate of `resolve agent --approve ask` on a terminal: review the pending action
+/// The terminal review of `resolve agent --approve ask|review`: review the pending action
 /// `id` the model asks to apply, and say what lands (amendments are made at once). `q` declines
 /// it like a discard without a reason.
-pub(crate) fn gate_decision(store: &Store, id: &str, color: bool) -> anyhow::Result<GateDecision> {
+pub(crate) fn review_decision(store: &Store, id: &str, color: bool) -> anyhow::Result<Decision> {
     let review = ReviewStore::deciding(store.clone());
     Ok(match decide(&review, id, color)? {
-        Decided::Apply(request) if request.rejected.is_empty() => GateDecision::Apply,
-        Decided::Apply(request) => GateDecision::ApplyPart {
-            decision: adapter::review_decision(&request)?,
-        },
-        Decided::Discard(reason) => GateDecision::Discard { reason },
-        Decided::Quit => GateDecision::Discard {
+        Decided::Apply(request) if request.rejected.is_empty() => Decision::Apply,
+        Decided::Apply(request) => Decision::ApplyPart(adapter::review_decision(&request)?),
+        Decided::Discard(reason) => Decision::Discard { reason },
+        Decided::Quit => Decision::Discard {
             reason: DECLINED.to_owned(),
         },
     })

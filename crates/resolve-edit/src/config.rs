@@ -1,0 +1,183 @@
+//! `<root>/.resolve/config.toml` (or the file `--config` names), read once into one typed
+//! [`WorkspaceConfig`]: the `[check]` table ([`CheckSettings`]) and the `[mcp_servers.<name>]`
+//! tables ([`McpServerConfig`]), with the file's trust. Any other table is refused, so a
+//! misspelt table never goes unnoticed.
+//!
+//! Owned here: reading and checking the whole file. Not owned: what the settings do (the
+//! check in `check`, starting servers in `resolve-agent`), nor trust itself (the store's
+//! [`ConfigFile`]; the rules are unchanged: commands run only from a trusted file).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use resolve_store::{CommandTrust, ConfigFile};
+use serde::Deserialize;
+
+use crate::check::CheckSettings;
+use crate::error::EditError;
+
+/// The tables `resolve` reads, by their names in the file.
+const KNOWN_TABLES: [&str; 2] = ["check", "mcp_servers"];
+
+/// How to start one MCP server over stdio (a `[mcp_servers.<name>]` table).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerConfig {
+    /// The program: a name looked up on `PATH`, an absolute path, or a path relative to the
+    /// workspace root.
+    pub command: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment variables set for it, on top of the inherited environment.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// How long one call of its tools may take, in whole seconds (at least 1; by default the
+    /// agent's `DEFAULT_TOOL_TIMEOUT`). A server that never answers must not hold a
+    /// `resolve apply`, and the store lock with it, forever.
+    #[serde(default)]
+    pub tool_timeout_sec: Option<u64>,
+}
+
+/// A workspace's configuration, read once: every table `resolve` reads, typed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkspaceConfig {
+    /// The `[check]` table (defaults when it is missing); carries the file's trust.
+    pub check: CheckSettings,
+    /// The `[mcp_servers.<name>]` tables, by name.
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// The file they were read from, if any.
+    pub source: Option<PathBuf>,
+    /// Whether the commands it names may run (see [`ConfigFile::command_trust`]).
+    pub trust: CommandTrust,
+}
+
+#[derive(Debug, Deserialize)]
+struct ServersFile {
+    #[serde(default)]
+    mcp_servers: BTreeMap<String, McpServerConfig>,
+}
+
+impl WorkspaceConfig {
+    /// Parse the text of a configuration file read from `path` (its commands allowed: the
+    /// caller chose the text). Unknown tables, malformed tables and unusable values are
+    /// refused with [`EditError::Config`] naming the file.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, EditError> {
+        let invalid = |message: String| EditError::Config {
+            path: path.to_path_buf(),
+            message,
+        };
+        let table: toml::Table = toml::from_str(text)
+            .map_err(|error| invalid(error.to_string().trim_end().to_owned()))?;
+        if let Some(name) = table
+            .iter()
+            .find(|(name, value)| value.is_table() && !KNOWN_TABLES.contains(&name.as_str()))
+            .map(|(name, _)| name)
+        {
+            return Err(invalid(format!(
+                "unknown table `[{name}]`; resolve reads only the tables `[check]` and `[mcp_servers.<name>]`. Remove it or correct its name."
+            )));
+        }
+        let check = CheckSettings::parse(text, path)?;
+        let servers: ServersFile = toml::from_str(text)
+            .map_err(|error| invalid(error.to_string().trim_end().to_owned()))?;
+        for (name, server) in &servers.mcp_servers {
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                return Err(invalid(format!(
+                    "it names an MCP server `{name}`; server names may use only letters, digits, `_` and `-`"
+                )));
+            }
+            if server.tool_timeout_sec == Some(0) {
+                return Err(invalid(format!(
+                    "`mcp_servers.{name}.tool_timeout_sec` is 0; give the seconds a tool call may take, at least 1"
+                )));
+            }
+        }
+        Ok(Self {
+            check,
+            mcp_servers: servers.mcp_servers,
+            source: Some(path.to_path_buf()),
+            trust: CommandTrust::Allowed,
+        })
+    }
+
+    /// The configuration of a file as the store read it, with its trust.
+    pub fn from_config(config: &ConfigFile) -> Result<Self, EditError> {
+        let trust = config.command_trust();
+        let mut parsed = Self::parse(&config.text, &config.path)?;
+        parsed.check.trust = trust.clone();
+        parsed.trust = trust;
+        Ok(parsed)
+    }
+
+    /// Read `file` when given (it must exist), else `<root>/.resolve/config.toml` when it
+    /// exists (defaults when it does not), with its trust from the records of `user_dir`
+    /// (`None`: the per-user directory; see [`ConfigFile::read_with`]).
+    pub fn read(
+        root: &Path,
+        file: Option<&Path>,
+        user_dir: Option<&Path>,
+    ) -> Result<Self, EditError> {
+        match ConfigFile::read_with(root, file, user_dir)? {
+            Some(config) => Self::from_config(&config),
+            None => Ok(Self::default()),
+        }
+    }
+
+    /// Whether it names a command that runs only once trusted (`[check] command` or a server).
+    pub fn names_commands(&self) -> bool {
+        self.check.command.is_some() || !self.mcp_servers.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn both_tables_parse_into_one_config() {
+        let config = WorkspaceConfig::parse(
+            "[check]\ncommand = [\"cargo\", \"test\"]\nrequire = true\n\n[mcp_servers.notes]\ncommand = \"python3\"\nargs = [\"notes.py\"]\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        assert_eq!(
+            config.check.command,
+            Some(vec!["cargo".to_owned(), "test".to_owned()])
+        );
+        assert!(config.check.require);
+        assert_eq!(config.mcp_servers["notes"].args, ["notes.py"]);
+        assert!(config.names_commands());
+    }
+
+    #[test]
+    fn an_unknown_table_is_refused_by_name() {
+        let error = WorkspaceConfig::parse(
+            "[check]\nrequire = true\n\n[chekc]\ncommand = [\"x\"]\n",
+            Path::new("c.toml"),
+        )
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "The configuration `c.toml` is invalid: unknown table `[chekc]`; resolve reads only the tables `[check]` and `[mcp_servers.<name>]`. Remove it or correct its name."
+        );
+    }
+
+    #[test]
+    fn a_bad_server_is_refused() {
+        for text in [
+            "[mcp_servers.\"a.b\"]\ncommand = \"x\"\n",
+            "[mcp_servers.a]\ncommand = \"x\"\ntool_timeout_sec = 0\n",
+            "[mcp_servers.a]\ncommand = \"x\"\narg = []\n",
+        ] {
+            let error = WorkspaceConfig::parse(text, Path::new("c.toml")).unwrap_err();
+            assert!(matches!(error, EditError::Config { .. }), "{text}: {error}");
+        }
+    }
+}

@@ -188,7 +188,7 @@ fn read_form(content: Option<&Value>) -> Answer {
 /// (`elicitation/create`, protocol 2025-11-25), or given in the retry of an input-required
 /// result (2026-07-28). Only an accepted form decides; a decline, a cancel or an unreadable
 /// answer leaves the preview pending.
-pub(crate) struct FormAnswer {
+pub struct FormAnswer {
     source: FormSource,
 }
 
@@ -216,14 +216,14 @@ impl std::fmt::Debug for FormAnswer {
 
 impl FormAnswer {
     /// Ask `request` through the client `peer`.
-    pub(crate) fn asking(peer: Peer<RoleServer>, request: ElicitRequestParams) -> Self {
+    pub fn asking(peer: Peer<RoleServer>, request: ElicitRequestParams) -> Self {
         Self {
             source: FormSource::Ask { peer, request },
         }
     }
 
     /// The answer the client sent back (`{action, content}`), if any.
-    pub(crate) fn given(answer: Option<&Value>) -> Self {
+    pub fn given(answer: Option<&Value>) -> Self {
         Self {
             source: FormSource::Given(answer.cloned()),
         }

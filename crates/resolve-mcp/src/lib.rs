@@ -75,6 +75,7 @@ mod structured;
 mod subscriptions;
 mod tools;
 
+pub use approval::FormAnswer;
 pub use error::McpError;
 /// Who approves an `apply` the model asks for: the one mode type the agent shares.
 pub use resolve_edit::ApprovalMode;

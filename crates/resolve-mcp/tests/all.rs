@@ -15,6 +15,7 @@ mod suite {
     pub mod common;
 
     mod approval;
+    mod approver_contract;
     mod check;
     mod errors;
     mod origins;

@@ -122,6 +122,26 @@ fn approve_ask_lets_a_person_discard_and_the_model_reads_why() {
 }
 
 #[test]
+fn approve_review_asks_the_person_at_the_terminal_and_applies_what_they_keep() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = Model::start(vec![
+        edit_call(),
+        resolve_call("apply", "Matches the task."),
+        Turn::text("Done."),
+    ]);
+    let run = agent(&workspace, &model, &["--approve", "review"], "a\n").expect_code(0);
+    assert!(run.stderr.contains("Apply this change?"), "{}", run.stderr);
+    assert_eq!(workspace.read("a.txt"), "uno\n");
+    let log = workspace.run(&["log"]).expect_code(0);
+    assert!(
+        log.stdout
+            .contains("(staged: agent, resolved: agent, decided: person)  — Matches the task."),
+        "{}",
+        log.stdout
+    );
+}
+
+#[test]
 fn approve_ask_applies_when_the_person_agrees() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
     let model = Model::start(vec![

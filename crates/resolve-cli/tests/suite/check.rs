@@ -383,3 +383,26 @@ fn the_agent_checks_between_staging_and_resolve_with_no_forced_turn() {
         results[2]
     );
 }
+
+#[test]
+fn a_misspelt_table_is_refused_by_every_command_that_reads_the_configuration() {
+    let workspace = project(42);
+    configure(&workspace, "[chekc]\ncommand = [\"sh\", \"test.sh\"]\n");
+    stage_answer(&workspace, 42, 43);
+    for command in [
+        &["check"][..],
+        &["apply", "--reason", "Go."][..],
+        &["agent", "--base-url", "http://127.0.0.1:9/v1", "Do it."][..],
+    ] {
+        let run = workspace.run(command);
+        assert_ne!(run.code, 0, "{command:?}");
+        assert!(
+            run.stderr.contains(
+                "is invalid: unknown table `[chekc]`; resolve reads only the tables `[check]` and `[mcp_servers.<name>]`. Remove it or correct its name."
+            ),
+            "{command:?}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(workspace.pending_ids().len(), 1);
+}

@@ -196,7 +196,7 @@ enum FormSource {
     /// Ask now, through the client.
     Ask {
         peer: Peer<RoleServer>,
-        request: ElicitRequestParams,
+        request: Box<ElicitRequestParams>,
     },
     /// The answer came with the call (`None`: no answer was sent).
     Given(Option<Value>),
@@ -218,7 +218,10 @@ impl FormAnswer {
     /// Ask `request` through the client `peer`.
     pub fn asking(peer: Peer<RoleServer>, request: ElicitRequestParams) -> Self {
         Self {
-            source: FormSource::Ask { peer, request },
+            source: FormSource::Ask {
+                peer,
+                request: Box::new(request),
+            },
         }
     }
 
@@ -259,7 +262,7 @@ impl Approver for FormAnswer {
         Box::pin(async move {
             let answer = match &self.source {
                 FormSource::Ask { peer, request } => {
-                    match peer.create_elicitation(request.clone()).await {
+                    match peer.create_elicitation((**request).clone()).await {
                         Ok(result) => read_answer(serde_json::to_value(result).ok().as_ref()),
                         Err(error) => {
                             Answer::Unreadable(format!("the client did not answer: {error}"))

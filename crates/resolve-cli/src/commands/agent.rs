@@ -59,7 +59,7 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let hub = super::mcp_hub(root, &opened.config());
+    let hub = super::mcp_hub(root, opened.config());
     let mcp_tools = runtime.block_on(async {
         hub.start_all().await;
         hub.tools(opened.store(), opened.origin()).await

@@ -73,11 +73,11 @@ enum Decided {
     Quit,
 }
 
-/// What the apply gate's review says when it opens.
+/// What the terminal review of one apply says when it opens.
 const GATE_STATUS: &str =
     "The model asks to apply this: a applies what is kept, d discards, q declines.";
 
-/// The reason recorded when the reviewer leaves an apply gate's review with `q`.
+/// The reason recorded when the reviewer leaves the review of one apply with `q`.
 pub const DECLINED: &str = "The user declined without a reason.";
 
 /// The terminal review of `resolve agent --approve ask|review`: review the pending action

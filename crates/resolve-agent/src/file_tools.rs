@@ -11,7 +11,7 @@ use resolve_core::{ToolResult, ToolSpec};
 use resolve_edit::{CheckTool, FileTools, file_tool_specs, run_blocking};
 use serde_json::Value;
 
-use crate::{Tool, ToolContext, ToolError, ToolFuture};
+use resolve_core::{Tool, ToolContext, ToolError, ToolFuture};
 
 /// One file tool, run on a blocking thread.
 #[derive(Debug)]

@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use resolve_core::{ToolResult, ToolSpec};
+use resolve_core::{ToolKind, ToolResult, ToolSpec};
 use resolve_store::{Blobs, NewAction, Origin, StagedRecord, Store, Workspace};
 use serde_json::{Map, Value, json};
 
@@ -86,7 +86,10 @@ static SPECS: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
         input_schema: schema,
         hidden: false,
         strict: false,
-        deferrable: matches!(tool, FileTool::Produce(_)),
+        kind: match tool {
+            FileTool::Produce(_) => ToolKind::Producer,
+            FileTool::Read | FileTool::Ls | FileTool::Grep => ToolKind::ReadOnly,
+        },
     };
     vec![
         spec(

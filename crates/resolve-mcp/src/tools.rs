@@ -12,7 +12,8 @@
 use std::sync::Arc;
 
 use resolve_core::{
-    CHECK_TOOL_NAME, RESOLVE_REMINDER, RESOLVE_TOOL_NAME, ToolResult, ToolSpec, resolve_tool_spec,
+    CHECK_TOOL_NAME, RESOLVE_REMINDER, RESOLVE_TOOL_NAME, ToolKind, ToolResult, ToolSpec,
+    resolve_tool_spec,
 };
 use resolve_edit::file_tool_specs;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
@@ -62,7 +63,7 @@ fn mcp_tool(spec: &ToolSpec) -> Tool {
             ToolAnnotations::new().read_only(false).destructive(true),
             Some(resolve_details_schema()),
         )
-    } else if spec.deferrable {
+    } else if spec.kind == ToolKind::Producer {
         (
             ToolAnnotations::new().read_only(true),
             Some(producer_details_schema()),
@@ -93,7 +94,7 @@ fn mcp_tool(spec: &ToolSpec) -> Tool {
 fn is_producer(name: &str) -> bool {
     file_tool_specs()
         .iter()
-        .any(|spec| spec.deferrable && spec.name == name)
+        .any(|spec| spec.kind == ToolKind::Producer && spec.name == name)
 }
 
 /// A schema as the JSON object MCP wants. Our schemas are always objects; anything else (a

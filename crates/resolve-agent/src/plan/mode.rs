@@ -11,7 +11,7 @@ use resolve_edit::Workspace;
 
 use super::approval::{AutoApprove, PlanApprover};
 use super::files::PlanFiles;
-use crate::tool::Tool;
+use resolve_core::Tool;
 
 /// How a session starts in plan mode: where plans go, who approves them, and which tools the
 /// model has meanwhile.

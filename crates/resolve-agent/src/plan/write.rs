@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use resolve_core::{ToolResult, ToolSpec, count_noun};
+use resolve_core::{ToolKind, ToolResult, ToolSpec, count_noun};
 use resolve_edit::run_blocking;
 use serde_json::{Value, json};
 
@@ -14,7 +14,7 @@ use super::PLAN_DIR;
 use super::files::{PlanFiles, display_path};
 use super::state::PlanState;
 use super::title::resolve_plan_title;
-use crate::tool::{Tool, ToolContext, ToolError, ToolFuture};
+use resolve_core::{Tool, ToolContext, ToolError, ToolFuture};
 
 const PLAN_WRITE_DESCRIPTION: &str = "\
 Plan mode: write a plan file. `path` must be `.resolve/plans/<name>.md` relative to the workspace root, \
@@ -50,7 +50,7 @@ fn plan_write_spec() -> ToolSpec {
         }),
         hidden: false,
         strict: false,
-        deferrable: false,
+        kind: ToolKind::Other,
     }
 }
 

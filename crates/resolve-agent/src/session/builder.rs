@@ -17,7 +17,7 @@ use crate::file_tools::check_tool;
 use crate::plan::{PlanMode, PlanRuntime};
 use crate::provider::{Provider, ProviderConfig};
 use crate::reviewer_notes::ReviewerNotes;
-use crate::tool::Tool;
+use resolve_core::Tool;
 
 impl AgentSession {
     /// A session talking to the model in `config`, with `tools` and `system_prompt`, and

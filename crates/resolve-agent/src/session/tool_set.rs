@@ -14,7 +14,7 @@ use resolve_core::{
 };
 
 use crate::error::AgentError;
-use crate::tool::Tool;
+use resolve_core::Tool;
 
 /// The tools offered to the model, with their specs.
 pub(crate) struct ToolSet {

@@ -42,8 +42,8 @@ use crate::event::{AgentEvent, EventSink};
 use crate::message::{Message, ToolCall};
 use crate::plan::{PlanRuntime, note_preview_ahead_of_plan};
 use crate::provider::{FinishReason, ModelRequest, WireState};
-use crate::tool::{ToolContext, ToolError};
 use crate::usage::Usage;
+use resolve_core::{ToolContext, ToolError};
 
 /// Result text of a call cut off by the output token limit.
 const TRUNCATED_CALL_TEXT: &str = "Tool call was not executed because the response was cut off at the output token limit; its arguments may be incomplete. Make the call again with shorter arguments.";

@@ -199,7 +199,7 @@ fn plan_mode(store: &Store, tools: &FileTools, approve: Option<PlanApproveChoice
     };
     let read_only = file_tools(tools)
         .into_iter()
-        .filter(|tool| !tool.spec().deferrable);
+        .filter(|tool| tool.spec().kind.is_read_only());
     PlanMode::new(store.workspace())
         .with_approver(approver)
         .with_tools(read_only)

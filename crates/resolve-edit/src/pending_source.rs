@@ -13,7 +13,8 @@ use serde_json::{Map, Value, json};
 use crate::blocking::run_blocking;
 use crate::error::EditError;
 use crate::external::ExternalActionRunner;
-use crate::producer::{applied_label, applied_text_for};
+use crate::producer::applied_label;
+use crate::producers::applied_text_for;
 use crate::review::{ReviewDecision, apply_reviewed, partial_apply_lines};
 use crate::selection::{HunkRejection, Selection};
 

@@ -8,12 +8,11 @@ use std::fmt;
 use std::sync::Arc;
 
 use resolve_core::{ResolveSession, ToolChoice};
-use resolve_edit::CheckTool;
+use resolve_edit::{CheckTool, check_tool};
 
 use super::AgentSession;
 use super::tool_set::ToolSet;
 use crate::error::AgentError;
-use crate::file_tools::check_tool;
 use crate::plan::{PlanMode, PlanRuntime};
 use crate::provider::{Provider, ProviderConfig};
 use crate::reviewer_notes::ReviewerNotes;

@@ -31,8 +31,8 @@
 //! which tools are offered (`tool_set`), plan-mode rules (`plan`).
 
 use resolve_core::{
-    CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, SoftGate, ToolChoice, ToolChoiceDirective, ToolResult,
-    TurnStop, TurnVerdict, skipped_call_details, skipped_call_text,
+    RESOLVE_TOOL_NAME, SoftGate, ToolChoice, ToolChoiceDirective, ToolResult, TurnStop,
+    TurnVerdict, skipped_call_details, skipped_call_text,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -122,10 +122,10 @@ impl AgentSession {
             }
             // The tools array changes here, between model calls, only when plan mode ends.
             self.settle_plan_mode(sink)?;
-            // `check` tests the pending preview: part of resolving it, so calling it is no
-            // decline while it is offered (the offered tools change when plan mode ends). A
-            // `check` call when none is offered is a detour like any other.
-            gate.set_allowed(CHECK_TOOL_NAME, self.tools.is_offered(CHECK_TOOL_NAME));
+            // A companion (`check`) tests the pending preview: part of resolving it, so
+            // calling it is no decline while it is offered (the offered tools change when plan
+            // mode ends). A `check` call when none is offered is a detour like any other.
+            gate.set_companions(self.tools.companions());
             if let Some(max) = self.max_turns
                 && counts.model_calls >= max
             {

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use resolve_core::{ToolKind, ToolResult, ToolSpec, count_noun};
-use resolve_edit::run_blocking;
+use resolve_edit::{Produce, WriteRequest, run_blocking};
 use serde_json::{Value, json};
 
 use super::PLAN_DIR;
@@ -37,7 +37,8 @@ impl PlanWriteTool {
 
 fn plan_write_spec() -> ToolSpec {
     ToolSpec {
-        name: "write".to_owned(),
+        // The plan `write` takes the name of the `write` producer, which it stands in for.
+        name: <WriteRequest as Produce>::PRODUCER.name().to_owned(),
         description: PLAN_WRITE_DESCRIPTION.to_owned(),
         input_schema: json!({
             "type": "object",

@@ -19,7 +19,7 @@ use resolve_agent::{
     AgentEvent, AgentSession, CustomPendingAction, ProviderConfig, ProviderKind, Tool, ToolContext,
     ToolError, ToolFuture,
 };
-use resolve_core::{ToolResult, ToolSpec};
+use resolve_core::{ToolKind, ToolResult, ToolSpec};
 use resolve_test_support::{MockServer, Reply, Turn};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -47,7 +47,7 @@ impl Tool for SetConfig {
             hidden: false,
             strict: true,
             // It stages previews, so the session offers `resolve`.
-            deferrable: true,
+            kind: ToolKind::Producer,
         }
     }
 

@@ -65,7 +65,6 @@ pub mod provider;
 mod reviewer_notes;
 mod secret;
 mod session;
-mod tool;
 mod usage;
 
 pub use error::{AgentError, ResponseLimit};
@@ -78,10 +77,12 @@ pub use plan::{
     resolve_plan_title,
 };
 pub use provider::{ForcedChoiceSupport, ProviderConfig, ProviderKind, ReasoningEffort};
+pub use resolve_core::{
+    CUSTOM_TOOL_SOURCE, CustomPendingAction, Tool, ToolContext, ToolError, ToolFuture, ToolKind,
+};
 pub use reviewer_notes::{ReviewerNotes, StoreReviewerNotes};
 pub use secret::{ANTHROPIC_API_KEY_ENV, ApiKey, OPENAI_API_KEY_ENV};
 pub use session::{AgentSession, AgentSessionBuilder, RunSummary};
-pub use tool::{CUSTOM_TOOL_SOURCE, CustomPendingAction, Tool, ToolContext, ToolError, ToolFuture};
 pub use usage::{CallUsage, TokenUsage, Usage};
 
 /// Process-wide set-up: installs rustls' `ring` crypto provider (gotcha G7; without it the

@@ -2,10 +2,13 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
-use resolve_edit::ApprovalMode;
+use resolve_edit::{
+    ApprovalMode, AstEditOp, AstEditRequest, EditRequest, ProducerRequest, WriteRequest,
+};
 
 /// Stage agent edits as previews, review them, and apply or discard them with a reason.
 #[derive(Debug, Parser)]
@@ -413,6 +416,82 @@ pub struct WriteArgs {
     /// Read the new content from FILE (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
+}
+
+/// The arguments of a subcommand that stages a producer's preview: they become the producer's
+/// typed request, the same the model's JSON arguments become.
+pub trait ProducerArgs {
+    /// The typed request (reading any file or standard input the arguments name).
+    fn request(&self) -> anyhow::Result<ProducerRequest>;
+
+    /// The cap on files one preview may change. By default there is none.
+    fn max_files(&self) -> Option<usize> {
+        None
+    }
+
+    /// What to show while the producer runs. By default nothing.
+    fn progress(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+impl ProducerArgs for AstEditArgs {
+    fn request(&self) -> anyhow::Result<ProducerRequest> {
+        let paths = if self.paths.is_empty() {
+            vec![".".to_owned()]
+        } else {
+            self.paths.clone()
+        };
+        Ok(AstEditRequest {
+            ops: vec![AstEditOp {
+                pat: self.pattern.clone(),
+                out: self.rewrite.clone(),
+            }],
+            paths,
+            lang: self.lang.clone(),
+        }
+        .into())
+    }
+
+    fn max_files(&self) -> Option<usize> {
+        self.max_files
+    }
+
+    fn progress(&self) -> Option<&'static str> {
+        Some("Scanning files…")
+    }
+}
+
+impl ProducerArgs for EditArgs {
+    fn request(&self) -> anyhow::Result<ProducerRequest> {
+        Ok(EditRequest {
+            path: self.path.clone(),
+            old_text: self.old_text.clone(),
+            new_text: self.new_text.clone(),
+            replace_all: self.all,
+        }
+        .into())
+    }
+}
+
+impl ProducerArgs for WriteArgs {
+    fn request(&self) -> anyhow::Result<ProducerRequest> {
+        let content = match (&self.content, &self.from) {
+            (Some(content), _) => content.clone(),
+            (None, Some(from)) if from.as_os_str() == "-" => {
+                std::io::read_to_string(std::io::stdin())
+                    .context("could not read the content from standard input")?
+            }
+            (None, Some(from)) => std::fs::read_to_string(from)
+                .with_context(|| format!("could not read `{}`", from.display()))?,
+            (None, None) => anyhow::bail!("give the content with --content TEXT or --from FILE"),
+        };
+        Ok(WriteRequest {
+            path: self.path.clone(),
+            content,
+        }
+        .into())
+    }
 }
 
 /// `resolve show`.

@@ -17,6 +17,10 @@
 //! - [`run_resolve_invocation`]: runs a callback and shapes details and error texts.
 //! - [`render_resolve_result`]: the terminal block for a finished `resolve` call.
 //! - [`schema::validate`]: checks tool arguments against their JSON schema.
+//! - [`Tool`], [`ToolContext`], [`ToolError`]: the contract every tool implements (the
+//!   built-in file tools in `resolve-edit`, custom ones in an agent), with [`ToolKind`] saying
+//!   what it does; [`ToolRegistry`]: the ordered set of tools the agent and the MCP server
+//!   both dispatch through.
 //!
 //! This crate does no file or network I/O; `resolve-edit` builds file changes on top of it.
 //!
@@ -49,9 +53,11 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod choice;
+mod contract;
 mod error;
 mod pending;
 mod queue;
+mod registry;
 mod render;
 mod resolve;
 mod result;
@@ -66,6 +72,9 @@ pub use choice::{
     RESOLVE_REMINDER, RESOLVE_TOOL_NAME, ReminderMessage, SoftToolRequirement, ToolChoice,
     ToolChoiceDirective,
 };
+pub use contract::{
+    CUSTOM_TOOL_SOURCE, CustomPendingAction, Tool, ToolContext, ToolError, ToolFuture,
+};
 pub use error::{ActionError, Error};
 pub use pending::{
     ApplyFn, BoxFuture, Extra, IdAllocator, PendingAction, PendingEntry, PendingHead, PendingStack,
@@ -75,6 +84,7 @@ pub use queue::{
     OnRejected, OnResolved, PushOptions, RejectInfo, RejectOutcome, RejectReason, ResolveInfo,
     ToolChoiceQueue,
 };
+pub use registry::{DuplicateToolName, ToolRegistry};
 pub use render::{ColorMode, render_resolve_call, render_resolve_result};
 pub use resolve::{
     NOTHING_TO_DISCARD, RESOLVE_DESCRIPTION, ResolveAction, ResolveArgs, ResolveHandler,
@@ -87,7 +97,7 @@ pub use soft::{
     skipped_call_details, skipped_call_text,
 };
 pub use text::count_noun;
-pub use tool::{ToolSpec, needs_resolve_tool};
+pub use tool::{ToolKind, ToolSpec, needs_resolve_tool};
 pub use visible::{has_hidden_characters, quote_path, visible_line, visible_text};
 
 /// The README's Rust examples, compiled and run as doc tests.

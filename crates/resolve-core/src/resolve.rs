@@ -6,7 +6,7 @@ use std::sync::{Arc, LazyLock};
 use serde_json::{Map, Value, json};
 
 use crate::pending::{BoxFuture, Extra, PendingAction};
-use crate::{ActionError, Error, RESOLVE_TOOL_NAME, ToolResult, ToolSpec};
+use crate::{ActionError, Error, RESOLVE_TOOL_NAME, ToolKind, ToolResult, ToolSpec};
 
 /// What `resolve` does with the pending action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -116,7 +116,7 @@ static RESOLVE_SPEC: LazyLock<ToolSpec> = LazyLock::new(|| ToolSpec {
     }),
     hidden: true,
     strict: true,
-    deferrable: false,
+    kind: ToolKind::Resolve,
 });
 
 /// The `resolve` tool's spec: name, description, exact schema, `hidden` and `strict`.

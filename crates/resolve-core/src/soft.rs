@@ -103,6 +103,13 @@ impl SoftGate {
         }
     }
 
+    /// Accept calls of exactly `tools` as companions (see [`SoftGate::allowing`]), no longer
+    /// any other; the counts of the current requirement are kept. For a host whose offered
+    /// tools change during a run: name the companions it offers now.
+    pub fn set_companions(&mut self, tools: impl IntoIterator<Item = String>) {
+        self.companions = tools.into_iter().collect();
+    }
+
     /// Take the turn's directive; returns the reminder messages to inject before the call
     /// (non-empty only when a soft requirement with a new id appears).
     pub fn begin_turn(&mut self, directive: Option<ToolChoiceDirective>) -> Vec<ReminderMessage> {

@@ -7,14 +7,17 @@
 //! [`Store`](resolve_store::Store); [`StorePendingSource`] keeps a `resolve-core` pending stack in
 //! step with the store and resolves stored MCP tool calls through an [`ExternalActionRunner`].
 //!
-//! Layers, bottom up: `error`, `producer` (the producers' names and success texts), `blocking`;
+//! Layers, bottom up: `error`, `producer` (a producer's name and success text), `blocking`;
 //! `text_file`, `diff`, `word_diff` (the changed words of a line pair), `hunks` (a file
 //! change's hunks and composing them), `ordered`, `selection` (hunk addresses), `scope`;
-//! `preview`; the producers `ast_edit/`, `text_edit` and the read-only `read_tools`;
-//! `external`, `review` (hunk-level apply and amend), `reviewer_note` (what the model is told a
+//! `preview` (with [`Produce`], the trait of a producer's request); the producers `ast_edit/`,
+//! `text_edit` and the read-only `read_tools`; `producers` (the list of producers, one line
+//! each) and `read_only` (the read-only tools by name); `external`, `review` (hunk-level apply and amend), `reviewer_note` (what the model is told a
 //! person did), `shown` (what a stored action shows, derived from what it lands),
 //! `pending_source`; `check/` (running a command against a preview, in place or in
-//! a scratch copy, and the model's `check` tool); `tools`.
+//! a scratch copy, and the model's `check` tool); `tools`; `builtin` (every built-in tool as
+//! one [`ToolRegistry`](resolve_core::ToolRegistry), which the agent and the MCP server both
+//! dispatch through).
 //!
 //! It does not own the durable state, the transaction or the lock (`resolve-store`, whose items
 //! are re-exported here for convenience), nor the `resolve` dispatch, the pending stack or the
@@ -50,6 +53,9 @@ mod read_tools;
 mod text_edit;
 
 mod approval;
+mod producers;
+mod read_only;
+
 mod external;
 mod pending_source;
 mod review;
@@ -60,6 +66,8 @@ mod check;
 mod config;
 mod opened;
 mod tools;
+
+mod builtin;
 
 pub use resolve_store::{
     AmendFile, Amendment, ApplyOutcome, Attribution, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs,
@@ -84,6 +92,7 @@ pub use ast_edit::{
     Prefilter, preview_ast_edit, preview_ast_edit_with, supported_languages,
 };
 pub use blocking::{TaskDied, run_blocking};
+pub use builtin::{builtin_tools, check_tool};
 pub use check::{
     CONFIG_PATH, CheckPlace, CheckRequest, CheckSettings, CheckTool, DEFAULT_CHECK_TIMEOUT,
     LiveOutput, changed_files_note, check_report, check_summary, command_line, run_check,
@@ -95,8 +104,14 @@ pub use external::ExternalActionRunner;
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
 pub use opened::{OpenOptions, OpenedWorkspace};
 pub use pending_source::StorePendingSource;
-pub use preview::{PREVIEW_BANNER, Preview, ResultDetails, addressed_preview, applied_text};
-pub use producer::{AST_EDIT_TOOL, EDIT_TOOL, Producer, WRITE_TOOL, applied_label};
+pub use preview::{
+    PREVIEW_BANNER, Preview, Produce, ProduceLimits, Produced, ResultDetails, addressed_preview,
+};
+pub use producer::{Producer, applied_label};
+pub use producers::{
+    PRODUCER_NAMES, PRODUCERS, ProducerRequest, applied_text, producer_named, producer_specs,
+};
+pub use read_only::ReadTool;
 pub use read_tools::{
     DEFAULT_READ_LIMIT, GREP_LINE_BYTES, GREP_MAX_MATCHES, GrepRequest, LsRequest, READ_MAX_OUTPUT,
     READ_SCAN_BUDGET, ReadRequest, grep, ls, read,

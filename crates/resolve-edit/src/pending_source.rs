@@ -22,7 +22,8 @@ use crate::approval::{
 use crate::blocking::run_blocking;
 use crate::error::EditError;
 use crate::external::ExternalActionRunner;
-use crate::producer::{applied_label, applied_text_for};
+use crate::producer::applied_label;
+use crate::producers::applied_text_for;
 use crate::review::partial_apply_lines;
 use crate::selection::{HunkRejection, Selection};
 

@@ -1,17 +1,18 @@
 //! The value every preview producer returns: the change set to stage, the label of its pending
 //! action, the model-facing text (banner, then a unified diff per file) and JSON details; and
-//! writing that text piece by piece. The success texts after an apply are the producer
-//! module's.
+//! writing that text piece by piece; and [`Produce`], the trait each producer's request type
+//! implements to compute one. The success texts after an apply are the producer module's.
 
 use std::io::{self, Write};
 
-use resolve_store::{ChangeSet, Content, SpooledChangeSet};
+use resolve_store::{ChangeSet, Content, SpooledChangeSet, Workspace};
+use serde::de::DeserializeOwned;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::error::EditError;
-use crate::producer::{Producer, applied_text_for};
+use crate::producer::Producer;
 
 /// First line of every preview result.
 pub const PREVIEW_BANNER: &str = "Staged as a preview — files are NOT modified yet. Call `resolve` with action \"apply\" to apply it or \"discard\" to drop it.";
@@ -93,10 +94,36 @@ impl Serialize for ResultDetails<'_> {
     }
 }
 
-/// The success text after applying `applied`, a change set staged by `source_tool`:
-/// `Applied 3 replacements in 2 files.`, `Applied edit to <path>.` or `Wrote <path>.`.
-pub fn applied_text(source_tool: &str, applied: &ChangeSet) -> String {
-    applied_text_for(source_tool, &applied.paths(), applied.total_replacements())
+/// How a producer call may be bounded by whoever runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProduceLimits {
+    /// The most files one preview may change (`None`: no cap).
+    pub max_files: Option<usize>,
+}
+
+/// What a producer call came to.
+#[derive(Debug)]
+pub enum Produced {
+    /// A preview to stage as a pending action.
+    Preview(Box<Preview>),
+    /// Nothing to stage (`No replacements made`, …): the text to answer.
+    Nothing(String),
+}
+
+/// A producer's typed request: what the model's JSON arguments and the CLI's flags both become.
+/// Each producer's module implements it for its request type; the producers module lists them.
+pub trait Produce: DeserializeOwned + Send + Sync + 'static {
+    /// The producer: its name and applied text.
+    const PRODUCER: Producer;
+    /// The model-facing description of the tool.
+    const DESCRIPTION: &'static str;
+
+    /// The JSON Schema of the arguments (no `$ref`, no `$schema`), which the request's
+    /// `Deserialize` accepts.
+    fn input_schema() -> Value;
+
+    /// Compute the preview without touching the workspace.
+    fn produce(&self, workspace: &Workspace, limits: ProduceLimits) -> Result<Produced, EditError>;
 }
 
 /// Writes a preview text piece by piece as the diffs come: the banner, the diffs one after
@@ -292,10 +319,9 @@ fn hunk_counts(line: &str) -> Option<(usize, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use resolve_store::{FileChange, Workspace, content_hash};
+    use resolve_store::{FileChange, content_hash};
 
     use super::*;
-    use crate::producer::{AST_EDIT_TOOL, EDIT_TOOL, WRITE_TOOL};
 
     fn set(paths: &[(&str, usize)]) -> ChangeSet {
         let mut set = ChangeSet::new();
@@ -310,26 +336,6 @@ mod tests {
             );
         }
         set
-    }
-
-    #[test]
-    fn applied_texts_use_singular_and_plural_forms() {
-        assert_eq!(
-            applied_text(AST_EDIT_TOOL, &set(&[("a.rs", 1)])),
-            "Applied 1 replacement in 1 file."
-        );
-        assert_eq!(
-            applied_text(AST_EDIT_TOOL, &set(&[("a.rs", 2), ("b.rs", 1)])),
-            "Applied 3 replacements in 2 files."
-        );
-        assert_eq!(
-            applied_text(EDIT_TOOL, &set(&[("src/a.rs", 1)])),
-            "Applied edit to src/a.rs."
-        );
-        assert_eq!(
-            applied_text(WRITE_TOOL, &set(&[("notes.md", 1)])),
-            "Wrote notes.md."
-        );
     }
 
     #[test]

@@ -1,60 +1,63 @@
-//! The preview producers by identity: their tool names (each spelled once, here) and the
-//! success texts shown once a preview of theirs is applied. Producing previews is the
-//! producers' own modules'; this module only names them.
+//! A preview producer by identity ([`Producer`]: its tool name and the success text once a
+//! preview of it is applied). Which producers exist is the producers module's list; producing
+//! previews is each producer's own module's.
 
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 use resolve_core::count_noun;
 
-/// Name of the structural rewrite producer.
-pub const AST_EDIT_TOOL: &str = "ast_edit";
-/// Name of the exact-text edit producer.
-pub const EDIT_TOOL: &str = "edit";
-/// Name of the whole-file write producer.
-pub const WRITE_TOOL: &str = "write";
+/// The success text after applying `paths` with `replacements` in all.
+type AppliedTextFn = fn(&[String], usize) -> String;
 
-/// A tool that produces previews.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Producer {
-    /// `ast_edit`: structural rewrites over many files.
-    AstEdit,
-    /// `edit`: an exact-text replacement in one file.
-    Edit,
-    /// `write`: one file created or replaced whole.
-    Write,
+/// A tool that produces previews: its name and the text an apply of its previews answers.
+#[derive(Debug, Clone, Copy)]
+pub struct Producer {
+    name: &'static str,
+    applied: AppliedTextFn,
 }
 
 impl Producer {
-    /// Every producer, in the order tools are offered.
-    pub const ALL: [Producer; 3] = [Self::AstEdit, Self::Edit, Self::Write];
-
-    /// The tool's name (`ast_edit`, `edit`, `write`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::AstEdit => AST_EDIT_TOOL,
-            Self::Edit => EDIT_TOOL,
-            Self::Write => WRITE_TOOL,
+    /// The producer named `name` whose applies answer [`replacements_text`] (`Applied 3
+    /// replacements in 2 files.`) whatever they touched.
+    pub const fn new(name: &'static str) -> Self {
+        Self {
+            name,
+            applied: replacements_text_for,
         }
     }
 
-    /// The producer named `name`, if it is one.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|producer| producer.name() == name)
+    /// This producer answering `applied(paths, replacements)` after an apply.
+    #[must_use]
+    pub const fn with_applied_text(mut self, applied: AppliedTextFn) -> Self {
+        self.applied = applied;
+        self
+    }
+
+    /// The tool's name (`ast_edit`, `edit`, `write`).
+    pub const fn name(self) -> &'static str {
+        self.name
     }
 
     /// The success text after applying `paths` (with `replacements` in all) of a preview of
     /// this producer: `Applied edit to <path>.`, `Wrote <path>.`, or for several files (and
     /// for `ast_edit`) `Applied 3 replacements in 2 files.`
     pub fn applied_text(self, paths: &[String], replacements: usize) -> String {
-        match (self, paths) {
-            (Self::Edit, [path]) => format!("Applied edit to {path}."),
-            (Self::Write, [path]) => format!("Wrote {path}."),
-            (Self::AstEdit | Self::Edit | Self::Write, _) => {
-                replacements_text(replacements, paths.len())
-            }
-        }
+        (self.applied)(paths, replacements)
+    }
+}
+
+impl PartialEq for Producer {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Producer {}
+
+impl Hash for Producer {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
     }
 }
 
@@ -73,13 +76,9 @@ pub(crate) fn replacements_text(replacements: usize, files: usize) -> String {
     )
 }
 
-/// The success text after applying `paths` of a change set staged by the tool `source_tool`:
-/// its producer's ([`Producer::applied_text`]), or the multi-file text for any other tool.
-pub fn applied_text_for(source_tool: &str, paths: &[String], replacements: usize) -> String {
-    match Producer::from_name(source_tool) {
-        Some(producer) => producer.applied_text(paths, replacements),
-        None => replacements_text(replacements, paths.len()),
-    }
+/// [`replacements_text`] for `paths`.
+pub(crate) fn replacements_text_for(paths: &[String], replacements: usize) -> String {
+    replacements_text(replacements, paths.len())
 }
 
 /// The label of what a partial apply landed, from the pending action's `label`: its source
@@ -107,18 +106,6 @@ pub fn applied_label(
 mod tests {
     use super::*;
 
-    fn paths(names: &[&str]) -> Vec<String> {
-        names.iter().map(|name| (*name).to_owned()).collect()
-    }
-
-    #[test]
-    fn names_round_trip_and_other_tools_are_no_producer() {
-        for producer in Producer::ALL {
-            assert_eq!(Producer::from_name(producer.name()), Some(producer));
-        }
-        assert_eq!(Producer::from_name("custom_tool"), None);
-    }
-
     #[test]
     fn a_partial_apply_is_labelled_with_what_landed_and_what_was_dropped() {
         assert_eq!(
@@ -132,30 +119,6 @@ mod tests {
         assert_eq!(
             applied_label("changes", 1, 2, 1),
             "2 replacements in 1 file, 1 file dropped"
-        );
-    }
-
-    #[test]
-    fn applied_texts_name_one_file_or_count_replacements() {
-        assert_eq!(
-            Producer::Edit.applied_text(&paths(&["src/a.rs"]), 1),
-            "Applied edit to src/a.rs."
-        );
-        assert_eq!(
-            Producer::Write.applied_text(&paths(&["notes.md"]), 1),
-            "Wrote notes.md."
-        );
-        assert_eq!(
-            Producer::AstEdit.applied_text(&paths(&["a.rs"]), 1),
-            "Applied 1 replacement in 1 file."
-        );
-        assert_eq!(
-            Producer::AstEdit.applied_text(&paths(&["a.rs", "b.rs"]), 3),
-            "Applied 3 replacements in 2 files."
-        );
-        assert_eq!(
-            applied_text_for("custom", &paths(&["a.rs", "b.rs"]), 3),
-            "Applied 3 replacements in 2 files."
         );
     }
 }

@@ -6,15 +6,84 @@
 //! a model that copied lines without their `\r` still hits them and the file keeps its endings.
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use resolve_store::{ChangeSet, FileChange, Workspace, WorkspacePath, content_hash};
 
 use crate::diff::change_diff;
 use crate::error::EditError;
-use crate::preview::{Preview, preview_text};
-use crate::producer::Producer;
+use crate::preview::{Preview, Produce, ProduceLimits, Produced, preview_text};
+use crate::producer::{Producer, replacements_text_for};
 use crate::text_file::{decode, read_bytes};
+
+const EDIT_DESCRIPTION: &str = "\
+Replace exact text in one file, staged as a preview: nothing is written until you call `resolve`.
+`old_text` must match the file exactly (whitespace included) and occur once, unless `replace_all` is true.";
+
+const WRITE_DESCRIPTION: &str = "\
+Create a file or replace its whole content, staged as a preview: nothing is written until you call `resolve`.";
+
+/// The `edit` producer: `Applied edit to <path>.`
+const EDIT: Producer = Producer::new("edit").with_applied_text(|paths, replacements| match paths {
+    [path] => format!("Applied edit to {path}."),
+    _ => replacements_text_for(paths, replacements),
+});
+
+/// The `write` producer: `Wrote <path>.`
+const WRITE: Producer =
+    Producer::new("write").with_applied_text(|paths, replacements| match paths {
+        [path] => format!("Wrote {path}."),
+        _ => replacements_text_for(paths, replacements),
+    });
+
+impl Produce for EditRequest {
+    const PRODUCER: Producer = EDIT;
+    const DESCRIPTION: &'static str = EDIT_DESCRIPTION;
+
+    fn input_schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "old_text": {"type": "string"},
+                "new_text": {"type": "string"},
+                "replace_all": {"type": "boolean"}
+            },
+            "required": ["path", "old_text", "new_text"],
+            "additionalProperties": false
+        })
+    }
+
+    fn produce(
+        &self,
+        workspace: &Workspace,
+        _limits: ProduceLimits,
+    ) -> Result<Produced, EditError> {
+        Ok(Produced::Preview(Box::new(preview_edit(workspace, self)?)))
+    }
+}
+
+impl Produce for WriteRequest {
+    const PRODUCER: Producer = WRITE;
+    const DESCRIPTION: &'static str = WRITE_DESCRIPTION;
+
+    fn input_schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["path", "content"],
+            "additionalProperties": false
+        })
+    }
+
+    fn produce(
+        &self,
+        workspace: &Workspace,
+        _limits: ProduceLimits,
+    ) -> Result<Produced, EditError> {
+        Ok(Produced::Preview(Box::new(preview_write(workspace, self)?)))
+    }
+}
 
 /// The arguments of `edit`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,7 +166,7 @@ pub fn preview_edit(workspace: &Workspace, request: &EditRequest) -> Result<Prev
     );
     Ok(Preview {
         change_set: change_set.into_spooled(workspace)?,
-        producer: Producer::Edit,
+        producer: EDIT,
         label: format!("Edit: {}", resolve_core::quote_path(&path)),
         text: preview_text(&diff).into(),
         details: json!({"path": path, "replacements": replacements}),
@@ -136,7 +205,7 @@ pub fn preview_write(workspace: &Workspace, request: &WriteRequest) -> Result<Pr
     change_set.insert(path.clone(), change);
     Ok(Preview {
         change_set: change_set.into_spooled(workspace)?,
-        producer: Producer::Write,
+        producer: WRITE,
         label: format!("Write: {}", resolve_core::quote_path(&path)),
         text: preview_text(&diff).into(),
         details: json!({"path": path, "created": created, "bytes": request.content.len()}),

@@ -1,175 +1,26 @@
-//! The model-facing file tools (`ast_edit`, `edit`, `write`, `read`, `ls`, `grep`): their
-//! specs, argument checking, running them, and staging the producers' previews in the durable
-//! store. Keeping a pending stack in step with the store is the pending_source module's.
+//! [`FileTools`]: running the model-facing file tools (the producers, then `read`, `ls`,
+//! `grep`) for one origin, from JSON arguments or a producer's typed request, and staging the
+//! producers' previews in the durable store. The tools' names, specs and requests are the
+//! producers and read_only modules'; keeping a pending stack in step with the store is the
+//! pending_source module's.
 
 use std::sync::LazyLock;
 
 use resolve_core::{ToolResult, ToolSpec};
 use resolve_store::{Blobs, NewAction, Origin, StagedRecord, Store, Workspace};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use crate::ast_edit::{AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, preview_ast_edit};
+use crate::ast_edit::DEFAULT_MAX_FILES;
 use crate::error::EditError;
 use crate::pending_source::StorePendingSource;
-use crate::preview::{Preview, ResultDetails};
-use crate::producer::Producer;
-use crate::read_tools::{self, GrepRequest, LsRequest, ReadRequest};
-use crate::text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
-
-const AST_EDIT_DESCRIPTION: &str = "\
-Structural search-and-rewrite with ast-grep patterns, staged as a preview: nothing is written until you call `resolve`.
-- `ops`: [{`pat`, `out`}]. `pat` is code in the target language with metavariables: `$X` matches one node, `$$$ARGS` any number of nodes. `out` is the replacement and may use the same metavariables. All ops match the original text; only the outermost of nested matches is rewritten.
-- `paths`: files, directories or globs relative to the workspace root (`.gitignore` is honored).
-- `lang` (optional): language name (rust, python, typescript, tsx, javascript, go, …); by default from each file's extension.
-Patterns do not match inside macro invocations such as `println!(…)`. The result is a unified diff of the staged change.";
-
-const EDIT_DESCRIPTION: &str = "\
-Replace exact text in one file, staged as a preview: nothing is written until you call `resolve`.
-`old_text` must match the file exactly (whitespace included) and occur once, unless `replace_all` is true.";
-
-const WRITE_DESCRIPTION: &str = "\
-Create a file or replace its whole content, staged as a preview: nothing is written until you call `resolve`.";
-
-const READ_DESCRIPTION: &str = "\
-Read a text file with line numbers. `offset` is the first line (1-based), `limit` the number of lines.";
-
-const LS_DESCRIPTION: &str =
-    "List a directory of the workspace (default: the root); directories end with `/`.";
-
-const GREP_DESCRIPTION: &str = "\
-Search files for a regular expression (`.gitignore` is honored). `path` limits the search to a file or directory. Output lines are `path:line:text`.";
-
-/// A file tool by identity; its name is its producer's, or the read-only tool's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FileTool {
-    /// A preview producer.
-    Produce(Producer),
-    /// `read`.
-    Read,
-    /// `ls`.
-    Ls,
-    /// `grep`.
-    Grep,
-}
-
-impl FileTool {
-    /// Every file tool, producers first (the order of the specs).
-    const ALL: [FileTool; 6] = [
-        Self::Produce(Producer::AstEdit),
-        Self::Produce(Producer::Edit),
-        Self::Produce(Producer::Write),
-        Self::Read,
-        Self::Ls,
-        Self::Grep,
-    ];
-
-    /// The tool's name.
-    fn name(self) -> &'static str {
-        match self {
-            Self::Produce(producer) => producer.name(),
-            Self::Read => "read",
-            Self::Ls => "ls",
-            Self::Grep => "grep",
-        }
-    }
-
-    /// The tool named `name`, if it is a file tool.
-    fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|tool| tool.name() == name)
-    }
-}
+use crate::preview::{Preview, ProduceLimits, Produced, ResultDetails};
+use crate::producers::{ProducerRequest, producer_specs};
+use crate::read_only::ReadTool;
 
 static SPECS: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
-    let spec = |tool: FileTool, description: &str, schema: Value| ToolSpec {
-        name: tool.name().to_owned(),
-        description: description.to_owned(),
-        input_schema: schema,
-        hidden: false,
-        strict: false,
-        deferrable: matches!(tool, FileTool::Produce(_)),
-    };
-    vec![
-        spec(
-            FileTool::Produce(Producer::AstEdit),
-            AST_EDIT_DESCRIPTION,
-            json!({
-                "type": "object",
-                "properties": {
-                    "ops": {"type": "array", "minItems": 1, "description": "rewrite operations", "items": {
-                        "type": "object",
-                        "properties": {
-                            "pat": {"type": "string", "description": "ast-grep pattern"},
-                            "out": {"type": "string", "description": "replacement"}
-                        },
-                        "required": ["pat", "out"],
-                        "additionalProperties": false
-                    }},
-                    "paths": {"type": "array", "minItems": 1, "items": {"type": "string"}, "description": "files, directories or globs"},
-                    "lang": {"type": "string", "description": "language name; default: from file extensions"}
-                },
-                "required": ["ops", "paths"],
-                "additionalProperties": false
-            }),
-        ),
-        spec(
-            FileTool::Produce(Producer::Edit),
-            EDIT_DESCRIPTION,
-            json!({
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string"},
-                    "old_text": {"type": "string"},
-                    "new_text": {"type": "string"},
-                    "replace_all": {"type": "boolean"}
-                },
-                "required": ["path", "old_text", "new_text"],
-                "additionalProperties": false
-            }),
-        ),
-        spec(
-            FileTool::Produce(Producer::Write),
-            WRITE_DESCRIPTION,
-            json!({
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                "required": ["path", "content"],
-                "additionalProperties": false
-            }),
-        ),
-        spec(
-            FileTool::Read,
-            READ_DESCRIPTION,
-            json!({
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string"},
-                    "offset": {"type": "integer", "minimum": 1},
-                    "limit": {"type": "integer", "minimum": 1}
-                },
-                "required": ["path"],
-                "additionalProperties": false
-            }),
-        ),
-        spec(
-            FileTool::Ls,
-            LS_DESCRIPTION,
-            json!({
-                "type": "object",
-                "properties": {"path": {"type": "string"}},
-                "additionalProperties": false
-            }),
-        ),
-        spec(
-            FileTool::Grep,
-            GREP_DESCRIPTION,
-            json!({
-                "type": "object",
-                "properties": {"pattern": {"type": "string"}, "path": {"type": "string"}},
-                "required": ["pattern"],
-                "additionalProperties": false
-            }),
-        ),
-    ]
+    let mut specs = producer_specs();
+    specs.extend(ReadTool::ALL.map(ReadTool::spec));
+    specs
 });
 
 /// The specs of the file tools, producers first.
@@ -215,51 +66,31 @@ impl FileTools {
     /// Run the tool `name` with raw JSON arguments (checked against its schema first); a staged
     /// preview's result carries its whole text.
     pub fn call(&self, name: &str, args: &Value) -> Result<ToolResult, EditError> {
-        match self.run(name, args)? {
-            FileToolOutput::Result(result) => Ok(result),
-            FileToolOutput::Staged(staged) => staged.into_result(&self.workspace),
-        }
+        self.run(name, args)?.into_result(&self.workspace)
     }
 
     /// Run the tool `name` like [`FileTools::call`], but leave a staged preview's text in the
     /// store, for a caller that streams it (`resolve ast-edit` prints it from there).
     pub fn run(&self, name: &str, args: &Value) -> Result<FileToolOutput, EditError> {
-        let unknown = || EditError::InvalidRequest(format!("Unknown tool `{name}`."));
-        let tool = FileTool::from_name(name).ok_or_else(unknown)?;
-        let spec = file_tool_specs()
-            .iter()
-            .find(|spec| spec.name == name)
-            .ok_or_else(unknown)?;
-        spec.validate(args)?;
-        let text = |text: String| Ok(FileToolOutput::Result(ToolResult::text(text)));
-        match tool {
-            FileTool::Produce(Producer::AstEdit) => {
-                let request: AstEditRequest = parse(name, args)?;
-                match preview_ast_edit(&self.workspace, &request, self.max_files)? {
-                    AstEditOutcome::NoReplacements { text: nothing } => text(nothing),
-                    AstEditOutcome::Preview(preview) => self.stage(*preview),
-                }
-            }
-            FileTool::Produce(Producer::Edit) => self.stage(preview_edit(
-                &self.workspace,
-                &parse::<EditRequest>(name, args)?,
-            )?),
-            FileTool::Produce(Producer::Write) => self.stage(preview_write(
-                &self.workspace,
-                &parse::<WriteRequest>(name, args)?,
-            )?),
-            FileTool::Read => text(read_tools::read(
-                &self.workspace,
-                &parse::<ReadRequest>(name, args)?,
-            )?),
-            FileTool::Ls => text(read_tools::ls(
-                &self.workspace,
-                &parse::<LsRequest>(name, args)?,
-            )?),
-            FileTool::Grep => text(read_tools::grep(
-                &self.workspace,
-                &parse::<GrepRequest>(name, args)?,
-            )?),
+        if let Some(request) = ProducerRequest::from_args(name, args)? {
+            return self.produce(&request);
+        }
+        let tool = ReadTool::from_name(name)
+            .ok_or_else(|| EditError::InvalidRequest(format!("Unknown tool `{name}`.")))?;
+        let text = tool.run(&self.workspace, args)?;
+        Ok(FileToolOutput::Result(ToolResult::text(text)))
+    }
+
+    /// Run a producer's typed request (what `resolve ast-edit`, `edit` and `write` build from
+    /// their flags) and stage its preview, leaving the preview's text in the store like
+    /// [`FileTools::run`].
+    pub fn produce(&self, request: &ProducerRequest) -> Result<FileToolOutput, EditError> {
+        let limits = ProduceLimits {
+            max_files: self.max_files,
+        };
+        match request.produce(&self.workspace, limits)? {
+            Produced::Nothing(text) => Ok(FileToolOutput::Result(ToolResult::text(text))),
+            Produced::Preview(preview) => self.stage(*preview),
         }
     }
 
@@ -324,6 +155,17 @@ pub enum FileToolOutput {
     Staged(Box<StagedPreview>),
 }
 
+impl FileToolOutput {
+    /// The result the model reads (a staged preview's whole text, see
+    /// [`StagedPreview::into_result`]).
+    pub fn into_result(self, workspace: &Workspace) -> Result<ToolResult, EditError> {
+        match self {
+            Self::Result(result) => Ok(result),
+            Self::Staged(staged) => staged.into_result(workspace),
+        }
+    }
+}
+
 /// A preview staged as a pending action, its text still in the store and its change set still
 /// in its spool.
 #[derive(Debug)]
@@ -360,11 +202,4 @@ impl StagedPreview {
         let details = self.result_details().to_value()?;
         Ok(ToolResult::text(text).with_details(details))
     }
-}
-
-/// Arguments already checked against the schema, as the producer's request type.
-fn parse<T: serde::de::DeserializeOwned>(tool: &str, args: &Value) -> Result<T, EditError> {
-    serde_json::from_value(args.clone()).map_err(|error| {
-        EditError::InvalidRequest(format!("Invalid arguments for `{tool}`: {error}"))
-    })
 }

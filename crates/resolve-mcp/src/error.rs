@@ -11,6 +11,9 @@ pub enum McpError {
     /// The configuration (its `[check]` table) cannot be read or is invalid.
     #[error(transparent)]
     Config(resolve_edit::EditError),
+    /// Two tools of the connection's registry have one name (a bug in the built-in list).
+    #[error(transparent)]
+    Tools(#[from] resolve_core::DuplicateToolName),
     /// The MCP handshake with the client failed.
     #[error("The MCP handshake with the client failed.")]
     Initialize(#[source] Box<rmcp::service::ServerInitializeError>),

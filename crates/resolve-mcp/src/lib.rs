@@ -83,7 +83,7 @@ pub use resolve_edit::ApprovalMode;
 pub use resolve_edit::ApprovalMode as ApproveMode;
 pub use resources::{HISTORY_URI_PREFIX, PENDING_URI_PREFIX};
 pub use server::{INSTRUCTIONS, ResolveServer, ServerOptions, new_connection_id};
-pub use tools::{mcp_tools, mcp_tools_with_check};
+pub use tools::{mcp_tools, mcp_tools_of};
 
 /// Serve `resolve mcp` for the workspace at `root` on stdin/stdout until the client closes the
 /// connection, with `approve` deciding who approves an apply.

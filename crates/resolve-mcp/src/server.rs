@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use resolve_core::{CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, ToolResult};
+use resolve_core::{RESOLVE_TOOL_NAME, ToolContext, ToolError, ToolRegistry, ToolResult};
 use resolve_edit::{
-    ApprovalMode, AutoApprover, CheckTool, FileTools, LiveOutput, OpenedWorkspace, Origin, Store,
-    Workspace, WorkspaceConfig, reviewer_note_text, run_blocking,
+    ApprovalMode, AutoApprover, LiveOutput, OpenedWorkspace, Origin, Store, Workspace,
+    WorkspaceConfig, builtin_tools, reviewer_note_text, run_blocking,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
@@ -24,10 +24,10 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval_state::{APPROVAL_TTL, ApprovalStates};
-use crate::resolve_call::{ResolveReply, Resolver, Retry, task_failed};
+use crate::resolve_call::{ResolveReply, Resolver, Retry};
 use crate::resources;
 use crate::subscriptions::Watches;
-use crate::tools::{call_tool_result, mcp_tools_with_check, resolve_result};
+use crate::tools::{call_tool_result, mcp_tools_of, resolve_result};
 
 /// What the server tells a client about itself at initialization.
 pub const INSTRUCTIONS: &str = "\
@@ -92,9 +92,11 @@ pub struct ResolveServer {
 struct Inner {
     connection_id: String,
     store: Store,
-    tools: FileTools,
-    /// The `check` tool, when a check command is configured.
-    check: Option<CheckTool>,
+    /// The built-in tools (the file tools, then `check` when a check command is configured):
+    /// the registry the agent offers too. `resolve` is dispatched apart.
+    tools: ToolRegistry,
+    /// Tool calls so far, for each call's id.
+    calls: AtomicU64,
     /// The `resolve` tool under the approval mode (holds the connection's session).
     resolver: Resolver,
     tool_list: Vec<Tool>,
@@ -162,6 +164,7 @@ impl ResolveServer {
             .cloned()
             .map(|check| check.with_live_output(|| LiveOutput::merged(std::io::stderr())));
         let session = opened.session(Arc::new(AutoApprover), None);
+        let tools = builtin_tools(&tools, check)?;
         let listed = resources::list(&store, &origin)
             .map(|listed| resources::uris(&listed))
             .unwrap_or_else(|error| {
@@ -181,12 +184,23 @@ impl ResolveServer {
                     states: ApprovalStates::new(approval_ttl),
                 },
                 store,
+                tool_list: mcp_tools_of(tools.specs()),
                 tools,
-                tool_list: mcp_tools_with_check(check.as_ref().map(CheckTool::spec).as_ref()),
-                check,
+                calls: AtomicU64::new(0),
                 listed: Mutex::new(listed),
             }),
         })
+    }
+
+    /// The tools this connection offers besides `resolve`: the built-in registry (the file
+    /// tools, then `check` when a check command is configured), in the order it lists them.
+    pub fn tool_registry(&self) -> &ToolRegistry {
+        &self.inner.tools
+    }
+
+    /// The tools as `tools/list` answers: the registry's, then `resolve`.
+    pub fn listed_tools(&self) -> &[Tool] {
+        &self.inner.tool_list
     }
 
     /// The connection id.
@@ -253,7 +267,7 @@ impl ResolveServer {
     }
 
     /// Run a tool call: `resolve` under the approval mode (asking through `client` when
-    /// given), any other tool through the file tools.
+    /// given), any other tool through the connection's registry of built-in tools.
     async fn dispatch(
         &self,
         name: &str,
@@ -277,30 +291,31 @@ impl ResolveServer {
                 }
             };
         }
-        let result = if name == CHECK_TOOL_NAME
-            && let Some(check) = self.inner.check.clone()
-        {
-            run_blocking("check", move || {
-                check
-                    .call(&arguments)
-                    .unwrap_or_else(|error| ToolResult::error(error.to_string()))
-            })
-            .await
-            .unwrap_or_else(|error| task_failed("the check", &error))
-        } else {
-            let tools = self.inner.tools.clone();
-            let tool = name.to_owned();
-            run_blocking("tool", move || {
-                tools
-                    .call(&tool, &arguments)
-                    .unwrap_or_else(|error| ToolResult::error(error.to_string()))
-            })
-            .await
-            .unwrap_or_else(|error| task_failed("the tool", &error))
+        let result = match self.inner.tools.get(name) {
+            Some(tool) => {
+                let call = self.inner.calls.fetch_add(1, Ordering::Relaxed);
+                let context = ToolContext::new(
+                    self.inner.resolver.session.clone(),
+                    cancel.clone(),
+                    format!("mcp-call-{call}"),
+                );
+                match tool.execute(arguments, &context).await {
+                    Ok(result) => result,
+                    Err(ToolError::RespondToModel(text)) => ToolResult::error(text),
+                    Err(ToolError::Fatal(message)) => {
+                        tracing::error!(%message, "the tool `{name}` failed");
+                        ToolResult::error(format!(
+                            "Internal error: the tool did not finish ({message}). Nothing was changed by this call unless the history says so."
+                        ))
+                    }
+                }
+            }
+            None => ToolResult::error(format!("Unknown tool `{name}`.")),
         };
+        let kind = self.inner.tools.spec(name).map(|spec| spec.kind);
         let pending = self.has_pending().await;
         let notes = self.take_reviewer_notes().await;
-        CallToolResponse::Complete(call_tool_result(name, result, &notes, pending))
+        CallToolResponse::Complete(call_tool_result(kind, result, &notes, pending))
     }
 
     /// Whether this connection has pending actions, as the store says now.

@@ -11,9 +11,7 @@
 
 use std::sync::Arc;
 
-use resolve_core::{
-    CHECK_TOOL_NAME, RESOLVE_REMINDER, RESOLVE_TOOL_NAME, ToolResult, ToolSpec, resolve_tool_spec,
-};
+use resolve_core::{RESOLVE_REMINDER, ToolKind, ToolResult, ToolSpec, resolve_tool_spec};
 use resolve_edit::file_tool_specs;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::Value;
@@ -31,49 +29,48 @@ pub(crate) const DETAILS_META_KEY: &str = "resolve/details";
 /// (the producers and `resolve`), where an `outputSchema` would otherwise be.
 pub(crate) const DETAILS_SCHEMA_META_KEY: &str = "resolve/detailsSchema";
 
-/// Every tool the server lists: the file tools (producers first), then `resolve`.
-///
-/// Each has its spec's literal input schema and model-facing description, and annotations:
-/// the read-only tools and the producers `readOnlyHint: true` (a producer only stages a
-/// preview; no file changes), so hosts may run them without a prompt; `resolve`
-/// `readOnlyHint: false, destructiveHint: true`, so a host with a permission system asks before
-/// an apply. None reaches outside the workspace (`openWorldHint: false`). None has an
-/// `outputSchema` (see the module documentation); the producers and `resolve` give the schema
-/// of their details under `_meta["resolve/detailsSchema"]`.
+/// Every built-in file tool (producers first), then `resolve`, as the server lists them
+/// without a check command configured ([`mcp_tools_of`] the file tools' specs).
 pub fn mcp_tools() -> Vec<Tool> {
-    mcp_tools_with_check(None)
+    mcp_tools_of(file_tool_specs())
 }
 
-/// [`mcp_tools`], with the `check` tool of `check` (when a check command is configured)
-/// before `resolve`: `readOnlyHint: false` (the preview is in place while it runs),
-/// `destructiveHint: false` (every file is put back).
-pub fn mcp_tools_with_check(check: Option<&ToolSpec>) -> Vec<Tool> {
-    file_tool_specs()
-        .iter()
-        .chain(check)
+/// The tools of `specs` (a connection's registry: the file tools, then `check` when a check
+/// command is configured), then `resolve`, as MCP lists them.
+///
+/// Each has its spec's literal input schema and model-facing description, and annotations
+/// derived from its [`ToolKind`]: read-only tools and producers `readOnlyHint: true` (a
+/// producer only stages a preview; no file changes), so hosts may run them without a prompt;
+/// a companion (`check`) `readOnlyHint: false, destructiveHint: false` (the preview is in place
+/// while it runs, and every file is put back); `resolve` `readOnlyHint: false,
+/// destructiveHint: true`, so a host with a permission system asks before an apply; any other
+/// tool `readOnlyHint: false`. None reaches outside the workspace (`openWorldHint: false`).
+/// None has an `outputSchema` (see the module documentation); the producers and `resolve`
+/// give the schema of their details under `_meta["resolve/detailsSchema"]`.
+pub fn mcp_tools_of<'a>(specs: impl IntoIterator<Item = &'a ToolSpec>) -> Vec<Tool> {
+    specs
+        .into_iter()
         .chain(std::iter::once(resolve_tool_spec()))
         .map(mcp_tool)
         .collect()
 }
 
 fn mcp_tool(spec: &ToolSpec) -> Tool {
-    let (annotations, details_schema) = if spec.name == RESOLVE_TOOL_NAME {
-        (
+    let (annotations, details_schema) = match spec.kind {
+        ToolKind::Resolve => (
             ToolAnnotations::new().read_only(false).destructive(true),
             Some(resolve_details_schema()),
-        )
-    } else if spec.deferrable {
-        (
+        ),
+        ToolKind::Producer => (
             ToolAnnotations::new().read_only(true),
             Some(producer_details_schema()),
-        )
-    } else if spec.name == CHECK_TOOL_NAME {
-        (
+        ),
+        ToolKind::Companion => (
             ToolAnnotations::new().read_only(false).destructive(false),
             None,
-        )
-    } else {
-        (ToolAnnotations::new().read_only(true), None)
+        ),
+        ToolKind::ReadOnly => (ToolAnnotations::new().read_only(true), None),
+        ToolKind::Other => (ToolAnnotations::new().read_only(false), None),
     };
     let mut tool = Tool::new(
         spec.name.clone(),
@@ -89,13 +86,6 @@ fn mcp_tool(spec: &ToolSpec) -> Tool {
     tool
 }
 
-/// Whether `name` is a producer (a tool that stages previews).
-fn is_producer(name: &str) -> bool {
-    file_tool_specs()
-        .iter()
-        .any(|spec| spec.deferrable && spec.name == name)
-}
-
 /// A schema as the JSON object MCP wants. Our schemas are always objects; anything else (a
 /// bug) becomes the empty schema, which accepts any arguments, and our own checks still run.
 fn schema_object(schema: &Value) -> JsonObject {
@@ -107,16 +97,16 @@ fn schema_object(schema: &Value) -> JsonObject {
     }
 }
 
-/// The result of the file tool `name` as an MCP tool result ([`plain_result`]); a producer's
+/// The result of a tool of `kind` as an MCP tool result ([`plain_result`]); a producer's
 /// non-error result also carries its summary ([`producer_content`]) in its details and, when it
 /// staged a preview, a `resource_link` to it.
 pub(crate) fn call_tool_result(
-    name: &str,
+    kind: Option<ToolKind>,
     result: ToolResult,
     notes: &[String],
     pending: bool,
 ) -> CallToolResult {
-    if result.is_error || !is_producer(name) {
+    if result.is_error || kind != Some(ToolKind::Producer) {
         return plain_result(result, notes, pending);
     }
     let content = producer_content(result.details.as_ref(), &result.text);

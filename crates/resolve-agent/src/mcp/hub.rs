@@ -32,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::{CONFIG_PATH, McpConfig, McpServerConfig};
 use super::error::{CallError, StartError};
 use super::tool::{CallFuture, ToolCaller, mcp_tools, tool_result};
-use crate::tool::Tool;
+use resolve_core::Tool;
 
 /// Receives the hub's notices (a server failed to start, or exited).
 pub type NoticeFn = Arc<dyn Fn(&str) + Send + Sync>;

@@ -13,14 +13,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use resolve_core::{ToolResult, ToolSpec};
+use resolve_core::{ToolKind, ToolResult, ToolSpec};
 use resolve_edit::{NewAction, Origin, Store, run_blocking};
 use rmcp::model::{CallToolResult, JsonObject, Tool as McpToolInfo};
 use serde_json::{Map, Value, json};
 
 use super::convention::{PENDING_ACTION_META_KEY, PendingActionRequest, is_hidden, result_text};
 use super::error::CallError;
-use crate::tool::{Tool, ToolContext, ToolError, ToolFuture};
+use resolve_core::{Tool, ToolContext, ToolError, ToolFuture};
 
 /// The future of a [`ToolCaller::call_running`].
 pub(crate) type CallFuture<'a> =
@@ -99,7 +99,7 @@ impl McpTool {
                 hidden: false,
                 strict: false,
                 // Any result may stage a pending action, so `resolve` must be offered.
-                deferrable: true,
+                kind: ToolKind::Other,
             },
             store,
             origin,

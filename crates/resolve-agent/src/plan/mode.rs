@@ -10,7 +10,7 @@ use std::sync::Arc;
 use resolve_edit::{Approver, AutoApprover, Workspace};
 
 use super::files::PlanFiles;
-use crate::tool::Tool;
+use resolve_core::Tool;
 
 /// How a session starts in plan mode: where plans go, who approves them, and which tools the
 /// model has meanwhile.

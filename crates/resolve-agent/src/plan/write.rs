@@ -6,15 +6,15 @@
 
 use std::sync::Arc;
 
-use resolve_core::{ToolResult, ToolSpec, count_noun};
-use resolve_edit::run_blocking;
+use resolve_core::{ToolKind, ToolResult, ToolSpec, count_noun};
+use resolve_edit::{Produce, WriteRequest, run_blocking};
 use serde_json::{Value, json};
 
 use super::PLAN_DIR;
 use super::files::{PlanFiles, display_path};
 use super::state::PlanState;
 use super::title::resolve_plan_title;
-use crate::tool::{Tool, ToolContext, ToolError, ToolFuture};
+use resolve_core::{Tool, ToolContext, ToolError, ToolFuture};
 
 const PLAN_WRITE_DESCRIPTION: &str = "\
 Plan mode: write a plan file. `path` must be `.resolve/plans/<name>.md` relative to the workspace root, \
@@ -37,7 +37,8 @@ impl PlanWriteTool {
 
 fn plan_write_spec() -> ToolSpec {
     ToolSpec {
-        name: "write".to_owned(),
+        // The plan `write` takes the name of the `write` producer, which it stands in for.
+        name: <WriteRequest as Produce>::PRODUCER.name().to_owned(),
         description: PLAN_WRITE_DESCRIPTION.to_owned(),
         input_schema: json!({
             "type": "object",
@@ -50,7 +51,7 @@ fn plan_write_spec() -> ToolSpec {
         }),
         hidden: false,
         strict: false,
-        deferrable: false,
+        kind: ToolKind::Other,
     }
 }
 

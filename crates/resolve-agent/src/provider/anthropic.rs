@@ -25,7 +25,7 @@ use serde_json::{Map, Value, json};
 
 use super::schema::wire_schema;
 use super::{
-    FinishReason, Flow, ModelResponse, ResolveRequest, StreamReader, WireChoice, fill_call_ids,
+    FinishReason, Flow, ModelRequest, ModelResponse, StreamReader, WireChoice, fill_call_ids,
 };
 use crate::{
     AgentError, AgentEvent, ApiKey, CallUsage, EventSink, Message, ProviderConfig, ToolCall,
@@ -166,7 +166,7 @@ fn wire_messages(messages: &[Message]) -> Vec<Value> {
 
 pub(super) fn request_body(
     config: &ProviderConfig,
-    request: &ResolveRequest<'_>,
+    request: &ModelRequest<'_>,
     choice: Option<WireChoice<'_>>,
     stream: bool,
 ) -> Value {

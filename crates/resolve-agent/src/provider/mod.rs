@@ -58,7 +58,7 @@ impl WireState {
 
 /// One model call: everything the wire request is built from.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ResolveRequest<'a> {
+pub(crate) struct ModelRequest<'a> {
     pub system: &'a str,
     pub messages: &'a [Message],
     pub tools: &'a [ToolSpec],
@@ -196,7 +196,7 @@ impl Provider {
     /// failing request is never repeated unchanged (beyond the bounded transport retries).
     pub(crate) async fn complete(
         &self,
-        request: &ResolveRequest<'_>,
+        request: &ModelRequest<'_>,
         state: &mut WireState,
         sink: &mut dyn EventSink,
         cancel: &CancellationToken,

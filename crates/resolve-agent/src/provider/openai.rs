@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 
 use super::schema::{openai_strict_accepts, wire_schema};
 use super::{
-    FinishReason, Flow, ModelResponse, ResolveRequest, StreamReader, WireChoice, WireState,
+    FinishReason, Flow, ModelRequest, ModelResponse, StreamReader, WireChoice, WireState,
     fill_call_ids,
 };
 use crate::{
@@ -78,7 +78,7 @@ fn wire_message(message: &Message) -> Value {
 
 pub(super) fn request_body(
     config: &ProviderConfig,
-    request: &ResolveRequest<'_>,
+    request: &ModelRequest<'_>,
     choice: Option<WireChoice<'_>>,
     state: &WireState,
 ) -> Value {

@@ -8,16 +8,15 @@ use std::fmt;
 use std::sync::Arc;
 
 use resolve_core::{ResolveSession, ToolChoice};
-use resolve_edit::CheckTool;
+use resolve_edit::{CheckTool, check_tool};
 
 use super::AgentSession;
 use super::tool_set::ToolSet;
 use crate::error::AgentError;
-use crate::file_tools::check_tool;
 use crate::plan::{PlanMode, PlanRuntime};
 use crate::provider::{Provider, ProviderConfig};
 use crate::reviewer_notes::ReviewerNotes;
-use crate::tool::Tool;
+use resolve_core::Tool;
 
 impl AgentSession {
     /// A session talking to the model in `config`, with `tools` and `system_prompt`, and

@@ -6,19 +6,18 @@
 //! them) and deciding whether `resolve` is offered. Not owned: which
 //! set is active (the session, and plan mode while it lasts) or running a tool (the turn loop).
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use resolve_core::{
-    CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, ToolSpec, needs_resolve_tool, resolve_tool_spec,
+    CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, Tool, ToolRegistry, ToolSpec, needs_resolve_tool,
+    resolve_tool_spec,
 };
 
 use crate::error::AgentError;
-use crate::tool::Tool;
 
 /// The tools offered to the model, with their specs.
 pub(crate) struct ToolSet {
-    tools: Vec<Arc<dyn Tool>>,
+    tools: ToolRegistry,
     /// Model-facing specs: the registered tools, then `resolve` when it is offered.
     specs: Vec<ToolSpec>,
     offers_resolve: bool,
@@ -26,28 +25,39 @@ pub(crate) struct ToolSet {
 
 impl ToolSet {
     /// The set of `tools`, then the session's `check` tool when given, with `resolve` offered
-    /// last when some tool is deferrable or `offer_resolve` is set. Names must be unique and
-    /// neither `resolve` nor `check` (those two only the session provides).
+    /// last when some tool may stage a pending action or `offer_resolve` is set. Names must be
+    /// unique and neither `resolve` nor `check` (those two only the session provides).
     pub(crate) fn new(
-        mut tools: Vec<Arc<dyn Tool>>,
+        tools: Vec<Arc<dyn Tool>>,
         check: Option<Arc<dyn Tool>>,
         offer_resolve: bool,
     ) -> Result<Self, AgentError> {
-        let mut seen = HashSet::new();
-        for tool in &tools {
+        let mut registry = ToolRegistry::new();
+        for tool in tools {
             let name = tool.spec().name;
-            if name == RESOLVE_TOOL_NAME || name == CHECK_TOOL_NAME || !seen.insert(name.clone()) {
+            if name == RESOLVE_TOOL_NAME || name == CHECK_TOOL_NAME {
                 return Err(AgentError::DuplicateTool { name });
             }
+            registry
+                .register(tool)
+                .map_err(|duplicate| AgentError::DuplicateTool {
+                    name: duplicate.name,
+                })?;
         }
-        tools.extend(check);
-        let mut specs: Vec<ToolSpec> = tools.iter().map(|tool| tool.spec()).collect();
+        if let Some(check) = check {
+            registry
+                .register(check)
+                .map_err(|duplicate| AgentError::DuplicateTool {
+                    name: duplicate.name,
+                })?;
+        }
+        let mut specs: Vec<ToolSpec> = registry.specs().cloned().collect();
         let offers_resolve = needs_resolve_tool(&specs, offer_resolve);
         if offers_resolve {
             specs.push(resolve_tool_spec().clone());
         }
         Ok(Self {
-            tools,
+            tools: registry,
             specs,
             offers_resolve,
         })
@@ -68,9 +78,19 @@ impl ToolSet {
         self.specs.iter().any(|spec| spec.name == name)
     }
 
+    /// The names of the offered companion tools (such as `check`): calling them while a
+    /// preview is pending is part of resolving it.
+    pub(crate) fn companions(&self) -> Vec<String> {
+        self.tools
+            .specs()
+            .filter(|spec| spec.kind.is_companion())
+            .map(|spec| spec.name.clone())
+            .collect()
+    }
+
     /// The registered tool named `name` (never `resolve`, which the session dispatches).
     pub(crate) fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.tools.iter().find(|tool| tool.spec().name == name)
+        self.tools.get(name)
     }
 
     /// The names of the offered tools, in order.

@@ -31,8 +31,8 @@
 //! which tools are offered (`tool_set`), plan-mode rules (`plan`).
 
 use resolve_core::{
-    CHECK_TOOL_NAME, RESOLVE_TOOL_NAME, SoftGate, ToolChoice, ToolChoiceDirective, ToolResult,
-    TurnStop, TurnVerdict, skipped_call_details, skipped_call_text,
+    RESOLVE_TOOL_NAME, SoftGate, ToolChoice, ToolChoiceDirective, ToolResult, TurnStop,
+    TurnVerdict, skipped_call_details, skipped_call_text,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -41,9 +41,9 @@ use crate::error::AgentError;
 use crate::event::{AgentEvent, EventSink};
 use crate::message::{Message, ToolCall};
 use crate::plan::{PlanRuntime, note_preview_ahead_of_plan};
-use crate::provider::{FinishReason, ResolveRequest, WireState};
-use crate::tool::{ToolContext, ToolError};
+use crate::provider::{FinishReason, ModelRequest, WireState};
 use crate::usage::Usage;
+use resolve_core::{ToolContext, ToolError};
 
 /// Result text of a call cut off by the output token limit.
 const TRUNCATED_CALL_TEXT: &str = "Tool call was not executed because the response was cut off at the output token limit; its arguments may be incomplete. Make the call again with shorter arguments.";
@@ -122,10 +122,10 @@ impl AgentSession {
             }
             // The tools array changes here, between model calls, only when plan mode ends.
             self.settle_plan_mode(sink)?;
-            // `check` tests the pending preview: part of resolving it, so calling it is no
-            // decline while it is offered (the offered tools change when plan mode ends). A
-            // `check` call when none is offered is a detour like any other.
-            gate.set_allowed(CHECK_TOOL_NAME, self.tools.is_offered(CHECK_TOOL_NAME));
+            // A companion (`check`) tests the pending preview: part of resolving it, so
+            // calling it is no decline while it is offered (the offered tools change when plan
+            // mode ends). A `check` call when none is offered is a detour like any other.
+            gate.set_companions(self.tools.companions());
             if let Some(max) = self.max_turns
                 && counts.model_calls >= max
             {
@@ -154,7 +154,7 @@ impl AgentSession {
             });
             let forced_resolve =
                 choice.as_ref().and_then(ToolChoice::tool_name) == Some(RESOLVE_TOOL_NAME);
-            let request = ResolveRequest {
+            let request = ModelRequest {
                 system: &self.system_prompt,
                 messages: &self.transcript,
                 tools: self.tools.specs(),

@@ -9,7 +9,7 @@ use resolve_agent::{
     AgentSession, CUSTOM_TOOL_SOURCE, CustomPendingAction, ProviderKind, Tool, ToolContext,
     ToolFuture,
 };
-use resolve_core::{ActionError, Error, ResolveSession, ToolResult, ToolSpec};
+use resolve_core::{ActionError, Error, ResolveSession, ToolKind, ToolResult, ToolSpec};
 use resolve_edit::{
     ChangeSet, FileChange, NewAction, Origin, Store, StorePendingSource, Workspace,
 };
@@ -39,7 +39,7 @@ impl Tool for SetConfig {
                                  "required": ["key", "value"], "additionalProperties": false}),
             hidden: false,
             strict: true,
-            deferrable: true,
+            kind: ToolKind::Producer,
         }
     }
 

@@ -8,7 +8,7 @@ use pretty_assertions::assert_eq;
 use resolve_agent::{
     AgentEvent, AgentSession, ProviderKind, StoreReviewerNotes, Tool, ToolContext, ToolFuture,
 };
-use resolve_core::{ToolResult, ToolSpec};
+use resolve_core::{ToolKind, ToolResult, ToolSpec};
 use resolve_edit::{
     FileTools, HunkAddress, HunkRejection, Origin, ReviewDecision, Selection, Store, Workspace,
     apply_reviewed,
@@ -59,7 +59,7 @@ impl Tool for PersonDiscards {
             input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
             hidden: false,
             strict: false,
-            deferrable: false,
+            kind: ToolKind::ReadOnly,
         }
     }
 

@@ -8,7 +8,7 @@ use resolve_agent::{
     AgentError, AgentEvent, AgentSession, ApiKey, ProviderConfig, ProviderKind, RunSummary, Tool,
     ToolContext, ToolFuture,
 };
-use resolve_core::{PendingAction, RESOLVE_REMINDER, ToolResult, ToolSpec};
+use resolve_core::{PendingAction, RESOLVE_REMINDER, ToolKind, ToolResult, ToolSpec};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -30,7 +30,7 @@ impl Tool for StageTool {
                 "required":["path"],"additionalProperties":false}),
             hidden: false,
             strict: true,
-            deferrable: true,
+            kind: ToolKind::Producer,
         }
     }
 
@@ -73,7 +73,7 @@ impl Tool for PeekTool {
             input_schema: json!({"type":"object","properties":{},"additionalProperties":false}),
             hidden: false,
             strict: false,
-            deferrable: false,
+            kind: ToolKind::ReadOnly,
         }
     }
 
@@ -99,7 +99,7 @@ impl Tool for EchoTool {
                 "required":["text"],"additionalProperties":false}),
             hidden: false,
             strict: false,
-            deferrable: false,
+            kind: ToolKind::ReadOnly,
         }
     }
 

@@ -4,7 +4,7 @@ use pretty_assertions::assert_eq;
 use resolve_agent::{
     AgentError, AgentSession, ProviderKind, Tool, ToolContext, ToolError, ToolFuture,
 };
-use resolve_core::ToolSpec;
+use resolve_core::{ToolKind, ToolSpec};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -133,7 +133,7 @@ impl Tool for Flaky {
             input_schema: json!({"type": "object"}),
             hidden: false,
             strict: false,
-            deferrable: false,
+            kind: ToolKind::ReadOnly,
         }
     }
 
@@ -194,7 +194,7 @@ impl Tool for Impostor {
             input_schema: json!({"type": "object"}),
             hidden: false,
             strict: false,
-            deferrable: false,
+            kind: ToolKind::ReadOnly,
         }
     }
 
@@ -238,7 +238,7 @@ impl Tool for Wait {
             input_schema: json!({"type": "object"}),
             hidden: false,
             strict: false,
-            deferrable: false,
+            kind: ToolKind::ReadOnly,
         }
     }
 

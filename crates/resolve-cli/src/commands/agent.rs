@@ -32,7 +32,7 @@ use crate::args::{AgentArgs, ProviderChoice, ReasoningEffortChoice};
 use crate::output::{Output, err_line, out_line};
 
 /// The system prompt of `resolve agent`.
-const SYSTEM_PROMPT: &str = "\
+pub(super) const SYSTEM_PROMPT: &str = "\
 You are a careful coding agent working inside one workspace. Use `read`, `ls` and `grep` to look around. \
 `ast_edit`, `edit` and `write` do not change files: they stage a preview and show its diff. \
 Review the diff, then call `resolve` with action \"apply\" (to write it) or \"discard\" (to drop it) and a one-sentence reason, \
@@ -195,7 +195,7 @@ fn plan_mode(opened: &OpenedWorkspace, approve: Option<ApprovalMode>, output: Ou
     });
     let read_only = file_tools(opened.tools())
         .into_iter()
-        .filter(|tool| !tool.spec().deferrable);
+        .filter(|tool| tool.spec().kind.is_read_only());
     PlanMode::new(opened.store().workspace())
         .with_approver(approvers::approver_for(
             approve,

@@ -5,10 +5,12 @@ pub(crate) mod amend;
 mod check;
 mod trust;
 
+#[cfg(test)]
+mod tool_lists;
+
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::Context;
 use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{
     ResolveAction, ResolveArgs, ToolResult, base_details, visible_line, visible_text,
@@ -22,7 +24,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::Outcome;
-use crate::args::{AstEditArgs, Cli, Command, EditArgs, WriteArgs};
+use crate::args::{Cli, Command, ProducerArgs};
 use crate::output::{Output, note};
 
 /// Open the workspace, recover, and run the subcommand.
@@ -50,9 +52,9 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         note(&message);
     }
     match &cli.command {
-        Command::AstEdit(args) => ast_edit(&store, args, output),
-        Command::Edit(args) => edit(&store, args, output),
-        Command::Write(args) => write(&store, args, output),
+        Command::AstEdit(args) => produce(&store, args, output),
+        Command::Edit(args) => produce(&store, args, output),
+        Command::Write(args) => produce(&store, args, output),
         Command::Pending => pending(&store, output),
         Command::Show(args) => show(&store, args.id.as_deref(), output),
         Command::Check(args) => check::run(&store, args, output),
@@ -151,38 +153,14 @@ fn staged(
     })
 }
 
-fn ast_edit(store: &Store, args: &AstEditArgs, output: Output) -> anyhow::Result<Outcome> {
-    let paths = if args.paths.is_empty() {
-        vec![".".to_owned()]
-    } else {
-        args.paths.clone()
-    };
-    let mut call = json!({"ops": [{"pat": args.pattern, "out": args.rewrite}], "paths": paths});
-    if let Some(lang) = &args.lang {
-        call["lang"] = json!(lang);
-    }
-    let scanning = output.progress("Scanning files…");
-    let result = cli_tools(store, args.max_files).run("ast_edit", &call);
-    drop(scanning);
+/// Stage the preview of a producer subcommand (`ast-edit`, `edit`, `write`) from its typed
+/// request, and print it.
+fn produce(store: &Store, args: &dyn ProducerArgs, output: Output) -> anyhow::Result<Outcome> {
+    let request = args.request()?;
+    let progress = args.progress().map(|text| output.progress(text));
+    let result = cli_tools(store, args.max_files()).produce(&request);
+    drop(progress);
     staged(store, result, output)
-}
-
-fn edit(store: &Store, args: &EditArgs, output: Output) -> anyhow::Result<Outcome> {
-    let call = json!({"path": args.path, "old_text": args.old_text, "new_text": args.new_text, "replace_all": args.all});
-    staged(store, cli_tools(store, None).run("edit", &call), output)
-}
-
-fn write(store: &Store, args: &WriteArgs, output: Output) -> anyhow::Result<Outcome> {
-    let content = match (&args.content, &args.from) {
-        (Some(content), _) => content.clone(),
-        (None, Some(from)) if from.as_os_str() == "-" => std::io::read_to_string(std::io::stdin())
-            .context("could not read the content from standard input")?,
-        (None, Some(from)) => std::fs::read_to_string(from)
-            .with_context(|| format!("could not read `{}`", from.display()))?,
-        (None, None) => anyhow::bail!("give the content with --content TEXT or --from FILE"),
-    };
-    let call = json!({"path": args.path, "content": content});
-    staged(store, cli_tools(store, None).run("write", &call), output)
 }
 
 /// Apply or discard through the core dispatch, over every origin's pending actions, as the

@@ -10,8 +10,8 @@ use pretty_assertions::assert_eq;
 use resolve_core::{
     ActionError, Error, IdAllocator, NOTHING_TO_DISCARD, PendingAction, PendingSource,
     PendingStack, PushOptions, RESOLVE_REMINDER, ReminderMessage, ResolveArgs, ResolveHandler,
-    ResolveSession, SoftToolRequirement, ToolChoice, ToolChoiceDirective, ToolResult, ToolSpec,
-    TurnStop, needs_resolve_tool,
+    ResolveSession, SoftToolRequirement, ToolChoice, ToolChoiceDirective, ToolKind, ToolResult,
+    ToolSpec, TurnStop, needs_resolve_tool,
 };
 use serde_json::json;
 use tokio::sync::Notify;
@@ -820,7 +820,11 @@ fn tool(name: &str, deferrable: bool) -> ToolSpec {
         input_schema: json!({"type": "object"}),
         hidden: false,
         strict: false,
-        deferrable,
+        kind: if deferrable {
+            ToolKind::Producer
+        } else {
+            ToolKind::ReadOnly
+        },
     }
 }
 

@@ -12,7 +12,6 @@ use resolve_store::{BlobWriter, Blobs, ChangeSetWriter, Content, FileChange, Wor
 
 use crate::error::EditError;
 use crate::preview::{Preview, PreviewText};
-use crate::producer::Producer;
 
 /// How many skipped files the text lists by name (the details list all).
 const SKIPPED_LISTED: usize = 20;
@@ -187,7 +186,7 @@ impl<'a> Assembly<'a> {
             .collect();
         Ok(AstEditOutcome::Preview(Box::new(Preview {
             change_set,
-            producer: Producer::AstEdit,
+            producer: super::request::AST_EDIT,
             label,
             text: Content::Stored { blob: text },
             details: json!({

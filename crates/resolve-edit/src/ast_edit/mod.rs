@@ -54,9 +54,12 @@ use self::language::{LanguageOps, detect_language, parse_language, unusable_op_e
 use self::packs::Packs;
 use self::rewrite::{FileResult, process_file};
 use resolve_store::{Blobs, Workspace};
+use serde_json::{Value, json};
 
 use crate::error::EditError;
 use crate::ordered::{default_threads, map_in_order};
+use crate::preview::{Produce, ProduceLimits, Produced};
+use crate::producer::Producer;
 use crate::scope::{Scope, ScopedFile};
 
 pub use self::language::supported_languages;
@@ -64,6 +67,46 @@ pub use self::prefilter::Prefilter;
 pub use self::request::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
 };
+
+const AST_EDIT_DESCRIPTION: &str = "\
+Structural search-and-rewrite with ast-grep patterns, staged as a preview: nothing is written until you call `resolve`.
+- `ops`: [{`pat`, `out`}]. `pat` is code in the target language with metavariables: `$X` matches one node, `$$$ARGS` any number of nodes. `out` is the replacement and may use the same metavariables. All ops match the original text; only the outermost of nested matches is rewritten.
+- `paths`: files, directories or globs relative to the workspace root (`.gitignore` is honored).
+- `lang` (optional): language name (rust, python, typescript, tsx, javascript, go, …); by default from each file's extension.
+Patterns do not match inside macro invocations such as `println!(…)`. The result is a unified diff of the staged change.";
+
+impl Produce for AstEditRequest {
+    const PRODUCER: Producer = self::request::AST_EDIT;
+    const DESCRIPTION: &'static str = AST_EDIT_DESCRIPTION;
+
+    fn input_schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "ops": {"type": "array", "minItems": 1, "description": "rewrite operations", "items": {
+                    "type": "object",
+                    "properties": {
+                        "pat": {"type": "string", "description": "ast-grep pattern"},
+                        "out": {"type": "string", "description": "replacement"}
+                    },
+                    "required": ["pat", "out"],
+                    "additionalProperties": false
+                }},
+                "paths": {"type": "array", "minItems": 1, "items": {"type": "string"}, "description": "files, directories or globs"},
+                "lang": {"type": "string", "description": "language name; default: from file extensions"}
+            },
+            "required": ["ops", "paths"],
+            "additionalProperties": false
+        })
+    }
+
+    fn produce(&self, workspace: &Workspace, limits: ProduceLimits) -> Result<Produced, EditError> {
+        Ok(match preview_ast_edit(workspace, self, limits.max_files)? {
+            AstEditOutcome::NoReplacements { text } => Produced::Nothing(text),
+            AstEditOutcome::Preview(preview) => Produced::Preview(preview),
+        })
+    }
+}
 
 /// Compute the `ast_edit` preview of `request`, reading files but writing none.
 ///

@@ -6,6 +6,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::preview::Preview;
+use crate::producer::Producer;
+
+/// The `ast_edit` producer.
+pub(crate) const AST_EDIT: Producer = Producer::new("ast_edit");
 
 /// The file cap of model-facing tools: at most this many files changed by one preview.
 pub const DEFAULT_MAX_FILES: usize = 1000;

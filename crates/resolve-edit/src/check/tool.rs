@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use resolve_core::{CHECK_TOOL_NAME, ToolResult, ToolSpec};
+use resolve_core::{CHECK_TOOL_NAME, ToolKind, ToolResult, ToolSpec};
 use resolve_store::{CommandTrust, Origin, Store, StoreError};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -91,7 +91,7 @@ impl CheckTool {
             }),
             hidden: false,
             strict: false,
-            deferrable: false,
+            kind: ToolKind::Companion,
         }
     }
 

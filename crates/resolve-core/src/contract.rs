@@ -2,14 +2,16 @@
 //! [`CustomPendingAction`] (what a custom tool stages with [`ToolContext::push_pending_action`]),
 //! and [`ToolError`], which separates errors the model reads from errors that end the run.
 //!
-//! Owned here: the contract between a tool and the session. Not owned: which tools are offered
-//! (`session::tool_set`), running them (`session::turn_loop`), or any particular tool.
+//! Owned here: the contract between a tool and whoever runs it (the agent's session, the MCP
+//! server). Not owned: which tools are offered (the registry module's [`ToolRegistry`](crate::ToolRegistry)
+//! and its users), running them, or any particular tool (`resolve-edit` implements the
+//! built-in ones).
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use resolve_core::{ActionError, Extra, PendingAction, ResolveSession, ToolResult, ToolSpec};
+use crate::{ActionError, Extra, PendingAction, ResolveSession, ToolResult, ToolSpec};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -30,8 +32,7 @@ pub enum ToolError {
 /// A tool the model can call.
 ///
 /// ```
-/// use resolve_agent::{Tool, ToolContext, ToolFuture};
-/// use resolve_core::{PendingAction, ToolResult, ToolSpec};
+/// use resolve_core::{PendingAction, Tool, ToolContext, ToolFuture, ToolKind, ToolResult, ToolSpec};
 /// use serde_json::{Value, json};
 ///
 /// /// Stages a greeting; it is "written" only when the model resolves it with `apply`.
@@ -46,7 +47,7 @@ pub enum ToolError {
 ///                                  "required": ["name"], "additionalProperties": false}),
 ///             hidden: false,
 ///             strict: true,
-///             deferrable: true,
+///             kind: ToolKind::Producer,
 ///         }
 ///     }
 ///
@@ -110,8 +111,7 @@ impl ToolContext {
     /// durable store, and only this session (the one running the tool) can resolve it.
     ///
     /// ```
-    /// use resolve_agent::{CustomPendingAction, Tool, ToolContext, ToolFuture};
-    /// use resolve_core::{ToolResult, ToolSpec};
+    /// use resolve_core::{CustomPendingAction, Tool, ToolContext, ToolFuture, ToolKind, ToolResult, ToolSpec};
     /// use serde_json::{Value, json};
     ///
     /// /// Stages a database migration; it runs only when the model resolves it with `apply`.
@@ -126,7 +126,7 @@ impl ToolContext {
     ///                                  "required": ["sql"], "additionalProperties": false}),
     ///             hidden: false,
     ///             strict: true,
-    ///             deferrable: true,
+    ///             kind: ToolKind::Producer,
     ///         }
     ///     }
     ///

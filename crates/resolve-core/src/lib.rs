@@ -17,6 +17,8 @@
 //! - [`run_resolve_invocation`]: runs a callback and shapes details and error texts.
 //! - [`render_resolve_result`]: the terminal block for a finished `resolve` call.
 //! - [`schema::validate`]: checks tool arguments against their JSON schema.
+//! - [`facts`]: the typed facts results carry for programs ([`PreviewFacts`],
+//!   [`ResolveFacts`]), with schemas generated from the types.
 //!
 //! This crate does no file or network I/O; `resolve-edit` builds file changes on top of it.
 //!
@@ -50,6 +52,7 @@
 
 mod choice;
 mod error;
+pub mod facts;
 mod pending;
 mod queue;
 mod render;
@@ -67,6 +70,9 @@ pub use choice::{
     ToolChoiceDirective,
 };
 pub use error::{ActionError, Error};
+pub use facts::{
+    AppliedFacts, DecidedBy, Facts, PreviewFacts, PreviewFile, ResolveFacts, ResolveOutcome,
+};
 pub use pending::{
     ApplyFn, BoxFuture, Extra, IdAllocator, PendingAction, PendingEntry, PendingHead, PendingStack,
     ProcessIdAllocator, RejectFn, pending_id,

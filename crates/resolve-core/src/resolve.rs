@@ -3,13 +3,17 @@
 
 use std::sync::{Arc, LazyLock};
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use crate::facts::{Facts, ResolveCallDetails};
 use crate::pending::{BoxFuture, Extra, PendingAction};
 use crate::{ActionError, Error, RESOLVE_TOOL_NAME, ToolResult, ToolSpec};
 
 /// What `resolve` does with the pending action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum ResolveAction {
     /// Make the change land.
     Apply,
@@ -124,25 +128,29 @@ pub fn resolve_tool_spec() -> &'static ToolSpec {
     &RESOLVE_SPEC
 }
 
-/// The details every resolve result carries: `{action, reason, extra?, sourceToolName?, label?}`.
+/// The details every resolve result carries: `{action, reason, extra?, sourceToolName?, label?}`
+/// ([`ResolveCallDetails`]).
 pub fn base_details(
     args: &ResolveArgs,
     source_tool: Option<&str>,
     label: Option<&str>,
 ) -> Map<String, Value> {
-    let mut details = Map::new();
-    details.insert("action".into(), args.action.as_str().into());
-    details.insert("reason".into(), args.reason.clone().into());
-    if let Some(extra) = &args.extra {
-        details.insert("extra".into(), Value::Object(extra.clone()));
+    call_details(args, source_tool, label).to_details()
+}
+
+fn call_details(
+    args: &ResolveArgs,
+    source_tool: Option<&str>,
+    label: Option<&str>,
+) -> ResolveCallDetails {
+    ResolveCallDetails {
+        action: args.action,
+        reason: args.reason.clone(),
+        extra: args.extra.clone(),
+        source_tool_name: source_tool.map(str::to_owned),
+        label: label.map(str::to_owned),
+        source_result_details: None,
     }
-    if let Some(source_tool) = source_tool {
-        details.insert("sourceToolName".into(), source_tool.into());
-    }
-    if let Some(label) = label {
-        details.insert("label".into(), label.into());
-    }
-    details
 }
 
 /// Run `action`'s apply or reject callback for `args` and shape the result.
@@ -156,7 +164,7 @@ pub async fn run_resolve_invocation(
     args: &ResolveArgs,
     action: &PendingAction,
 ) -> Result<ToolResult, Error> {
-    let base = base_details(args, Some(&action.source_tool), Some(&action.label));
+    let base = call_details(args, Some(&action.source_tool), Some(&action.label));
     let returned = match args.action {
         ResolveAction::Apply => match (action.apply)(args.reason.clone(), args.extra.clone()).await
         {
@@ -177,16 +185,12 @@ pub async fn run_resolve_invocation(
             "Discarded: {}. Reason: {}",
             action.label, args.reason
         ))
-        .with_details(Value::Object(base)),
+        .with_details(Value::Object(base.to_details())),
     })
 }
 
-fn with_resolve_details(mut result: ToolResult, mut base: Map<String, Value>) -> ToolResult {
-    if let Some(details) = result.details.take()
-        && !details.is_null()
-    {
-        base.insert("sourceResultDetails".into(), details);
-    }
-    result.details = Some(Value::Object(base));
+fn with_resolve_details(mut result: ToolResult, mut base: ResolveCallDetails) -> ToolResult {
+    base.source_result_details = result.details.take().filter(|details| !details.is_null());
+    result.details = Some(Value::Object(base.to_details()));
     result
 }

@@ -131,6 +131,24 @@ impl PreviewFacts {
 
 impl Facts for PreviewFacts {}
 
+/// The one preview fact a producer gives itself: the scope it searched.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProducerScope {
+    /// As [`PreviewFacts::scope_path`].
+    #[serde(default)]
+    scope_path: Option<String>,
+}
+
+impl PreviewFacts {
+    /// The scope a producer's own details name (`ast_edit`'s), if any.
+    pub fn scope_of(details: &Value) -> Option<String> {
+        ProducerScope::deserialize(details)
+            .ok()
+            .and_then(|scope| scope.scope_path)
+    }
+}
+
 /// One file of a staged preview.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

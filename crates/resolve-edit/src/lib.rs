@@ -60,15 +60,15 @@ mod tools;
 
 pub use resolve_store::{
     AmendFile, Amendment, ApplyOutcome, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs, CHECK_TAIL_LINES,
-    CONFIG_MAX_LEN, CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckMode, CheckOutcome, CheckRun,
-    CommandTrust, ConfigFile, ConfiguredCommand, Content, Decider, FileChange, FileContent,
-    HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing, McpAction,
-    McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR, Payload, PendingRecord,
-    PendingSummary, RecordKey, RejectedFile, RejectedHunk, Review, ReviewedApply, ReviewerNote,
-    STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError, StoreLock,
-    StoredAction, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath, atomic_write,
-    content_hash, create_dir_all, is_binary, normalize_lexically, path_order, read_content,
-    read_regular_file, read_state_file, shell_words,
+    CONFIG_MAX_LEN, CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckFacts, CheckMode, CheckOutcome,
+    CheckRun, CommandTrust, ConfigFile, ConfiguredCommand, Content, Decider, FileChange,
+    FileContent, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing,
+    McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR, Payload,
+    PendingRecord, PendingSummary, RecordKey, RejectedFile, RejectedHunk, Review, ReviewedApply,
+    ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
+    StoreLock, StoredAction, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath,
+    atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically, path_order,
+    read_content, read_regular_file, read_state_file, shell_words,
 };
 
 pub use ast_edit::{
@@ -93,7 +93,7 @@ pub use read_tools::{
 };
 pub use review::{
     ActionHunks, AmendOutcome, PreviewFile, ReviewDecision, action_hunks, amend, amend_target,
-    apply_reviewed, file_hunks, partial_apply_lines, previewed_content,
+    apply_reviewed, file_hunks, partial_apply_lines, preview_files, previewed_content,
 };
 pub use reviewer_note::reviewer_note_text;
 pub use selection::{HunkAddress, HunkRejection, Selection};

@@ -6,7 +6,9 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use resolve_core::{ActionError, PendingAction, PendingSource, PendingStack, ToolResult};
+use resolve_core::{
+    ActionError, AppliedFacts, Facts, PendingAction, PendingSource, PendingStack, ToolResult,
+};
 use resolve_store::{ApplyOutcome, Origin, Outcome, PendingRecord, PendingSummary, Store};
 use serde_json::{Map, Value, json};
 
@@ -446,22 +448,28 @@ fn applied_result(
             outcome.dropped_files.join(", ")
         ));
     }
-    let mut details = json!({
-        "pendingId": outcome.record.action.id,
-        "appliedFiles": outcome.applied_files,
-        "droppedFiles": outcome.dropped_files,
-        "totalReplacements": outcome.total_replacements,
-    });
     // Hunks left out of files that landed in part.
-    let mut hunks_dropped = 0;
+    let dropped_hunks: Vec<String> = outcome
+        .record
+        .review
+        .iter()
+        .flat_map(|review| &review.hunks)
+        .filter(|file| !file.landed.is_empty())
+        .flat_map(|file| file.rejected.iter().map(|hunk| file.address(hunk.hunk)))
+        .collect();
+    let hunks_dropped = dropped_hunks.len();
+    let mut details = Value::Object(
+        AppliedFacts {
+            pending_id: outcome.record.action.id.clone(),
+            applied_files: outcome.applied_files.clone(),
+            dropped_files: outcome.dropped_files.clone(),
+            dropped_hunks,
+            total_replacements: outcome.total_replacements,
+        }
+        .to_details(),
+    );
     if let Some(review) = &outcome.record.review {
         details["review"] = json!(review);
-        hunks_dropped = review
-            .hunks
-            .iter()
-            .filter(|file| !file.landed.is_empty())
-            .map(|file| file.rejected.len())
-            .sum();
     }
     // What landed, for the person reading the result; the history keeps the original label.
     let mut label = (!outcome.dropped_files.is_empty()).then(|| {

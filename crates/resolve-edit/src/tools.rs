@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use resolve_core::{ToolResult, ToolSpec};
+use resolve_core::{Facts, PreviewFacts, ToolResult, ToolSpec};
 use resolve_store::{Blobs, NewAction, Origin, StagedRecord, Store, Workspace};
 use serde_json::{Map, Value, json};
 
@@ -14,6 +14,7 @@ use crate::pending_source::StorePendingSource;
 use crate::preview::{Preview, ResultDetails};
 use crate::producer::Producer;
 use crate::read_tools::{self, GrepRequest, LsRequest, ReadRequest};
+use crate::review::preview_files;
 use crate::text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
 
 const AST_EDIT_DESCRIPTION: &str = "\
@@ -276,6 +277,9 @@ impl FileTools {
             details,
             files_key,
         } = preview;
+        // The preview's files as its facts list them, their hunks read from the hunk model
+        // (before staging, so a failure leaves nothing staged).
+        let files = preview_files(&self.store, &change_set.load()?)?;
         let action = NewAction {
             origin: self.origin.clone(),
             source_tool: producer.name().to_owned(),
@@ -290,6 +294,7 @@ impl FileTools {
                 earlier.action.id, earlier.reason
             )
         });
+        let scope_path = PreviewFacts::scope_of(&record.details);
         // The details move to the result; the record's copy was written to the store.
         let mut details = match std::mem::take(&mut record.details) {
             Value::Object(map) => map,
@@ -299,8 +304,10 @@ impl FileTools {
             | Value::String(_)
             | Value::Array(_) => Map::new(),
         };
-        details.insert("pendingId".into(), record.id.clone().into());
-        details.insert("label".into(), record.label.clone().into());
+        details.extend(
+            PreviewFacts::staged(record.id.clone(), record.label.clone(), scope_path, files)
+                .to_details(),
+        );
         Ok(FileToolOutput::Staged(Box::new(StagedPreview {
             record,
             note,
@@ -332,7 +339,7 @@ pub struct StagedPreview {
     pub record: StagedRecord,
     /// A line to show after the preview text (an identical change was discarded before).
     pub note: Option<String>,
-    /// The result's details: the producer's, plus `pendingId` and `label`; without the list of
+    /// The result's details: the producer's, plus the preview's facts ([`PreviewFacts`]); without the list of
     /// files under [`StagedPreview::files_key`], which [`StagedPreview::result_details`] adds.
     pub details: Value,
     /// See [`Preview::files_key`].

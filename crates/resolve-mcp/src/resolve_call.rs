@@ -10,7 +10,9 @@
 
 use std::sync::Arc;
 
-use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
+use resolve_core::{
+    DecidedBy, ResolveAction, ResolveArgs, ResolveFacts, ResolveOutcome, ResolveSession, ToolResult,
+};
 use resolve_edit::{FileTools, Origin, Store, TaskDied, content_hash, run_blocking};
 use rmcp::RoleServer;
 use rmcp::model::{
@@ -25,13 +27,12 @@ use crate::approval::{
     awaiting_person_text, declined_text, person_discarded_text, read_answer, refused_text,
 };
 use crate::approval_state::{ApprovalStates, StateRefused};
-use crate::structured::{ResolveContent, ResolveOutcome};
 
 /// What a `resolve` call answers.
 #[derive(Debug)]
 pub(crate) enum ResolveReply {
     /// A finished result; its structured content when it is not an error.
-    Finished(ToolResult, Option<ResolveContent>),
+    Finished(ToolResult, Option<ResolveFacts>),
     /// The person must answer first (protocol 2026-07-28): the client retries with the answer.
     InputRequired(InputRequiredResult),
 }
@@ -183,7 +184,7 @@ impl Resolver {
             Answer::Apply { reason } => (ResolveAction::Apply, reason),
             Answer::Discard { reason } => (ResolveAction::Discard, reason),
             Answer::Declined(_) | Answer::Unreadable(_) => {
-                let content = ResolveContent::new(
+                let content = ResolveFacts::new(
                     ResolveOutcome::Declined,
                     Some(subject.id.clone()),
                     Some(subject.label.clone()),
@@ -220,7 +221,7 @@ impl Resolver {
         if result.is_error {
             return ResolveReply::Finished(result, None);
         }
-        let mut content = ResolveContent::from_details(result.details.as_ref(), "person");
+        let mut content = ResolveFacts::from_result(&result, DecidedBy::Person);
         content.pending_id = Some(subject.id.clone());
         content.reason = Some(recorded.clone());
         content.model_reason = (recorded != args.reason).then(|| args.reason.clone());
@@ -244,7 +245,7 @@ impl Resolver {
         if result.is_error {
             return ResolveReply::Finished(result, None);
         }
-        let mut content = ResolveContent::from_details(result.details.as_ref(), "model");
+        let mut content = ResolveFacts::from_result(&result, DecidedBy::Model);
         if content.outcome != ResolveOutcome::NothingPending && content.pending_id.is_none() {
             content.pending_id = head;
         }
@@ -294,7 +295,7 @@ fn state_binding(subject_binding: &str, call_digest: &str) -> String {
 
 /// The fail-closed (or `review`) result: nothing written, a person decides in a terminal.
 fn awaiting_person(mode: ApproveMode, store: &Store, subject: &Subject) -> ResolveReply {
-    let content = ResolveContent::new(
+    let content = ResolveFacts::new(
         ResolveOutcome::AwaitingPerson,
         Some(subject.id.clone()),
         Some(subject.label.clone()),

@@ -51,7 +51,7 @@ mod store;
 
 pub use blobs::{BlobWriter, Blobs, Pack, PackWriter};
 pub use change_set::{ChangeSet, Content, FileChange, path_order};
-pub use check_outcome::{CHECK_TAIL_LINES, CheckMode, CheckOutcome, CheckRun};
+pub use check_outcome::{CHECK_TAIL_LINES, CheckFacts, CheckMode, CheckOutcome, CheckRun};
 pub use error::{Invariant, StoreError};
 pub use fs::{
     BINARY_SNIFF_LEN, FileContent, STATE_FILE_MAX_LEN, atomic_write, copy_file, copy_symlink,

@@ -131,23 +131,35 @@ impl PreviewFacts {
 
 impl Facts for PreviewFacts {}
 
-/// The one preview fact a producer gives itself: the scope it searched.
-#[derive(Deserialize)]
+/// The preview facts a producer gives in its own details, before its preview is staged:
+/// that nothing was applied, and the scope it searched (`ast_edit`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct ProducerScope {
+pub struct ProducerFacts {
+    /// As [`PreviewFacts::applied`]: always false.
+    #[serde(default)]
+    pub applied: bool,
     /// As [`PreviewFacts::scope_path`].
     #[serde(default)]
-    scope_path: Option<String>,
+    pub scope_path: Option<String>,
 }
 
-impl PreviewFacts {
+impl ProducerFacts {
+    /// The facts of a preview that searched `scope_path`.
+    pub fn searched(scope_path: impl Into<String>) -> Self {
+        Self {
+            applied: false,
+            scope_path: Some(scope_path.into()),
+        }
+    }
+
     /// The scope a producer's own details name (`ast_edit`'s), if any.
     pub fn scope_of(details: &Value) -> Option<String> {
-        ProducerScope::deserialize(details)
-            .ok()
-            .and_then(|scope| scope.scope_path)
+        Self::from_details(Some(details)).and_then(|facts| facts.scope_path)
     }
 }
+
+impl Facts for ProducerFacts {}
 
 /// One file of a staged preview.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

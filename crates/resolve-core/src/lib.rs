@@ -71,7 +71,8 @@ pub use choice::{
 };
 pub use error::{ActionError, Error};
 pub use facts::{
-    AppliedFacts, DecidedBy, Facts, PreviewFacts, PreviewFile, ResolveFacts, ResolveOutcome,
+    AppliedFacts, DecidedBy, Facts, PreviewFacts, PreviewFile, ProducerFacts, ResolveFacts,
+    ResolveOutcome,
 };
 pub use pending::{
     ApplyFn, BoxFuture, Extra, IdAllocator, PendingAction, PendingEntry, PendingHead, PendingStack,

@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use resolve_core::{Facts, PreviewFacts, ToolResult, ToolSpec};
+use resolve_core::{Facts, PreviewFacts, ProducerFacts, ToolResult, ToolSpec};
 use resolve_store::{Blobs, NewAction, Origin, StagedRecord, Store, Workspace};
 use serde_json::{Map, Value, json};
 
@@ -294,7 +294,7 @@ impl FileTools {
                 earlier.action.id, earlier.reason
             )
         });
-        let scope_path = PreviewFacts::scope_of(&record.details);
+        let scope_path = ProducerFacts::scope_of(&record.details);
         // The details move to the result; the record's copy was written to the store.
         let mut details = match std::mem::take(&mut record.details) {
             Value::Object(map) => map,

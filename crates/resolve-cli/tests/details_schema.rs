@@ -175,10 +175,17 @@ fn every_producer_check_and_resolve_result_matches_its_advertised_details_schema
     );
 
     // A preview of two hunks: its facts come from the hunk model.
-    let staged = server.call("write", json!({"path": "a.txt", "content": numbered(&[2, 19])}));
+    let staged = server.call(
+        "write",
+        json!({"path": "a.txt", "content": numbered(&[2, 19])}),
+    );
     let id = staged["pendingId"].as_str().unwrap().to_owned();
     assert_eq!(
-        (&staged["resource"], &staged["applied"], &staged["scopePath"]),
+        (
+            &staged["resource"],
+            &staged["applied"],
+            &staged["scopePath"]
+        ),
         (
             &json!(format!("resolve://pending/{id}")),
             &json!(false),
@@ -273,7 +280,9 @@ fn every_producer_check_and_resolve_result_matches_its_advertised_details_schema
     let schema = server.schemas["ast_edit"].clone();
     drop(server);
     let cli = resolve(root.path(), home.path())
-        .args(["--json", "ast-edit", "-p", "foo($X)", "-r", "bar($X)", "src/b.rs"])
+        .args([
+            "--json", "ast-edit", "-p", "foo($X)", "-r", "bar($X)", "src/b.rs",
+        ])
         .output()
         .unwrap();
     assert!(cli.status.success(), "{cli:?}");

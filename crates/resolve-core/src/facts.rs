@@ -70,9 +70,13 @@ impl ToolResult {
 
 /// A staged preview: the pending action, its files with their hunk addresses, and that
 /// nothing was applied. The details of `ast_edit`, `edit` and `write`.
+///
+/// `Files` is how the files are held: a list ([`PreviewFile`]s, the default), or a value that
+/// lists them as it is serialized (a large preview's, read from its change set file by file);
+/// `()` for none yet ([`PreviewFacts::with_files`] adds them).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct PreviewFacts {
+pub struct PreviewFacts<Files = Vec<PreviewFile>> {
     /// The staged pending action; null when nothing was staged.
     pub pending_id: Option<String>,
     /// Its label.
@@ -85,7 +89,7 @@ pub struct PreviewFacts {
     /// root); null for edit and write.
     pub scope_path: Option<String>,
     /// Every file of the change, in path order.
-    pub files: Vec<PreviewFile>,
+    pub files: Files,
     /// Lines added in all.
     pub added: usize,
     /// Lines removed in all.
@@ -101,17 +105,9 @@ impl PreviewFacts {
         scope_path: Option<String>,
         files: Vec<PreviewFile>,
     ) -> Self {
-        let pending_id = pending_id.into();
-        Self {
-            resource: Some(format!("{PENDING_RESOURCE_PREFIX}{pending_id}")),
-            pending_id: Some(pending_id),
-            label: Some(label.into()),
-            applied: false,
-            scope_path,
-            added: files.iter().map(|file| file.added).sum(),
-            removed: files.iter().map(|file| file.removed).sum(),
-            files,
-        }
+        let added = files.iter().map(|file| file.added).sum();
+        let removed = files.iter().map(|file| file.removed).sum();
+        PreviewFacts::totals(pending_id, label, scope_path, (added, removed)).with_files(files)
     }
 
     /// The facts of a producer call that staged nothing (no change).
@@ -125,6 +121,45 @@ impl PreviewFacts {
             files: Vec::new(),
             added: 0,
             removed: 0,
+        }
+    }
+}
+
+impl PreviewFacts<()> {
+    /// The facts of the staged action `pending_id` labelled `label`, with the lines it adds
+    /// and removes in all, its files not listed yet.
+    pub fn totals(
+        pending_id: impl Into<String>,
+        label: impl Into<String>,
+        scope_path: Option<String>,
+        (added, removed): (usize, usize),
+    ) -> Self {
+        let pending_id = pending_id.into();
+        Self {
+            resource: Some(format!("{PENDING_RESOURCE_PREFIX}{pending_id}")),
+            pending_id: Some(pending_id),
+            label: Some(label.into()),
+            applied: false,
+            scope_path,
+            files: (),
+            added,
+            removed,
+        }
+    }
+}
+
+impl<Files> PreviewFacts<Files> {
+    /// These facts with `files` as the file list (the totals as they are).
+    pub fn with_files<Listed>(self, files: Listed) -> PreviewFacts<Listed> {
+        PreviewFacts {
+            pending_id: self.pending_id,
+            label: self.label,
+            resource: self.resource,
+            applied: self.applied,
+            scope_path: self.scope_path,
+            files,
+            added: self.added,
+            removed: self.removed,
         }
     }
 }

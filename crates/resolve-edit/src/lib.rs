@@ -44,6 +44,7 @@ mod text_file;
 mod word_diff;
 
 mod preview;
+mod preview_facts;
 
 mod ast_edit;
 mod read_tools;
@@ -86,6 +87,7 @@ pub use external::ExternalActionRunner;
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
 pub use pending_source::{ApplyGate, GateDecision, StorePendingSource};
 pub use preview::{PREVIEW_BANNER, Preview, ResultDetails, addressed_preview, applied_text};
+pub use preview_facts::{SpooledFiles, StagedDetails, preview_files};
 pub use producer::{AST_EDIT_TOOL, EDIT_TOOL, Producer, WRITE_TOOL, applied_label};
 pub use read_tools::{
     DEFAULT_READ_LIMIT, GREP_LINE_BYTES, GREP_MAX_MATCHES, GrepRequest, LsRequest, READ_MAX_OUTPUT,
@@ -93,7 +95,7 @@ pub use read_tools::{
 };
 pub use review::{
     ActionHunks, AmendOutcome, PreviewFile, ReviewDecision, action_hunks, amend, amend_target,
-    apply_reviewed, file_hunks, partial_apply_lines, preview_files, previewed_content,
+    apply_reviewed, file_hunks, partial_apply_lines, previewed_content,
 };
 pub use reviewer_note::reviewer_note_text;
 pub use selection::{HunkAddress, HunkRejection, Selection};

@@ -102,22 +102,6 @@ pub fn action_hunks(store: &Store, record: &PendingRecord) -> Result<ActionHunks
     })
 }
 
-/// The facts of every file of `change_set` whose hunks can be shown, in path order: counts
-/// and hunk addresses from the hunk model ([`FileHunks::facts`]). A file whose base is gone
-/// (it changed since the preview) has no hunks to address and is left out.
-pub fn preview_files(
-    store: &Store,
-    change_set: &ChangeSet,
-) -> Result<Vec<resolve_core::PreviewFile>, EditError> {
-    let mut files = Vec::with_capacity(change_set.len());
-    for (path, change) in change_set.files() {
-        if let Some(hunks) = file_hunks(store, path, change)? {
-            files.push(hunks.facts());
-        }
-    }
-    Ok(files)
-}
-
 /// The hunks of the change of `path`; `None` when its base is gone (the file changed).
 pub fn file_hunks(
     store: &Store,

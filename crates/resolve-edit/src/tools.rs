@@ -4,17 +4,17 @@
 
 use std::sync::LazyLock;
 
-use resolve_core::{Facts, PreviewFacts, ProducerFacts, ToolResult, ToolSpec};
+use resolve_core::{PreviewFacts, ProducerFacts, ToolResult, ToolSpec};
 use resolve_store::{Blobs, NewAction, Origin, StagedRecord, Store, Workspace};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::ast_edit::{AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, preview_ast_edit};
 use crate::error::EditError;
 use crate::pending_source::StorePendingSource;
 use crate::preview::{Preview, ResultDetails};
+use crate::preview_facts::{SpooledFiles, StagedDetails, preview_totals};
 use crate::producer::Producer;
 use crate::read_tools::{self, GrepRequest, LsRequest, ReadRequest};
-use crate::review::preview_files;
 use crate::text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
 
 const AST_EDIT_DESCRIPTION: &str = "\
@@ -277,9 +277,9 @@ impl FileTools {
             details,
             files_key,
         } = preview;
-        // The preview's files as its facts list them, their hunks read from the hunk model
-        // (before staging, so a failure leaves nothing staged).
-        let files = preview_files(&self.store, &change_set.load()?)?;
+        // The lines the preview adds and removes, from the hunk model (before staging, so a
+        // failure leaves nothing staged).
+        let totals = preview_totals(&self.store, &change_set)?;
         let action = NewAction {
             origin: self.origin.clone(),
             source_tool: producer.name().to_owned(),
@@ -294,25 +294,21 @@ impl FileTools {
                 earlier.action.id, earlier.reason
             )
         });
-        let scope_path = ProducerFacts::scope_of(&record.details);
-        // The details move to the result; the record's copy was written to the store.
-        let mut details = match std::mem::take(&mut record.details) {
-            Value::Object(map) => map,
-            Value::Null
-            | Value::Bool(_)
-            | Value::Number(_)
-            | Value::String(_)
-            | Value::Array(_) => Map::new(),
-        };
-        details.extend(
-            PreviewFacts::staged(record.id.clone(), record.label.clone(), scope_path, files)
-                .to_details(),
+        let facts = PreviewFacts::totals(
+            record.id.clone(),
+            record.label.clone(),
+            ProducerFacts::scope_of(&record.details),
+            totals,
         );
+        // The details move to the result; the record's copy was written to the store.
+        let details = std::mem::take(&mut record.details);
         Ok(FileToolOutput::Staged(Box::new(StagedPreview {
             record,
             note,
-            details: Value::Object(details),
+            details,
             files_key,
+            facts,
+            store: self.store.clone(),
         })))
     }
 
@@ -339,21 +335,32 @@ pub struct StagedPreview {
     pub record: StagedRecord,
     /// A line to show after the preview text (an identical change was discarded before).
     pub note: Option<String>,
-    /// The result's details: the producer's, plus the preview's facts ([`PreviewFacts`]); without the list of
-    /// files under [`StagedPreview::files_key`], which [`StagedPreview::result_details`] adds.
+    /// The producer's details, without the list of files under
+    /// [`StagedPreview::files_key`], which [`StagedPreview::result_details`] adds.
     pub details: Value,
     /// See [`Preview::files_key`].
     pub files_key: Option<&'static str>,
+    /// The preview's facts, its files listed by [`StagedPreview::result_details`].
+    pub facts: PreviewFacts<()>,
+    /// The store it is staged in (where its files' bases and new contents are read).
+    pub store: Store,
 }
 
 impl StagedPreview {
-    /// The result's details as they are shown, the files listed from the change set's spool
+    /// The result's details as they are shown: the producer's, then the preview's facts
+    /// ([`PreviewFacts`]), every file list read from the change set's spool as it is written
     /// (so `resolve ast-edit --json` streams them however many there are).
-    pub fn result_details(&self) -> ResultDetails<'_> {
-        ResultDetails {
-            details: &self.details,
-            files_key: self.files_key,
-            change_set: &self.record.change_set,
+    pub fn result_details(&self) -> StagedDetails<'_> {
+        StagedDetails {
+            producer: ResultDetails {
+                details: &self.details,
+                files_key: self.files_key,
+                change_set: &self.record.change_set,
+            },
+            facts: self.facts.clone().with_files(SpooledFiles {
+                store: &self.store,
+                change_set: &self.record.change_set,
+            }),
         }
     }
 

@@ -2,8 +2,8 @@
 //! `resolve mcp` server lists each producer's, `check`'s and `resolve`'s details schema under
 //! the tool's `_meta["resolve/detailsSchema"]`, and the details of every kind of result those
 //! tools give (a staged preview, nothing staged, a check, an apply whole and in part, a
-//! discard, nothing to discard) validate against it. `resolve --json ast-edit` carries the
-//! same facts.
+//! discard, nothing to discard) validate against it. `resolve --json ast-edit` and
+//! `resolve --json apply` carry the same facts.
 
 #![allow(
     clippy::disallowed_methods,
@@ -278,6 +278,7 @@ fn every_producer_check_and_resolve_result_matches_its_advertised_details_schema
 
     // The CLI's `--json` gives the same facts for the same kind of preview.
     let schema = server.schemas["ast_edit"].clone();
+    let resolve_schema = server.schemas["resolve"].clone();
     drop(server);
     let cli = resolve(root.path(), home.path())
         .args([
@@ -299,5 +300,29 @@ fn every_producer_check_and_resolve_result_matches_its_advertised_details_schema
     assert_eq!(
         printed["details"]["files"],
         json!([{"path": "src/b.rs", "added": 2, "removed": 2, "hunks": ["src/b.rs#1"]}])
+    );
+
+    // And the CLI's apply gives what `resolve` gives, decided by a person.
+    let applied = resolve(root.path(), home.path())
+        .args(["--json", "apply", "--reason", "Rename it."])
+        .output()
+        .unwrap();
+    assert!(applied.status.success(), "{applied:?}");
+    let printed_apply: Value = serde_json::from_slice(&applied.stdout).unwrap();
+    let details = &printed_apply["details"];
+    validate(&resolve_schema, details).unwrap();
+    assert_eq!(
+        (
+            &details["outcome"],
+            &details["pendingId"],
+            &details["decidedBy"],
+            &details["appliedFiles"]
+        ),
+        (
+            &json!("applied"),
+            &printed["pendingId"],
+            &json!("person"),
+            &json!(["src/b.rs"])
+        )
     );
 }

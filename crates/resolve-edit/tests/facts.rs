@@ -7,10 +7,6 @@
     clippy::disallowed_methods,
     reason = "tests set up and inspect files directly"
 )]
-#![expect(
-    clippy::unwrap_used,
-    reason = "test helpers outside #[test] functions fail the test by panicking"
-)]
 
 use pretty_assertions::assert_eq;
 use resolve_core::schema::validate;

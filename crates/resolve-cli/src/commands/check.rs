@@ -93,7 +93,7 @@ pub(crate) fn run(store: &Store, args: &CheckArgs, output: Output) -> anyhow::Re
             report.extend(
                 CheckFacts {
                     pending_id: record.id.clone(),
-                    label: record.label.clone(),
+                    label: record.label,
                     check: outcome,
                 }
                 .to_details(),

@@ -14,8 +14,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::ToolResult;
-use crate::pending::Extra;
-use crate::resolve::ResolveAction;
 
 /// The URI of a pending action as an MCP resource is this prefix and its id.
 pub const PENDING_RESOURCE_PREFIX: &str = "resolve://pending/";
@@ -298,64 +296,9 @@ impl ResolveFacts {
             dropped_hunks: Vec::new(),
         }
     }
-
-    /// What a successful `resolve` result of a session came to, read from its details
-    /// ([`ResolveCallDetails`], with [`AppliedFacts`] when an apply landed), as decided by
-    /// `decided_by`: a discard without a label had nothing pending, so nobody decided.
-    pub fn from_result(result: &ToolResult, decided_by: DecidedBy) -> Self {
-        let call = ResolveCallDetails::from_details(result.details.as_ref());
-        let applied = call
-            .as_ref()
-            .and_then(|call| AppliedFacts::from_details(call.source_result_details.as_ref()));
-        let (action, reason, label) = match call {
-            Some(call) => (Some(call.action), Some(call.reason), call.label),
-            None => (None, None, None),
-        };
-        let outcome = match (action, &label) {
-            (Some(ResolveAction::Apply), _) => ResolveOutcome::Applied,
-            (Some(ResolveAction::Discard) | None, Some(_)) => ResolveOutcome::Discarded,
-            (Some(ResolveAction::Discard) | None, None) => ResolveOutcome::NothingPending,
-        };
-        let mut facts = Self::new(outcome, None, label);
-        facts.decided_by = (outcome != ResolveOutcome::NothingPending).then_some(decided_by);
-        facts.reason = reason;
-        if let Some(applied) = applied {
-            facts.pending_id = Some(applied.pending_id);
-            facts.applied_files = applied.applied_files;
-            facts.dropped_files = applied.dropped_files;
-            facts.dropped_hunks = applied.dropped_hunks;
-        }
-        facts
-    }
 }
 
 impl Facts for ResolveFacts {}
-
-/// The details every `resolve` result starts from: the call's arguments, the action's tool
-/// and label, and the details of the action's own result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ResolveCallDetails {
-    /// Apply or discard.
-    pub action: ResolveAction,
-    /// The reason given.
-    pub reason: String,
-    /// The call's free-form metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extra: Option<Extra>,
-    /// The tool that staged the action.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source_tool_name: Option<String>,
-    /// The action's label.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
-    /// The details of the apply's or discard's own result (for a file apply,
-    /// [`AppliedFacts`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source_result_details: Option<Value>,
-}
-
-impl Facts for ResolveCallDetails {}
 
 #[cfg(test)]
 mod tests {

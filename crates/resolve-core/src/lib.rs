@@ -84,8 +84,8 @@ pub use queue::{
 };
 pub use render::{ColorMode, render_resolve_call, render_resolve_result};
 pub use resolve::{
-    NOTHING_TO_DISCARD, RESOLVE_DESCRIPTION, ResolveAction, ResolveArgs, ResolveHandler,
-    base_details, resolve_tool_spec, run_resolve_invocation,
+    NOTHING_TO_DISCARD, RESOLVE_DESCRIPTION, ResolveAction, ResolveArgs, ResolveCallDetails,
+    ResolveHandler, base_details, resolve_tool_spec, run_resolve_invocation,
 };
 pub use result::ToolResult;
 pub use session::{PendingSource, ResolveSession, TurnStop};

@@ -16,7 +16,7 @@ use anstyle::{AnsiColor, Style};
 use resolve_core::{ColorMode, ToolResult, render_resolve_result};
 use resolve_edit::{Blobs, EditError, StagedPreview, Workspace};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::args::{ColorChoice, GlobalArgs};
 
@@ -146,7 +146,7 @@ impl Output {
         let mut out = std::io::BufWriter::new(self.stream(std::io::stdout().lock()));
         let note = staged.note.as_ref().map(|note| format!("\n{note}"));
         let written = if self.json {
-            let pending_id = staged.details.get("pendingId").unwrap_or(&Value::Null);
+            let pending_id = Value::String(staged.record.id.clone());
             out.write_all(b"{\"text\":\"")
                 .and_then(|()| for_each_line(text, |line| write_json_escaped(&mut out, line)))
                 .and_then(|()| match &note {
@@ -346,7 +346,12 @@ fn write_json_escaped(out: &mut impl Write, text: &[u8]) -> std::io::Result<()> 
 /// Report a failure: on stderr, and as a JSON error object on stdout with `--json`.
 pub fn failure(output: Output, message: &str) {
     if output.json {
-        output.json_line(&json!({"text": message, "isError": true, "details": Value::Null, "pendingId": Value::Null}));
+        output.json_line(&ResultJson {
+            text: message,
+            is_error: true,
+            details: &Value::Null,
+            pending_id: &Value::Null,
+        });
     }
     err_line(&format!("error: {message}"));
 }

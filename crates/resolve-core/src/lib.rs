@@ -21,6 +21,8 @@
 //!   built-in file tools in `resolve-edit`, custom ones in an agent), with [`ToolKind`] saying
 //!   what it does; [`ToolRegistry`]: the ordered set of tools the agent and the MCP server
 //!   both dispatch through.
+//! - [`facts`]: the typed facts results carry for programs ([`PreviewFacts`],
+//!   [`ResolveFacts`]), with schemas generated from the types.
 //!
 //! This crate does no file or network I/O; `resolve-edit` builds file changes on top of it.
 //!
@@ -55,6 +57,7 @@
 mod choice;
 mod contract;
 mod error;
+pub mod facts;
 mod pending;
 mod queue;
 mod registry;
@@ -76,6 +79,10 @@ pub use contract::{
     CUSTOM_TOOL_SOURCE, CustomPendingAction, Tool, ToolContext, ToolError, ToolFuture,
 };
 pub use error::{ActionError, Error};
+pub use facts::{
+    AppliedFacts, DecidedBy, Facts, PreviewFacts, PreviewFile, ProducerFacts, ResolveFacts,
+    ResolveOutcome,
+};
 pub use pending::{
     ApplyFn, BoxFuture, Extra, IdAllocator, PendingAction, PendingEntry, PendingHead, PendingStack,
     ProcessIdAllocator, RejectFn, pending_id,
@@ -87,8 +94,8 @@ pub use queue::{
 pub use registry::{DuplicateToolName, ToolRegistry};
 pub use render::{ColorMode, render_resolve_call, render_resolve_result};
 pub use resolve::{
-    NOTHING_TO_DISCARD, RESOLVE_DESCRIPTION, ResolveAction, ResolveArgs, ResolveHandler,
-    base_details, resolve_tool_spec, run_resolve_invocation,
+    NOTHING_TO_DISCARD, RESOLVE_DESCRIPTION, ResolveAction, ResolveArgs, ResolveCallDetails,
+    ResolveHandler, base_details, resolve_tool_spec, run_resolve_invocation,
 };
 pub use result::ToolResult;
 pub use session::{PendingSource, ResolveSession, TurnStop};

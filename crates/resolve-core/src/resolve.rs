@@ -1,15 +1,20 @@
 //! The `resolve` tool: its schema and description, argument parsing, and
-//! [`run_resolve_invocation`], which runs a pending action's callback and shapes the result.
+//! [`run_resolve_invocation`], which runs a pending action's callback and shapes the result
+//! ([`ResolveCallDetails`]), and what a result came to ([`ResolveFacts::from_result`]).
 
 use std::sync::{Arc, LazyLock};
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use crate::facts::{AppliedFacts, DecidedBy, Facts, ResolveFacts, ResolveOutcome};
 use crate::pending::{BoxFuture, Extra, PendingAction};
 use crate::{ActionError, Error, RESOLVE_TOOL_NAME, ToolKind, ToolResult, ToolSpec};
 
 /// What `resolve` does with the pending action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum ResolveAction {
     /// Make the change land.
     Apply,
@@ -87,6 +92,63 @@ impl ResolveArgs {
     }
 }
 
+/// The details every `resolve` result starts from: the call's arguments, the action's tool
+/// and label, and the details of the action's own result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolveCallDetails {
+    /// Apply or discard.
+    pub action: ResolveAction,
+    /// The reason given.
+    pub reason: String,
+    /// The call's free-form metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<Extra>,
+    /// The tool that staged the action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_tool_name: Option<String>,
+    /// The action's label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The details of the apply's or discard's own result (for a file apply,
+    /// [`AppliedFacts`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_result_details: Option<Value>,
+}
+
+impl Facts for ResolveCallDetails {}
+
+impl ResolveFacts {
+    /// What a successful `resolve` result of a session came to, read from its details
+    /// ([`ResolveCallDetails`], with [`AppliedFacts`] when an apply landed), as decided by
+    /// `decided_by`: a discard without a label had nothing pending, so nobody decided.
+    pub fn from_result(result: &ToolResult, decided_by: DecidedBy) -> Self {
+        let call = ResolveCallDetails::from_details(result.details.as_ref());
+        let applied = call
+            .as_ref()
+            .and_then(|call| AppliedFacts::from_details(call.source_result_details.as_ref()));
+        let (action, reason, label) = match call {
+            Some(call) => (Some(call.action), Some(call.reason), call.label),
+            None => (None, None, None),
+        };
+        let outcome = match (action, &label) {
+            (Some(ResolveAction::Apply), _) => ResolveOutcome::Applied,
+            (Some(ResolveAction::Discard) | None, Some(_)) => ResolveOutcome::Discarded,
+            (Some(ResolveAction::Discard) | None, None) => ResolveOutcome::NothingPending,
+        };
+        let mut facts = Self::new(outcome, None, label);
+        facts.decided_by = (outcome != ResolveOutcome::NothingPending).then_some(decided_by);
+        facts.reason = reason;
+        if let Some(applied) = applied {
+            facts.pending_id = Some(applied.pending_id);
+            facts.applied_files = applied.applied_files;
+            facts.dropped_files = applied.dropped_files;
+            facts.dropped_hunks = applied.dropped_hunks;
+        }
+        facts
+    }
+}
+
 /// A handler `resolve` can dispatch to: an in-flight directive's invoker or a standing handler.
 pub type ResolveHandler =
     Arc<dyn Fn(ResolveArgs) -> BoxFuture<Result<ToolResult, Error>> + Send + Sync>;
@@ -124,25 +186,29 @@ pub fn resolve_tool_spec() -> &'static ToolSpec {
     &RESOLVE_SPEC
 }
 
-/// The details every resolve result carries: `{action, reason, extra?, sourceToolName?, label?}`.
+/// The details every resolve result carries: `{action, reason, extra?, sourceToolName?, label?}`
+/// ([`ResolveCallDetails`]).
 pub fn base_details(
     args: &ResolveArgs,
     source_tool: Option<&str>,
     label: Option<&str>,
 ) -> Map<String, Value> {
-    let mut details = Map::new();
-    details.insert("action".into(), args.action.as_str().into());
-    details.insert("reason".into(), args.reason.clone().into());
-    if let Some(extra) = &args.extra {
-        details.insert("extra".into(), Value::Object(extra.clone()));
+    call_details(args, source_tool, label).to_details()
+}
+
+fn call_details(
+    args: &ResolveArgs,
+    source_tool: Option<&str>,
+    label: Option<&str>,
+) -> ResolveCallDetails {
+    ResolveCallDetails {
+        action: args.action,
+        reason: args.reason.clone(),
+        extra: args.extra.clone(),
+        source_tool_name: source_tool.map(str::to_owned),
+        label: label.map(str::to_owned),
+        source_result_details: None,
     }
-    if let Some(source_tool) = source_tool {
-        details.insert("sourceToolName".into(), source_tool.into());
-    }
-    if let Some(label) = label {
-        details.insert("label".into(), label.into());
-    }
-    details
 }
 
 /// Run `action`'s apply or reject callback for `args` and shape the result.
@@ -156,7 +222,7 @@ pub async fn run_resolve_invocation(
     args: &ResolveArgs,
     action: &PendingAction,
 ) -> Result<ToolResult, Error> {
-    let base = base_details(args, Some(&action.source_tool), Some(&action.label));
+    let base = call_details(args, Some(&action.source_tool), Some(&action.label));
     let returned = match args.action {
         ResolveAction::Apply => match (action.apply)(args.reason.clone(), args.extra.clone()).await
         {
@@ -177,16 +243,12 @@ pub async fn run_resolve_invocation(
             "Discarded: {}. Reason: {}",
             action.label, args.reason
         ))
-        .with_details(Value::Object(base)),
+        .with_details(Value::Object(base.to_details())),
     })
 }
 
-fn with_resolve_details(mut result: ToolResult, mut base: Map<String, Value>) -> ToolResult {
-    if let Some(details) = result.details.take()
-        && !details.is_null()
-    {
-        base.insert("sourceResultDetails".into(), details);
-    }
-    result.details = Some(Value::Object(base));
+fn with_resolve_details(mut result: ToolResult, mut base: ResolveCallDetails) -> ToolResult {
+    base.source_result_details = result.details.take().filter(|details| !details.is_null());
+    result.details = Some(Value::Object(base.to_details()));
     result
 }

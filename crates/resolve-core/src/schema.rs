@@ -1,6 +1,7 @@
 //! A small JSON Schema checker for tool arguments.
 //!
-//! It understands the subset our tool schemas use (`type`, `enum`, `properties`, `required`,
+//! It understands the subset our tool schemas and the generated schemas of result facts use
+//! (`type`, also as a list, `enum`, `const`, `anyOf`, `oneOf`, `properties`, `required`,
 //! `additionalProperties`, `items`, `minItems`, `minimum`) and reports the first violation with
 //! the path of the offending field, so a model can fix its call.
 
@@ -71,18 +72,41 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Result<(), SchemaV
         // `true` (or any non-object schema) accepts everything.
         return Ok(());
     };
-    if let Some(expected) = schema.get("type").and_then(Value::as_str)
-        && !has_type(value, expected)
-    {
-        return Err(violation(
-            path,
-            format!(
-                "must be {} {expected} (was {})",
-                article(expected),
-                type_name(value)
-            ),
-        ));
+    match schema.get("type") {
+        Some(Value::String(expected)) if !has_type(value, expected) => {
+            return Err(violation(
+                path,
+                format!(
+                    "must be {} {expected} (was {})",
+                    article(expected),
+                    type_name(value)
+                ),
+            ));
+        }
+        Some(Value::Array(expected))
+            if !expected
+                .iter()
+                .filter_map(Value::as_str)
+                .any(|expected| has_type(value, expected)) =>
+        {
+            let names: Vec<&str> = expected.iter().filter_map(Value::as_str).collect();
+            return Err(violation(
+                path,
+                format!(
+                    "must be one of the types {} (was {})",
+                    names.join(", "),
+                    type_name(value)
+                ),
+            ));
+        }
+        Some(_) | None => {}
     }
+    if let Some(expected) = schema.get("const")
+        && expected != value
+    {
+        return Err(violation(path, format!("must be {expected} (was {value})")));
+    }
+    check_alternatives(schema, value, path)?;
     if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
         && !allowed.contains(value)
     {
@@ -108,6 +132,40 @@ fn check(schema: &Value, value: &Value, path: &mut String) -> Result<(), SchemaV
         }
         Value::Null | Value::Bool(_) | Value::String(_) => Ok(()),
     }
+}
+
+/// `anyOf`: at least one of its schemas accepts `value`; `oneOf`: exactly one does.
+fn check_alternatives(
+    schema: &serde_json::Map<String, Value>,
+    value: &Value,
+    path: &mut String,
+) -> Result<(), SchemaViolation> {
+    for (keyword, exactly_one) in [("anyOf", false), ("oneOf", true)] {
+        let Some(alternatives) = schema.get(keyword).and_then(Value::as_array) else {
+            continue;
+        };
+        let mut first_violation = None;
+        let mut accepted = 0;
+        for alternative in alternatives {
+            match check(alternative, value, path) {
+                Ok(()) => accepted += 1,
+                Err(violation) => {
+                    first_violation.get_or_insert(violation);
+                }
+            }
+        }
+        match (accepted, first_violation) {
+            (0, Some(violation)) => return Err(violation),
+            (2.., _) if exactly_one => {
+                return Err(violation(
+                    path,
+                    format!("matches {accepted} of the choices of `oneOf` (must match one)"),
+                ));
+            }
+            (_, _) => {}
+        }
+    }
+    Ok(())
 }
 
 fn check_object(
@@ -259,6 +317,43 @@ mod tests {
             .unwrap_err()
             .to_string(),
             "`limit` must be at least 1 (was 0)"
+        );
+    }
+
+    #[test]
+    fn understands_type_lists_const_and_alternatives() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": ["string", "null"]},
+                "who": {"anyOf": [{"oneOf": [{"type": "string", "const": "model"},
+                    {"type": "string", "const": "person"}]}, {"type": "null"}]},
+                "two": {"oneOf": [{"type": "integer"}, {"type": "number"}]}
+            }
+        });
+        for accepted in [
+            json!({"id": "a", "who": "model"}),
+            json!({"id": null, "who": null}),
+        ] {
+            assert_eq!(validate(&schema, &accepted), Ok(()), "{accepted}");
+        }
+        assert_eq!(
+            validate(&schema, &json!({"id": 1}))
+                .unwrap_err()
+                .to_string(),
+            "`id` must be one of the types string, null (was integer)"
+        );
+        assert_eq!(
+            validate(&schema, &json!({"who": "robot"}))
+                .unwrap_err()
+                .to_string(),
+            "`who` must be \"model\" (was \"robot\")"
+        );
+        assert_eq!(
+            validate(&schema, &json!({"two": 2}))
+                .unwrap_err()
+                .to_string(),
+            "`two` matches 2 of the choices of `oneOf` (must match one)"
         );
     }
 }

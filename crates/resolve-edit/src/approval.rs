@@ -17,8 +17,8 @@ use std::pin::Pin;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 
-use resolve_core::{Extra, ResolveAction};
-use resolve_store::{ApplyOutcome, Attribution, Decider, HistoryRecord, PendingRecord, Store};
+use resolve_core::{DecidedBy, Extra, ResolveAction};
+use resolve_store::{ApplyOutcome, Attribution, HistoryRecord, PendingRecord, Store};
 
 use crate::blocking::run_blocking;
 use crate::error::EditError;
@@ -80,9 +80,6 @@ impl FromStr for ApprovalMode {
             })
     }
 }
-
-/// Who decided (the store's [`Decider`]: the model, a person, or a standing rule).
-pub type DecidedBy = Decider;
 
 /// What was decided about one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,7 +186,7 @@ impl ResolveRequest {
             action,
             reason: reason.into(),
             selection: Selection::All,
-            asked_by: Decider::Model,
+            asked_by: DecidedBy::Model,
         }
     }
 }
@@ -254,7 +251,7 @@ pub struct AwaitPerson {
 impl Approver for AwaitPerson {
     fn decide<'a>(&'a self, _request: &'a ApprovalRequest) -> DecisionFuture<'a> {
         let why = self.why.clone();
-        Box::pin(async move { Decided::new(Decision::LeavePending { why }, Decider::Policy) })
+        Box::pin(async move { Decided::new(Decision::LeavePending { why }, DecidedBy::Policy) })
     }
 }
 
@@ -284,14 +281,14 @@ impl Approver for TerminalApprover {
         let asked = request.clone();
         Box::pin(async move {
             match run_blocking("terminal review", move || review.review(&asked)).await {
-                Ok(decision) => Decided::new(decision, Decider::Person),
+                Ok(decision) => Decided::new(decision, DecidedBy::Person),
                 Err(error) => Decided::new(
                     Decision::LeavePending {
                         why: format!(
                             "Not applied: the terminal review did not finish ({error}). Nothing was written; the preview stays pending."
                         ),
                     },
-                    Decider::Policy,
+                    DecidedBy::Policy,
                 ),
             }
         })

@@ -10,6 +10,7 @@
 
 use std::ops::Range;
 
+use resolve_core::PreviewFile;
 use serde::Serialize;
 use similar::udiff::UnifiedHunkHeader;
 use similar::{DiffOp, DiffTag, TextDiff, group_diff_ops};
@@ -212,7 +213,7 @@ impl FileHunks {
         };
         let mut text = format!("--- {old_header}\n+++ {new_header}\n");
         for hunk in &self.hunks {
-            text.push_str(&format!("{} {}#{}\n", hunk.header, self.path, hunk.number));
+            text.push_str(&format!("{} {}\n", hunk.header, self.address(hunk.number)));
             for line in &hunk.lines {
                 text.push(match line.kind {
                     LineKind::Context => ' ',
@@ -226,6 +227,32 @@ impl FileHunks {
             }
         }
         text
+    }
+
+    /// The address of hunk `number` of this file: `path#number`, as `resolve` takes it in
+    /// `extra.only` and `extra.except` and `resolve show` prints it.
+    pub fn address(&self, number: usize) -> String {
+        format!("{}#{number}", self.path)
+    }
+
+    /// The file as a preview's facts list it: its path, the lines its hunks add and remove,
+    /// and every hunk's address in order.
+    pub fn facts(&self) -> PreviewFile {
+        let (added, removed) = self
+            .hunks
+            .iter()
+            .map(Hunk::counts)
+            .fold((0, 0), |(added, removed), (a, r)| (added + a, removed + r));
+        PreviewFile {
+            path: self.path.clone(),
+            added,
+            removed,
+            hunks: self
+                .hunks
+                .iter()
+                .map(|hunk| self.address(hunk.number))
+                .collect(),
+        }
     }
 
     /// The hunk numbered `number`, if the file has it.

@@ -47,6 +47,7 @@ mod text_file;
 mod word_diff;
 
 mod preview;
+mod preview_facts;
 
 mod ast_edit;
 mod read_tools;
@@ -71,21 +72,21 @@ mod builtin;
 
 pub use resolve_store::{
     AmendFile, Amendment, ApplyOutcome, Attribution, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs,
-    CHECK_TAIL_LINES, CONFIG_MAX_LEN, CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckMode,
-    CheckOutcome, CheckRun, CommandTrust, ConfigFile, ConfiguredCommand, Content, Decider,
-    FileChange, FileContent, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
-    Landing, McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR,
-    Payload, PendingRecord, PendingSummary, RecordKey, RejectedFile, RejectedHunk, Review,
-    ReviewedApply, ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store,
-    StoreError, StoreLock, StoredAction, TrustState, TrustedFiles, Untrusted, Workspace,
-    WorkspacePath, atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically,
-    path_order, read_content, read_regular_file, read_state_file, shell_words,
+    CHECK_TAIL_LINES, CONFIG_MAX_LEN, CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckFacts, CheckMode,
+    CheckOutcome, CheckRun, CommandTrust, ConfigFile, ConfiguredCommand, Content, FileChange,
+    FileContent, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing,
+    McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR, Payload,
+    PendingRecord, PendingSummary, RecordKey, RejectedFile, RejectedHunk, Review, ReviewedApply,
+    ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
+    StoreLock, StoredAction, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath,
+    atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically, path_order,
+    read_content, read_regular_file, read_state_file, shell_words,
 };
 
 pub use approval::{
     ApprovalMode, ApprovalRequest, ApprovalSubject, Approver, AutoApprover, AwaitPerson, Decided,
-    DecidedBy, Decision, DecisionFuture, DecisionsAhead, Landed, PlanReview, ResolveRequest,
-    TerminalApprover, TerminalReview, UnknownApprovalMode, decide, land,
+    Decision, DecisionFuture, DecisionsAhead, Landed, PlanReview, ResolveRequest, TerminalApprover,
+    TerminalReview, UnknownApprovalMode, decide, land,
 };
 pub use ast_edit::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
@@ -107,6 +108,7 @@ pub use pending_source::StorePendingSource;
 pub use preview::{
     PREVIEW_BANNER, Preview, Produce, ProduceLimits, Produced, ResultDetails, addressed_preview,
 };
+pub use preview_facts::{SpooledFiles, StagedDetails, preview_files};
 pub use producer::{Producer, applied_label};
 pub use producers::{
     PRODUCER_NAMES, PRODUCERS, ProducerRequest, applied_text, producer_named, producer_specs,

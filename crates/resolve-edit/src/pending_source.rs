@@ -8,16 +8,18 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use resolve_core::{
-    ActionError, PendingAction, PendingSource, PendingStack, ResolveAction, ToolResult,
+    ActionError, AppliedFacts, Facts, PendingAction, PendingSource, PendingStack, ResolveAction,
+    ToolResult,
 };
 use resolve_store::{
     ApplyOutcome, Attribution, Origin, Outcome, PendingRecord, PendingSummary, Store,
+    default_decider,
 };
 use serde_json::{Map, Value, json};
 
 use crate::approval::{
-    ApprovalRequest, ApprovalSubject, Approver, AutoApprover, Decided, DecidedBy, Decision,
-    DecisionsAhead, Landed, ResolveRequest, decide, land,
+    ApprovalRequest, ApprovalSubject, Approver, AutoApprover, Decided, Decision, DecisionsAhead,
+    Landed, ResolveRequest, decide, land,
 };
 use crate::blocking::run_blocking;
 use crate::error::EditError;
@@ -182,7 +184,7 @@ fn requester(store: &Store, action: ResolveAction, reason: String) -> ResolveReq
         action,
         reason,
         selection: Selection::All,
-        asked_by: DecidedBy::default_for(store.resolver()),
+        asked_by: default_decider(store.resolver()),
     }
 }
 
@@ -507,22 +509,28 @@ fn applied_result(
             outcome.dropped_files.join(", ")
         ));
     }
-    let mut details = json!({
-        "pendingId": outcome.record.action.id,
-        "appliedFiles": outcome.applied_files,
-        "droppedFiles": outcome.dropped_files,
-        "totalReplacements": outcome.total_replacements,
-    });
     // Hunks left out of files that landed in part.
-    let mut hunks_dropped = 0;
+    let dropped_hunks: Vec<String> = outcome
+        .record
+        .review
+        .iter()
+        .flat_map(|review| &review.hunks)
+        .filter(|file| !file.landed.is_empty())
+        .flat_map(|file| file.rejected.iter().map(|hunk| file.address(hunk.hunk)))
+        .collect();
+    let hunks_dropped = dropped_hunks.len();
+    let mut details = Value::Object(
+        AppliedFacts {
+            pending_id: outcome.record.action.id.clone(),
+            applied_files: outcome.applied_files.clone(),
+            dropped_files: outcome.dropped_files.clone(),
+            dropped_hunks,
+            total_replacements: outcome.total_replacements,
+        }
+        .to_details(),
+    );
     if let Some(review) = &outcome.record.review {
         details["review"] = json!(review);
-        hunks_dropped = review
-            .hunks
-            .iter()
-            .filter(|file| !file.landed.is_empty())
-            .map(|file| file.rejected.len())
-            .sum();
     }
     // What landed, for the person reading the result; the history keeps the original label.
     let mut label = (!outcome.dropped_files.is_empty()).then(|| {

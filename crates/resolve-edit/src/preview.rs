@@ -61,7 +61,8 @@ impl Preview {
 /// under its files key (see [`Preview::files_key`]), serialized straight from the spool.
 #[derive(Debug, Clone, Copy)]
 pub struct ResultDetails<'a> {
-    /// The producer's details (and, once staged, `pendingId` and `label`).
+    /// The producer's details (a staged preview's facts are added by
+    /// [`StagedDetails`](crate::StagedDetails)).
     pub details: &'a Value,
     /// Where the files are listed, if anywhere.
     pub files_key: Option<&'static str>,

@@ -108,9 +108,8 @@ fn quoted(reason: &str) -> String {
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
-    use resolve_store::{
-        Amendment, Decider, Origin, RecordVersion, RejectedFile, RejectedHunk, Review,
-    };
+    use resolve_core::DecidedBy;
+    use resolve_store::{Amendment, Origin, RecordVersion, RejectedFile, RejectedHunk, Review};
 
     use super::*;
 
@@ -121,7 +120,7 @@ mod tests {
             seq: 4,
             origin: Origin::Agent,
             label: "Edit: src/a.rs".into(),
-            decided_by: Decider::Person,
+            decided_by: DecidedBy::Person,
             amendments,
             resolution,
         }

@@ -6,14 +6,15 @@
 
 use std::sync::LazyLock;
 
-use resolve_core::{ToolResult, ToolSpec};
+use resolve_core::{PreviewFacts, ProducerFacts, ToolResult, ToolSpec};
 use resolve_store::{Blobs, NewAction, Origin, StagedRecord, Store, Workspace};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::ast_edit::DEFAULT_MAX_FILES;
 use crate::error::EditError;
 use crate::pending_source::StorePendingSource;
 use crate::preview::{Preview, ProduceLimits, Produced, ResultDetails};
+use crate::preview_facts::{SpooledFiles, StagedDetails, preview_totals};
 use crate::producers::{ProducerRequest, producer_specs};
 use crate::read_only::ReadTool;
 
@@ -107,6 +108,9 @@ impl FileTools {
             details,
             files_key,
         } = preview;
+        // The lines the preview adds and removes, from the hunk model (before staging, so a
+        // failure leaves nothing staged).
+        let totals = preview_totals(&self.store, &change_set)?;
         let action = NewAction {
             origin: self.origin.clone(),
             source_tool: producer.name().to_owned(),
@@ -121,22 +125,21 @@ impl FileTools {
                 earlier.action.id, earlier.reason
             )
         });
+        let facts = PreviewFacts::totals(
+            record.id.clone(),
+            record.label.clone(),
+            ProducerFacts::scope_of(&record.details),
+            totals,
+        );
         // The details move to the result; the record's copy was written to the store.
-        let mut details = match std::mem::take(&mut record.details) {
-            Value::Object(map) => map,
-            Value::Null
-            | Value::Bool(_)
-            | Value::Number(_)
-            | Value::String(_)
-            | Value::Array(_) => Map::new(),
-        };
-        details.insert("pendingId".into(), record.id.clone().into());
-        details.insert("label".into(), record.label.clone().into());
+        let details = std::mem::take(&mut record.details);
         Ok(FileToolOutput::Staged(Box::new(StagedPreview {
             record,
             note,
-            details: Value::Object(details),
+            details,
             files_key,
+            facts,
+            store: self.store.clone(),
         })))
     }
 
@@ -174,21 +177,32 @@ pub struct StagedPreview {
     pub record: StagedRecord,
     /// A line to show after the preview text (an identical change was discarded before).
     pub note: Option<String>,
-    /// The result's details: the producer's, plus `pendingId` and `label`; without the list of
-    /// files under [`StagedPreview::files_key`], which [`StagedPreview::result_details`] adds.
+    /// The producer's details, without the list of files under
+    /// [`StagedPreview::files_key`], which [`StagedPreview::result_details`] adds.
     pub details: Value,
     /// See [`Preview::files_key`].
     pub files_key: Option<&'static str>,
+    /// The preview's facts, its files listed by [`StagedPreview::result_details`].
+    pub facts: PreviewFacts<()>,
+    /// The store it is staged in (where its files' bases and new contents are read).
+    pub store: Store,
 }
 
 impl StagedPreview {
-    /// The result's details as they are shown, the files listed from the change set's spool
+    /// The result's details as they are shown: the producer's, then the preview's facts
+    /// ([`PreviewFacts`]), every file list read from the change set's spool as it is written
     /// (so `resolve ast-edit --json` streams them however many there are).
-    pub fn result_details(&self) -> ResultDetails<'_> {
-        ResultDetails {
-            details: &self.details,
-            files_key: self.files_key,
-            change_set: &self.record.change_set,
+    pub fn result_details(&self) -> StagedDetails<'_> {
+        StagedDetails {
+            producer: ResultDetails {
+                details: &self.details,
+                files_key: self.files_key,
+                change_set: &self.record.change_set,
+            },
+            facts: self.facts.clone().with_files(SpooledFiles {
+                store: &self.store,
+                change_set: &self.record.change_set,
+            }),
         }
     }
 

@@ -13,8 +13,9 @@
 
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
+use resolve_core::DecidedBy;
 use resolve_edit::{
-    AmendOutcome, Decider, FileHunks, FileTools, HunkAddress, HunkRejection, Origin, Outcome,
+    AmendOutcome, FileHunks, FileTools, HunkAddress, HunkRejection, Origin, Outcome,
     ReviewDecision, Selection, Store, StoreError, Workspace, action_hunks, amend, apply_reviewed,
     reviewer_note_text,
 };
@@ -237,7 +238,7 @@ fn a_person_applying_part_of_a_models_action_leaves_one_note_for_that_origin_onl
         .take_reviewer_notes(&Origin::Mcp("c1".into()))
         .unwrap();
     assert_eq!(notes.len(), 1);
-    assert_eq!(notes[0].decided_by, Decider::Person);
+    assert_eq!(notes[0].decided_by, DecidedBy::Person);
     assert_eq!(
         reviewer_note_text(&notes[0]),
         format!(
@@ -271,7 +272,7 @@ fn an_amendment_then_a_discard_by_a_person_are_told_together_and_a_models_own_re
     // The model resolving its own action (the agent's store) leaves no note.
     let model = store.clone().resolved_by(Origin::Agent);
     let id = stage(&store, Origin::Agent);
-    assert_eq!(model.decider(), Some(Decider::Model));
+    assert_eq!(model.decider(), Some(DecidedBy::Model));
     apply_reviewed(&model, &id, &reject_second_hunk(), "Mine.", None).unwrap();
     let id = stage(&store, Origin::Agent);
     model.discard(&id, "Mine.", None).unwrap();

@@ -9,17 +9,15 @@
 
 use std::path::Path;
 
-use resolve_core::{quote_path, visible_line};
+use resolve_core::{DecidedBy, PreviewFile, quote_path, visible_line};
 use resolve_edit::{
-    ApprovalMode, ApprovalRequest, Approver, Decided, DecidedBy, Decision, DecisionFuture,
-    EditError, Origin, PendingRecord, Store, content_hash, shown_preview,
+    ApprovalMode, ApprovalRequest, Approver, Decided, Decision, DecisionFuture, EditError, Origin,
+    PendingRecord, Store, content_hash, preview_files,
 };
 use rmcp::RoleServer;
 use rmcp::model::{ElicitRequestParams, ElicitationSchema};
 use rmcp::service::Peer;
 use serde_json::{Value, json};
-
-use crate::structured::{FileDiff, diff_files};
 
 /// The key of the approval question inside an input-required result.
 pub(crate) const APPROVAL_INPUT_KEY: &str = "approval";
@@ -35,8 +33,8 @@ pub(crate) struct Subject {
     pub origin: Origin,
     /// Whether this user's resolve did not stage it (see `PendingRecord::foreign`).
     pub foreign: bool,
-    /// Its files with their line counts.
-    pub files: Vec<FileDiff>,
+    /// Its files with their line counts (from the hunk model: what the apply writes).
+    pub files: Vec<PreviewFile>,
     /// A digest of everything the person is shown and the apply depends on: the connection,
     /// the pending id, the change set (with each file's base hash) and the preview text.
     pub binding: String,
@@ -54,7 +52,7 @@ impl Subject {
             return Ok(None);
         };
         // Derived from what the apply writes, not the stored text.
-        let preview = shown_preview(store, &record)?;
+        let files = preview_files(store, &record.change_set)?;
         let mut bound = format!("{connection}\n{}\n{}\n", record.id, record.fingerprint);
         for (path, change) in record.change_set.files() {
             bound.push_str(&format!("{path} {}\n", change.base_hash().unwrap_or("-")));
@@ -67,7 +65,7 @@ impl Subject {
             label: record.label.clone(),
             origin: record.origin.clone(),
             foreign: record.foreign,
-            files: diff_files(&preview),
+            files,
             binding: content_hash(bound.as_bytes()),
         };
         Ok(Some((subject, record)))
@@ -339,11 +337,11 @@ mod tests {
             label: "Write: a\r\u{1b}[2Kb".into(),
             origin: Origin::Agent,
             foreign: true,
-            files: vec![crate::structured::FileDiff {
+            files: vec![PreviewFile {
                 path: "evil\nThe model's reason: fine".into(),
                 added: 1,
                 removed: 0,
-                hunks: 1,
+                hunks: vec!["evil\nThe model's reason: fine#1".into()],
             }],
             binding: String::new(),
         };

@@ -71,7 +71,6 @@ mod error;
 mod resolve_call;
 mod resources;
 mod server;
-mod structured;
 mod subscriptions;
 mod tools;
 

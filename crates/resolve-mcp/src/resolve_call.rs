@@ -11,10 +11,12 @@
 
 use std::sync::Arc;
 
-use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
+use resolve_core::{
+    DecidedBy, ResolveAction, ResolveArgs, ResolveFacts, ResolveOutcome, ResolveSession, ToolResult,
+};
 use resolve_edit::{
-    ApprovalMode, ApprovalRequest, ApprovalSubject, Approver, AwaitPerson, Decided, DecidedBy,
-    Decision, DecisionsAhead, Origin, PendingRecord, ResolveRequest, Store, TaskDied, content_hash,
+    ApprovalMode, ApprovalRequest, ApprovalSubject, Approver, AwaitPerson, Decided, Decision,
+    DecisionsAhead, Origin, PendingRecord, ResolveRequest, Store, TaskDied, content_hash,
     run_blocking,
 };
 use rmcp::RoleServer;
@@ -30,13 +32,12 @@ use crate::approval::{
     person_discarded_text, refused_text,
 };
 use crate::approval_state::{ApprovalStates, StateRefused};
-use crate::structured::{ResolveContent, ResolveOutcome};
 
 /// What a `resolve` call answers.
 #[derive(Debug)]
 pub(crate) enum ResolveReply {
     /// A finished result; its structured content when it is not an error.
-    Finished(ToolResult, Option<ResolveContent>),
+    Finished(ToolResult, Option<ResolveFacts>),
     /// The person must answer first (protocol 2026-07-28): the client retries with the answer.
     InputRequired(InputRequiredResult),
 }
@@ -238,7 +239,7 @@ impl Resolver {
                     DecidedBy::Person | DecidedBy::Model => ResolveOutcome::Declined,
                 };
                 let content =
-                    ResolveContent::new(outcome, Some(subject.id.clone()), Some(subject.label));
+                    ResolveFacts::new(outcome, Some(subject.id.clone()), Some(subject.label));
                 return ResolveReply::Finished(ToolResult::text(why.clone()), Some(content));
             }
             Decision::Apply | Decision::ApplyPart(_) => (
@@ -248,7 +249,7 @@ impl Resolver {
             Decision::Discard { reason } => (ResolveAction::Discard, reason.clone()),
         };
         let person_reason = decided.note.clone();
-        let decided_by = decider_name(decided.by);
+        let decided_by = decided.by;
         self.ahead.give(&subject.id, decided);
         let session_args = ResolveArgs {
             action,
@@ -267,7 +268,7 @@ impl Resolver {
         if result.is_error {
             return ResolveReply::Finished(result, None);
         }
-        let mut content = ResolveContent::from_details(result.details.as_ref(), decided_by);
+        let mut content = ResolveFacts::from_result(&result, decided_by);
         content.pending_id = Some(subject.id.clone());
         content.reason = Some(recorded.clone());
         content.model_reason = (recorded != args.reason).then(|| args.reason.clone());
@@ -291,7 +292,7 @@ impl Resolver {
         if result.is_error {
             return ResolveReply::Finished(result, None);
         }
-        let mut content = ResolveContent::from_details(result.details.as_ref(), "model");
+        let mut content = ResolveFacts::from_result(&result, DecidedBy::Model);
         if content.outcome != ResolveOutcome::NothingPending && content.pending_id.is_none() {
             content.pending_id = head;
         }
@@ -338,15 +339,6 @@ fn approval_request(args: &ResolveArgs, record: PendingRecord) -> ApprovalReques
     ApprovalRequest {
         subject: ApprovalSubject::Action(Box::new(record)),
         model: ResolveRequest::model(args.action, args.reason.clone()),
-    }
-}
-
-/// The name of a decider in the structured result (`decidedBy`).
-fn decider_name(by: DecidedBy) -> &'static str {
-    match by {
-        DecidedBy::Model => "model",
-        DecidedBy::Person => "person",
-        DecidedBy::Policy => "policy",
     }
 }
 

@@ -10,8 +10,8 @@ use resolve_edit::{
 use rmcp::ErrorData;
 use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
 
-/// URI prefix of a pending preview; the pending id follows.
-pub const PENDING_URI_PREFIX: &str = "resolve://pending/";
+/// URI prefix of a pending preview; the pending id follows (a preview's facts name it).
+pub const PENDING_URI_PREFIX: &str = resolve_core::facts::PENDING_RESOURCE_PREFIX;
 /// URI prefix of a resolved (applied or discarded) action; the id follows.
 pub const HISTORY_URI_PREFIX: &str = "resolve://history/";
 

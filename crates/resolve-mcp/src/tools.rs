@@ -7,19 +7,21 @@
 //! one (measured with both binaries; the real-host tests keep checking it), and the text is
 //! what the model must read — the diff, the reminder, the result sentence, reviewer notes. The
 //! machine-readable facts travel under `_meta["resolve/details"]`, which hosts keep from the
-//! model and programs read; their shapes are the schemas of the structured module.
+//! model and programs read; their shapes are the facts types of `resolve_core::facts`
+//! ([`PreviewFacts`], [`ResolveFacts`]) and [`CheckFacts`], whose generated schemas the tools
+//! give under `_meta["resolve/detailsSchema"]`.
 
 use std::sync::Arc;
 
-use resolve_core::{RESOLVE_REMINDER, ToolKind, ToolResult, ToolSpec, resolve_tool_spec};
-use resolve_edit::file_tool_specs;
+use resolve_core::{
+    Facts, PreviewFacts, RESOLVE_REMINDER, ResolveFacts, ToolKind, ToolResult, ToolSpec,
+    resolve_tool_spec,
+};
+use resolve_edit::{CheckFacts, file_tool_specs};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::Value;
 
 use crate::resources::pending_link;
-use crate::structured::{
-    ResolveContent, producer_content, producer_details_schema, resolve_details_schema,
-};
 
 /// The `_meta` key under which a result carries its structured details (`pendingId`, `label`,
 /// `action`, …). The model reads the text; programs read this.
@@ -45,8 +47,9 @@ pub fn mcp_tools() -> Vec<Tool> {
 /// while it runs, and every file is put back); `resolve` `readOnlyHint: false,
 /// destructiveHint: true`, so a host with a permission system asks before an apply; any other
 /// tool `readOnlyHint: false`. None reaches outside the workspace (`openWorldHint: false`).
-/// None has an `outputSchema` (see the module documentation); the producers and `resolve`
-/// give the schema of their details under `_meta["resolve/detailsSchema"]`.
+/// None has an `outputSchema` (see the module documentation); the producers, the companion
+/// (`check`, whose details are [`CheckFacts`]) and `resolve` give the schema of their details
+/// under `_meta["resolve/detailsSchema"]`.
 pub fn mcp_tools_of<'a>(specs: impl IntoIterator<Item = &'a ToolSpec>) -> Vec<Tool> {
     specs
         .into_iter()
@@ -59,15 +62,15 @@ fn mcp_tool(spec: &ToolSpec) -> Tool {
     let (annotations, details_schema) = match spec.kind {
         ToolKind::Resolve => (
             ToolAnnotations::new().read_only(false).destructive(true),
-            Some(resolve_details_schema()),
+            Some(ResolveFacts::schema()),
         ),
         ToolKind::Producer => (
             ToolAnnotations::new().read_only(true),
-            Some(producer_details_schema()),
+            Some(PreviewFacts::schema()),
         ),
         ToolKind::Companion => (
             ToolAnnotations::new().read_only(false).destructive(false),
-            None,
+            Some(CheckFacts::schema()),
         ),
         ToolKind::ReadOnly => (ToolAnnotations::new().read_only(true), None),
         ToolKind::Other => (ToolAnnotations::new().read_only(false), None),
@@ -98,8 +101,8 @@ fn schema_object(schema: &Value) -> JsonObject {
 }
 
 /// The result of a tool of `kind` as an MCP tool result ([`plain_result`]); a producer's
-/// non-error result also carries its summary ([`producer_content`]) in its details and, when it
-/// staged a preview, a `resource_link` to it.
+/// non-error result carries its [`PreviewFacts`] in its details (those of "nothing staged"
+/// when it staged nothing) and, when it staged a preview, a `resource_link` to it.
 pub(crate) fn call_tool_result(
     kind: Option<ToolKind>,
     result: ToolResult,
@@ -109,42 +112,30 @@ pub(crate) fn call_tool_result(
     if result.is_error || kind != Some(ToolKind::Producer) {
         return plain_result(result, notes, pending);
     }
-    let content = producer_content(result.details.as_ref(), &result.text);
-    let link = content["pendingId"]
-        .as_str()
-        .map(|id| pending_link(id, content["label"].as_str().unwrap_or(id)));
-    let mut mcp = plain_result(with_summary(result, content), notes, pending);
+    let facts = PreviewFacts::from_details(result.details.as_ref())
+        .unwrap_or_else(PreviewFacts::nothing_staged);
+    let link = facts
+        .pending_id
+        .as_deref()
+        .map(|id| pending_link(id, facts.label.as_deref().unwrap_or(id)));
+    let mut mcp = plain_result(result.with_facts(&facts), notes, pending);
     mcp.content.extend(link.map(ContentBlock::resource_link));
     mcp
 }
 
 /// A `resolve` result as an MCP tool result ([`plain_result`]); a non-error one carries what it
-/// came to ([`ResolveContent`]) in its details.
+/// came to ([`ResolveFacts`]) in its details.
 pub(crate) fn resolve_result(
     result: ToolResult,
-    content: Option<ResolveContent>,
+    facts: Option<ResolveFacts>,
     notes: &[String],
     pending: bool,
 ) -> CallToolResult {
-    let result = match content {
-        Some(content) if !result.is_error => with_summary(result, content.to_json()),
+    let result = match facts {
+        Some(facts) if !result.is_error => result.with_facts(&facts),
         Some(_) | None => result,
     };
     plain_result(result, notes, pending)
-}
-
-/// `result` with the fields of `summary` (an object) added to its details, replacing details
-/// of the same name.
-fn with_summary(mut result: ToolResult, summary: Value) -> ToolResult {
-    let mut details = match result.details.take() {
-        Some(Value::Object(map)) => map,
-        Some(_) | None => serde_json::Map::new(),
-    };
-    if let Value::Object(summary) = summary {
-        details.extend(summary);
-    }
-    result.details = Some(Value::Object(details));
-    result
 }
 
 /// `result` as an MCP tool result: its text, then each reviewer note (what a person did to a

@@ -2,14 +2,17 @@
 //! workspace with the preview applied, kept on the pending record as data. Running the command
 //! is not this crate's (see `resolve-edit`'s check module); putting the preview in place and
 //! taking it back is the store's (`Store::check_in_place`, `Store::write_preview_into`).
+//! A result reporting a check carries [`CheckFacts`].
 
+use resolve_core::Facts;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How many lines of a check's output are kept: the last ones.
 pub const CHECK_TAIL_LINES: usize = 200;
 
 /// What a check command did, as its runner saw it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckRun {
     /// The program and its arguments.
@@ -42,7 +45,7 @@ impl CheckRun {
 }
 
 /// Where a check ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckMode {
     /// In the workspace, the preview applied as a trial and rolled back afterwards.
@@ -62,7 +65,7 @@ impl CheckMode {
 }
 
 /// The last check of a pending action, as its record keeps it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckOutcome {
     /// What the command did.
@@ -148,3 +151,18 @@ mod tests {
         );
     }
 }
+
+/// The check of a pending action as a result reports it: which action, and what its check
+/// came to. The details of the `check` tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckFacts {
+    /// The action checked.
+    pub pending_id: String,
+    /// Its label.
+    pub label: String,
+    /// What the check came to.
+    pub check: CheckOutcome,
+}
+
+impl Facts for CheckFacts {}

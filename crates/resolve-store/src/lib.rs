@@ -51,7 +51,7 @@ mod store;
 
 pub use blobs::{BlobWriter, Blobs, Pack, PackWriter};
 pub use change_set::{ChangeSet, Content, FileChange, path_order};
-pub use check_outcome::{CHECK_TAIL_LINES, CheckMode, CheckOutcome, CheckRun};
+pub use check_outcome::{CHECK_TAIL_LINES, CheckFacts, CheckMode, CheckOutcome, CheckRun};
 pub use error::{Invariant, StoreError};
 pub use fs::{
     BINARY_SNIFF_LEN, FileContent, STATE_FILE_MAX_LEN, atomic_write, copy_file, copy_symlink,
@@ -67,10 +67,10 @@ pub use mcp_action::{McpAction, McpToolCall, Payload};
 pub use record_key::{RECORD_KEY_FILE, RecordKey};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
 pub use store::{
-    AmendFile, Amendment, ApplyOutcome, Attribution, BLOB_GRACE, Decider, HistoryRecord,
-    HunkReview, Landing, NewAction, NoteResolution, Origin, Outcome, PendingRecord, PendingSummary,
+    AmendFile, Amendment, ApplyOutcome, Attribution, BLOB_GRACE, HistoryRecord, HunkReview,
+    Landing, NewAction, NoteResolution, Origin, Outcome, PendingRecord, PendingSummary,
     RECORD_VERSION, RecordVersion, RejectedFile, RejectedHunk, Review, ReviewedApply, ReviewerNote,
-    StagedRecord, Store, StoredAction,
+    StagedRecord, Store, StoredAction, default_decider,
 };
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS};
 pub use trust::{

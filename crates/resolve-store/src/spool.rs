@@ -153,6 +153,21 @@ impl SpooledChangeSet {
         Ok(set)
     }
 
+    /// Hand every file and its change to `visit`, in order, read from the spool one at a time
+    /// (never the whole change set at once); a spool that cannot be read fails with
+    /// `spool_error` of why.
+    pub fn for_each_file<E>(
+        &self,
+        spool_error: impl Fn(StoreError) -> E,
+        mut visit: impl FnMut(&str, &FileChange) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.for_each_line(&spool_error, |line| {
+            let (path, _, change): (String, usize, FileChange) = serde_json::from_str(line)
+                .map_err(|error| spool_error(self.error(error.into())))?;
+            visit(&path, &change)
+        })
+    }
+
     /// Hand every line of the spool to `visit`, in order; a spool that cannot be read fails
     /// with `spool_error` of why.
     fn for_each_line<E>(

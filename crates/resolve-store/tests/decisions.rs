@@ -10,8 +10,9 @@
 )]
 
 use pretty_assertions::assert_eq;
+use resolve_core::DecidedBy;
 use resolve_store::{
-    ChangeSet, Decider, FileChange, HistoryRecord, NewAction, Origin, Outcome, StagedRecord, Store,
+    ChangeSet, FileChange, HistoryRecord, NewAction, Origin, Outcome, StagedRecord, Store,
     StoredAction, Workspace,
 };
 use serde_json::json;
@@ -53,13 +54,13 @@ fn history_records_who_decided_and_keeps_the_models_reason_beside_a_persons() {
     let discarded = stage(&store, "d.txt");
     let untold = stage(&store, "e.txt");
 
-    let model = store.clone().decided_by(Decider::Model);
-    assert_eq!(model.decider(), Some(Decider::Model));
+    let model = store.clone().decided_by(DecidedBy::Model);
+    assert_eq!(model.decider(), Some(DecidedBy::Model));
     model
         .apply(&by_model.id, None, "Model wants it.", None)
         .unwrap();
     let person = store.clone().overruling("Model wants it.");
-    assert_eq!(person.decider(), Some(Decider::Person));
+    assert_eq!(person.decider(), Some(DecidedBy::Person));
     person
         .apply(&by_person.id, None, "Looks right to me.", None)
         .unwrap();
@@ -70,7 +71,7 @@ fn history_records_who_decided_and_keeps_the_models_reason_beside_a_persons() {
     store.apply(&untold.id, None, "No one said.", None).unwrap();
 
     let entry = resolved(&store, &by_model.id);
-    assert_eq!(entry.decided_by, Some(Decider::Model));
+    assert_eq!(entry.decided_by, Some(DecidedBy::Model));
     assert_eq!(entry.model_reason, None);
     let entry = resolved(&store, &by_person.id);
     assert_eq!(
@@ -80,7 +81,7 @@ fn history_records_who_decided_and_keeps_the_models_reason_beside_a_persons() {
             entry.model_reason.as_deref()
         ),
         (
-            Some(Decider::Person),
+            Some(DecidedBy::Person),
             "Looks right to me.",
             Some("Model wants it.")
         )
@@ -89,7 +90,7 @@ fn history_records_who_decided_and_keeps_the_models_reason_beside_a_persons() {
     let entry = resolved(&store, &same_reason.id);
     assert_eq!(
         (entry.decided_by, entry.model_reason),
-        (Some(Decider::Person), None),
+        (Some(DecidedBy::Person), None),
         "the same reason is not repeated"
     );
     let entry = resolved(&store, &discarded.id);
@@ -97,7 +98,7 @@ fn history_records_who_decided_and_keeps_the_models_reason_beside_a_persons() {
     assert_eq!(entry.model_reason.as_deref(), Some("Model wants it."));
     assert_eq!(
         resolved(&store, &untold.id).decided_by,
-        Some(Decider::Model),
+        Some(DecidedBy::Model),
         "nobody said who decided: an MCP connection's resolution is the model's"
     );
 }
@@ -116,12 +117,12 @@ fn decided_by_and_the_models_reason_round_trip_and_old_records_read_without_them
     json["decidedBy"] = "person".into();
     json["modelReason"] = "m".into();
     let record: HistoryRecord = serde_json::from_value(json).unwrap();
-    assert_eq!(record.decided_by, Some(Decider::Person));
+    assert_eq!(record.decided_by, Some(DecidedBy::Person));
     assert_eq!(record.model_reason.as_deref(), Some("m"));
     let written = serde_json::to_value(&record).unwrap();
     assert_eq!(
         (&written["decidedBy"], &written["modelReason"]),
         (&json!("person"), &json!("m"))
     );
-    assert_eq!(Decider::Model.to_string(), "model");
+    assert_eq!(DecidedBy::Model.to_string(), "model");
 }

@@ -13,10 +13,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use resolve_core::{ToolKind, ToolResult, ToolSpec};
+use resolve_core::{Facts, PreviewFacts, ToolKind, ToolResult, ToolSpec};
 use resolve_edit::{NewAction, Origin, Store, run_blocking};
 use rmcp::model::{CallToolResult, JsonObject, Tool as McpToolInfo};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::convention::{PENDING_ACTION_META_KEY, PendingActionRequest, is_hidden, result_text};
 use super::error::CallError;
@@ -159,7 +159,8 @@ impl Tool for McpTool {
                 .map_err(|error| ToolError::Fatal(error.to_string()))?;
             Ok(match staged {
                 Ok(record) => {
-                    let mut details = json!({"pendingId": record.id, "label": record.label});
+                    let facts = PreviewFacts::staged(record.id, record.label, None, Vec::new());
+                    let mut details = Value::Object(facts.to_details());
                     if let Some(structured) = result.structured_content
                         && !structured.is_null()
                     {

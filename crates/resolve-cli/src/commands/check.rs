@@ -6,11 +6,12 @@
 
 use std::time::Duration;
 
+use resolve_core::Facts;
 use resolve_edit::{
-    CheckPlace, CheckRequest, EditError, LiveOutput, Store, WorkspaceConfig, changed_files_note,
-    check_summary, command_line, run_check,
+    CheckFacts, CheckPlace, CheckRequest, EditError, LiveOutput, Store, WorkspaceConfig,
+    changed_files_note, check_summary, command_line, run_check,
 };
-use serde_json::json;
+use serde_json::{Map, Value};
 
 use crate::Outcome;
 use crate::args::CheckArgs;
@@ -86,11 +87,20 @@ pub(crate) fn run(store: &Store, args: &CheckArgs, output: Output) -> anyhow::Re
                 human.push('\n');
                 human.push_str(&changed);
             }
-            output.data(
-                &json!({"id": record.id, "label": record.label, "check": outcome}),
-                &human,
+            let passed = outcome.passed;
+            // `id` as `resolve pending --json` names an action, then the check tool's facts.
+            let mut report = Map::new();
+            report.insert("id".into(), record.id.clone().into());
+            report.extend(
+                CheckFacts {
+                    pending_id: record.id.clone(),
+                    label: record.label,
+                    check: outcome,
+                }
+                .to_details(),
             );
-            Ok(if outcome.passed {
+            output.data(&Value::Object(report), &human);
+            Ok(if passed {
                 Outcome::Success
             } else {
                 Outcome::Failed

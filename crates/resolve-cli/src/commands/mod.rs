@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{
-    ResolveAction, ResolveArgs, ToolResult, base_details, visible_line, visible_text,
+    DecidedBy, ResolveAction, ResolveArgs, ResolveFacts, ResolveOutcome, ToolResult, base_details,
+    visible_line, visible_text,
 };
 use resolve_edit::{
     ApprovalMode, AutoApprover, FileToolOutput, FileTools, HistoryRecord, OpenedWorkspace, Origin,
@@ -198,7 +199,14 @@ fn resolve(
     });
     drop(progress);
     let result = match outcome {
-        Ok(result) => result,
+        // A person at a terminal decided; the facts are those MCP's `resolve` gives.
+        Ok(result) => {
+            let mut facts = ResolveFacts::from_result(&result, DecidedBy::Person);
+            if facts.outcome != ResolveOutcome::NothingPending && facts.pending_id.is_none() {
+                facts.pending_id = id.map(str::to_owned);
+            }
+            result.with_facts(&facts)
+        }
         Err(error) => failed_result(store, &error, &args, id),
     };
     output.resolve_outcome(&result);

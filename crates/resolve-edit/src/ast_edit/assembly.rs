@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::packs::Spooled;
 use super::request::{AstEditOutcome, AstEditRequest, LIMIT_NOTE, NO_REPLACEMENTS};
 use super::rewrite::FileResult;
-use resolve_core::count_noun;
+use resolve_core::{Facts, ProducerFacts, count_noun};
 use resolve_store::{BlobWriter, Blobs, ChangeSetWriter, Content, FileChange, Workspace, hex};
 
 use crate::error::EditError;
@@ -184,20 +184,22 @@ impl<'a> Assembly<'a> {
             .iter()
             .map(|(path, reason)| json!({"path": path, "reason": reason}))
             .collect();
+        let mut details = json!({
+            "totalReplacements": total,
+            "filesTouched": files,
+            "filesSearched": self.searched,
+            "skipped": skipped,
+            "limitReached": limit_reached,
+        });
+        if let Value::Object(map) = &mut details {
+            map.extend(ProducerFacts::searched(self.scope_path).to_details());
+        }
         Ok(AstEditOutcome::Preview(Box::new(Preview {
             change_set,
             producer: super::request::AST_EDIT,
             label,
             text: Content::Stored { blob: text },
-            details: json!({
-                "totalReplacements": total,
-                "filesTouched": files,
-                "filesSearched": self.searched,
-                "applied": false,
-                "skipped": skipped,
-                "limitReached": limit_reached,
-                "scopePath": self.scope_path,
-            }),
+            details,
             files_key: Some(FILE_REPLACEMENTS),
         })))
     }

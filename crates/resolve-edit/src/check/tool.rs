@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use resolve_core::{CHECK_TOOL_NAME, ToolKind, ToolResult, ToolSpec};
-use resolve_store::{CommandTrust, Origin, Store, StoreError};
+use resolve_store::{CheckFacts, CommandTrust, Origin, Store, StoreError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -115,11 +115,11 @@ impl CheckTool {
             "Checked {id} ({label}); every file is as it was and the preview is still pending.\n{}",
             check_report(&outcome)
         );
-        Ok(ToolResult::text(text).with_details(json!({
-            "pendingId": id,
-            "label": label,
-            "check": outcome,
-        })))
+        Ok(ToolResult::text(text).with_facts(&CheckFacts {
+            pending_id: id,
+            label,
+            check: outcome,
+        }))
     }
 
     /// The id and label of the preview to check: `id` when it is one of this origin's pending

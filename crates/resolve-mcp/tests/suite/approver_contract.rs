@@ -10,9 +10,9 @@
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
-use resolve_core::{ResolveAction, ResolveArgs};
+use resolve_core::{DecidedBy, ResolveAction, ResolveArgs};
 use resolve_edit::{
-    ApprovalRequest, ApprovalSubject, Approver, AutoApprover, AwaitPerson, DecidedBy, Decision,
+    ApprovalRequest, ApprovalSubject, Approver, AutoApprover, AwaitPerson, Decision,
     OpenedWorkspace, Origin, Outcome, PlanReview, RecordKey, ResolveRequest, ReviewDecision,
     Selection, Store, TerminalApprover, TerminalReview, Workspace as StoreWorkspace,
     WorkspaceConfig,

@@ -37,6 +37,8 @@ use std::time::Duration;
 
 use crate::blobs::Blobs;
 use crate::error::StoreError;
+use resolve_core::DecidedBy;
+
 use crate::lock::{LOCK_TIMEOUT, StoreLock};
 use crate::transaction;
 use crate::workspace::Workspace;
@@ -45,8 +47,8 @@ pub use self::amend::AmendFile;
 pub use self::gc::BLOB_GRACE;
 pub use self::notes::{NoteResolution, ReviewerNote};
 pub use self::records::{
-    ApplyOutcome, Attribution, Decider, HistoryRecord, Origin, Outcome, PendingRecord,
-    PendingSummary, RECORD_VERSION, RecordVersion, StagedRecord, StoredAction,
+    ApplyOutcome, Attribution, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary,
+    RECORD_VERSION, RecordVersion, StagedRecord, StoredAction, default_decider,
 };
 pub use self::resolution::{Landing, ReviewedApply};
 pub use self::review::{Amendment, HunkReview, RejectedFile, RejectedHunk, Review};
@@ -89,7 +91,7 @@ pub struct Store {
     /// Who resolves through this handle, recorded in each history record it writes.
     resolver: Option<Origin>,
     /// Who decides through this handle (see [`Store::decided_by`]).
-    decider: Option<Decider>,
+    decider: Option<DecidedBy>,
     /// Whether an apply needs a passing check of the preview first.
     require_check: bool,
     /// The model's reason when a person decides in its place (see [`Store::overruling`]).
@@ -126,10 +128,10 @@ impl Store {
 
     /// This store recording `decider` as who decided each action it applies or discards
     /// without being given an [`Attribution`] ([`HistoryRecord::decided_by`]); a person's decisions about a model's action are
-    /// reported to that model (see [`ReviewerNote`]). By default [`Decider::default_for`] the
+    /// reported to that model (see [`ReviewerNote`]). By default [`default_decider`] the
     /// resolver: a person at the command line, else the model.
     #[must_use]
-    pub fn decided_by(mut self, decider: Decider) -> Self {
+    pub fn decided_by(mut self, decider: DecidedBy) -> Self {
         self.decider = Some(decider);
         self
     }
@@ -140,24 +142,24 @@ impl Store {
     /// model's reason in [`HistoryRecord::model_reason`] when it differs from the record's.
     #[must_use]
     pub fn overruling(self, model_reason: impl Into<String>) -> Self {
-        let mut store = self.decided_by(Decider::Person);
+        let mut store = self.decided_by(DecidedBy::Person);
         store.model_reason = Some(model_reason.into());
         store
     }
 
     /// Who decides what this store resolves: as [`Store::decided_by`] set it, else
-    /// [`Decider::default_for`] its resolver; `None` when neither was given.
-    pub fn decider(&self) -> Option<Decider> {
+    /// [`default_decider`] its resolver; `None` when neither was given.
+    pub fn decider(&self) -> Option<DecidedBy> {
         self.decider.or_else(|| {
             self.resolver
                 .as_ref()
-                .map(|resolver| Decider::default_for(Some(resolver)))
+                .map(|resolver| default_decider(Some(resolver)))
         })
     }
 
     /// The attribution of what this handle resolves without being given one (the plain
     /// [`Store::apply`], [`Store::discard`], …): as [`Store::decided_by`] and
-    /// [`Store::overruling`] set it, else [`Decider::default_for`] its resolver; `None` when
+    /// [`Store::overruling`] set it, else [`default_decider`] its resolver; `None` when
     /// neither was given. Callers that know who decided pass an [`Attribution`] instead
     /// ([`Store::apply_as`], [`Store::discard_as`], …).
     pub fn default_attribution(&self) -> Option<Attribution> {

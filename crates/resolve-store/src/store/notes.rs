@@ -1,5 +1,5 @@
 //! Reviewer notes: what a person did to an action a model staged (amended it, applied all or
-//! part of it, discarded it), kept until that model is told, once. Who decided ([`Decider`])
+//! part of it, discarded it), kept until that model is told, once. Who decided ([`DecidedBy`])
 //! says whether a decision makes a note: a person's about an action of an `agent` or `mcp:<id>`
 //! origin does; a model's own never does, and nothing staged at the command line has a model
 //! to tell.
@@ -11,12 +11,11 @@
 //! notes under the lock: a note is handed out once, or (when the process dies before it
 //! delivers what it took) never, but never twice and never to another origin.
 
+use resolve_core::DecidedBy;
 use serde::{Deserialize, Serialize};
 
 use super::Store;
-use super::records::{
-    Attribution, Decider, Origin, Outcome, PendingRecord, RecordVersion, read_json,
-};
+use super::records::{Attribution, Origin, Outcome, PendingRecord, RecordVersion, read_json};
 use super::review::{Amendment, Review};
 use crate::error::StoreError;
 use crate::fs;
@@ -56,7 +55,7 @@ pub struct ReviewerNote {
     /// The action's label.
     pub label: String,
     /// Who made the decisions it reports (a person; kept for readers that tell them apart).
-    pub decided_by: Decider,
+    pub decided_by: DecidedBy,
     /// Amendments made since the model was last told, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub amendments: Vec<Amendment>,
@@ -67,7 +66,7 @@ pub struct ReviewerNote {
 
 impl ReviewerNote {
     /// An empty note about `record`, decided by `decided_by`.
-    fn about(record: &PendingRecord, decided_by: Decider) -> Self {
+    fn about(record: &PendingRecord, decided_by: DecidedBy) -> Self {
         Self {
             version: RecordVersion,
             id: record.id.clone(),
@@ -90,14 +89,14 @@ impl Store {
         record: &PendingRecord,
         attribution: Option<&Attribution>,
     ) -> Result<Option<ReviewerNote>, StoreError> {
-        let decider = attribution.map_or(Decider::Model, |attribution| attribution.decided_by);
+        let decider = attribution.map_or(DecidedBy::Model, |attribution| attribution.decided_by);
         // A decision made where the action was staged (an approval prompt of that agent or
         // connection) is told in that call's own result, so it makes no note.
         let told_to_a_model = match record.origin {
             Origin::Agent | Origin::Mcp(_) => self.resolver.as_ref() != Some(&record.origin),
             Origin::Cli => false,
         };
-        if decider != Decider::Person || !told_to_a_model {
+        if decider != DecidedBy::Person || !told_to_a_model {
             return Ok(None);
         }
         let path = self.workspace.layout().note_file(record.seq);
@@ -162,17 +161,18 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::records::default_decider;
     use crate::store::review::{HunkReview, RejectedHunk};
 
     #[test]
     fn a_person_decides_at_the_command_line_and_the_model_elsewhere() {
-        assert_eq!(Decider::default_for(Some(&Origin::Cli)), Decider::Person);
-        assert_eq!(Decider::default_for(Some(&Origin::Agent)), Decider::Model);
+        assert_eq!(default_decider(Some(&Origin::Cli)), DecidedBy::Person);
+        assert_eq!(default_decider(Some(&Origin::Agent)), DecidedBy::Model);
         assert_eq!(
-            Decider::default_for(Some(&Origin::Mcp("c".into()))),
-            Decider::Model
+            default_decider(Some(&Origin::Mcp("c".into()))),
+            DecidedBy::Model
         );
-        assert_eq!(Decider::default_for(None), Decider::Model);
+        assert_eq!(default_decider(None), DecidedBy::Model);
     }
 
     #[test]
@@ -183,7 +183,7 @@ mod tests {
             seq: 4,
             origin: Origin::Mcp("c1".into()),
             label: "Edit: src/a.rs".into(),
-            decided_by: Decider::Person,
+            decided_by: DecidedBy::Person,
             amendments: vec![Amendment {
                 path: "src/a.rs".into(),
                 diff: "-a\n+b\n".into(),

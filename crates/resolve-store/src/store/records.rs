@@ -8,7 +8,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use resolve_core::Extra;
+use resolve_core::{DecidedBy, Extra};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -263,27 +263,13 @@ pub enum Outcome {
     Discarded,
 }
 
-/// Who decided an action's resolution: the model that called `resolve`, a person (at the
-/// command line, at an approval prompt, or through an MCP client's elicitation form), or a
-/// rule set up beforehand that nobody was asked about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decider {
-    /// The model decided, and nobody was asked.
-    Model,
-    /// A person decided.
-    Person,
-    /// A standing rule decided (an approval mode, say), without asking anyone.
-    Policy,
-}
-
 /// Who decided one resolution and what the model had asked, passed to each apply or discard
 /// (see [`Store::apply_as`](super::Store::apply_as)): it is written to the history record and
 /// decides whether the staging model is told through a [`ReviewerNote`](super::ReviewerNote).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attribution {
     /// Who decided.
-    pub decided_by: Decider,
+    pub decided_by: DecidedBy,
     /// The model's reason when someone else decided over its request; kept in the history
     /// beside the recorded reason when the two differ.
     pub model_reason: Option<String>,
@@ -293,13 +279,13 @@ impl Attribution {
     /// The model decided its own request.
     pub fn model() -> Self {
         Self {
-            decided_by: Decider::Model,
+            decided_by: DecidedBy::Model,
             model_reason: None,
         }
     }
 
     /// `decided_by` decided over the model's request, whose reason was `model_reason`.
-    pub fn over_model(decided_by: Decider, model_reason: impl Into<String>) -> Self {
+    pub fn over_model(decided_by: DecidedBy, model_reason: impl Into<String>) -> Self {
         Self {
             decided_by,
             model_reason: Some(model_reason.into()),
@@ -316,24 +302,12 @@ impl Attribution {
     }
 }
 
-impl Decider {
-    /// Who decides through a store that resolves as `resolver` when nobody said otherwise: a
-    /// person at the command line, the model anywhere else.
-    pub fn default_for(resolver: Option<&Origin>) -> Self {
-        match resolver {
-            Some(Origin::Cli) => Self::Person,
-            Some(Origin::Agent | Origin::Mcp(_)) | None => Self::Model,
-        }
-    }
-}
-
-impl std::fmt::Display for Decider {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Model => "model",
-            Self::Person => "person",
-            Self::Policy => "policy",
-        })
+/// Who decides through a store that resolves as `resolver` when nobody said otherwise: a
+/// person at the command line, the model anywhere else.
+pub fn default_decider(resolver: Option<&Origin>) -> DecidedBy {
+    match resolver {
+        Some(Origin::Cli) => DecidedBy::Person,
+        Some(Origin::Agent | Origin::Mcp(_)) | None => DecidedBy::Model,
     }
 }
 
@@ -361,7 +335,7 @@ pub struct HistoryRecord {
     /// Who decided it (`model` or `person`), as its [`Store::decided_by`](super::Store::decided_by)
     /// says; `None` when that store was not told.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decided_by: Option<Decider>,
+    pub decided_by: Option<DecidedBy>,
     /// The model's own reason, kept when a person decided with a different one (`reason` is
     /// then the person's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -430,7 +404,7 @@ struct HistoryFields {
     #[serde(default)]
     resolved_by: Option<Origin>,
     #[serde(default)]
-    decided_by: Option<Decider>,
+    decided_by: Option<DecidedBy>,
     #[serde(default)]
     model_reason: Option<String>,
     applied_files: Vec<String>,

@@ -1,0 +1,328 @@
+//! Every fact a result gives programs matches the schema its tool advertises: a real
+//! `resolve mcp` server lists each producer's, `check`'s and `resolve`'s details schema under
+//! the tool's `_meta["resolve/detailsSchema"]`, and the details of every kind of result those
+//! tools give (a staged preview, nothing staged, a check, an apply whole and in part, a
+//! discard, nothing to discard) validate against it. `resolve --json ast-edit` and
+//! `resolve --json apply` carry the same facts.
+
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests fail by panicking"
+)]
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use resolve_core::schema::validate;
+use serde_json::{Value, json};
+
+/// `resolve` with `HOME` set to `home` (where trust records live).
+fn resolve(root: &Path, home: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_resolve"));
+    command.arg("--root").arg(root).env("HOME", home);
+    command
+}
+
+/// A `resolve mcp` process spoken to line by line, and the schemas its tools advertise.
+struct Server {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    next_id: u64,
+    schemas: BTreeMap<String, Value>,
+}
+
+impl Server {
+    fn start(root: &Path, home: &Path) -> Self {
+        let mut child = resolve(root, home)
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = Self {
+            child,
+            lines,
+            next_id: 0,
+            schemas: BTreeMap::new(),
+        };
+        server.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "details-schema", "version": "0"}}),
+        );
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        let listed = server.request("tools/list", json!({}));
+        for tool in listed["tools"].as_array().unwrap() {
+            assert!(tool.get("outputSchema").is_none(), "{tool}");
+            if let Some(schema) = tool["_meta"].get("resolve/detailsSchema") {
+                server
+                    .schemas
+                    .insert(tool["name"].as_str().unwrap().to_owned(), schema.clone());
+            }
+        }
+        server
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The result of the request `method` with `params`, notifications skipped.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(30))
+                .expect("the server answers");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message.get("id") == Some(&json!(id)) {
+                return message["result"].clone();
+            }
+        }
+    }
+
+    /// Call `tool` with `arguments`; the result must succeed and carry details that validate
+    /// against the tool's advertised schema. Returns the details.
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let result = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        assert_eq!(result["isError"], json!(false), "{tool}: {result}");
+        assert!(result.get("structuredContent").is_none(), "{result}");
+        let details = result["_meta"]["resolve/details"].clone();
+        let schema = self
+            .schemas
+            .get(tool)
+            .unwrap_or_else(|| panic!("`{tool}` advertises no details schema"));
+        if let Err(violation) = validate(schema, &details) {
+            panic!("the details of `{tool}` break its schema: {violation}\n{details}\n{schema}");
+        }
+        details
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// Lines `1` to `20`, the lines numbered in `changed` spelled out as words.
+fn numbered(changed: &[usize]) -> String {
+    (1..=20)
+        .map(|n| {
+            if changed.contains(&n) {
+                format!("line {n} changed\n")
+            } else {
+                format!("{n}\n")
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn every_producer_check_and_resolve_result_matches_its_advertised_details_schema() {
+    let root = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("src")).unwrap();
+    std::fs::create_dir_all(root.path().join(".resolve")).unwrap();
+    std::fs::write(root.path().join("a.txt"), numbered(&[])).unwrap();
+    std::fs::write(
+        root.path().join("src/b.rs"),
+        "fn a() { foo(1) }\nfn b() { foo(2) }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.path().join(".resolve/config.toml"),
+        "[check]\ncommand = [\"sh\", \"-c\", \"echo checked\"]\n",
+    )
+    .unwrap();
+    let trusted = resolve(root.path(), home.path())
+        .arg("trust")
+        .output()
+        .unwrap();
+    assert!(trusted.status.success(), "{trusted:?}");
+    let mut server = Server::start(root.path(), home.path());
+    assert_eq!(
+        server.schemas.keys().collect::<Vec<_>>(),
+        ["ast_edit", "check", "edit", "resolve", "write"],
+        "the producers, check and resolve advertise a schema; read, ls and grep none"
+    );
+
+    // A preview of two hunks: its facts come from the hunk model.
+    let staged = server.call(
+        "write",
+        json!({"path": "a.txt", "content": numbered(&[2, 19])}),
+    );
+    let id = staged["pendingId"].as_str().unwrap().to_owned();
+    assert_eq!(
+        (
+            &staged["resource"],
+            &staged["applied"],
+            &staged["scopePath"]
+        ),
+        (
+            &json!(format!("resolve://pending/{id}")),
+            &json!(false),
+            &Value::Null
+        )
+    );
+    assert_eq!(
+        staged["files"],
+        json!([{"path": "a.txt", "added": 2, "removed": 2, "hunks": ["a.txt#1", "a.txt#2"]}])
+    );
+    // It is checked, then applied in part: the hunk left out is named.
+    let checked = server.call("check", json!({}));
+    assert_eq!(
+        (&checked["pendingId"], &checked["check"]["passed"]),
+        (&json!(id), &json!(true))
+    );
+    let applied = server.call(
+        "resolve",
+        json!({"action": "apply", "reason": "The first hunk only.", "extra": {"only": ["a.txt#1"]}}),
+    );
+    assert_eq!(
+        (
+            &applied["outcome"],
+            &applied["pendingId"],
+            &applied["decidedBy"],
+            &applied["appliedFiles"],
+            &applied["droppedHunks"]
+        ),
+        (
+            &json!("applied"),
+            &json!(id),
+            &json!("model"),
+            &json!(["a.txt"]),
+            &json!(["a.txt#2"])
+        )
+    );
+
+    // ast_edit names the scope it searched; the preview is discarded.
+    let rewritten = server.call(
+        "ast_edit",
+        json!({"ops": [{"pat": "foo($X)", "out": "bar($X)"}], "paths": ["src/b.rs"], "lang": "rust"}),
+    );
+    assert_eq!(rewritten["scopePath"], "src/b.rs");
+    assert_eq!(
+        (&rewritten["added"], &rewritten["removed"]),
+        (&json!(2), &json!(2))
+    );
+    let discarded = server.call(
+        "resolve",
+        json!({"action": "discard", "reason": "Not now."}),
+    );
+    assert_eq!(
+        (&discarded["outcome"], &discarded["decidedBy"]),
+        (&json!("discarded"), &json!("model"))
+    );
+
+    // Nothing staged, and nothing to discard.
+    let nothing = server.call(
+        "ast_edit",
+        json!({"ops": [{"pat": "missing($X)", "out": "x($X)"}], "paths": ["src"], "lang": "rust"}),
+    );
+    assert_eq!(
+        (&nothing["pendingId"], &nothing["files"]),
+        (&Value::Null, &json!([]))
+    );
+    let none = server.call("resolve", json!({"action": "discard", "reason": "Tidy."}));
+    assert_eq!(
+        (&none["outcome"], &none["decidedBy"]),
+        (&json!("nothing_pending"), &Value::Null)
+    );
+
+    // An empty file created is one hunk to take or leave, as the hunk model numbers it.
+    let created = server.call("write", json!({"path": "empty.txt", "content": ""}));
+    assert_eq!(
+        created["files"],
+        json!([{"path": "empty.txt", "added": 0, "removed": 0, "hunks": ["empty.txt#1"]}])
+    );
+    let applied = server.call(
+        "resolve",
+        json!({"action": "apply", "reason": "Create it.", "extra": {"only": ["empty.txt#1"]}}),
+    );
+    assert_eq!(applied["appliedFiles"], json!(["empty.txt"]));
+    assert_eq!(std::fs::read(root.path().join("empty.txt")).unwrap(), b"");
+
+    let edited = server.call(
+        "edit",
+        json!({"path": "src/b.rs", "old_text": "foo(1)", "new_text": "one()"}),
+    );
+    assert_eq!(edited["files"][0]["hunks"], json!(["src/b.rs#1"]));
+
+    // The CLI's `--json` gives the same facts for the same kind of preview.
+    let schema = server.schemas["ast_edit"].clone();
+    let resolve_schema = server.schemas["resolve"].clone();
+    drop(server);
+    let cli = resolve(root.path(), home.path())
+        .args([
+            "--json", "ast-edit", "-p", "foo($X)", "-r", "bar($X)", "src/b.rs",
+        ])
+        .output()
+        .unwrap();
+    assert!(cli.status.success(), "{cli:?}");
+    let printed: Value = serde_json::from_slice(&cli.stdout).unwrap();
+    validate(&schema, &printed["details"]).unwrap();
+    assert_eq!(printed["details"]["pendingId"], printed["pendingId"]);
+    assert!(
+        printed["pendingId"]
+            .as_str()
+            .unwrap()
+            .starts_with("pending-action:ast_edit:"),
+        "{printed}"
+    );
+    assert_eq!(
+        printed["details"]["files"],
+        json!([{"path": "src/b.rs", "added": 2, "removed": 2, "hunks": ["src/b.rs#1"]}])
+    );
+
+    // And the CLI's apply gives what `resolve` gives, decided by a person.
+    let applied = resolve(root.path(), home.path())
+        .args(["--json", "apply", "--reason", "Rename it."])
+        .output()
+        .unwrap();
+    assert!(applied.status.success(), "{applied:?}");
+    let printed_apply: Value = serde_json::from_slice(&applied.stdout).unwrap();
+    let details = &printed_apply["details"];
+    validate(&resolve_schema, details).unwrap();
+    assert_eq!(
+        (
+            &details["outcome"],
+            &details["pendingId"],
+            &details["decidedBy"],
+            &details["appliedFiles"]
+        ),
+        (
+            &json!("applied"),
+            &printed["pendingId"],
+            &json!("person"),
+            &json!(["src/b.rs"])
+        )
+    );
+}

@@ -1,6 +1,6 @@
 //! Staged file edits for `resolve`: the preview producers and the model-facing file tools.
 //!
-//! The producers (`ast_edit`, `edit`, `write`) turn a request into a [`Preview`]: a change set
+//! The producers (`ast_edit`, `edit`, `write`, `apply_patch`) turn a request into a [`Preview`]: a change set
 //! whose contents are already in the blob store, a label, and a text (a unified diff per file).
 //! Nothing in the workspace is written. [`FileTools`] runs them (and the read-only `read`, `ls`,
 //! `grep`) for a model, staging each preview as a durable pending action in the
@@ -10,7 +10,8 @@
 //! Layers, bottom up: `error`, `producer` (the producers' names and success texts), `blocking`;
 //! `text_file`, `diff`, `word_diff` (the changed words of a line pair), `hunks` (a file
 //! change's hunks and composing them), `ordered`, `selection` (hunk addresses), `scope`;
-//! `preview`; the producers `ast_edit/`, `text_edit` and the read-only `read_tools`;
+//! `preview`; the producers `ast_edit/`, `text_edit`, `apply_patch/` (Codex-format patches)
+//! and the read-only `read_tools`;
 //! `external`, `review` (hunk-level apply and amend), `reviewer_note` (what the model is told a
 //! person did), `shown` (what a stored action shows, derived from what it lands),
 //! `pending_source`; `check/` (running a command against a preview, in place or in
@@ -45,6 +46,7 @@ mod word_diff;
 
 mod preview;
 
+mod apply_patch;
 mod ast_edit;
 mod read_tools;
 mod text_edit;
@@ -71,6 +73,10 @@ pub use resolve_store::{
     read_regular_file, read_state_file, shell_words,
 };
 
+pub use apply_patch::{
+    ApplyPatchOutcome, ApplyPatchRequest, ChangeBlock, FileOp, Patch, parse_patch,
+    preview_apply_patch,
+};
 pub use ast_edit::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
     Prefilter, preview_ast_edit, preview_ast_edit_with, supported_languages,
@@ -86,7 +92,9 @@ pub use external::ExternalActionRunner;
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
 pub use pending_source::{ApplyGate, GateDecision, StorePendingSource};
 pub use preview::{PREVIEW_BANNER, Preview, ResultDetails, addressed_preview, applied_text};
-pub use producer::{AST_EDIT_TOOL, EDIT_TOOL, Producer, WRITE_TOOL, applied_label};
+pub use producer::{
+    APPLY_PATCH_TOOL, AST_EDIT_TOOL, EDIT_TOOL, Producer, WRITE_TOOL, applied_label,
+};
 pub use read_tools::{
     DEFAULT_READ_LIMIT, GREP_LINE_BYTES, GREP_MAX_MATCHES, GrepRequest, LsRequest, READ_MAX_OUTPUT,
     READ_SCAN_BUDGET, ReadRequest, grep, ls, read,

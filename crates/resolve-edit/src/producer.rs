@@ -12,6 +12,8 @@ pub const AST_EDIT_TOOL: &str = "ast_edit";
 pub const EDIT_TOOL: &str = "edit";
 /// Name of the whole-file write producer.
 pub const WRITE_TOOL: &str = "write";
+/// Name of the Codex-format patch producer.
+pub const APPLY_PATCH_TOOL: &str = "apply_patch";
 
 /// A tool that produces previews.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -22,18 +24,21 @@ pub enum Producer {
     Edit,
     /// `write`: one file created or replaced whole.
     Write,
+    /// `apply_patch`: a Codex-format patch adding, deleting, moving and updating files.
+    ApplyPatch,
 }
 
 impl Producer {
     /// Every producer, in the order tools are offered.
-    pub const ALL: [Producer; 3] = [Self::AstEdit, Self::Edit, Self::Write];
+    pub const ALL: [Producer; 4] = [Self::AstEdit, Self::Edit, Self::Write, Self::ApplyPatch];
 
-    /// The tool's name (`ast_edit`, `edit`, `write`).
+    /// The tool's name (`ast_edit`, `edit`, `write`, `apply_patch`).
     pub fn name(self) -> &'static str {
         match self {
             Self::AstEdit => AST_EDIT_TOOL,
             Self::Edit => EDIT_TOOL,
             Self::Write => WRITE_TOOL,
+            Self::ApplyPatch => APPLY_PATCH_TOOL,
         }
     }
 
@@ -45,12 +50,15 @@ impl Producer {
     }
 
     /// The success text after applying `paths` (with `replacements` in all) of a preview of
-    /// this producer: `Applied edit to <path>.`, `Wrote <path>.`, or for several files (and
-    /// for `ast_edit`) `Applied 3 replacements in 2 files.`
+    /// this producer: `Applied edit to <path>.`, `Wrote <path>.`, `Applied patch to <path>.`
+    /// (`Applied patch to 2 files.`), or for several files (and for `ast_edit`) `Applied 3
+    /// replacements in 2 files.`
     pub fn applied_text(self, paths: &[String], replacements: usize) -> String {
         match (self, paths) {
             (Self::Edit, [path]) => format!("Applied edit to {path}."),
             (Self::Write, [path]) => format!("Wrote {path}."),
+            (Self::ApplyPatch, [path]) => format!("Applied patch to {path}."),
+            (Self::ApplyPatch, _) => format!("Applied patch to {}.", count_noun(paths.len(), "file")),
             (Self::AstEdit | Self::Edit | Self::Write, _) => {
                 replacements_text(replacements, paths.len())
             }
@@ -152,6 +160,10 @@ mod tests {
         assert_eq!(
             Producer::AstEdit.applied_text(&paths(&["a.rs", "b.rs"]), 3),
             "Applied 3 replacements in 2 files."
+        );
+        assert_eq!(
+            Producer::ApplyPatch.applied_text(&paths(&["a.rs", "b.rs"]), 3),
+            "Applied patch to 2 files."
         );
         assert_eq!(
             applied_text_for("custom", &paths(&["a.rs", "b.rs"]), 3),

@@ -1,4 +1,4 @@
-//! The model-facing file tools (`ast_edit`, `edit`, `write`, `read`, `ls`, `grep`): their
+//! The model-facing file tools (`ast_edit`, `edit`, `write`, `apply_patch`, `read`, `ls`, `grep`): their
 //! specs, argument checking, running them, and staging the producers' previews in the durable
 //! store. Keeping a pending stack in step with the store is the pending_source module's.
 
@@ -8,6 +8,7 @@ use resolve_core::{ToolResult, ToolSpec};
 use resolve_store::{Blobs, NewAction, Origin, StagedRecord, Store, Workspace};
 use serde_json::{Map, Value, json};
 
+use crate::apply_patch::{ApplyPatchOutcome, ApplyPatchRequest, preview_apply_patch};
 use crate::ast_edit::{AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, preview_ast_edit};
 use crate::error::EditError;
 use crate::pending_source::StorePendingSource;
@@ -29,6 +30,22 @@ Replace exact text in one file, staged as a preview: nothing is written until yo
 
 const WRITE_DESCRIPTION: &str = "\
 Create a file or replace its whole content, staged as a preview: nothing is written until you call `resolve`.";
+
+const APPLY_PATCH_DESCRIPTION: &str = "\
+Add, delete, move and update files with one patch, staged as one preview: nothing is written until you call `resolve`.
+`input` is the whole patch:
+*** Begin Patch
+*** Add File: <path>        (every line of the new file starts with `+`)
+*** Delete File: <path>
+*** Update File: <path>
+*** Move to: <new path>     (optional, right after Update File)
+@@ <a line that occurs once before the change, e.g. `fn main() {`>   (or a bare `@@`)
+ context line (starts with a space)
+-removed line
++added line
+*** End of File             (optional: the block ends the file)
+*** End Patch
+Paths are relative to the workspace root (or absolute inside it). Give about 3 lines of context around each change; no line numbers.";
 
 const READ_DESCRIPTION: &str = "\
 Read a text file with line numbers. `offset` is the first line (1-based), `limit` the number of lines.";
@@ -54,10 +71,11 @@ enum FileTool {
 
 impl FileTool {
     /// Every file tool, producers first (the order of the specs).
-    const ALL: [FileTool; 6] = [
+    const ALL: [FileTool; 7] = [
         Self::Produce(Producer::AstEdit),
         Self::Produce(Producer::Edit),
         Self::Produce(Producer::Write),
+        Self::Produce(Producer::ApplyPatch),
         Self::Read,
         Self::Ls,
         Self::Grep,
@@ -133,6 +151,16 @@ static SPECS: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
                 "type": "object",
                 "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
                 "required": ["path", "content"],
+                "additionalProperties": false
+            }),
+        ),
+        spec(
+            FileTool::Produce(Producer::ApplyPatch),
+            APPLY_PATCH_DESCRIPTION,
+            json!({
+                "type": "object",
+                "properties": {"input": {"type": "string", "description": "the whole patch, from `*** Begin Patch` to `*** End Patch`"}},
+                "required": ["input"],
                 "additionalProperties": false
             }),
         ),
@@ -248,6 +276,13 @@ impl FileTools {
                 &self.workspace,
                 &parse::<WriteRequest>(name, args)?,
             )?),
+            FileTool::Produce(Producer::ApplyPatch) => {
+                let request: ApplyPatchRequest = parse(name, args)?;
+                match preview_apply_patch(&self.workspace, &request)? {
+                    ApplyPatchOutcome::AlreadyApplied { text: applied } => text(applied),
+                    ApplyPatchOutcome::Preview(preview) => self.stage(*preview),
+                }
+            }
             FileTool::Read => text(read_tools::read(
                 &self.workspace,
                 &parse::<ReadRequest>(name, args)?,

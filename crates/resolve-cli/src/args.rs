@@ -12,7 +12,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
     version,
     about = "Stage edits as previews, review them, then apply or discard them with a reason.",
     long_about = "Stage edits as previews, review them, then apply or discard them with a reason.\n\n\
-A producer (`ast-edit`, `edit`, `write`) computes a change and stores it as a pending action \
+A producer (`ast-edit`, `edit`, `write`, `patch`) computes a change and stores it as a pending action \
 under <root>/.resolve/ without touching any file. `resolve apply` writes exactly the previewed \
 bytes, all files or none, after checking that no file changed since the preview; \
 `resolve discard` drops it. Both record the reason in the history (`resolve log`).",
@@ -36,6 +36,7 @@ impl Cli {
             Command::AstEdit(_)
             | Command::Edit(_)
             | Command::Write(_)
+            | Command::Patch(_)
             | Command::Pending
             | Command::Show(_)
             | Command::Check(_)
@@ -86,6 +87,8 @@ pub enum Command {
     Edit(EditArgs),
     /// Stage creating or overwriting one file as a preview.
     Write(WriteArgs),
+    /// Stage a Codex-format patch (`*** Begin Patch` … `*** End Patch`) as one preview.
+    Patch(PatchArgs),
     /// List pending actions, head (the one `apply` acts on) first.
     Pending,
     /// Print a preview: a pending action's, or one from the history.
@@ -388,6 +391,15 @@ pub struct WriteArgs {
     /// Read the new content from FILE (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
+}
+
+/// `resolve patch`.
+#[derive(Debug, Args)]
+pub struct PatchArgs {
+    /// The patch file (`-` or nothing: standard input). Paths in it are relative to the root,
+    /// or absolute inside it.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
 }
 
 /// `resolve show`.

@@ -23,7 +23,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::Outcome;
-use crate::args::{AstEditArgs, Cli, Command, EditArgs, McpApproveChoice, WriteArgs};
+use crate::args::{AstEditArgs, Cli, Command, EditArgs, McpApproveChoice, PatchArgs, WriteArgs};
 use crate::output::{Output, note};
 
 /// Open the workspace, recover, and run the subcommand.
@@ -54,6 +54,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::AstEdit(args) => ast_edit(&store, args, output),
         Command::Edit(args) => edit(&store, args, output),
         Command::Write(args) => write(&store, args, output),
+        Command::Patch(args) => patch(&store, args, output),
         Command::Pending => pending(&store, output),
         Command::Show(args) => show(&store, args.id.as_deref(), output),
         Command::Check(args) => check::run(&store, args, output),
@@ -186,6 +187,17 @@ fn write(store: &Store, args: &WriteArgs, output: Output) -> anyhow::Result<Outc
     };
     let call = json!({"path": args.path, "content": content});
     staged(store, cli_tools(store, None).run("write", &call), output)
+}
+
+fn patch(store: &Store, args: &PatchArgs, output: Output) -> anyhow::Result<Outcome> {
+    let input = match &args.file {
+        Some(file) if file.as_os_str() != "-" => std::fs::read_to_string(file)
+            .with_context(|| format!("could not read `{}`", file.display()))?,
+        Some(_) | None => std::io::read_to_string(std::io::stdin())
+            .context("could not read the patch from standard input")?,
+    };
+    let call = json!({ "input": input });
+    staged(store, cli_tools(store, None).run("apply_patch", &call), output)
 }
 
 /// Apply or discard through the core dispatch, over every origin's pending actions. An action

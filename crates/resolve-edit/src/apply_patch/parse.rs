@@ -67,6 +67,17 @@ pub enum FileOp {
     },
 }
 
+/// One line of a change block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockLine {
+    /// ` line` (or an empty line): kept as the file has it.
+    Context(String),
+    /// `-line`: removed.
+    Removed(String),
+    /// `+line`: added.
+    Added(String),
+}
+
 /// One change block of an update: what its lines look like before and after.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangeBlock {
@@ -76,10 +87,40 @@ pub struct ChangeBlock {
     pub old: Vec<String>,
     /// The context and `+` lines, in order.
     pub new: Vec<String>,
+    /// Every line in patch order (what [`ChangeBlock::old`] and [`ChangeBlock::new`] are made
+    /// of): placing the block keeps the file's own text of its context lines.
+    pub lines: Vec<BlockLine>,
     /// `*** End of File`: the block ends at the end of the file.
     pub end_of_file: bool,
     /// The block's first line in the patch (its `@@` line, if any).
     pub line: usize,
+}
+
+impl ChangeBlock {
+    /// An empty block starting at patch line `line`.
+    pub fn new(anchor: Option<String>, line: usize) -> Self {
+        Self {
+            anchor,
+            old: Vec::new(),
+            new: Vec::new(),
+            lines: Vec::new(),
+            end_of_file: false,
+            line,
+        }
+    }
+
+    /// Append one line.
+    pub fn push(&mut self, line: BlockLine) {
+        match &line {
+            BlockLine::Context(text) => {
+                self.old.push(text.clone());
+                self.new.push(text.clone());
+            }
+            BlockLine::Removed(text) => self.old.push(text.clone()),
+            BlockLine::Added(text) => self.new.push(text.clone()),
+        }
+        self.lines.push(line);
+    }
 }
 
 /// Parse `input`, a whole patch from `*** Begin Patch` to `*** End Patch`.
@@ -257,13 +298,7 @@ impl Parser<'_> {
                 format!("expected a change block starting with `@@`, found `{head}`"),
             ));
         };
-        let mut block = ChangeBlock {
-            anchor,
-            old: Vec::new(),
-            new: Vec::new(),
-            end_of_file: false,
-            line: self.line_number(start),
-        };
+        let mut block = ChangeBlock::new(anchor, self.line_number(start));
         let mut count = 0;
         while let Some(&line) = self.lines.get(self.at) {
             if line == END_OF_FILE {
@@ -275,16 +310,10 @@ impl Parser<'_> {
                 break;
             }
             match line.chars().next() {
-                None => {
-                    block.old.push(String::new());
-                    block.new.push(String::new());
-                }
-                Some(' ') => {
-                    block.old.push(line[1..].to_owned());
-                    block.new.push(line[1..].to_owned());
-                }
-                Some('-') => block.old.push(line[1..].to_owned()),
-                Some('+') => block.new.push(line[1..].to_owned()),
+                None => block.push(BlockLine::Context(String::new())),
+                Some(' ') => block.push(BlockLine::Context(line[1..].to_owned())),
+                Some('-') => block.push(BlockLine::Removed(line[1..].to_owned())),
+                Some('+') => block.push(BlockLine::Added(line[1..].to_owned())),
                 Some(_) if count == 0 => {
                     return Err(invalid(
                         self.line_number(self.at),
@@ -314,14 +343,18 @@ mod tests {
 
     use super::*;
 
-    fn block(anchor: Option<&str>, old: &[&str], new: &[&str], line: usize) -> ChangeBlock {
-        ChangeBlock {
-            anchor: anchor.map(str::to_owned),
-            old: old.iter().map(|l| (*l).to_owned()).collect(),
-            new: new.iter().map(|l| (*l).to_owned()).collect(),
-            end_of_file: false,
-            line,
+    /// A block of diff-like lines (` context`, `-removed`, `+added`).
+    fn block(anchor: Option<&str>, lines: &[&str], line: usize) -> ChangeBlock {
+        let mut block = ChangeBlock::new(anchor.map(str::to_owned), line);
+        for text in lines {
+            let (kind, rest) = text.split_at(1);
+            block.push(match kind {
+                " " => BlockLine::Context(rest.to_owned()),
+                "-" => BlockLine::Removed(rest.to_owned()),
+                _ => BlockLine::Added(rest.to_owned()),
+            });
         }
+        block
     }
 
     fn error(input: &str) -> (usize, String) {
@@ -337,7 +370,7 @@ mod tests {
             "*** Begin Patch\n*** Add File: docs/new.md\n+# New\n+\n+text\n*** Delete File: old.txt\n*** Update File: src/a.rs\n*** Move to: src/b.rs\n@@ fn main() {\n-    old();\n+    new();\n     done();\n@@\n-x\n+y\n*** End of File\n*** End Patch\n",
         )
         .unwrap();
-        let mut last = block(None, &["x"], &["y"], 13);
+        let mut last = block(None, &["-x", "+y"], 13);
         last.end_of_file = true;
         assert_eq!(
             patch.ops,
@@ -357,8 +390,7 @@ mod tests {
                     blocks: vec![
                         block(
                             Some("fn main() {"),
-                            &["    old();", "    done();"],
-                            &["    new();", "    done();"],
+                            &["-    old();", "+    new();", "     done();"],
                             9
                         ),
                         last
@@ -379,7 +411,7 @@ mod tests {
             vec![FileOp::Update {
                 path: "a.py".into(),
                 move_to: None,
-                blocks: vec![block(None, &["import os", ""], &["import os", "", "x = 1"], 3)],
+                blocks: vec![block(None, &[" import os", " ", "+x = 1"], 3)],
                 line: 2
             }]
         );
@@ -464,8 +496,8 @@ mod tests {
         assert_eq!(
             blocks,
             &vec![
-                block(Some("one"), &["1"], &["one"], 3),
-                block(Some("two"), &["2"], &["two"], 6)
+                block(Some("one"), &["-1", "+one"], 3),
+                block(Some("two"), &["-2", "+two"], 6)
             ]
         );
         assert_eq!(patch.ops.len(), 2);

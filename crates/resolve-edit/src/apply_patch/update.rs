@@ -13,7 +13,7 @@
 
 use crate::error::EditError;
 
-use super::parse::ChangeBlock;
+use super::parse::{BlockLine, ChangeBlock};
 use super::seek::{Comparison, all_matches, nearest_candidate, seek};
 use crate::text_file::split_bom;
 
@@ -34,11 +34,12 @@ struct SourceLine<'a> {
     ending: &'static str,
 }
 
-/// A planned replacement: `old_len` lines at `start` become `new`.
+/// A planned replacement: the `old_len` lines at `start` are rewritten by `lines` (context
+/// lines keep the file's text and ending, removed ones go, added ones come in).
 struct Replacement<'a> {
     start: usize,
     old_len: usize,
-    new: &'a [String],
+    lines: std::borrow::Cow<'a, [BlockLine]>,
     block: usize,
 }
 
@@ -87,18 +88,23 @@ pub(crate) fn update_text(
             replacements.push(Replacement {
                 start: at,
                 old_len: 0,
-                new: &block.new,
+                lines: std::borrow::Cow::Borrowed(&block.lines),
                 block: number,
             });
             continue;
         }
         let (mut old, mut new) = (&block.old[..], &block.new[..]);
+        let mut ops = std::borrow::Cow::Borrowed(&block.lines[..]);
         let mut found = seek(&texts, old, from, block.end_of_file);
         if found.is_none() && old.last().is_some_and(String::is_empty) {
+            // Codex retries without a last empty old line (taken for the file's final newline),
+            // and drops it from the new lines only where it ends them too.
             old = &old[..old.len() - 1];
-            if new.last().is_some_and(String::is_empty) {
+            let ends_new = new.last().is_some_and(String::is_empty);
+            if ends_new {
                 new = &new[..new.len() - 1];
             }
+            ops = std::borrow::Cow::Owned(without_last_old_line(&block.lines, ends_new));
             found = seek(&texts, old, from, block.end_of_file);
         }
         if let Some(found) = found {
@@ -125,7 +131,7 @@ pub(crate) fn update_text(
             replacements.push(Replacement {
                 start: found.at,
                 old_len: old.len(),
-                new,
+                lines: ops,
                 block: number,
             });
             from = found.at + old.len();
@@ -161,6 +167,22 @@ pub(crate) fn update_text(
     })
 }
 
+/// `lines` without its last context or removed line (an empty one); a context line that is
+/// also the new lines' last stays as an added line unless `ends_new`.
+fn without_last_old_line(lines: &[BlockLine], ends_new: bool) -> Vec<BlockLine> {
+    let mut lines = lines.to_vec();
+    if let Some(last_old) = lines
+        .iter()
+        .rposition(|line| matches!(line, BlockLine::Context(_) | BlockLine::Removed(_)))
+    {
+        match lines.remove(last_old) {
+            BlockLine::Context(text) if !ends_new => lines.insert(last_old, BlockLine::Added(text)),
+            BlockLine::Context(_) | BlockLine::Removed(_) | BlockLine::Added(_) => {}
+        }
+    }
+    lines
+}
+
 /// The lines of `body` with their endings; a last line without a newline has the ending "".
 fn source_lines(body: &str) -> Vec<SourceLine<'_>> {
     let mut lines: Vec<SourceLine<'_>> = body
@@ -190,7 +212,19 @@ fn join(bom: &str, lines: &[SourceLine<'_>], replacements: &[Replacement<'_>], p
     let mut next = 0;
     for replacement in replacements {
         result.extend(lines[next..replacement.start].iter().map(|line| (line.text, line.ending)));
-        result.extend(replacement.new.iter().map(|text| (text.as_str(), preferred)));
+        let mut at = replacement.start;
+        for line in replacement.lines.iter() {
+            match line {
+                BlockLine::Context(_) => {
+                    if let Some(kept) = lines.get(at) {
+                        result.push((kept.text, kept.ending));
+                    }
+                    at += 1;
+                }
+                BlockLine::Removed(_) => at += 1,
+                BlockLine::Added(text) => result.push((text.as_str(), preferred)),
+            }
+        }
         next = replacement.start + replacement.old_len;
     }
     result.extend(lines[next..].iter().map(|line| (line.text, line.ending)));
@@ -285,14 +319,18 @@ mod tests {
 
     use super::*;
 
-    fn block(anchor: Option<&str>, old: &[&str], new: &[&str]) -> ChangeBlock {
-        ChangeBlock {
-            anchor: anchor.map(str::to_owned),
-            old: old.iter().map(|l| (*l).to_owned()).collect(),
-            new: new.iter().map(|l| (*l).to_owned()).collect(),
-            end_of_file: false,
-            line: 3,
+    /// A block of diff-like lines (` context`, `-removed`, `+added`) at patch line 3.
+    fn block(anchor: Option<&str>, lines: &[&str]) -> ChangeBlock {
+        let mut block = ChangeBlock::new(anchor.map(str::to_owned), 3);
+        for text in lines {
+            let (kind, rest) = text.split_at(1);
+            block.push(match kind {
+                " " => BlockLine::Context(rest.to_owned()),
+                "-" => BlockLine::Removed(rest.to_owned()),
+                _ => BlockLine::Added(rest.to_owned()),
+            });
         }
+        block
     }
 
     fn apply(original: &str, blocks: &[ChangeBlock]) -> String {
@@ -308,33 +346,35 @@ mod tests {
 
     #[test]
     fn line_endings_bom_and_a_missing_final_newline_are_kept() {
-        let change = [block(None, &["a", "b"], &["a", "B", "B2"])];
+        let change = [block(None, &[" a", "-b", "+B", "+B2"])];
         assert_eq!(apply("a\r\nb\r\nc\r\n", &change), "a\r\nB\r\nB2\r\nc\r\n");
         assert_eq!(apply("a\nb\r\nc", &change), "a\nB\nB2\nc");
         assert_eq!(apply("\u{feff}a\nb\n", &change), "\u{feff}a\nB\nB2\n");
-        let last = [block(None, &["c"], &["C"])];
+        let last = [block(None, &["-c", "+C"])];
         assert_eq!(apply("a\nb\nc", &last), "a\nb\nC");
-        let append = [block(None, &[], &["d"])];
+        let append = [block(None, &["+d"])];
         assert_eq!(apply("a\nc", &append), "a\nc\nd");
         assert_eq!(apply("", &append), "d\n");
         assert_eq!(apply("a\n\n", &append), "a\nd\n\n");
     }
 
     #[test]
-    fn whitespace_fallbacks_find_lines_and_the_blocks_lines_replace_them_as_codex_does() {
-        let change = [block(None, &["a", "b"], &["a", "x"])];
-        assert_eq!(apply("a   \nb\t\nc  \n", &change), "a\nx\nc  \n");
-        assert_eq!(apply("  a\n  b\n", &change), "a\nx\n");
+    fn whitespace_fallbacks_find_lines_and_context_lines_keep_the_files_text() {
+        let change = [block(None, &[" a", "-b", "+x"])];
+        assert_eq!(apply("a   \r\nb\t\nc  \n", &change), "a   \r\nx\r\nc  \n");
+        assert_eq!(apply("  a\n  b\n", &change), "  a\nx\n");
+        let trailing_empty = [block(None, &[" b", " ", "+c"])];
+        assert_eq!(apply("a\nb\n", &trailing_empty), "a\nb\n\nc\n");
     }
 
     #[test]
     fn anchors_narrow_the_search_and_blocks_follow_each_other() {
         let text = "fn a() {\n    x\n}\nfn b() {\n    x\n}\n";
-        let change = [block(Some("fn b() {"), &["    x"], &["    y"])];
+        let change = [block(Some("fn b() {"), &["-    x", "+    y"])];
         assert_eq!(apply(text, &change), "fn a() {\n    x\n}\nfn b() {\n    y\n}\n");
         let two = [
-            block(None, &["fn a() {", "    x"], &["fn a() {", "    1"]),
-            block(None, &["    x"], &["    2"]),
+            block(None, &[" fn a() {", "-    x", "+    1"]),
+            block(None, &["-    x", "+    2"]),
         ];
         assert_eq!(apply(text, &two), "fn a() {\n    1\n}\nfn b() {\n    2\n}\n");
     }
@@ -343,11 +383,11 @@ mod tests {
     fn an_ambiguous_block_or_anchor_is_refused_with_its_lines() {
         let text = "fn a() {\n    x\n}\nfn b() {\n    x\n}\n";
         assert_eq!(
-            refusal(text, &[block(None, &["    x"], &["    y"])]),
+            refusal(text, &[block(None, &["-    x", "+    y"])]),
             "the lines of change block 1 (patch line 3) match at lines 2 and 5; add context lines or an `@@` line that make the place unique."
         );
         assert_eq!(
-            refusal(text, &[block(Some("}"), &["fn b() {"], &["fn c() {"])]),
+            refusal(text, &[block(Some("}"), &["-fn b() {", "+fn c() {"])]),
             "the anchor `@@ }` of change block 1 (patch line 3) matches at lines 3 and 6; use an anchor line that occurs once."
         );
     }
@@ -356,18 +396,18 @@ mod tests {
     fn a_missing_block_names_the_nearest_candidate_and_its_first_differing_line() {
         let text = "one\ntwo\nthree\nfour\n";
         assert_eq!(
-            refusal(text, &[block(None, &["two", "3", "four"], &["2"])]),
+            refusal(text, &[block(None, &["-two", "-3", "-four", "+2"])]),
             "the lines of change block 1 (patch line 3) were not found in the file. Nearest candidate: line 2, where 2 of 3 lines agree; the first that differs is block line 2 `3`, where the file has `three` (line 3)."
         );
         assert!(
-            refusal(text, &[block(None, &["zzz"], &["y"])]).contains("None of its lines occurs")
+            refusal(text, &[block(None, &["-zzz", "+y"])]).contains("None of its lines occurs")
         );
         let message = refusal(
             text,
-            &[block(None, &["three"], &["3"]), block(None, &["one"], &["1"])],
+            &[block(None, &["-three", "+3"]), block(None, &["-one", "+1"])],
         );
         assert!(message.contains("were not found after line 3. They occur at line 1"), "{message}");
-        assert!(refusal(text, &[block(Some("nope"), &["one"], &["1"])]).contains("occurs nowhere"));
+        assert!(refusal(text, &[block(Some("nope"), &["-one", "+1"])]).contains("occurs nowhere"));
     }
 
     #[test]
@@ -375,7 +415,7 @@ mod tests {
         let updated = update_text(
             "f.txt",
             "a\nB\nc\n",
-            &[block(None, &["a", "b"], &["a", "B"]), block(None, &["c"], &["C"])],
+            &[block(None, &[" a", "-b", "+B"]), block(None, &["-c", "+C"])],
         )
         .unwrap();
         assert_eq!(updated.text, "a\nB\nC\n");
@@ -384,7 +424,7 @@ mod tests {
 
     #[test]
     fn an_end_of_file_block_matches_only_at_the_end() {
-        let mut last = block(None, &["x"], &["y"]);
+        let mut last = block(None, &["-x", "+y"]);
         last.end_of_file = true;
         assert_eq!(apply("x\na\nx\n", std::slice::from_ref(&last)), "x\na\ny\n");
         assert!(refusal("x\na\n", &[last]).contains("at the end of the file"));

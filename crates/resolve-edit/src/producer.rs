@@ -58,7 +58,9 @@ impl Producer {
             (Self::Edit, [path]) => format!("Applied edit to {path}."),
             (Self::Write, [path]) => format!("Wrote {path}."),
             (Self::ApplyPatch, [path]) => format!("Applied patch to {path}."),
-            (Self::ApplyPatch, _) => format!("Applied patch to {}.", count_noun(paths.len(), "file")),
+            (Self::ApplyPatch, _) => {
+                format!("Applied patch to {}.", count_noun(paths.len(), "file"))
+            }
             (Self::AstEdit | Self::Edit | Self::Write, _) => {
                 replacements_text(replacements, paths.len())
             }

@@ -1,6 +1,8 @@
 //! The `apply_patch` target: a random patch over a small workspace.
 
-use resolve_edit::{ApplyPatchOutcome, ApplyPatchRequest, Workspace, parse_patch, preview_apply_patch};
+use resolve_edit::{
+    ApplyPatchOutcome, ApplyPatchRequest, Workspace, parse_patch, preview_apply_patch,
+};
 
 /// The file the patch may update, and the separator between it and the patch in an input.
 const SEPARATOR: &str = "\n=====\n";
@@ -27,16 +29,24 @@ pub fn apply_patch(data: &[u8]) {
     };
     let outcome = preview_apply_patch(&workspace, &request);
     if parsed.is_err() {
-        assert!(outcome.is_err(), "the producer took a patch the parser refuses");
+        assert!(
+            outcome.is_err(),
+            "the producer took a patch the parser refuses"
+        );
     }
     match outcome {
         Ok(ApplyPatchOutcome::Preview(preview)) => {
             assert!(!preview.label.is_empty());
         }
-        Ok(ApplyPatchOutcome::AlreadyApplied { text }) => assert!(text.starts_with("Patch already applied")),
+        Ok(ApplyPatchOutcome::AlreadyApplied { text }) => {
+            assert!(text.starts_with("Patch already applied"))
+        }
         Err(error) => assert!(!error.to_string().is_empty()),
     }
-    assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), content);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        content
+    );
     let entries: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())

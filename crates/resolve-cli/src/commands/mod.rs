@@ -197,7 +197,11 @@ fn patch(store: &Store, args: &PatchArgs, output: Output) -> anyhow::Result<Outc
             .context("could not read the patch from standard input")?,
     };
     let call = json!({ "input": input });
-    staged(store, cli_tools(store, None).run("apply_patch", &call), output)
+    staged(
+        store,
+        cli_tools(store, None).run("apply_patch", &call),
+        output,
+    )
 }
 
 /// Apply or discard through the core dispatch, over every origin's pending actions. An action

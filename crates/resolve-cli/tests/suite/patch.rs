@@ -21,7 +21,12 @@ fn patch_stdin(workspace: &Workspace, patch: &str) -> Run {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(patch.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(patch.as_bytes())
+        .unwrap();
     Run::from(child.wait_with_output().unwrap())
 }
 
@@ -43,18 +48,39 @@ fn a_patch_on_stdin_stages_one_preview_and_apply_lands_every_file_byte_exactly()
         absolute.display()
     );
     let run = patch_stdin(&workspace, &patch).expect_code(0);
-    assert!(run.stdout.contains("--- a/old/name.rs\n+++ /dev/null"), "{}", run.stdout);
-    assert!(run.stdout.contains("Moved `old/name.rs` to `new/name.rs`."), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("--- a/old/name.rs\n+++ /dev/null"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("Moved `old/name.rs` to `new/name.rs`."),
+        "{}",
+        run.stdout
+    );
     assert_eq!(workspace.pending_ids(), ["pending-action:apply_patch:1"]);
-    assert_eq!(read_bytes(&workspace, "crlf.txt"), b"one\r\ntwo\r\nthree\r\n");
+    assert_eq!(
+        read_bytes(&workspace, "crlf.txt"),
+        b"one\r\ntwo\r\nthree\r\n"
+    );
     assert!(workspace.path("gone.txt").exists());
 
     let run = workspace
         .run(&["apply", "--reason", "Patched."])
         .expect_code(0);
-    assert!(run.stdout.contains("Applied patch to 7 files."), "{}", run.stdout);
-    assert_eq!(read_bytes(&workspace, "crlf.txt"), b"one\r\n2\r\n2b\r\nthree\r\n");
-    assert_eq!(read_bytes(&workspace, "bom.txt"), b"\xef\xbb\xbfALPHA\nbeta\n");
+    assert!(
+        run.stdout.contains("Applied patch to 7 files."),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        read_bytes(&workspace, "crlf.txt"),
+        b"one\r\n2\r\n2b\r\nthree\r\n"
+    );
+    assert_eq!(
+        read_bytes(&workspace, "bom.txt"),
+        b"\xef\xbb\xbfALPHA\nbeta\n"
+    );
     assert_eq!(read_bytes(&workspace, "open.txt"), b"x\ny\nZ");
     assert_eq!(read_bytes(&workspace, "new/name.rs"), b"fn b() {}\n");
     assert_eq!(read_bytes(&workspace, "added.md"), b"# Added\n");
@@ -66,16 +92,33 @@ fn a_patch_on_stdin_stages_one_preview_and_apply_lands_every_file_byte_exactly()
 fn a_patch_file_that_does_not_apply_fails_naming_the_problem_and_stages_nothing() {
     let workspace = Workspace::with(&[("a.txt", "one\ntwo\nthree\n"), ("b.txt", "b\n")]);
     let cases = [
-        ("*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-2\n+TWO\n*** End Patch", "Nearest candidate: line 1, where 1 of 2 lines agree; the first that differs is block line 2 `2`, where the file has `two` (line 2)."),
-        ("*** Begin Patch\n*** Add File: b.txt\n+x\n*** End Patch", "`b.txt` already exists"),
-        ("*** Begin Patch\n*** Delete File: none.txt\n*** End Patch", "`none.txt` does not exist."),
-        ("*** Begin Patch\n*** Frobnicate: a.txt\n*** End Patch", "Invalid patch at line 2: `*** Frobnicate: a.txt` is not a file header"),
-        ("*** Begin Patch\n*** Add File: ../outside.txt\n+x\n*** End Patch", "outside"),
+        (
+            "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-2\n+TWO\n*** End Patch",
+            "Nearest candidate: line 1, where 1 of 2 lines agree; the first that differs is block line 2 `2`, where the file has `two` (line 2).",
+        ),
+        (
+            "*** Begin Patch\n*** Add File: b.txt\n+x\n*** End Patch",
+            "`b.txt` already exists",
+        ),
+        (
+            "*** Begin Patch\n*** Delete File: none.txt\n*** End Patch",
+            "`none.txt` does not exist.",
+        ),
+        (
+            "*** Begin Patch\n*** Frobnicate: a.txt\n*** End Patch",
+            "Invalid patch at line 2: `*** Frobnicate: a.txt` is not a file header",
+        ),
+        (
+            "*** Begin Patch\n*** Add File: ../outside.txt\n+x\n*** End Patch",
+            "outside",
+        ),
     ];
     for (patch, expected) in cases {
         let file = workspace.path("p.patch");
         std::fs::write(&file, patch).unwrap();
-        let run = workspace.run(&["patch", file.to_str().unwrap()]).expect_code(1);
+        let run = workspace
+            .run(&["patch", file.to_str().unwrap()])
+            .expect_code(1);
         let output = format!("{}{}", run.stdout, run.stderr);
         assert!(output.contains(expected), "{patch}\n{output}");
         assert!(workspace.pending_ids().is_empty(), "{patch}");
@@ -93,7 +136,9 @@ fn a_patch_already_present_is_reported_as_applied_and_stages_nothing() {
     )
     .expect_code(0);
     assert!(
-        run.stdout.contains("Patch already applied: its changes are already present in `a.txt`; nothing was staged."),
+        run.stdout.contains(
+            "Patch already applied: its changes are already present in `a.txt`; nothing was staged."
+        ),
         "{}",
         run.stdout
     );
@@ -123,8 +168,18 @@ impl Rng {
 
 /// Lines of generated files: a small vocabulary, so some lines repeat.
 const WORDS: [&str; 12] = [
-    "fn main() {", "}", "    let x = 1;", "    return x;", "", "// note", "    if ready {",
-    "        go();", "    }", "use std::io;", "struct Point;", "    let y = x + 1;",
+    "fn main() {",
+    "}",
+    "    let x = 1;",
+    "    return x;",
+    "",
+    "// note",
+    "    if ready {",
+    "        go();",
+    "    }",
+    "use std::io;",
+    "struct Point;",
+    "    let y = x + 1;",
 ];
 
 /// A generated tree (path → lines, and whether it uses CRLF) and a patch over it.
@@ -173,7 +228,11 @@ fn generate(seed: u64) -> (BTreeMap<String, Vec<u8>>, String) {
                     let removed = rng.below(3);
                     let end = (start + context + removed).min(lines.len());
                     for (offset, line) in lines[start..end].iter().enumerate() {
-                        let line = if rng.chance(10) { format!("{line}  ") } else { line.clone() };
+                        let line = if rng.chance(10) {
+                            format!("{line}  ")
+                        } else {
+                            line.clone()
+                        };
                         if offset < context {
                             patch.push_str(&format!(" {line}\n"));
                         } else {
@@ -205,7 +264,11 @@ fn snapshot(root: &Path) -> BTreeMap<String, String> {
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
-            let relative = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            let relative = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             if relative == ".resolve" || relative.ends_with(".patch") {
                 continue;
             }
@@ -213,7 +276,10 @@ fn snapshot(root: &Path) -> BTreeMap<String, String> {
                 stack.push(path);
             } else {
                 let bytes = std::fs::read(&path).unwrap();
-                files.insert(relative, String::from_utf8(bytes).unwrap().replace('\r', "\\r"));
+                files.insert(
+                    relative,
+                    String::from_utf8(bytes).unwrap().replace('\r', "\\r"),
+                );
             }
         }
     }
@@ -259,18 +325,28 @@ fn patches_land_byte_for_byte_as_codex_lands_them_wherever_codex_succeeds() {
             both_failed += 1;
             continue;
         }
-        let ambiguous = ["; add context lines or an `@@` line that make the place unique.", "; use an anchor line that occurs once."];
-        if staged.code == 1 && ambiguous.iter().any(|refusal| staged.stderr.contains(refusal)) {
+        let ambiguous = [
+            "; add context lines or an `@@` line that make the place unique.",
+            "; use an anchor line that occurs once.",
+        ];
+        if staged.code == 1
+            && ambiguous
+                .iter()
+                .any(|refusal| staged.stderr.contains(refusal))
+        {
             // Deliberate: Codex takes the first of several places; resolve asks for context.
             refused_as_ambiguous += 1;
             continue;
         }
         assert_eq!(staged.code, 0, "{context}");
-        ours.run(&["apply", "--reason", "Differential."]).expect_code(0);
+        ours.run(&["apply", "--reason", "Differential."])
+            .expect_code(0);
         assert_eq!(snapshot(ours.root()), snapshot(theirs.path()), "{context}");
         compared += 1;
     }
-    eprintln!("compared {compared}, refused as ambiguous {refused_as_ambiguous}, both failed {both_failed}");
+    eprintln!(
+        "compared {compared}, refused as ambiguous {refused_as_ambiguous}, both failed {both_failed}"
+    );
     assert!(compared >= 15, "too few cases compared: {compared}");
     assert!(both_failed >= 1, "no failing case generated");
 }

@@ -208,7 +208,10 @@ pub fn preview_apply_patch(
 
     if change_set.is_empty() {
         if already_applied.is_empty() && notes.is_empty() {
-            let path = files.first().map(|(path, _)| path.clone()).unwrap_or_default();
+            let path = files
+                .first()
+                .map(|(path, _)| path.clone())
+                .unwrap_or_default();
             return Err(EditError::NoChange { path });
         }
         let mut named: Vec<String> = files.iter().map(|(path, _)| format!("`{path}`")).collect();
@@ -221,7 +224,9 @@ pub fn preview_apply_patch(
         });
     }
     for path in &already_applied {
-        notes.push(format!("Already applied, skipped: `{path}` (its new content is already there)."));
+        notes.push(format!(
+            "Already applied, skipped: `{path}` (its new content is already there)."
+        ));
     }
     let text = text.finish(&notes).map_err(write_failed)?;
     let text = String::from_utf8(text)

@@ -231,7 +231,11 @@ impl Parser<'_> {
         }
         if let Some(path) = header.strip_prefix(UPDATE_FILE) {
             let path = self.path(path, line)?;
-            let move_to = match self.lines.get(self.at).and_then(|l| l.strip_prefix(MOVE_TO)) {
+            let move_to = match self
+                .lines
+                .get(self.at)
+                .and_then(|l| l.strip_prefix(MOVE_TO))
+            {
                 Some(to) => {
                     let to_line = self.line_number(self.at);
                     self.at += 1;
@@ -253,7 +257,9 @@ impl Parser<'_> {
             if blocks.is_empty() {
                 return Err(invalid(
                     line,
-                    format!("`*** Update File: {path}` has no change block; give `@@` and the lines to change, or leave the file out"),
+                    format!(
+                        "`*** Update File: {path}` has no change block; give `@@` and the lines to change, or leave the file out"
+                    ),
                 ));
             }
             return Ok(FileOp::Update {
@@ -403,9 +409,10 @@ mod tests {
 
     #[test]
     fn the_first_block_may_omit_its_anchor_line_and_blank_lines_are_context() {
-        let patch =
-            parse_patch("*** Begin Patch\n*** Update File: a.py\n import os\n\n+x = 1\n*** End Patch")
-                .unwrap();
+        let patch = parse_patch(
+            "*** Begin Patch\n*** Update File: a.py\n import os\n\n+x = 1\n*** End Patch",
+        )
+        .unwrap();
         assert_eq!(
             patch.ops,
             vec![FileOp::Update {
@@ -430,7 +437,9 @@ mod tests {
             assert!(matches!(&parsed.ops[0], FileOp::Delete { path, .. } if path == "a"));
         }
         assert_eq!(
-            parse_patch("\n\n*** Begin Patch\n*** Delete File: a\n*** End Patch").unwrap().ops,
+            parse_patch("\n\n*** Begin Patch\n*** Delete File: a\n*** End Patch")
+                .unwrap()
+                .ops,
             vec![FileOp::Delete {
                 path: "a".into(),
                 line: 4
@@ -449,7 +458,11 @@ mod tests {
             (2, "the last line must be `*** End Patch`".into())
         );
         assert_eq!(error("").0, 1);
-        assert!(error("*** Begin Patch\n*** End Patch").1.contains("no file operation"));
+        assert!(
+            error("*** Begin Patch\n*** End Patch")
+                .1
+                .contains("no file operation")
+        );
     }
 
     #[test]
@@ -462,7 +475,10 @@ mod tests {
         assert!(message.contains("*** Update File: <path>"), "{message}");
         let (line, message) =
             error("*** Begin Patch\n*** Update File: a\n*** Move to:   \n@@\n-x\n*** End Patch");
-        assert_eq!((line, message.as_str()), (3, "the file header names no path"));
+        assert_eq!(
+            (line, message.as_str()),
+            (3, "the file header names no path")
+        );
     }
 
     #[test]
@@ -472,12 +488,20 @@ mod tests {
         assert!(message.contains("has no change block"), "{message}");
         let (line, message) =
             error("*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n@@\n*** End Patch");
-        assert_eq!((line, message.as_str()), (6, "the change block has no lines"));
-        let (line, message) = error("*** Begin Patch\n*** Update File: a\n@@\nnot a line\n*** End Patch");
+        assert_eq!(
+            (line, message.as_str()),
+            (6, "the change block has no lines")
+        );
+        let (line, message) =
+            error("*** Begin Patch\n*** Update File: a\n@@\nnot a line\n*** End Patch");
         assert_eq!(line, 4);
         assert!(message.starts_with("`not a line` is not a line of a change block"));
-        let (line, message) = error("*** Begin Patch\n*** Update File: a\n@@\n*** End of File\n*** End Patch");
-        assert_eq!((line, message.as_str()), (3, "the change block has no lines"));
+        let (line, message) =
+            error("*** Begin Patch\n*** Update File: a\n@@\n*** End of File\n*** End Patch");
+        assert_eq!(
+            (line, message.as_str()),
+            (3, "the change block has no lines")
+        );
         let (line, message) =
             error("*** Begin Patch\n*** Update File: a\n-x\n+y\nnext\n*** End Patch");
         assert_eq!(line, 5);

@@ -41,13 +41,13 @@ impl Comparison {
 /// The ASCII character a typographic one stands for (itself for any other).
 fn ascii_look_alike(c: char) -> char {
     match c {
-        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}' | '\u{2212}' => {
-            '-'
-        }
+        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'
+        | '\u{2212}' => '-',
         '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
         '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => '"',
-        '\u{00A0}' | '\u{2002}' | '\u{2003}' | '\u{2004}' | '\u{2005}' | '\u{2006}' | '\u{2007}'
-        | '\u{2008}' | '\u{2009}' | '\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+        '\u{00A0}' | '\u{2002}' | '\u{2003}' | '\u{2004}' | '\u{2005}' | '\u{2006}'
+        | '\u{2007}' | '\u{2008}' | '\u{2009}' | '\u{200A}' | '\u{202F}' | '\u{205F}'
+        | '\u{3000}' => ' ',
         other => other,
     }
 }
@@ -199,7 +199,10 @@ mod tests {
         let lines = ["x", "y", "x", "y"];
         assert_eq!(seek(&lines, &owned(&["x", "y"]), 0, true).unwrap().at, 2);
         assert_eq!(seek(&lines, &owned(&["x"]), 0, true), None);
-        assert_eq!(seek(&lines, &owned(&["a", "b", "c", "d", "e"]), 0, false), None);
+        assert_eq!(
+            seek(&lines, &owned(&["a", "b", "c", "d", "e"]), 0, false),
+            None
+        );
         assert_eq!(seek(&lines, &[], 3, false).unwrap().at, 3);
     }
 

@@ -53,7 +53,11 @@ pub(crate) fn update_text(
     let lines = source_lines(body);
     let texts: Vec<&str> = lines.iter().map(|line| line.text).collect();
     let preferred = lines.first().map_or("\n", |line| line.ending);
-    let preferred = if preferred.is_empty() { "\n" } else { preferred };
+    let preferred = if preferred.is_empty() {
+        "\n"
+    } else {
+        preferred
+    };
     let mismatch = |message: String| EditError::PatchMismatch {
         path: path.to_owned(),
         message,
@@ -145,7 +149,13 @@ pub(crate) fn update_text(
             from = present.at + block.new.len();
             continue;
         }
-        return Err(mismatch(block_not_found(&texts, &name, &block.old, from, block.end_of_file)));
+        return Err(mismatch(block_not_found(
+            &texts,
+            &name,
+            &block.old,
+            from,
+            block.end_of_file,
+        )));
     }
 
     replacements.sort_by_key(|replacement| replacement.start);
@@ -194,11 +204,17 @@ fn source_lines(body: &str) -> Vec<SourceLine<'_>> {
             },
             None => match line.strip_suffix('\n') {
                 Some(text) => SourceLine { text, ending: "\n" },
-                None => SourceLine { text: line, ending: "" },
+                None => SourceLine {
+                    text: line,
+                    ending: "",
+                },
             },
         })
         .collect();
-    if lines.last().is_some_and(|line| line.text.is_empty() && line.ending.is_empty()) {
+    if lines
+        .last()
+        .is_some_and(|line| line.text.is_empty() && line.ending.is_empty())
+    {
         lines.pop();
     }
     lines
@@ -206,12 +222,21 @@ fn source_lines(body: &str) -> Vec<SourceLine<'_>> {
 
 /// The new text: `bom`, the lines with `replacements` made, every line ended (inserted ones
 /// with `preferred`) except a last one that had no newline before.
-fn join(bom: &str, lines: &[SourceLine<'_>], replacements: &[Replacement<'_>], preferred: &str) -> String {
+fn join(
+    bom: &str,
+    lines: &[SourceLine<'_>],
+    replacements: &[Replacement<'_>],
+    preferred: &str,
+) -> String {
     let final_newline = lines.last().is_none_or(|line| !line.ending.is_empty());
     let mut result: Vec<(&str, &str)> = Vec::with_capacity(lines.len());
     let mut next = 0;
     for replacement in replacements {
-        result.extend(lines[next..replacement.start].iter().map(|line| (line.text, line.ending)));
+        result.extend(
+            lines[next..replacement.start]
+                .iter()
+                .map(|line| (line.text, line.ending)),
+        );
         let mut at = replacement.start;
         for line in replacement.lines.iter() {
             match line {
@@ -244,7 +269,10 @@ fn join(bom: &str, lines: &[SourceLine<'_>], replacements: &[Replacement<'_>], p
 
 /// `3, 17 and 30`: 1-based line numbers of 0-based indexes.
 fn line_list(indexes: &[usize]) -> String {
-    let numbers: Vec<String> = indexes.iter().map(|index| (index + 1).to_string()).collect();
+    let numbers: Vec<String> = indexes
+        .iter()
+        .map(|index| (index + 1).to_string())
+        .collect();
     match numbers.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         Some((last, _)) => last.clone(),
@@ -273,7 +301,13 @@ fn anchor_not_found(texts: &[&str], name: &str, anchor: &str, from: usize) -> St
 
 /// Why a block's old lines were not found after `from`: where they are (before), or the
 /// nearest candidate and its first line that differs.
-fn block_not_found(texts: &[&str], name: &str, old: &[String], from: usize, end_of_file: bool) -> String {
+fn block_not_found(
+    texts: &[&str],
+    name: &str,
+    old: &[String],
+    from: usize,
+    end_of_file: bool,
+) -> String {
     let searched = if end_of_file {
         "at the end of the file (`*** End of File`)".to_owned()
     } else if from == 0 {
@@ -296,9 +330,10 @@ fn block_not_found(texts: &[&str], name: &str, old: &[String], from: usize, end_
     }
     match nearest_candidate(texts, old, from) {
         Some((at, agreeing, differs)) => {
-            let file_has = texts
-                .get(at + differs)
-                .map_or_else(|| "the end of the file".to_owned(), |line| format!("`{line}`"));
+            let file_has = texts.get(at + differs).map_or_else(
+                || "the end of the file".to_owned(),
+                |line| format!("`{line}`"),
+            );
             message.push_str(&format!(
                 " Nearest candidate: line {}, where {agreeing} of {} lines agree; the first that differs is block line {} `{}`, where the file has {file_has} (line {}).",
                 at + 1,
@@ -308,7 +343,9 @@ fn block_not_found(texts: &[&str], name: &str, old: &[String], from: usize, end_
                 at + differs + 1,
             ));
         }
-        None => message.push_str(" None of its lines occurs in the file; read the file and copy its lines exactly."),
+        None => message.push_str(
+            " None of its lines occurs in the file; read the file and copy its lines exactly.",
+        ),
     }
     message
 }
@@ -371,12 +408,18 @@ mod tests {
     fn anchors_narrow_the_search_and_blocks_follow_each_other() {
         let text = "fn a() {\n    x\n}\nfn b() {\n    x\n}\n";
         let change = [block(Some("fn b() {"), &["-    x", "+    y"])];
-        assert_eq!(apply(text, &change), "fn a() {\n    x\n}\nfn b() {\n    y\n}\n");
+        assert_eq!(
+            apply(text, &change),
+            "fn a() {\n    x\n}\nfn b() {\n    y\n}\n"
+        );
         let two = [
             block(None, &[" fn a() {", "-    x", "+    1"]),
             block(None, &["-    x", "+    2"]),
         ];
-        assert_eq!(apply(text, &two), "fn a() {\n    1\n}\nfn b() {\n    2\n}\n");
+        assert_eq!(
+            apply(text, &two),
+            "fn a() {\n    1\n}\nfn b() {\n    2\n}\n"
+        );
     }
 
     #[test]
@@ -406,7 +449,10 @@ mod tests {
             text,
             &[block(None, &["-three", "+3"]), block(None, &["-one", "+1"])],
         );
-        assert!(message.contains("were not found after line 3. They occur at line 1"), "{message}");
+        assert!(
+            message.contains("were not found after line 3. They occur at line 1"),
+            "{message}"
+        );
         assert!(refusal(text, &[block(Some("nope"), &["-one", "+1"])]).contains("occurs nowhere"));
     }
 

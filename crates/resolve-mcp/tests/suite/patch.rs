@@ -12,14 +12,23 @@ const PATCH: &str = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2
 async fn apply_patch_stages_every_file_as_one_preview_and_resolve_lands_them_whole() {
     let workspace = Workspace::with(&[("a.txt", "one\ntwo\n"), ("gone.txt", "bye\n")]);
     let connection = Connection::open(&workspace).await;
-    let staged = connection.call("apply_patch", json!({"input": PATCH})).await;
+    let staged = connection
+        .call("apply_patch", json!({"input": PATCH}))
+        .await;
     assert!(!is_error(&staged), "{staged:?}");
-    assert!(text(&staged).starts_with(PREVIEW_BANNER), "{}", text(&staged));
+    assert!(
+        text(&staged).starts_with(PREVIEW_BANNER),
+        "{}",
+        text(&staged)
+    );
     for diff in ["+++ b/a.txt", "+++ b/b/new.txt", "--- a/gone.txt"] {
         assert!(text(&staged).contains(diff), "{diff}: {}", text(&staged));
     }
     assert!(reminds(&staged));
-    assert_eq!(details(&staged)["pendingId"], "pending-action:apply_patch:1");
+    assert_eq!(
+        details(&staged)["pendingId"],
+        "pending-action:apply_patch:1"
+    );
     assert_eq!(details(&staged)["label"], "Patch: 3 files");
     assert_eq!(workspace.read("a.txt"), "one\ntwo\n");
     assert!(!workspace.path("b/new.txt").exists());
@@ -52,7 +61,10 @@ async fn a_patch_that_does_not_match_is_an_error_result_naming_the_line_and_stag
         text(&refused)
     );
     let malformed = connection
-        .call("apply_patch", json!({"input": "*** Begin Patch\n*** Update File: a.txt\n"}))
+        .call(
+            "apply_patch",
+            json!({"input": "*** Begin Patch\n*** Update File: a.txt\n"}),
+        )
         .await;
     assert!(is_error(&malformed));
     assert_eq!(

@@ -7,7 +7,8 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use resolve_edit::{
-    ApprovalMode, AstEditOp, AstEditRequest, EditRequest, ProducerRequest, WriteRequest,
+    ApplyPatchRequest, ApprovalMode, AstEditOp, AstEditRequest, EditRequest, ProducerRequest,
+    WriteRequest,
 };
 
 /// Stage agent edits as previews, review them, and apply or discard them with a reason.
@@ -17,7 +18,7 @@ use resolve_edit::{
     version,
     about = "Stage edits as previews, review them, then apply or discard them with a reason.",
     long_about = "Stage edits as previews, review them, then apply or discard them with a reason.\n\n\
-A producer (`ast-edit`, `edit`, `write`) computes a change and stores it as a pending action \
+A producer (`ast-edit`, `edit`, `write`, `patch`) computes a change and stores it as a pending action \
 under <root>/.resolve/ without touching any file. `resolve apply` writes exactly the previewed \
 bytes, all files or none, after checking that no file changed since the preview; \
 `resolve discard` drops it. Both record the reason in the history (`resolve log`).",
@@ -41,6 +42,7 @@ impl Cli {
             Command::AstEdit(_)
             | Command::Edit(_)
             | Command::Write(_)
+            | Command::Patch(_)
             | Command::Pending
             | Command::Show(_)
             | Command::Check(_)
@@ -91,6 +93,8 @@ pub enum Command {
     Edit(EditArgs),
     /// Stage creating or overwriting one file as a preview.
     Write(WriteArgs),
+    /// Stage a Codex-format patch (`*** Begin Patch` … `*** End Patch`) as one preview.
+    Patch(PatchArgs),
     /// List pending actions, head (the one `apply` acts on) first.
     Pending,
     /// Print a preview: a pending action's, or one from the history.
@@ -147,7 +151,7 @@ changes. Needs a terminal; without one, use `resolve apply --only PATH#N`."
     /// Serve the tools and `resolve` to an MCP client over stdin/stdout.
     #[command(
         long_about = "Serve the tools and `resolve` to an MCP client over stdin/stdout.\n\n\
-The client gets `ast_edit`, `edit` and `write` (they stage a preview and change no file), \
+The client gets `ast_edit`, `edit`, `write` and `apply_patch` (they stage a preview and change no file), \
 `read`, `ls`, `grep`, and `resolve` (apply or discard the connection's most recent preview, \
 with a reason). While a preview is pending, every tool result ends with a reminder to call \
 `resolve`. Each connection stages under its own origin `mcp:<id>`; `resolve pending` and \
@@ -492,6 +496,27 @@ impl ProducerArgs for WriteArgs {
         }
         .into())
     }
+}
+
+impl ProducerArgs for PatchArgs {
+    fn request(&self) -> anyhow::Result<ProducerRequest> {
+        let input = match &self.file {
+            Some(file) if file.as_os_str() != "-" => std::fs::read_to_string(file)
+                .with_context(|| format!("could not read `{}`", file.display()))?,
+            Some(_) | None => std::io::read_to_string(std::io::stdin())
+                .context("could not read the patch from standard input")?,
+        };
+        Ok(ApplyPatchRequest { input }.into())
+    }
+}
+
+/// `resolve patch`.
+#[derive(Debug, Args)]
+pub struct PatchArgs {
+    /// The patch file (`-` or nothing: standard input). Paths in it are relative to the root,
+    /// or absolute inside it.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
 }
 
 /// `resolve show`.

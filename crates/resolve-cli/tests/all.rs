@@ -23,6 +23,7 @@ mod suite {
     mod faults;
     mod hostile_model;
     mod hunks;
+    mod patch;
     mod plan;
     mod review;
     mod shown;

@@ -170,7 +170,14 @@ fn every_producer_check_and_resolve_result_matches_its_advertised_details_schema
     let mut server = Server::start(root.path(), home.path());
     assert_eq!(
         server.schemas.keys().collect::<Vec<_>>(),
-        ["ast_edit", "check", "edit", "resolve", "write"],
+        [
+            "apply_patch",
+            "ast_edit",
+            "check",
+            "edit",
+            "resolve",
+            "write"
+        ],
         "the producers, check and resolve advertise a schema; read, ls and grep none"
     );
 
@@ -240,6 +247,27 @@ fn every_producer_check_and_resolve_result_matches_its_advertised_details_schema
     assert_eq!(
         (&discarded["outcome"], &discarded["decidedBy"]),
         (&json!("discarded"), &json!("model"))
+    );
+
+    // apply_patch lists what it does to each file beside the facts' files.
+    let patched = server.call(
+        "apply_patch",
+        json!({"input": "*** Begin Patch\n*** Add File: c.txt\n+one\n*** Update File: src/b.rs\n@@\n-fn a() { foo(1) }\n+fn a() { foo(10) }\n*** End Patch\n"}),
+    );
+    assert_eq!(
+        patched["changes"],
+        json!([{"path": "c.txt", "change": "add"}, {"path": "src/b.rs", "change": "update"}])
+    );
+    assert_eq!(
+        patched["files"],
+        json!([
+            {"path": "c.txt", "added": 1, "removed": 0, "hunks": ["c.txt#1"]},
+            {"path": "src/b.rs", "added": 1, "removed": 1, "hunks": ["src/b.rs#1"]}
+        ])
+    );
+    server.call(
+        "resolve",
+        json!({"action": "discard", "reason": "Not now."}),
     );
 
     // Nothing staged, and nothing to discard.

@@ -194,7 +194,7 @@ fn garbage_and_malformed_requests_get_protocol_errors_and_the_server_keeps_servi
 
     server.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
     let listed = server.response(5);
-    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 7);
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 8);
 
     // Closing stdin ends the server cleanly.
     drop(server.child.stdin.take());

@@ -80,7 +80,7 @@ fn the_mcp_inspector_cli_lists_stages_reads_and_gets_bad_arguments_as_error_resu
             .unwrap()
             .clone()
     };
-    for producer in ["ast_edit", "edit", "write"] {
+    for producer in ["ast_edit", "edit", "write", "apply_patch"] {
         assert_eq!(
             tool(producer)["annotations"],
             json!({"readOnlyHint": true, "openWorldHint": false}),

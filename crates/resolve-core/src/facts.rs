@@ -67,7 +67,7 @@ impl ToolResult {
 }
 
 /// A staged preview: the pending action, its files with their hunk addresses, and that
-/// nothing was applied. The details of `ast_edit`, `edit` and `write`.
+/// nothing was applied. The details of every producer (`ast_edit`, `edit`, `write`, `apply_patch`).
 ///
 /// `Files` is how the files are held: a list ([`PreviewFile`]s, the default), or a value that
 /// lists them as it is serialized (a large preview's, read from its change set file by file);

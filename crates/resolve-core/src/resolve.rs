@@ -158,7 +158,7 @@ pub const NOTHING_TO_DISCARD: &str = "Nothing to discard; no pending action rema
 
 /// The model-facing description of `resolve`.
 pub const RESOLVE_DESCRIPTION: &str = "\
-Finish a pending action by applying it or throwing it away. Only valid while something is pending (a staged preview such as an `ast_edit`, `edit` or `write`, or an approval gate); apply fails when nothing is pending.
+Finish a pending action by applying it or throwing it away. Only valid while something is pending (a staged preview such as an `ast_edit`, `edit`, `write` or `apply_patch`, or an approval gate); apply fails when nothing is pending.
 - `action` (required): \"apply\" makes the change land / submits it; \"discard\" drops it.
 - `reason` (required): one short sentence saying why.
 - `extra` (optional): free-form metadata. For a plan-approval gate, give `extra.title` (a kebab-case or PascalCase slug naming the approved plan file). Previews ignore it, except `{\"only\": [paths]}` to apply just those files of a multi-file preview.";

@@ -142,6 +142,30 @@ pub enum EditError {
         /// How many hunks it has.
         count: usize,
     },
+    /// An `apply_patch` input that does not follow the patch grammar.
+    #[error("Invalid patch at line {line}: {message}.")]
+    InvalidPatch {
+        /// The line of the patch (from 1).
+        line: usize,
+        /// What is wrong there.
+        message: String,
+    },
+    /// A patch's change block that cannot be placed in its file.
+    #[error("The patch does not apply to `{path}`: {message}")]
+    PatchMismatch {
+        /// The file.
+        path: String,
+        /// Which block, why, and where the nearest candidate is.
+        message: String,
+    },
+    /// A patch adds a file, or moves one onto a path, that exists.
+    #[error(
+        "`{path}` already exists; `*** Add File:` and `*** Move to:` never replace a file. Change it with `*** Update File:`."
+    )]
+    PatchTargetExists {
+        /// The path.
+        path: String,
+    },
     // checks
     /// The configuration file could not be read.
     #[error("Could not read the configuration `{}`: {source}", .path.display())]
@@ -214,7 +238,10 @@ impl EditError {
             | Self::InvalidRegex { .. }
             | Self::NoChange { .. }
             | Self::InvalidHunkAddress { .. }
-            | Self::NoSuchHunk { .. } => true,
+            | Self::NoSuchHunk { .. }
+            | Self::InvalidPatch { .. }
+            | Self::PatchMismatch { .. }
+            | Self::PatchTargetExists { .. } => true,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Staged file edits for `resolve`: the preview producers and the model-facing file tools.
 //!
-//! The producers (`ast_edit`, `edit`, `write`) turn a request into a [`Preview`]: a change set
+//! The producers (`ast_edit`, `edit`, `write`, `apply_patch`) turn a request into a [`Preview`]: a change set
 //! whose contents are already in the blob store, a label, and a text (a unified diff per file).
 //! Nothing in the workspace is written. [`FileTools`] runs them (and the read-only `read`, `ls`,
 //! `grep`) for a model, staging each preview as a durable pending action in the
@@ -11,8 +11,9 @@
 //! `text_file`, `diff`, `word_diff` (the changed words of a line pair), `hunks` (a file
 //! change's hunks and composing them), `ordered`, `selection` (hunk addresses), `scope`;
 //! `preview` (with [`Produce`], the trait of a producer's request); the producers `ast_edit/`,
-//! `text_edit` and the read-only `read_tools`; `producers` (the list of producers, one line
-//! each) and `read_only` (the read-only tools by name); `external`, `review` (hunk-level apply and amend), `reviewer_note` (what the model is told a
+//! `text_edit`, `apply_patch/` (Codex-format patches) and the read-only `read_tools`;
+//! `producers` (the list of producers, one line each) and `read_only` (the read-only tools by
+//! name); `external`, `review` (hunk-level apply and amend), `reviewer_note` (what the model is told a
 //! person did), `shown` (what a stored action shows, derived from what it lands),
 //! `pending_source`; `check/` (running a command against a preview, in place or in
 //! a scratch copy, and the model's `check` tool); `tools`; `builtin` (every built-in tool as
@@ -49,6 +50,7 @@ mod word_diff;
 mod preview;
 mod preview_facts;
 
+mod apply_patch;
 mod ast_edit;
 mod read_tools;
 mod text_edit;
@@ -83,6 +85,10 @@ pub use resolve_store::{
     read_content, read_regular_file, read_state_file, shell_words,
 };
 
+pub use apply_patch::{
+    ApplyPatchOutcome, ApplyPatchRequest, ChangeBlock, FileOp, Patch, parse_patch,
+    preview_apply_patch,
+};
 pub use approval::{
     ApprovalMode, ApprovalRequest, ApprovalSubject, Approver, AutoApprover, AwaitPerson, Decided,
     Decision, DecisionFuture, DecisionsAhead, Landed, PlanReview, ResolveRequest, TerminalApprover,

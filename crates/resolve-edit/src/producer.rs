@@ -40,8 +40,9 @@ impl Producer {
     }
 
     /// The success text after applying `paths` (with `replacements` in all) of a preview of
-    /// this producer: `Applied edit to <path>.`, `Wrote <path>.`, or for several files (and
-    /// for `ast_edit`) `Applied 3 replacements in 2 files.`
+    /// this producer: `Applied edit to <path>.`, `Wrote <path>.`, `Applied patch to <path>.`
+    /// (`Applied patch to 2 files.`), or for several files (and for `ast_edit`) `Applied 3
+    /// replacements in 2 files.`
     pub fn applied_text(self, paths: &[String], replacements: usize) -> String {
         (self.applied)(paths, replacements)
     }

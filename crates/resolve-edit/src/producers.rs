@@ -10,6 +10,7 @@ use resolve_core::{ToolKind, ToolSpec};
 use resolve_store::{ChangeSet, Workspace};
 use serde_json::Value;
 
+use crate::apply_patch::ApplyPatchRequest;
 use crate::ast_edit::AstEditRequest;
 use crate::error::EditError;
 use crate::preview::{Produce, ProduceLimits, Produced};
@@ -90,6 +91,8 @@ producers! {
     Edit(EditRequest);
     /// `write`: one file created or replaced whole.
     Write(WriteRequest);
+    /// `apply_patch`: a Codex-format patch adding, deleting, moving and updating files.
+    ApplyPatch(ApplyPatchRequest);
 }
 
 /// The spec of the producer `R`.
@@ -171,13 +174,21 @@ mod tests {
         let specs = producer_specs();
         let names: Vec<&str> = specs.iter().map(|spec| spec.name.as_str()).collect();
         assert_eq!(names, PRODUCER_NAMES);
-        assert_eq!(PRODUCER_NAMES, ["ast_edit", "edit", "write"]);
+        assert_eq!(PRODUCER_NAMES, ["ast_edit", "edit", "write", "apply_patch"]);
         assert_eq!(producer_named("custom_tool"), None);
     }
 
     #[test]
     fn applied_texts_name_one_file_or_count_replacements() {
-        let [ast_edit, edit, write] = PRODUCERS;
+        let [ast_edit, edit, write, apply_patch] = PRODUCERS;
+        assert_eq!(
+            apply_patch.applied_text(&paths(&["src/a.rs"]), 2),
+            "Applied patch to src/a.rs."
+        );
+        assert_eq!(
+            apply_patch.applied_text(&paths(&["a.rs", "b.rs"]), 2),
+            "Applied patch to 2 files."
+        );
         assert_eq!(
             edit.applied_text(&paths(&["src/a.rs"]), 1),
             "Applied edit to src/a.rs."

@@ -215,7 +215,10 @@ pub fn preview_write(workspace: &Workspace, request: &WriteRequest) -> Result<Pr
 
 /// The base hash and text of an existing file, `None` if it does not exist; a directory or a
 /// binary file is an error.
-fn read_text(given: &str, target: &WorkspacePath) -> Result<Option<(String, String)>, EditError> {
+pub(crate) fn read_text(
+    given: &str,
+    target: &WorkspacePath,
+) -> Result<Option<(String, String)>, EditError> {
     let metadata = match std::fs::metadata(&target.absolute) {
         Ok(metadata) => metadata,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),

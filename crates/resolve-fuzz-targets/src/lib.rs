@@ -13,6 +13,7 @@
 //! | [`file_tools`] | `FileTools::call(name, args)` in a temp workspace, then apply (or discard) and undo | no panic; nothing outside the workspace changes or leaks; producers write nothing; apply writes exactly the previewed bytes or nothing; undo restores every byte |
 //! | [`ast_edit`] | `preview_ast_edit` with a random pattern, rewrite and source | no panic; nothing written; a preview touches only the file, keeps its BOM, and records its base hash |
 //! | [`store_readers`] | the store and recovery over a corrupt or truncated journal, pending record, history record or counter | no panic; a corrupt file is reported by name and kept; nothing outside the workspace is touched; an applied action is consumed |
+//! | [`apply_patch`] | `parse_patch` and `preview_apply_patch` of a random patch over a one-file workspace | no panic; nothing written; a patch the parser refuses is refused |
 //! | [`sse_stream`] | the OpenAI and Anthropic SSE readers | no panic; the outcome does not depend on where the byte stream was split into chunks |
 //!
 //! Input formats are documented on each function; every format is plain text where it can be,
@@ -30,6 +31,7 @@
     reason = "a fuzz target reports a broken invariant or a broken fixture by panicking"
 )]
 
+mod apply_patch;
 mod ast_edit;
 mod file_tools;
 mod fixture;
@@ -37,6 +39,7 @@ mod resolve_args;
 mod sse_stream;
 mod store_readers;
 
+pub use apply_patch::apply_patch;
 pub use ast_edit::ast_edit;
 pub use file_tools::file_tools;
 pub use resolve_args::resolve_args;
@@ -50,6 +53,7 @@ pub const TARGETS: &[&str] = &[
     "ast_edit",
     "store_readers",
     "sse_stream",
+    "apply_patch",
 ];
 
 /// Run the target called `name` on `data`; `false` when no target has that name.
@@ -60,6 +64,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "ast_edit" => ast_edit(data),
         "store_readers" => store_readers(data),
         "sse_stream" => sse_stream(data),
+        "apply_patch" => apply_patch(data),
         _ => return false,
     }
     true

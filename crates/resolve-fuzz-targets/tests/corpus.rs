@@ -90,3 +90,8 @@ fn corrupt_state_files_from_the_corpus_give_clear_errors_and_lose_nothing() {
 fn model_streams_from_the_corpus_parse_the_same_however_they_are_split() {
     replay("sse_stream");
 }
+
+#[test]
+fn patches_from_the_corpus_parse_and_preview_without_panicking_or_writing() {
+    replay("apply_patch");
+}

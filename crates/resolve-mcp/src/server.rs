@@ -31,7 +31,7 @@ use crate::tools::{call_tool_result, mcp_tools_of, resolve_result};
 
 /// What the server tells a client about itself at initialization.
 pub const INSTRUCTIONS: &str = "\
-File changes made with this server are staged as previews: `ast_edit`, `edit` and `write` return a unified diff and change no file. \
+File changes made with this server are staged as previews: `ast_edit`, `edit`, `write` and `apply_patch` return a unified diff and change no file. \
 Nothing lands until you call `resolve` with action \"apply\" (or \"discard\") and a one-sentence reason; it acts on your most recent pending preview first. \
 While a preview is pending, every tool result ends with a reminder to resolve it. \
 Your pending previews are resources of this connection (resolve://pending/<id>); the history of the workspace is too (resolve://history/<id>).";

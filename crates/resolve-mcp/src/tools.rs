@@ -200,7 +200,16 @@ mod tests {
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
         assert_eq!(
             names,
-            ["ast_edit", "edit", "write", "read", "ls", "grep", "resolve"]
+            [
+                "ast_edit",
+                "edit",
+                "write",
+                "apply_patch",
+                "read",
+                "ls",
+                "grep",
+                "resolve"
+            ]
         );
         let resolve = tools.iter().find(|tool| tool.name == "resolve").unwrap();
         let mut schema = Value::Object(resolve.input_schema.as_ref().clone());
@@ -241,7 +250,7 @@ mod tests {
             let annotations = tool.annotations.clone().unwrap();
             let (read_only, destructive) = match tool.name.as_ref() {
                 "read" | "ls" | "grep" => (Some(true), None),
-                "ast_edit" | "edit" | "write" => (Some(true), None),
+                "ast_edit" | "edit" | "write" | "apply_patch" => (Some(true), None),
                 "resolve" => (Some(false), Some(true)),
                 other => panic!("unexpected tool {other}"),
             };

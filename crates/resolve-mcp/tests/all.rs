@@ -19,6 +19,7 @@ mod suite {
     mod check;
     mod errors;
     mod origins;
+    mod patch;
     mod resources;
     mod staging;
     mod tools;

@@ -34,7 +34,7 @@ use crate::output::{Output, err_line, out_line};
 /// The system prompt of `resolve agent`.
 pub(super) const SYSTEM_PROMPT: &str = "\
 You are a careful coding agent working inside one workspace. Use `read`, `ls` and `grep` to look around. \
-`ast_edit`, `edit` and `write` do not change files: they stage a preview and show its diff. \
+`ast_edit`, `edit`, `write` and `apply_patch` do not change files: they stage a preview and show its diff. \
 Review the diff, then call `resolve` with action \"apply\" (to write it) or \"discard\" (to drop it) and a one-sentence reason, \
 before doing anything else. When the task is done, answer with a short summary.";
 

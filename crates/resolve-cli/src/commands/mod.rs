@@ -56,6 +56,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::AstEdit(args) => produce(&store, args, output),
         Command::Edit(args) => produce(&store, args, output),
         Command::Write(args) => produce(&store, args, output),
+        Command::Patch(args) => produce(&store, args, output),
         Command::Pending => pending(&store, output),
         Command::Show(args) => show(&store, args.id.as_deref(), output),
         Command::Check(args) => check::run(&store, args, output),

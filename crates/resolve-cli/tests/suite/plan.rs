@@ -12,7 +12,16 @@ const PLAN_PATH: &str = ".resolve/plans/words-counter-plan.md";
 const PLAN: &str = "# Words counter\n\n1. Change one to uno in a.txt.\n";
 const APPROVED: &str = "Plan approved at .resolve/plans/words-counter-plan.md. Plan mode exited; proceed with the implementation.";
 const PLAN_TOOLS: [&str; 5] = ["read", "ls", "grep", "write", "resolve"];
-const ALL_TOOLS: [&str; 7] = ["ast_edit", "edit", "write", "read", "ls", "grep", "resolve"];
+const ALL_TOOLS: [&str; 8] = [
+    "ast_edit",
+    "edit",
+    "write",
+    "apply_patch",
+    "read",
+    "ls",
+    "grep",
+    "resolve",
+];
 const REFUSED: &str = "Plan mode: `write` only writes plan files, as `.resolve/plans/<name>.md` (for example `.resolve/plans/words-counter-plan.md`);";
 const NOT_APPROVED: &str =
     "The run ended in plan mode: no plan was approved, so nothing was implemented.";

@@ -140,7 +140,7 @@ impl CheckTool {
                 .map(|record| (record.id, record.label))
                 .ok_or_else(|| {
                     EditError::InvalidRequest(
-                        "No pending preview to check; stage a change first (`ast_edit`, `edit` or `write`)."
+                        "No pending preview to check; stage a change first (`ast_edit`, `edit`, `write` or `apply_patch`)."
                             .to_owned(),
                     )
                 }),

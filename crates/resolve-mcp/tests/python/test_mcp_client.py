@@ -87,6 +87,17 @@ EXPECTED_SCHEMAS = {
         "required": ["path", "content"],
         "additionalProperties": False,
     },
+    "apply_patch": {
+        "type": "object",
+        "properties": {
+            "input": {
+                "type": "string",
+                "description": "the whole patch, from `*** Begin Patch` to `*** End Patch`",
+            }
+        },
+        "required": ["input"],
+        "additionalProperties": False,
+    },
     "read": {
         "type": "object",
         "properties": {
@@ -439,7 +450,7 @@ async def check_malformed_arguments_are_error_results_and_the_server_keeps_servi
                 expect(text(result).startswith(expected), text(result))
             expect_eq(workspace.read("a.txt"), "a\n", "nothing applied by a malformed call")
             tools = await client.list_tools()
-            expect_eq(len(tools.tools), 7, "still serving")
+            expect_eq(len(tools.tools), len(EXPECTED_SCHEMAS), "still serving")
             applied = await call(client, "resolve", {"action": "apply", "reason": "Properly now."})
             expect_eq(text(applied), "Applied edit to a.txt.", "apply after the errors")
     finally:

@@ -20,7 +20,16 @@ async fn lists_seven_tools_with_literal_schemas_annotations_and_no_output_schema
         .collect();
     assert_eq!(
         names,
-        ["ast_edit", "edit", "write", "read", "ls", "grep", "resolve"]
+        [
+            "ast_edit",
+            "edit",
+            "write",
+            "apply_patch",
+            "read",
+            "ls",
+            "grep",
+            "resolve"
+        ]
     );
     for tool in &wire {
         // Hosts hand a model the structured content instead of the text when a tool has one.

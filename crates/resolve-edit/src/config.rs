@@ -139,6 +139,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
+    use crate::check::CONFIG_PATH;
 
     #[test]
     fn both_tables_parse_into_one_config() {
@@ -170,14 +171,74 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_server_format_parses_and_an_empty_file_has_none() {
+        let config = WorkspaceConfig::parse(
+            r#"
+[mcp_servers.notes]            # tools offered to the model as notes__<tool>
+command = "python3"
+args = ["notes_server.py"]
+env = { NOTES_FILE = "notes.log" }
+
+[mcp_servers.bare]
+command = "srv"
+tool_timeout_sec = 5
+"#,
+            Path::new("config.toml"),
+        )
+        .unwrap();
+        assert_eq!(
+            config.mcp_servers["notes"],
+            McpServerConfig {
+                command: "python3".into(),
+                args: vec!["notes_server.py".into()],
+                env: BTreeMap::from([("NOTES_FILE".into(), "notes.log".into())]),
+                tool_timeout_sec: None,
+            }
+        );
+        assert!(config.mcp_servers["bare"].args.is_empty());
+        assert_eq!(config.mcp_servers["bare"].tool_timeout_sec, Some(5));
+        let empty = WorkspaceConfig::parse("", Path::new("c.toml")).unwrap();
+        assert!(empty.mcp_servers.is_empty() && !empty.names_commands());
+    }
+
+    #[test]
+    fn a_workspace_command_runs_only_once_its_file_is_trusted() {
+        let root = tempfile::tempdir().unwrap();
+        let user = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join(".resolve")).unwrap();
+        std::fs::write(
+            root.path().join(CONFIG_PATH),
+            "[check]\ncommand = [\"touch\", \"marker\"]\nrequire = true\n",
+        )
+        .unwrap();
+        let config = ConfigFile::read_with(root.path(), None, Some(user.path()))
+            .unwrap()
+            .unwrap();
+        let settings = WorkspaceConfig::from_config(&config).unwrap().check;
+        assert!(settings.require, "non-command settings are read untrusted");
+        let error = settings.runnable_command().unwrap_err().to_string();
+        assert!(error.contains("`touch marker` ([check])"), "{error}");
+        resolve_store::TrustedFiles::load_in(user.path())
+            .unwrap()
+            .trust(&config, 1)
+            .unwrap();
+        assert_eq!(
+            settings.runnable_command().unwrap(),
+            Some(&["touch".to_owned(), "marker".to_owned()][..])
+        );
+    }
+
+    #[test]
     fn a_bad_server_is_refused() {
         for text in [
             "[mcp_servers.\"a.b\"]\ncommand = \"x\"\n",
             "[mcp_servers.a]\ncommand = \"x\"\ntool_timeout_sec = 0\n",
             "[mcp_servers.a]\ncommand = \"x\"\narg = []\n",
+            "[mcp_servers.a]\n",
         ] {
             let error = WorkspaceConfig::parse(text, Path::new("c.toml")).unwrap_err();
             assert!(matches!(error, EditError::Config { .. }), "{text}: {error}");
+            assert!(error.to_string().contains("c.toml"), "{text}: {error}");
         }
     }
 }

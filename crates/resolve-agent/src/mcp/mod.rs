@@ -26,6 +26,6 @@ mod error;
 mod hub;
 mod tool;
 
-pub use config::{CONFIG_PATH, McpConfig, McpConfigError, McpServerConfig};
+pub use config::{CONFIG_PATH, McpConfig, McpServerConfig};
 pub use convention::{HIDDEN_META_KEY, PENDING_ACTION_META_KEY, PendingActionRequest};
 pub use hub::{DEFAULT_START_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpHub, McpHubBuilder, NoticeFn};

@@ -6,7 +6,7 @@ use pretty_assertions::assert_eq;
 use resolve_agent::{AgentSession, ProviderConfig, ProviderKind, file_tools};
 use resolve_core::{RESOLVE_DESCRIPTION, ToolKind};
 use resolve_edit::{
-    CheckSettings, CheckTool, FileTools, Origin, PRODUCER_NAMES, ReadTool, Store, Workspace,
+    CheckTool, FileTools, Origin, PRODUCER_NAMES, ReadTool, Store, Workspace, WorkspaceConfig,
 };
 use resolve_mcp::{INSTRUCTIONS, ResolveServer};
 
@@ -16,7 +16,7 @@ use crate::args::Cli;
 /// a check command.
 fn agent_tools(root: &std::path::Path) -> Vec<(String, ToolKind)> {
     let store = Store::open(Workspace::open(root).unwrap());
-    let settings = CheckSettings::discover(root, None).unwrap();
+    let settings = WorkspaceConfig::read(root, None, None).unwrap().check;
     let config = ProviderConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:9/v1", "model");
     let mut builder = AgentSession::builder(config);
     builder.tools(file_tools(&FileTools::new(store.clone(), Origin::Agent)));

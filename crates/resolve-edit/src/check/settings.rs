@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use resolve_store::{CommandTrust, ConfigFile};
+use resolve_store::CommandTrust;
 use serde::Deserialize;
 
 use crate::error::EditError;
@@ -120,14 +120,6 @@ impl CheckSettings {
         })
     }
 
-    /// The settings of a configuration file as read by the store, with its trust.
-    pub fn from_config(config: &ConfigFile) -> Result<Self, EditError> {
-        Ok(Self {
-            trust: config.command_trust(),
-            ..Self::parse(&config.text, &config.path)?
-        })
-    }
-
     /// The configured command when one is configured and may run; `Err` (nothing run) when
     /// it is configured in a file the person has not trusted, naming what it would run and how
     /// to trust it.
@@ -138,16 +130,6 @@ impl CheckSettings {
                 self.trust.check()?;
                 Ok(Some(command))
             }
-        }
-    }
-
-    /// Read `file` when given (it must exist), else `<root>/.resolve/config.toml` when it
-    /// exists (defaults when it does not), with its trust from the per-user directory (see
-    /// [`ConfigFile::read`]).
-    pub fn discover(root: &Path, file: Option<&Path>) -> Result<Self, EditError> {
-        match ConfigFile::read(root, file)? {
-            Some(config) => Self::from_config(&config),
-            None => Ok(Self::default()),
         }
     }
 }
@@ -187,38 +169,6 @@ require = true
         assert_eq!(settings.command, None);
         assert_eq!(settings.timeout, Duration::from_secs(600));
         assert!(!settings.require);
-        let dir = tempfile::tempdir().unwrap();
-        assert_eq!(
-            CheckSettings::discover(dir.path(), None).unwrap(),
-            CheckSettings::default()
-        );
-    }
-
-    #[test]
-    fn a_workspace_command_runs_only_once_its_file_is_trusted() {
-        let root = tempfile::tempdir().unwrap();
-        let user = tempfile::tempdir().unwrap();
-        std::fs::create_dir(root.path().join(".resolve")).unwrap();
-        std::fs::write(
-            root.path().join(CONFIG_PATH),
-            "[check]\ncommand = [\"touch\", \"marker\"]\nrequire = true\n",
-        )
-        .unwrap();
-        let config = ConfigFile::read_with(root.path(), None, Some(user.path()))
-            .unwrap()
-            .unwrap();
-        let settings = CheckSettings::from_config(&config).unwrap();
-        assert!(settings.require, "non-command settings are read untrusted");
-        let error = settings.runnable_command().unwrap_err().to_string();
-        assert!(error.contains("`touch marker` ([check])"), "{error}");
-        resolve_store::TrustedFiles::load_in(user.path())
-            .unwrap()
-            .trust(&config, 1)
-            .unwrap();
-        assert_eq!(
-            settings.runnable_command().unwrap(),
-            Some(&["touch".to_owned(), "marker".to_owned()][..])
-        );
     }
 
     #[test]

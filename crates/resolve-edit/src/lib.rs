@@ -4,7 +4,7 @@
 //! whose contents are already in the blob store, a label, and a text (a unified diff per file).
 //! Nothing in the workspace is written. [`FileTools`] runs them (and the read-only `read`, `ls`,
 //! `grep`) for a model, staging each preview as a durable pending action in the
-//! [`Store`](resolve_store::Store); [`StorePendingSource`] keeps a `resolve-core` pending stack in
+//! [`Store`]; [`StorePendingSource`] keeps a `resolve-core` pending stack in
 //! step with the store and resolves stored MCP tool calls through an [`ExternalActionRunner`].
 //!
 //! Layers, bottom up: `error`, `producer` (a producer's name and success text), `blocking`;

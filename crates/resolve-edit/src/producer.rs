@@ -18,7 +18,7 @@ pub struct Producer {
 }
 
 impl Producer {
-    /// The producer named `name` whose applies answer [`replacements_text`] (`Applied 3
+    /// The producer named `name` whose applies answer `replacements_text_for` (`Applied 3
     /// replacements in 2 files.`) whatever they touched.
     pub const fn new(name: &'static str) -> Self {
         Self {

@@ -129,7 +129,7 @@ impl StateLayout {
         &self.dir
     }
 
-    /// `relative` (as [`RecordKind::relative`] and [`call_marker`] give it) under the state
+    /// `relative` (as [`RecordKind::relative`] and `call_marker` give it) under the state
     /// directory.
     pub fn join(&self, relative: &str) -> PathBuf {
         self.dir.join(relative)

@@ -137,7 +137,7 @@ pub struct PendingRecord<C = ChangeSet> {
     /// The preview text shown when it was staged (in the blob store).
     pub preview_text: Content,
     /// The producer's result details (not the list of files some results show, which is the
-    /// change set's; see [`Preview::files_key`](crate::Preview::files_key)).
+    /// change set's; see `Preview::files_key` in `resolve-edit`).
     pub details: Value,
     /// [`ChangeSet::fingerprint`] of the change set.
     pub fingerprint: String,
@@ -451,7 +451,7 @@ impl From<HistoryFields> for HistoryRecord {
     }
 }
 
-/// What [`Store::get`] finds.
+/// What [`Store::get`](super::Store::get) finds.
 #[derive(Debug, Clone, PartialEq)]
 #[expect(
     clippy::large_enum_variant,
@@ -464,7 +464,7 @@ pub enum StoredAction {
     Resolved(HistoryRecord),
 }
 
-/// The result of [`Store::apply`].
+/// The result of [`Store::apply`](super::Store::apply).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApplyOutcome {
     /// The history record the action became.

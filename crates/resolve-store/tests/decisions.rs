@@ -12,8 +12,8 @@
 use pretty_assertions::assert_eq;
 use resolve_core::DecidedBy;
 use resolve_store::{
-    ChangeSet, FileChange, HistoryRecord, NewAction, Origin, Outcome, StagedRecord, Store,
-    StoredAction, Workspace,
+    Attribution, ChangeSet, FileChange, HistoryRecord, NewAction, Origin, Outcome, StagedRecord,
+    Store, StoredAction, Workspace,
 };
 use serde_json::json;
 
@@ -54,20 +54,27 @@ fn history_records_who_decided_and_keeps_the_models_reason_beside_a_persons() {
     let discarded = stage(&store, "d.txt");
     let untold = stage(&store, "e.txt");
 
-    let model = store.clone().decided_by(DecidedBy::Model);
-    assert_eq!(model.decider(), Some(DecidedBy::Model));
-    model
-        .apply(&by_model.id, None, "Model wants it.", None)
+    // Who decided travels with each decision; the handle only knows who resolves.
+    assert_eq!(store.decider(), Some(DecidedBy::Model));
+    store
+        .apply_as(
+            &by_model.id,
+            None,
+            "Model wants it.",
+            None,
+            &Attribution::model(),
+        )
         .unwrap();
-    let person = store.clone().overruling("Model wants it.");
-    assert_eq!(person.decider(), Some(DecidedBy::Person));
-    person
-        .apply(&by_person.id, None, "Looks right to me.", None)
+    let person = Attribution::over_model(DecidedBy::Person, "Model wants it.");
+    store
+        .apply_as(&by_person.id, None, "Looks right to me.", None, &person)
         .unwrap();
-    person
-        .apply(&same_reason.id, None, "Model wants it.", None)
+    store
+        .apply_as(&same_reason.id, None, "Model wants it.", None, &person)
         .unwrap();
-    person.discard(&discarded.id, "Wrong file.", None).unwrap();
+    store
+        .discard_as(&discarded.id, "Wrong file.", None, &person)
+        .unwrap();
     store.apply(&untold.id, None, "No one said.", None).unwrap();
 
     let entry = resolved(&store, &by_model.id);

@@ -90,12 +90,8 @@ pub struct Store {
     lock_timeout: Duration,
     /// Who resolves through this handle, recorded in each history record it writes.
     resolver: Option<Origin>,
-    /// Who decides through this handle (see [`Store::decided_by`]).
-    decider: Option<DecidedBy>,
     /// Whether an apply needs a passing check of the preview first.
     require_check: bool,
-    /// The model's reason when a person decides in its place (see [`Store::overruling`]).
-    model_reason: Option<String>,
     /// The key that signs records (see [`Store::with_record_key`]).
     key: signature::KeyCell,
     /// Whether foreign actions' payloads run (see [`Store::accepting_foreign`]).
@@ -109,9 +105,7 @@ impl Store {
             workspace,
             lock_timeout: LOCK_TIMEOUT,
             resolver: None,
-            decider: None,
             require_check: false,
-            model_reason: None,
             key: signature::KeyCell::default(),
             accept_foreign: false,
         }
@@ -126,46 +120,22 @@ impl Store {
         self
     }
 
-    /// This store recording `decider` as who decided each action it applies or discards
-    /// without being given an [`Attribution`] ([`HistoryRecord::decided_by`]); a person's decisions about a model's action are
-    /// reported to that model (see [`ReviewerNote`]). By default [`default_decider`] the
-    /// resolver: a person at the command line, else the model.
-    #[must_use]
-    pub fn decided_by(mut self, decider: DecidedBy) -> Self {
-        self.decider = Some(decider);
-        self
-    }
-
-    /// This store recording a person's decision over the model's request, whose reason was
-    /// `model_reason`, where no [`Attribution`] is given: each history record it writes is
-    /// `decided_by: person`, and keeps the
-    /// model's reason in [`HistoryRecord::model_reason`] when it differs from the record's.
-    #[must_use]
-    pub fn overruling(self, model_reason: impl Into<String>) -> Self {
-        let mut store = self.decided_by(DecidedBy::Person);
-        store.model_reason = Some(model_reason.into());
-        store
-    }
-
-    /// Who decides what this store resolves: as [`Store::decided_by`] set it, else
-    /// [`default_decider`] its resolver; `None` when neither was given.
+    /// Who decides what this store resolves when no [`Attribution`] is given:
+    /// [`default_decider`] its resolver (a person at the command line, else the model); `None`
+    /// when no resolver was given. Callers that know who decided pass an [`Attribution`]
+    /// ([`Store::apply_as`], [`Store::discard_as`], …): who decided travels with the decision.
     pub fn decider(&self) -> Option<DecidedBy> {
-        self.decider.or_else(|| {
-            self.resolver
-                .as_ref()
-                .map(|resolver| default_decider(Some(resolver)))
-        })
+        self.resolver
+            .as_ref()
+            .map(|resolver| default_decider(Some(resolver)))
     }
 
     /// The attribution of what this handle resolves without being given one (the plain
-    /// [`Store::apply`], [`Store::discard`], …): as [`Store::decided_by`] and
-    /// [`Store::overruling`] set it, else [`default_decider`] its resolver; `None` when
-    /// neither was given. Callers that know who decided pass an [`Attribution`] instead
-    /// ([`Store::apply_as`], [`Store::discard_as`], …).
+    /// [`Store::apply`], [`Store::discard`], …): its [`Store::decider`] alone.
     pub fn default_attribution(&self) -> Option<Attribution> {
         self.decider().map(|decided_by| Attribution {
             decided_by,
-            model_reason: self.model_reason.clone(),
+            model_reason: None,
         })
     }
 

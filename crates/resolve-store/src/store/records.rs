@@ -332,8 +332,8 @@ pub struct HistoryRecord {
     /// that store was not told.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved_by: Option<Origin>,
-    /// Who decided it (`model` or `person`), as its [`Store::decided_by`](super::Store::decided_by)
-    /// says; `None` when that store was not told.
+    /// Who decided it (`model`, `person` or `policy`), as the decision's [`Attribution`] says;
+    /// `None` when the store was given none and knows no resolver.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided_by: Option<DecidedBy>,
     /// The model's own reason, kept when a person decided with a different one (`reason` is

@@ -60,7 +60,9 @@ pub(crate) fn run(root: &Path, mode: HookMode) -> u8 {
 /// The answer to one hook input.
 fn answer(root: &Path, mode: HookMode, input: &str) -> HookAnswer {
     let call = match parse_pre_tool_use(input) {
-        Ok(call) => call,
+        Ok(Some(call)) => call,
+        // Another shell command: no decision, Codex goes on as without the hook.
+        Ok(None) => return HookAnswer::default(),
         Err(error) => return block_with(&format!("{error} Nothing was written.")),
     };
     match mode {

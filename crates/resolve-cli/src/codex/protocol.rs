@@ -2,6 +2,12 @@
 //! (measured; see README's "Codex" section): the JSON Codex writes on the hook's stdin, and the
 //! answer the hook gives on stdout, stderr and its exit code. Pure: no I/O.
 //!
+//! Measured with Codex 0.171.0 and a model without an `apply_patch` tool in its catalog: the
+//! model patches through `exec_command` with `apply_patch <<'EOF' … EOF`, and the hook sees
+//! `tool_name` `Bash` with that shell command in `tool_input.command`. A model offered the
+//! `apply_patch` tool itself is announced as `apply_patch`, the raw patch in the same field.
+//! Both are read here; any other `Bash` command passes untouched.
+//!
 //! Codex honours two ways of blocking a tool call: exit code 0 with
 //! `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny",
 //! "permissionDecisionReason":…}}` on stdout, and exit code 2 with the reason on stderr. Every
@@ -15,8 +21,14 @@ use resolve_edit::ApplyPatchRequest;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// The tool name Codex gives `apply_patch` in a hook's input (and its matcher).
+/// The tool name Codex gives `apply_patch` in a hook's input when the model has the tool.
 pub(crate) const APPLY_PATCH_TOOL: &str = "apply_patch";
+
+/// The tool name Codex gives a shell command (`exec_command`) in a hook's input.
+pub(crate) const SHELL_TOOL: &str = "Bash";
+
+/// The hook's matcher (a regular expression over the tool name).
+pub(crate) const HOOK_MATCHER: &str = "^(Bash|apply_patch)$";
 
 /// The event this adapter answers.
 const PRE_TOOL_USE: &str = "PreToolUse";
@@ -48,7 +60,7 @@ pub(crate) enum CodexInputError {
     WrongEvent(String),
     /// Another tool than `apply_patch`.
     #[error(
-        "The hook input is a call of `{0}`; `resolve hook codex` stages `apply_patch` only (set the hook's matcher to `^apply_patch$`)."
+        "The hook input is a call of `{0}`; `resolve hook codex` stages `apply_patch` only (set the hook's matcher to `^(Bash|apply_patch)$`)."
     )]
     WrongTool(String),
 }
@@ -65,32 +77,57 @@ struct PreToolUseInput {
     tool_input: Value,
 }
 
-/// Parse a `PreToolUse` hook's stdin into the `apply_patch` call it announces. The patch is
-/// `tool_input.command` (Codex passes the raw freeform input there).
-pub(crate) fn parse_pre_tool_use(stdin: &str) -> Result<CodexPatchCall, CodexInputError> {
+/// Parse a `PreToolUse` hook's stdin into the `apply_patch` call it announces; `None` for a
+/// shell command that is not an `apply_patch` invocation (it is none of this hook's business).
+pub(crate) fn parse_pre_tool_use(stdin: &str) -> Result<Option<CodexPatchCall>, CodexInputError> {
     let input: PreToolUseInput = serde_json::from_str(stdin)
         .map_err(|error| CodexInputError::Malformed(error.to_string()))?;
     if input.hook_event_name != PRE_TOOL_USE {
         return Err(CodexInputError::WrongEvent(input.hook_event_name));
     }
-    if input.tool_name != APPLY_PATCH_TOOL {
-        return Err(CodexInputError::WrongTool(input.tool_name));
-    }
-    let patch = input
+    let command = input
         .tool_input
         .get("command")
         .and_then(Value::as_str)
-        .ok_or_else(|| {
-            CodexInputError::Malformed("`tool_input.command` (the patch) is missing".to_owned())
-        })?;
-    Ok(CodexPatchCall {
+        .ok_or_else(|| CodexInputError::Malformed("`tool_input.command` is missing".to_owned()))?;
+    let patch = match input.tool_name.as_str() {
+        APPLY_PATCH_TOOL => command.to_owned(),
+        SHELL_TOOL => match patch_of_shell_command(command) {
+            Some(patch) => patch,
+            None => return Ok(None),
+        },
+        other => return Err(CodexInputError::WrongTool(other.to_owned())),
+    };
+    Ok(Some(CodexPatchCall {
         session_id: input.session_id,
         cwd: input.cwd,
         tool_use_id: input.tool_use_id,
-        request: ApplyPatchRequest {
-            input: patch.to_owned(),
-        },
-    })
+        request: ApplyPatchRequest { input: patch },
+    }))
+}
+
+/// The patch of a shell command `apply_patch <<'DELIM'` … `DELIM` (the delimiter quoted or
+/// not), as the model writes it; `None` for any other command.
+fn patch_of_shell_command(command: &str) -> Option<String> {
+    let command = command.trim_start();
+    let (first, body) = command.split_once('\n')?;
+    let rest = first
+        .strip_prefix("apply_patch")
+        .or_else(|| first.strip_prefix("applypatch"))?
+        .trim_start();
+    let delimiter = rest.strip_prefix("<<")?.trim_start_matches('-').trim();
+    let delimiter = delimiter.trim_matches(|c| c == '\'' || c == '"');
+    if delimiter.is_empty() || delimiter.contains(char::is_whitespace) {
+        return None;
+    }
+    let mut patch = String::new();
+    for line in body.split_inclusive('\n') {
+        if line.trim_end_matches(['\n', '\r']) == delimiter {
+            return Some(patch);
+        }
+        patch.push_str(line);
+    }
+    None
 }
 
 /// What to tell Codex (and through it the model) about one `apply_patch` call. Every variant
@@ -156,8 +193,8 @@ impl HostReply {
     }
 }
 
-/// A hook's answer: what it prints and how it exits.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A hook's answer: what it prints and how it exits (by default nothing and 0: no decision).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct HookAnswer {
     /// Printed on stdout.
     pub(crate) stdout: String,
@@ -215,20 +252,36 @@ mod tests {
 
     #[test]
     fn an_apply_patch_input_gives_the_session_the_cwd_and_the_patch() {
-        let call =
-            parse_pre_tool_use(&input("PreToolUse", "apply_patch", &json!({"command": PATCH})))
-                .unwrap();
-        assert_eq!(
-            call,
-            CodexPatchCall {
+        let expected = Some(CodexPatchCall {
                 session_id: "019a-session".to_owned(),
                 cwd: PathBuf::from("/work/project"),
                 tool_use_id: "call_patch".to_owned(),
                 request: ApplyPatchRequest {
                     input: PATCH.to_owned()
                 },
-            }
-        );
+            });
+        let tool = input("PreToolUse", "apply_patch", &json!({"command": PATCH}));
+        assert_eq!(parse_pre_tool_use(&tool), Ok(expected.clone()));
+        for command in [
+            format!("apply_patch <<'EOF'\n{PATCH}EOF\n"),
+            format!("apply_patch <<\"PATCH\"\n{PATCH}PATCH"),
+            format!("applypatch <<EOF\n{PATCH}EOF\n"),
+        ] {
+            let shell = input("PreToolUse", "Bash", &json!({"command": command}));
+            assert_eq!(parse_pre_tool_use(&shell), Ok(expected.clone()), "{command}");
+        }
+    }
+
+    #[test]
+    fn other_shell_commands_are_none_of_the_hooks_business() {
+        for command in [
+            "ls -la",
+            "cat <<'EOF' > a.txt\nx\nEOF\n",
+            "apply_patch <<'EOF'\n*** Begin Patch\n",
+        ] {
+            let shell = input("PreToolUse", "Bash", &json!({"command": command}));
+            assert_eq!(parse_pre_tool_use(&shell), Ok(None), "{command}");
+        }
     }
 
     #[test]
@@ -238,8 +291,8 @@ mod tests {
             Err(CodexInputError::WrongEvent("PostToolUse".to_owned()))
         );
         assert_eq!(
-            parse_pre_tool_use(&input("PreToolUse", "Bash", &json!({"command": "ls"}))),
-            Err(CodexInputError::WrongTool("Bash".to_owned()))
+            parse_pre_tool_use(&input("PreToolUse", "Write", &json!({"command": "x"}))),
+            Err(CodexInputError::WrongTool("Write".to_owned()))
         );
         assert!(matches!(
             parse_pre_tool_use(&input("PreToolUse", "apply_patch", &json!({"input": PATCH}))),

@@ -7,7 +7,7 @@
 //! - `[mcp_servers.resolve]`: `resolve [--root ROOT] mcp`, with `approval_mode = "approve"` for
 //!   its `resolve` tool (Codex refuses a destructive MCP tool under `approval_policy = "never"`
 //!   unless approved there);
-//! - one `[[hooks.PreToolUse]]` group with `matcher = "^apply_patch$"` running
+//! - one `[[hooks.PreToolUse]]` group with `matcher = "^(Bash|apply_patch)$"` running
 //!   `resolve [--root ROOT] hook codex --approve MODE`.
 //!
 //! Ours is recognised by the server's name and the hook command's `hook codex` words, so a
@@ -27,8 +27,7 @@ use crate::output::Output;
 /// The name `resolve mcp` is registered under.
 pub(crate) const SERVER_NAME: &str = "resolve";
 
-/// The matcher of our hook group: Codex's `apply_patch` only.
-const MATCHER: &str = "^apply_patch$";
+use super::protocol::HOOK_MATCHER as MATCHER;
 
 /// The words that mark a hook command as ours.
 const HOOK_WORDS: &str = " hook codex";
@@ -320,7 +319,7 @@ args = ["--root", "/work/my project", "mcp"]
 approval_mode = "approve"
 
 [[hooks.PreToolUse]]
-matcher = "^apply_patch$"
+matcher = "^(Bash|apply_patch)$"
 
 [[hooks.PreToolUse.hooks]]
 type = "command"

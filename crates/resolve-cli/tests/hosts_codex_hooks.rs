@@ -20,7 +20,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use resolve_test_support::{MockServer, Recorded, Reply, Turn};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// The model Codex is told it talks to (its catalog entry decides the tools Codex offers).
 const MODEL: &str = "gpt-5.1-codex";
@@ -160,6 +160,18 @@ impl CodexRun {
 
 /// Run `codex exec` in the lab's root on `prompt`, the model answering with `script`.
 fn run_codex(binary: &Path, lab: &Lab, script: Vec<Reply>, prompt: &str) -> CodexRun {
+    run_codex_with(binary, lab, script, prompt, &[])
+}
+
+/// [`run_codex`], with `resolve setup codex SETUP…` run after the user's configuration is
+/// written (when `setup` is not empty).
+fn run_codex_with(
+    binary: &Path,
+    lab: &Lab,
+    script: Vec<Reply>,
+    prompt: &str,
+    setup: &[&str],
+) -> CodexRun {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -167,6 +179,11 @@ fn run_codex(binary: &Path, lab: &Lab, script: Vec<Reply>, prompt: &str) -> Code
         .unwrap();
     let server = runtime.block_on(MockServer::start(script));
     lab.write_user_config(&server);
+    if !setup.is_empty() {
+        let args = [&["setup", "codex"][..], setup].concat();
+        let output = lab.resolve(&args);
+        assert!(output.status.success(), "resolve setup codex failed: {output:?}");
+    }
     let stdout_path = lab.dir.path().join("codex-stdout.txt");
     let stderr_path = lab.dir.path().join("codex-stderr.txt");
     let mut child = Command::new(binary)
@@ -177,7 +194,9 @@ fn run_codex(binary: &Path, lab: &Lab, script: Vec<Reply>, prompt: &str) -> Code
         .env("CODEX_HOME", lab.codex_home())
         .env("RESOLVE_MOCK_KEY", "mock-key-for-127.0.0.1")
         .args(["exec", "--skip-git-repo-check"])
-        .args(std::env::var("PROBE_BYPASS").ok().map(|_| "--dangerously-bypass-hook-trust"))
+        // Codex runs a hook only once the person trusted it (its TUI asks); a run without a
+        // terminal needs this flag.
+        .arg("--dangerously-bypass-hook-trust")
         .arg(prompt)
         .current_dir(&lab.root)
         .stdin(Stdio::null())
@@ -268,4 +287,121 @@ fn probe_codex_apply_patch_hook_protocol() {
         }
     }
     let _ = lab.resolve(&["pending"]);
+}
+
+/// `a.txt` before the patch, and after (two change blocks).
+const A_BEFORE: &str = "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\n";
+const A_AFTER: &str = "alpha\nBETA\ngamma\ndelta\nepsilon\nzeta\nETA\ntheta\n";
+
+/// One update with two change blocks and one added file.
+const TWO_FILE_PATCH: &str = "*** Begin Patch\n*** Update File: a.txt\n@@ alpha\n-beta\n+BETA\n gamma\n@@ zeta\n-eta\n+ETA\n theta\n*** Add File: b.txt\n+new file\n+second line\n*** End Patch\n";
+
+/// The model's `exec_command` call running `apply_patch` with `patch` (how Codex 0.171.0 has
+/// a model without the `apply_patch` tool patch files).
+fn shell_patch(id: &str, patch: &str) -> Reply {
+    let cmd = format!("apply_patch <<'EOF'\n{patch}EOF\n");
+    Reply::Turn(Turn::default().and_call(id, "exec_command", &json!({"cmd": cmd}).to_string()))
+}
+
+/// The output of call `id` as the model reads it in request `number` (from 1).
+fn output_of(run: &CodexRun, number: usize, id: &str) -> String {
+    let text = run.requests.get(number - 1).and_then(|request| {
+        request.body["input"].as_array()?.iter().find_map(|item| {
+            (item["type"] == "function_call_output" && item["call_id"] == id)
+                .then(|| item["output"].as_str().unwrap_or_default().to_owned())
+        })
+    });
+    run.check(
+        text.is_some(),
+        &format!("request {number} should carry the output of `{id}`"),
+    );
+    text.unwrap_or_default()
+}
+
+/// In `stage`, Codex's patch of two files is staged as one preview, the tree is unchanged, the
+/// model reads the pending id, and `resolve apply` lands both files byte-exactly.
+#[test]
+fn codex_patch_is_staged_as_one_preview_and_applies_byte_exactly() {
+    let Some(binary) = codex() else {
+        return;
+    };
+    let lab = Lab::new();
+    lab.write("a.txt", A_BEFORE);
+    let run = run_codex_with(
+        &binary,
+        &lab,
+        vec![
+            shell_patch("call_patch", TWO_FILE_PATCH),
+            Reply::Turn(Turn::text("Done.")),
+        ],
+        "Patch a.txt and add b.txt.",
+        &["--user"],
+    );
+    run.check(
+        run.status.is_some_and(|status| status.success()) && run.requests.len() == 2,
+        "codex should exit 0 after 2 requests",
+    );
+    let text = output_of(&run, 2, "call_patch");
+    run.check(
+        text.contains("resolve staged this patch as pending-action:apply_patch:1")
+            && text.contains("no file was written yet"),
+        &format!("the model should read the pending id; it read:\n{text}"),
+    );
+    run.check(
+        lab.read("a.txt").as_deref() == Some(A_BEFORE) && lab.read("b.txt").is_none(),
+        "the tree must not change before an apply",
+    );
+    let pending = lab.resolve(&["--json", "pending"]);
+    let listed = String::from_utf8_lossy(&pending.stdout);
+    run.check(
+        listed.matches("pending-action:").count() == 1
+            && listed.contains("pending-action:apply_patch:1")
+            && listed.contains("mcp:codex-"),
+        &format!("one pending preview of the Codex session: {listed}"),
+    );
+    let applied = lab.resolve(&["apply", "--reason", "The patch is right."]);
+    run.check(applied.status.success(), &format!("apply: {applied:?}"));
+    run.check(
+        lab.read("a.txt").as_deref() == Some(A_AFTER)
+            && lab.read("b.txt").as_deref() == Some("new file\nsecond line\n"),
+        &format!(
+            "both files land byte-exactly: a.txt {:?}, b.txt {:?}",
+            lab.read("a.txt"),
+            lab.read("b.txt")
+        ),
+    );
+}
+
+/// A patch whose change block does not match is refused with the diagnostic; nothing is
+/// written and nothing is pending.
+#[test]
+fn codex_malformed_patch_is_refused_with_the_diagnostic_and_writes_nothing() {
+    let Some(binary) = codex() else {
+        return;
+    };
+    let lab = Lab::new();
+    lab.write("a.txt", A_BEFORE);
+    let broken = "*** Begin Patch\n*** Update File: a.txt\n@@\n-no such line\n+x\n*** End Patch\n";
+    let run = run_codex_with(
+        &binary,
+        &lab,
+        vec![shell_patch("call_patch", broken), Reply::Turn(Turn::text("Done."))],
+        "Patch a.txt.",
+        &["--user"],
+    );
+    let text = output_of(&run, 2, "call_patch");
+    run.check(
+        text.contains("resolve refused this patch; nothing was written.")
+            && text.contains("a.txt"),
+        &format!("the model should read the diagnostic; it read:\n{text}"),
+    );
+    run.check(
+        lab.read("a.txt").as_deref() == Some(A_BEFORE),
+        "a refused patch writes nothing",
+    );
+    let pending = lab.resolve(&["--json", "pending"]);
+    run.check(
+        !String::from_utf8_lossy(&pending.stdout).contains("pending-action:"),
+        "nothing is pending",
+    );
 }

@@ -182,7 +182,10 @@ fn run_codex_with(
     if !setup.is_empty() {
         let args = [&["setup", "codex"][..], setup].concat();
         let output = lab.resolve(&args);
-        assert!(output.status.success(), "resolve setup codex failed: {output:?}");
+        assert!(
+            output.status.success(),
+            "resolve setup codex failed: {output:?}"
+        );
     }
     let stdout_path = lab.dir.path().join("codex-stdout.txt");
     let stderr_path = lab.dir.path().join("codex-stderr.txt");
@@ -258,11 +261,19 @@ fn probe_codex_apply_patch_hook_protocol() {
     let call = std::env::var("PROBE_CALL").unwrap_or_default();
     let turn = if call == "exec" {
         let cmd = format!("apply_patch <<'EOF'\n{patch}EOF\n");
-        Turn::default().and_call("call_patch", "exec_command", &json!({"cmd": cmd}).to_string())
+        Turn::default().and_call(
+            "call_patch",
+            "exec_command",
+            &json!({"cmd": cmd}).to_string(),
+        )
     } else if call == "custom" {
         Turn::default().and_custom_call("call_patch", "apply_patch", patch)
     } else {
-        Turn::default().and_call("call_patch", "apply_patch", &json!({"input": patch}).to_string())
+        Turn::default().and_call(
+            "call_patch",
+            "apply_patch",
+            &json!({"input": patch}).to_string(),
+        )
     };
     let run = run_codex(
         &binary,
@@ -385,14 +396,16 @@ fn codex_malformed_patch_is_refused_with_the_diagnostic_and_writes_nothing() {
     let run = run_codex_with(
         &binary,
         &lab,
-        vec![shell_patch("call_patch", broken), Reply::Turn(Turn::text("Done."))],
+        vec![
+            shell_patch("call_patch", broken),
+            Reply::Turn(Turn::text("Done.")),
+        ],
         "Patch a.txt.",
         &["--user"],
     );
     let text = output_of(&run, 2, "call_patch");
     run.check(
-        text.contains("resolve refused this patch; nothing was written.")
-            && text.contains("a.txt"),
+        text.contains("resolve refused this patch; nothing was written.") && text.contains("a.txt"),
         &format!("the model should read the diagnostic; it read:\n{text}"),
     );
     run.check(

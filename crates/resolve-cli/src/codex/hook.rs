@@ -10,7 +10,9 @@ use std::path::Path;
 use clap::ValueEnum;
 use resolve_edit::{FileToolOutput, FileTools, Origin, ProducerRequest, Store, Workspace};
 
-use super::protocol::{CodexPatchCall, HostReply, HookAnswer, block_with, parse_pre_tool_use, render};
+use super::protocol::{
+    CodexPatchCall, HookAnswer, HostReply, block_with, parse_pre_tool_use, render,
+};
 
 /// The most hook input read from stdin (a patch rewriting a large file fits many times).
 const MAX_INPUT: u64 = 64 * 1024 * 1024;
@@ -96,9 +98,9 @@ fn stage_patch(root: &Path, call: &CodexPatchCall) -> HostReply {
                 staged.record.label, staged.facts.added, staged.facts.removed
             ),
         },
-        Ok(FileToolOutput::Result(result)) if !result.is_error => HostReply::Unchanged {
-            text: result.text,
-        },
+        Ok(FileToolOutput::Result(result)) if !result.is_error => {
+            HostReply::Unchanged { text: result.text }
+        }
         Ok(FileToolOutput::Result(result)) => HostReply::Refused {
             diagnostic: result.text,
         },

@@ -184,7 +184,9 @@ impl HostReply {
                 format!("resolve applied this patch (Codex did not run it again): {text}")
             }
             Self::Rejected { reasons } => {
-                format!("A reviewer rejected this patch in resolve; nothing was written.\n{reasons}")
+                format!(
+                    "A reviewer rejected this patch in resolve; nothing was written.\n{reasons}"
+                )
             }
             Self::Refused { diagnostic } => {
                 format!("resolve refused this patch; nothing was written.\n{diagnostic}")
@@ -253,13 +255,13 @@ mod tests {
     #[test]
     fn an_apply_patch_input_gives_the_session_the_cwd_and_the_patch() {
         let expected = Some(CodexPatchCall {
-                session_id: "019a-session".to_owned(),
-                cwd: PathBuf::from("/work/project"),
-                tool_use_id: "call_patch".to_owned(),
-                request: ApplyPatchRequest {
-                    input: PATCH.to_owned()
-                },
-            });
+            session_id: "019a-session".to_owned(),
+            cwd: PathBuf::from("/work/project"),
+            tool_use_id: "call_patch".to_owned(),
+            request: ApplyPatchRequest {
+                input: PATCH.to_owned(),
+            },
+        });
         let tool = input("PreToolUse", "apply_patch", &json!({"command": PATCH}));
         assert_eq!(parse_pre_tool_use(&tool), Ok(expected.clone()));
         for command in [
@@ -268,7 +270,11 @@ mod tests {
             format!("applypatch <<EOF\n{PATCH}EOF\n"),
         ] {
             let shell = input("PreToolUse", "Bash", &json!({"command": command}));
-            assert_eq!(parse_pre_tool_use(&shell), Ok(expected.clone()), "{command}");
+            assert_eq!(
+                parse_pre_tool_use(&shell),
+                Ok(expected.clone()),
+                "{command}"
+            );
         }
     }
 
@@ -287,7 +293,11 @@ mod tests {
     #[test]
     fn other_events_tools_and_shapes_are_refused_with_what_they_are() {
         assert_eq!(
-            parse_pre_tool_use(&input("PostToolUse", "apply_patch", &json!({"command": PATCH}))),
+            parse_pre_tool_use(&input(
+                "PostToolUse",
+                "apply_patch",
+                &json!({"command": PATCH})
+            )),
             Err(CodexInputError::WrongEvent("PostToolUse".to_owned()))
         );
         assert_eq!(

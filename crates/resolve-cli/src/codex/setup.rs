@@ -103,7 +103,9 @@ pub(crate) fn config_file(
     let codex_home = match codex_home {
         Some(dir) => dir,
         None => home
-            .context("Neither CODEX_HOME nor HOME is set; cannot find the user's Codex configuration.")?
+            .context(
+                "Neither CODEX_HOME nor HOME is set; cannot find the user's Codex configuration.",
+            )?
             .join(".codex"),
     };
     Ok(codex_home.join("config.toml"))
@@ -153,9 +155,14 @@ pub(crate) fn add(text: &str, setup: &CodexSetup, file: &Path) -> anyhow::Result
         server["command"] = value(command);
     }
     let args = setup.server_args();
-    let same_args = server.get("args").and_then(Item::as_array).is_some_and(|old| {
-        old.iter().map(|v| v.as_str()).eq(args.iter().map(|v| v.as_str()))
-    });
+    let same_args = server
+        .get("args")
+        .and_then(Item::as_array)
+        .is_some_and(|old| {
+            old.iter()
+                .map(|v| v.as_str())
+                .eq(args.iter().map(|v| v.as_str()))
+        });
     if !same_args {
         server["args"] = value(args);
     }
@@ -171,7 +178,12 @@ pub(crate) fn add(text: &str, setup: &CodexSetup, file: &Path) -> anyhow::Result
         .entry("PreToolUse")
         .or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new()))
         .as_array_of_tables_mut()
-        .with_context(|| format!("`hooks.PreToolUse` in `{}` is not an array of tables.", file.display()))?;
+        .with_context(|| {
+            format!(
+                "`hooks.PreToolUse` in `{}` is not an array of tables.",
+                file.display()
+            )
+        })?;
     let command = setup.hook_command();
     let ours = groups.iter().position(is_our_group);
     match ours.and_then(|index| groups.get_mut(index)) {
@@ -179,13 +191,18 @@ pub(crate) fn add(text: &str, setup: &CodexSetup, file: &Path) -> anyhow::Result
             if group.get("matcher").and_then(Item::as_str) != Some(MATCHER) {
                 group["matcher"] = value(MATCHER);
             }
-            if let Some(handlers) = group.get_mut("hooks").and_then(Item::as_array_of_tables_mut) {
+            if let Some(handlers) = group
+                .get_mut("hooks")
+                .and_then(Item::as_array_of_tables_mut)
+            {
                 for handler in handlers.iter_mut() {
                     let ours = handler
                         .get("command")
                         .and_then(Item::as_str)
                         .is_some_and(|old| old.contains(HOOK_WORDS));
-                    if ours && handler.get("command").and_then(Item::as_str) != Some(command.as_str()) {
+                    if ours
+                        && handler.get("command").and_then(Item::as_str) != Some(command.as_str())
+                    {
                         handler["command"] = value(command.clone());
                     }
                 }
@@ -217,7 +234,10 @@ pub(crate) fn remove(text: &str, file: &Path) -> anyhow::Result<String> {
         }
     }
     if let Some(hooks) = root.get_mut("hooks").and_then(Item::as_table_mut) {
-        if let Some(groups) = hooks.get_mut("PreToolUse").and_then(Item::as_array_of_tables_mut) {
+        if let Some(groups) = hooks
+            .get_mut("PreToolUse")
+            .and_then(Item::as_array_of_tables_mut)
+        {
             groups.retain(|group| !is_our_group(group));
             if groups.is_empty() {
                 hooks.remove("PreToolUse");
@@ -259,7 +279,10 @@ pub(crate) fn run(root: &Path, args: &CodexSetupArgs, output: Output) -> anyhow:
     let shown = file.display().to_string();
     let diff = unified_diff(&shown, &before, &after);
     let (changed, human) = if before == after {
-        (false, format!("{shown} is already set up; nothing to change."))
+        (
+            false,
+            format!("{shown} is already set up; nothing to change."),
+        )
     } else if args.dry_run {
         (false, diff.clone())
     } else {
@@ -267,7 +290,11 @@ pub(crate) fn run(root: &Path, args: &CodexSetupArgs, output: Output) -> anyhow:
             create_dir_all(dir)?;
         }
         atomic_write(&file, after.as_bytes())?;
-        let done = if args.remove { "Removed resolve from" } else { "Set up resolve in" };
+        let done = if args.remove {
+            "Removed resolve from"
+        } else {
+            "Set up resolve in"
+        };
         (true, format!("{done} {shown}."))
     };
     output.data(
@@ -332,7 +359,11 @@ command = "/opt/resolve/bin/resolve --root '/work/my project' hook codex --appro
     fn it_merges_keeping_comments_and_other_entries_and_is_idempotent() {
         let once = add(EXISTING, &setup("stage"), Path::new(FILE)).unwrap();
         assert!(once.starts_with(EXISTING.lines().next().unwrap()));
-        for kept in ["model = \"gpt-5\" # the model", "command = \"notes-server\"", "command = \"./guard.sh\""] {
+        for kept in [
+            "model = \"gpt-5\" # the model",
+            "command = \"notes-server\"",
+            "command = \"./guard.sh\"",
+        ] {
             assert!(once.contains(kept), "{kept} kept in:\n{once}");
         }
         let twice = add(&once, &setup("stage"), Path::new(FILE)).unwrap();
@@ -382,6 +413,9 @@ command = "/opt/resolve/bin/resolve --root '/work/my project' hook codex --appro
     #[test]
     fn a_broken_file_is_refused_not_overwritten() {
         let error = add("model = ", &setup("stage"), Path::new(FILE)).unwrap_err();
-        assert!(format!("{error:#}").contains("is not valid TOML"), "{error:#}");
+        assert!(
+            format!("{error:#}").contains("is not valid TOML"),
+            "{error:#}"
+        );
     }
 }

@@ -40,10 +40,12 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
             return crate::codex::setup::run(&cli.global.root, args, output);
         }
         Command::Hook(HookHost::Codex(args)) => {
-            return Ok(match crate::codex::hook::run(&cli.global.root, args.approve) {
-                0 => Outcome::Success,
-                _ => Outcome::Usage,
-            });
+            return Ok(
+                match crate::codex::hook::run(&cli.global.root, args.approve) {
+                    0 => Outcome::Success,
+                    _ => Outcome::Usage,
+                },
+            );
         }
         _ => {}
     }
@@ -115,12 +117,12 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Setup(SetupHost::Codex(args)) => {
             crate::codex::setup::run(&cli.global.root, args, output)
         }
-        Command::Hook(HookHost::Codex(args)) => {
-            Ok(match crate::codex::hook::run(&cli.global.root, args.approve) {
+        Command::Hook(HookHost::Codex(args)) => Ok(
+            match crate::codex::hook::run(&cli.global.root, args.approve) {
                 0 => Outcome::Success,
                 _ => Outcome::Usage,
-            })
-        }
+            },
+        ),
     }
 }
 

@@ -160,17 +160,18 @@ impl CodexRun {
 
 /// Run `codex exec` in the lab's root on `prompt`, the model answering with `script`.
 fn run_codex(binary: &Path, lab: &Lab, script: Vec<Reply>, prompt: &str) -> CodexRun {
-    run_codex_with(binary, lab, script, prompt, &[])
+    run_codex_with(binary, lab, script, prompt, None)
 }
 
 /// [`run_codex`], with `resolve setup codex SETUP…` run after the user's configuration is
-/// written (when `setup` is not empty).
+/// written (when `setup` is given; its hook is then run because setup recorded Codex's trust
+/// in it, otherwise Codex is told to run untrusted hooks, as the probe needs).
 fn run_codex_with(
     binary: &Path,
     lab: &Lab,
     script: Vec<Reply>,
     prompt: &str,
-    setup: &[&str],
+    setup: Option<&[&str]>,
 ) -> CodexRun {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -179,7 +180,7 @@ fn run_codex_with(
         .unwrap();
     let server = runtime.block_on(MockServer::start(script));
     lab.write_user_config(&server);
-    if !setup.is_empty() {
+    if let Some(setup) = setup {
         let args = [&["setup", "codex"][..], setup].concat();
         let output = lab.resolve(&args);
         assert!(
@@ -197,9 +198,7 @@ fn run_codex_with(
         .env("CODEX_HOME", lab.codex_home())
         .env("RESOLVE_MOCK_KEY", "mock-key-for-127.0.0.1")
         .args(["exec", "--skip-git-repo-check"])
-        // Codex runs a hook only once the person trusted it (its TUI asks); a run without a
-        // terminal needs this flag.
-        .arg("--dangerously-bypass-hook-trust")
+        .args(setup.is_none().then_some("--dangerously-bypass-hook-trust"))
         .arg(prompt)
         .current_dir(&lab.root)
         .stdin(Stdio::null())
@@ -346,7 +345,7 @@ fn codex_patch_is_staged_as_one_preview_and_applies_byte_exactly() {
             Reply::Turn(Turn::text("Done.")),
         ],
         "Patch a.txt and add b.txt.",
-        &["--user"],
+        Some(&[]),
     );
     run.check(
         run.status.is_some_and(|status| status.success()) && run.requests.len() == 2,
@@ -401,7 +400,7 @@ fn codex_malformed_patch_is_refused_with_the_diagnostic_and_writes_nothing() {
             Reply::Turn(Turn::text("Done.")),
         ],
         "Patch a.txt.",
-        &["--user"],
+        Some(&[]),
     );
     let text = output_of(&run, 2, "call_patch");
     run.check(
@@ -416,5 +415,77 @@ fn codex_malformed_patch_is_refused_with_the_diagnostic_and_writes_nothing() {
     run.check(
         !String::from_utf8_lossy(&pending.stdout).contains("pending-action:"),
         "nothing is pending",
+    );
+}
+
+/// `resolve setup codex` for this lab's root with `args` (no Codex needed).
+fn setup(lab: &Lab, args: &[&str]) -> String {
+    let output = lab.resolve(&[&["setup", "codex"][..], args].concat());
+    assert!(output.status.success(), "setup codex {args:?}: {output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Setup merges into both files (the hook in the project's, Codex's trust in the user's),
+/// `--dry-run` shows that as diffs and writes nothing, a second run changes nothing, and
+/// `--remove` puts both files back byte for byte.
+#[test]
+fn setup_codex_merges_is_idempotent_dry_runs_and_removes_exactly_what_it_added() {
+    let lab = Lab::new();
+    let project = lab.root.join(".codex/config.toml");
+    let user = lab.codex_home().join("config.toml");
+    std::fs::create_dir_all(project.parent().unwrap()).unwrap();
+    let project_before = "# the team's settings\nmodel = \"gpt-5\"\n";
+    let user_before = "[projects.\"/elsewhere\"]\ntrust_level = \"trusted\"\n";
+    std::fs::write(&project, project_before).unwrap();
+    std::fs::write(&user, user_before).unwrap();
+    let read = |path: &Path| std::fs::read_to_string(path).unwrap();
+
+    let shown = setup(&lab, &["--dry-run"]);
+    assert!(
+        shown.contains("+[[hooks.PreToolUse]]") && shown.contains("+trusted_hash = \"sha256:"),
+        "{shown}"
+    );
+    assert_eq!(
+        (read(&project), read(&user)),
+        (project_before.into(), user_before.into())
+    );
+
+    setup(&lab, &[]);
+    let (project_set, user_set) = (read(&project), read(&user));
+    assert!(project_set.starts_with(project_before), "{project_set}");
+    assert!(
+        project_set.contains("hook codex --approve stage"),
+        "{project_set}"
+    );
+    assert!(user_set.starts_with(user_before), "{user_set}");
+    let root = lab.root.canonicalize().unwrap();
+    let key = format!(
+        "[hooks.state.\"{}:pre_tool_use:0:0\"]",
+        root.join(".codex/config.toml").display()
+    );
+    assert!(user_set.contains(&key), "{user_set}");
+
+    let again = setup(&lab, &[]);
+    assert!(again.matches("nothing to change").count() == 2, "{again}");
+    assert_eq!(
+        (read(&project), read(&user)),
+        (project_set.clone(), user_set.clone())
+    );
+
+    setup(&lab, &["--approve", "review"]);
+    assert_eq!(
+        read(&project),
+        project_set.replace("--approve stage", "--approve review")
+    );
+    assert_ne!(
+        read(&user),
+        user_set,
+        "another command has another trusted hash"
+    );
+
+    setup(&lab, &["--remove"]);
+    assert_eq!(
+        (read(&project), read(&user)),
+        (project_before.into(), user_before.into())
     );
 }

@@ -20,6 +20,7 @@ use resolve_edit::{atomic_write, create_dir_all, read_regular_file, unified_diff
 use serde_json::json;
 use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, value};
 
+use super::hook_trust::{distrust, hook_hash, hook_key, table_at, trust};
 use crate::Outcome;
 use crate::args::CodexSetupArgs;
 use crate::output::Output;
@@ -131,17 +132,6 @@ fn parse(text: &str, file: &Path) -> anyhow::Result<DocumentMut> {
         .with_context(|| format!("`{}` is not valid TOML; fix it first.", file.display()))
 }
 
-/// A table at `key` of `parent`, created (implicit, so no empty header is printed) if absent.
-fn table_at<'a>(parent: &'a mut Table, key: &str, file: &Path) -> anyhow::Result<&'a mut Table> {
-    let item = parent.entry(key).or_insert_with(|| {
-        let mut table = Table::new();
-        table.set_implicit(true);
-        Item::Table(table)
-    });
-    item.as_table_mut()
-        .with_context(|| format!("`{key}` in `{}` is not a table.", file.display()))
-}
-
 /// `text` with `setup`'s server and hook merged in (updated in place when already there).
 pub(crate) fn add(text: &str, setup: &CodexSetup, file: &Path) -> anyhow::Result<String> {
     let mut document = parse(text, file)?;
@@ -250,57 +240,128 @@ pub(crate) fn remove(text: &str, file: &Path) -> anyhow::Result<String> {
     Ok(document.to_string())
 }
 
-/// `resolve setup codex`: merge (or with `--remove` take out) the configuration in the file
-/// [`config_file`] names; with `--dry-run`, print the change as a unified diff instead.
-pub(crate) fn run(root: &Path, args: &CodexSetupArgs, output: Output) -> anyhow::Result<Outcome> {
-    let root = std::path::absolute(root)
-        .with_context(|| format!("Cannot resolve the root `{}`.", root.display()))?;
-    let file = config_file(
-        &root,
-        args.user,
-        std::env::var_os("CODEX_HOME").map(PathBuf::from),
-        std::env::var_os("HOME").map(PathBuf::from),
-    )?;
-    let before = match read_regular_file(&file)? {
+/// Where our hook sits in a configuration `file` (its trust key) and the hash Codex trusts for
+/// it; `None` when the file has no hook of ours.
+pub(crate) fn our_hook(text: &str, file: &Path) -> anyhow::Result<Option<(String, String)>> {
+    let document = parse(text, file)?;
+    let groups = document
+        .get("hooks")
+        .and_then(|hooks| hooks.get("PreToolUse"))
+        .and_then(Item::as_array_of_tables);
+    let Some((group_index, group)) = groups.and_then(|groups| {
+        groups
+            .iter()
+            .enumerate()
+            .find(|(_, group)| is_our_group(group))
+    }) else {
+        return Ok(None);
+    };
+    let matcher = group
+        .get("matcher")
+        .and_then(Item::as_str)
+        .unwrap_or_default();
+    let handlers = group.get("hooks").and_then(Item::as_array_of_tables);
+    let ours = handlers
+        .into_iter()
+        .flat_map(|handlers| handlers.iter().enumerate())
+        .find_map(|(index, handler)| {
+            let command = handler.get("command").and_then(Item::as_str)?;
+            command
+                .contains(HOOK_WORDS)
+                .then(|| (index, command.to_owned()))
+        });
+    Ok(ours.map(|(handler_index, command)| {
+        (
+            hook_key(file, group_index, handler_index),
+            hook_hash(matcher, &command),
+        )
+    }))
+}
+
+/// A configuration file's text, empty when it does not exist.
+fn read_config(file: &Path) -> anyhow::Result<String> {
+    Ok(match read_regular_file(file)? {
         Some(bytes) => String::from_utf8(bytes)
             .with_context(|| format!("`{}` is not UTF-8 text.", file.display()))?,
         None => String::new(),
-    };
-    let after = if args.remove {
-        remove(&before, &file)?
+    })
+}
+
+/// `resolve setup codex`: merge (or with `--remove` take out) the hook and the server in the
+/// file [`config_file`] names, and Codex's trust in that hook in the user's configuration;
+/// with `--dry-run`, print the changes as unified diffs instead.
+pub(crate) fn run(root: &Path, args: &CodexSetupArgs, output: Output) -> anyhow::Result<Outcome> {
+    // Codex names a project's configuration by its real path.
+    let root = root
+        .canonicalize()
+        .with_context(|| format!("Cannot open the root `{}`.", root.display()))?;
+    let codex_home = std::env::var_os("CODEX_HOME").map(PathBuf::from);
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let hook_file = config_file(&root, args.user, codex_home.clone(), home.clone())?;
+    let user_file = config_file(&root, true, codex_home, home)?;
+
+    let hook_before = read_config(&hook_file)?;
+    let hook_after = if args.remove {
+        remove(&hook_before, &hook_file)?
     } else {
         let setup = CodexSetup {
             resolve: std::env::current_exe().context("Cannot find the `resolve` executable.")?,
             root: (!args.user).then_some(root),
             approve: args.approve.name().to_owned(),
         };
-        add(&before, &setup, &file)?
+        add(&hook_before, &setup, &hook_file)?
     };
-    let shown = file.display().to_string();
-    let diff = unified_diff(&shown, &before, &after);
-    let (changed, human) = if before == after {
-        (
-            false,
-            format!("{shown} is already set up; nothing to change."),
-        )
-    } else if args.dry_run {
-        (false, diff.clone())
+    let old_hook = our_hook(&hook_before, &hook_file)?;
+    let new_hook = our_hook(&hook_after, &hook_file)?;
+
+    // The trust goes in the user's file: the hook's own file when it is that one.
+    let same_file = hook_file == user_file;
+    let user_before = if same_file {
+        hook_after.clone()
     } else {
-        if let Some(dir) = file.parent() {
-            create_dir_all(dir)?;
-        }
-        atomic_write(&file, after.as_bytes())?;
-        let done = if args.remove {
-            "Removed resolve from"
-        } else {
-            "Set up resolve in"
-        };
-        (true, format!("{done} {shown}."))
+        read_config(&user_file)?
     };
-    output.data(
-        &json!({"file": shown, "changed": changed, "dryRun": args.dry_run, "diff": diff}),
-        &human,
-    );
+    let mut user = parse(&user_before, &user_file)?;
+    if let Some((old_key, _)) = &old_hook
+        && new_hook
+            .as_ref()
+            .is_none_or(|(new_key, _)| new_key != old_key)
+    {
+        distrust(&mut user, old_key);
+    }
+    if let Some((key, hash)) = &new_hook {
+        trust(&mut user, key, hash, &user_file)?;
+    }
+    let user_after = user.to_string();
+
+    let changes = if same_file {
+        vec![(hook_file, hook_before, user_after)]
+    } else {
+        vec![
+            (hook_file, hook_before, hook_after),
+            (user_file, user_before, user_after),
+        ]
+    };
+    for (file, before, after) in changes {
+        let shown = file.display().to_string();
+        let diff = unified_diff(&shown, &before, &after);
+        let changed = before != after;
+        let human = if !changed {
+            format!("{shown}: nothing to change.")
+        } else if args.dry_run {
+            diff.clone()
+        } else {
+            if let Some(dir) = file.parent() {
+                create_dir_all(dir)?;
+            }
+            atomic_write(&file, after.as_bytes())?;
+            format!("{shown}: updated.")
+        };
+        output.data(
+            &json!({"file": shown, "changed": changed && !args.dry_run, "dryRun": args.dry_run, "diff": diff}),
+            &human,
+        );
+    }
     Ok(Outcome::Success)
 }
 

@@ -228,7 +228,11 @@ fn run_codex_with(
 }
 
 /// Measures what Codex offers the model and sends a hook; run by hand with `--ignored
-/// --nocapture` when a new Codex version is pinned.
+/// --nocapture` when a new Codex version is pinned. The model patches through
+/// `exec_command` (`PROBE_CALL=function` or `custom`: through an `apply_patch` function or
+/// freeform tool, which Codex 0.171.0 does not offer it); a project hook dumps its input and
+/// denies. `PROBE_USER_HOOKS` appends TOML to the user's configuration (another hook, say one
+/// exiting with 1 or 2).
 #[test]
 #[ignore = "a probe printing the protocol; run by hand"]
 fn probe_codex_apply_patch_hook_protocol() {
@@ -251,28 +255,28 @@ fn probe_codex_apply_patch_hook_protocol() {
     std::fs::write(
         lab.root.join(".codex/config.toml"),
         format!(
-            "[[hooks.PreToolUse]]\nmatcher = \"^apply_patch$\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\n",
+            "[[hooks.PreToolUse]]\nmatcher = \"^(Bash|apply_patch)$\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\n",
             json!(format!("sh {}", script.display()))
         ),
     )
     .unwrap();
     let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n";
     let call = std::env::var("PROBE_CALL").unwrap_or_default();
-    let turn = if call == "exec" {
-        let cmd = format!("apply_patch <<'EOF'\n{patch}EOF\n");
-        Turn::default().and_call(
-            "call_patch",
-            "exec_command",
-            &json!({"cmd": cmd}).to_string(),
-        )
-    } else if call == "custom" {
-        Turn::default().and_custom_call("call_patch", "apply_patch", patch)
-    } else {
-        Turn::default().and_call(
+    let turn = match call.as_str() {
+        "function" => Turn::default().and_call(
             "call_patch",
             "apply_patch",
             &json!({"input": patch}).to_string(),
-        )
+        ),
+        "custom" => Turn::default().and_custom_call("call_patch", "apply_patch", patch),
+        _ => {
+            let cmd = format!("apply_patch <<'EOF'\n{patch}EOF\n");
+            Turn::default().and_call(
+                "call_patch",
+                "exec_command",
+                &json!({"cmd": cmd}).to_string(),
+            )
+        }
     };
     let run = run_codex(
         &binary,
@@ -296,7 +300,6 @@ fn probe_codex_apply_patch_hook_protocol() {
             }
         }
     }
-    let _ = lab.resolve(&["pending"]);
 }
 
 /// `a.txt` before the patch, and after (two change blocks).

@@ -23,7 +23,7 @@ use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, value};
 use super::hook_trust::{distrust, hook_hash, hook_key, table_at, trust};
 use crate::Outcome;
 use crate::args::CodexSetupArgs;
-use crate::output::Output;
+use crate::output::{Output, note};
 
 /// The name `resolve mcp` is registered under.
 pub(crate) const SERVER_NAME: &str = "resolve";
@@ -306,7 +306,7 @@ pub(crate) fn run(root: &Path, args: &CodexSetupArgs, output: Output) -> anyhow:
     } else {
         let setup = CodexSetup {
             resolve: std::env::current_exe().context("Cannot find the `resolve` executable.")?,
-            root: (!args.user).then_some(root),
+            root: (!args.user).then(|| root.clone()),
             approve: args.approve.name().to_owned(),
         };
         add(&hook_before, &setup, &hook_file)?
@@ -332,6 +332,13 @@ pub(crate) fn run(root: &Path, args: &CodexSetupArgs, output: Output) -> anyhow:
     if let Some((key, hash)) = &new_hook {
         trust(&mut user, key, hash, &user_file)?;
     }
+    let project_note = (!args.user && !args.remove && !project_trusted(&user, &root)).then(|| {
+        format!(
+            "note: Codex reads {} only in a trusted project, and runs its hooks only then; \
+trust this folder when Codex asks (or `codex exec --trust`), or Codex applies patches itself.",
+            hook_file.display()
+        )
+    });
     let user_after = user.to_string();
 
     let changes = if same_file {
@@ -362,7 +369,20 @@ pub(crate) fn run(root: &Path, args: &CodexSetupArgs, output: Output) -> anyhow:
             &human,
         );
     }
+    if let Some(project_note) = project_note {
+        note(&project_note);
+    }
     Ok(Outcome::Success)
+}
+
+/// Whether the user's configuration `user` trusts the project at `root`
+/// (`[projects."<root>"] trust_level = "trusted"`).
+fn project_trusted(user: &DocumentMut, root: &Path) -> bool {
+    user.get("projects")
+        .and_then(|projects| projects.get(root.to_string_lossy().as_ref()))
+        .and_then(|project| project.get("trust_level"))
+        .and_then(Item::as_str)
+        == Some("trusted")
 }
 
 #[cfg(test)]
@@ -469,6 +489,16 @@ command = "/opt/resolve/bin/resolve --root '/work/my project' hook codex --appro
             config_file(Path::new("/r"), false, None, None).unwrap(),
             PathBuf::from("/r/.codex/config.toml")
         );
+    }
+
+    #[test]
+    fn a_project_is_trusted_only_by_its_own_entry() {
+        let user: DocumentMut = "[projects.\"/a\"]\ntrust_level = \"trusted\"\n[projects.\"/b\"]\ntrust_level = \"untrusted\"\n"
+            .parse()
+            .unwrap();
+        assert!(project_trusted(&user, Path::new("/a")));
+        assert!(!project_trusted(&user, Path::new("/b")));
+        assert!(!project_trusted(&user, Path::new("/c")));
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! Responses model of `resolve-test-support` on 127.0.0.1, after `resolve setup codex` wrote
 //! the hook and the `resolve mcp` server into the project's `.codex/config.toml`.
 //!
-//! Without `RESOLVE_CODEX` the tests fail under CI (`CI` set) and are skipped loudly elsewhere.
+//! Without `RESOLVE_CODEX` those tests fail under CI (`CI` set) and are skipped loudly
+//! elsewhere. `resolve setup codex` and `resolve hook codex` are also checked alone, without
+//! Codex (merging, dry run, removal; failing closed).
 
 #![allow(
     clippy::disallowed_methods,
@@ -491,4 +493,78 @@ fn setup_codex_merges_is_idempotent_dry_runs_and_removes_exactly_what_it_added()
         (read(&project), read(&user)),
         (project_before.into(), user_before.into())
     );
+}
+
+/// `resolve hook codex` on `stdin` for the lab's root: exit code, stdout, stderr.
+fn hook(lab: &Lab, stdin: &str) -> (Option<i32>, String, String) {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_resolve"))
+        .env("HOME", &lab.home)
+        .arg("--root")
+        .arg(&lab.root)
+        .args(["hook", "codex"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// The hook never exits with a code that lets Codex run the patch: unreadable input blocks
+/// with exit code 2 and the reason on stderr; another shell command gets no decision (exit 0,
+/// nothing printed); a patch outside the root is refused and writes nothing.
+#[test]
+fn hook_codex_fails_closed_and_leaves_other_shell_commands_alone() {
+    let lab = Lab::new();
+    lab.write("a.txt", A_BEFORE);
+    let input = |tool: &str, command: &str| {
+        json!({"session_id": "s1", "turn_id": "t1", "transcript_path": null,
+            "cwd": lab.root, "hook_event_name": "PreToolUse", "model": "m",
+            "permission_mode": "bypassPermissions", "tool_name": tool,
+            "tool_input": {"command": command}, "tool_use_id": "c1"})
+        .to_string()
+    };
+
+    let (code, stdout, stderr) = hook(&lab, "{not json");
+    assert_eq!((code, stdout.as_str()), (Some(2), ""));
+    assert!(
+        stderr.contains("is not Codex's PreToolUse JSON"),
+        "{stderr}"
+    );
+
+    let (code, stdout, stderr) = hook(&lab, &input("Write", "x"));
+    assert_eq!((code, stdout.as_str()), (Some(2), ""));
+    assert!(stderr.contains("stages `apply_patch` only"), "{stderr}");
+
+    assert_eq!(
+        hook(&lab, &input("Bash", "ls -la")),
+        (Some(0), String::new(), String::new())
+    );
+
+    let outside = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ../outside.txt\n+x\n*** End Patch\nEOF\n";
+    let (code, stdout, _) = hook(&lab, &input("Bash", outside));
+    assert_eq!(code, Some(0));
+    let reason = serde_json::from_str::<serde_json::Value>(&stdout).unwrap()["hookSpecificOutput"]
+        ["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        reason.starts_with("resolve refused this patch; nothing was written."),
+        "{reason}"
+    );
+    assert!(!lab.dir.path().join("outside.txt").exists());
+    assert_eq!(lab.read("a.txt").as_deref(), Some(A_BEFORE));
 }

@@ -49,7 +49,10 @@ pub(crate) fn codex_origin(session_id: &str) -> Origin {
 pub(crate) fn run(root: &Path, mode: HookMode) -> u8 {
     let mut input = String::new();
     let answer = match std::io::stdin().take(MAX_INPUT).read_to_string(&mut input) {
-        Ok(_) => answer(root, mode, &input),
+        // A panic would exit with 101, which Codex takes for a failed hook and runs the patch.
+        Ok(_) => std::panic::catch_unwind(|| answer(root, mode, &input)).unwrap_or_else(|_| {
+            block_with("resolve hook codex failed unexpectedly (a bug); nothing was written.")
+        }),
         Err(error) => block_with(&format!(
             "resolve hook codex could not read the hook input: {error}; nothing was written."
         )),

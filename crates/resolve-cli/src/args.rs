@@ -6,6 +6,8 @@ use anyhow::Context;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+use crate::codex::hook::HookMode;
 use resolve_edit::{
     ApplyPatchRequest, ApprovalMode, AstEditOp, AstEditRequest, EditRequest, ProducerRequest,
     WriteRequest,
@@ -53,6 +55,8 @@ impl Cli {
             | Command::Log
             | Command::Review(_)
             | Command::Mcp(_)
+            | Command::Hook(_)
+            | Command::Setup(_)
             | Command::Trust(_) => Ok(()),
         }
     }
@@ -164,6 +168,13 @@ applies on the model's word.\n\n\
 Stdout carries only MCP messages; logs go to stderr (set RESOLVE_LOG, e.g. RESOLVE_LOG=debug)."
     )]
     Mcp(McpArgs),
+    /// Answer a host's hook on stdin and stdout (set up by `resolve setup`).
+    #[command(subcommand)]
+    Hook(HookHost),
+    /// Make a host use resolve: write its hook and the `resolve mcp` server into its
+    /// configuration, merged with what is there.
+    #[command(subcommand)]
+    Setup(SetupHost),
     /// Run a coding agent on TASK against an OpenAI-compatible or Anthropic endpoint.
     ///
     /// The model reads and searches the workspace and stages edits as previews; each preview
@@ -227,6 +238,49 @@ pub enum ReasoningEffortChoice {
     Medium,
     /// `"reasoning_effort": "high"`.
     High,
+}
+
+/// The hosts `resolve hook` answers.
+#[derive(Debug, Subcommand)]
+pub enum HookHost {
+    /// Codex's `PreToolUse` hook for `apply_patch`: the patch is staged as one preview and
+    /// Codex is told not to run it (the model reads the pending id). Exit code 0 or 2 (the
+    /// call is blocked); never one that lets Codex apply the patch.
+    Codex(CodexHookArgs),
+}
+
+/// Options of `resolve hook codex`.
+#[derive(Debug, Args)]
+pub struct CodexHookArgs {
+    /// What happens to a patch.
+    #[arg(long, value_enum, default_value = "stage", value_name = "MODE")]
+    pub approve: HookMode,
+}
+
+/// The hosts `resolve setup` configures.
+#[derive(Debug, Subcommand)]
+pub enum SetupHost {
+    /// Write the `apply_patch` hook and the `resolve mcp` server into the project's
+    /// `.codex/config.toml` (with --user, `$CODEX_HOME/config.toml`, by default
+    /// `~/.codex/config.toml`).
+    Codex(CodexSetupArgs),
+}
+
+/// Options of `resolve setup codex`.
+#[derive(Debug, Args)]
+pub struct CodexSetupArgs {
+    /// Configure the user's Codex (every project) instead of this project's.
+    #[arg(long)]
+    pub user: bool,
+    /// Print the change as a unified diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Take out what setup added; leave everything else.
+    #[arg(long)]
+    pub remove: bool,
+    /// The hook's mode: stage (default), review or auto.
+    #[arg(long, value_enum, default_value = "stage", value_name = "MODE")]
+    pub approve: HookMode,
 }
 
 /// Options of `resolve mcp`.

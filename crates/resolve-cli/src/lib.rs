@@ -19,6 +19,7 @@ use clap::Parser;
 
 mod approvers;
 mod args;
+mod codex;
 mod commands;
 mod editor;
 mod output;
@@ -61,6 +62,10 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
     if let Err(error) = cli.check() {
         let _ = error.print();
         return ExitCode::from(EXIT_USAGE);
+    }
+    // A hook answers its host on stdout and with its own exit codes (see `codex::hook`).
+    if let args::Command::Hook(args::HookHost::Codex(hook)) = &cli.command {
+        return ExitCode::from(codex::hook::run(&cli.global.root, hook.approve));
     }
     let output = output::Output::new(&cli.global);
     match commands::run(&cli, output) {

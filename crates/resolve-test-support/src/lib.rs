@@ -50,6 +50,10 @@ pub struct Turn {
     /// client offered inside a `namespace` tool (Codex offers MCP tools as `mcp__<server>`).
     /// The other formats have no namespaces and ignore it.
     pub namespaces: Vec<(String, String)>,
+    /// Call ids of calls of a freeform (custom) tool: the Responses format sends them as
+    /// `custom_tool_call` items whose `input` is the raw text (the call's "arguments"), as
+    /// Codex offers `apply_patch`. The other formats ignore it.
+    pub custom: Vec<String>,
 }
 
 /// Token counts a turn reports, in neutral form (each wire format spells them its own way).
@@ -118,6 +122,13 @@ impl Turn {
     ) -> Self {
         self.namespaces.push((id.to_owned(), namespace.to_owned()));
         self.and_call(id, name, raw_arguments)
+    }
+
+    /// Add a call of the freeform (custom) tool `name` with raw text `input` (Responses
+    /// format; see [`Turn::custom`]).
+    pub fn and_custom_call(mut self, id: &str, name: &str, input: &str) -> Self {
+        self.custom.push(id.to_owned());
+        self.and_call(id, name, input)
     }
 
     pub fn without_finish(mut self) -> Self {
@@ -610,7 +621,8 @@ fn anthropic_json(turn: &Turn) -> Value {
 
 /// OpenAI Responses events for `turn` (the `number`th request), as Codex reads them: the
 /// response is created, each output item (the text as a `message`, then each call as a
-/// `function_call`, with its `namespace` when it has one) is added and done, and the response
+/// `function_call`, with its `namespace` when it has one, or a `custom_tool_call`) is added
+/// and done, and the response
 /// completes with every item and the usage.
 fn responses_events(turn: &Turn, number: usize) -> Vec<String> {
     let event = |value: Value| {
@@ -627,8 +639,13 @@ fn responses_events(turn: &Turn, number: usize) -> Vec<String> {
         );
     }
     for (index, (call_id, name, arguments)) in turn.calls.iter().enumerate() {
-        let mut item = json!({"type":"function_call","id":format!("fc_{number}_{index}"),
-            "call_id":call_id,"name":name,"arguments":arguments,"status":"completed"});
+        let mut item = if turn.custom.contains(call_id) {
+            json!({"type":"custom_tool_call","id":format!("ctc_{number}_{index}"),
+                "call_id":call_id,"name":name,"input":arguments,"status":"completed"})
+        } else {
+            json!({"type":"function_call","id":format!("fc_{number}_{index}"),
+                "call_id":call_id,"name":name,"arguments":arguments,"status":"completed"})
+        };
         if let Some((_, namespace)) = turn.namespaces.iter().find(|(id, _)| id == call_id) {
             item["namespace"] = json!(namespace);
         }

@@ -25,7 +25,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::Outcome;
-use crate::args::{Cli, Command, ProducerArgs};
+use crate::args::{Cli, Command, HookHost, ProducerArgs, SetupHost};
 use crate::output::{Output, note};
 
 /// Open the workspace, recover, and run the subcommand.
@@ -33,6 +33,21 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
     // Trust is the person's, kept outside the workspace: no store is opened.
     if let Command::Trust(args) = &cli.command {
         return trust::run(&cli.global.root, args, output);
+    }
+    // Setup writes a host's configuration; the hook opens the store itself.
+    match &cli.command {
+        Command::Setup(SetupHost::Codex(args)) => {
+            return crate::codex::setup::run(&cli.global.root, args, output);
+        }
+        Command::Hook(HookHost::Codex(args)) => {
+            return Ok(
+                match crate::codex::hook::run(&cli.global.root, args.approve) {
+                    0 => Outcome::Success,
+                    _ => Outcome::Usage,
+                },
+            );
+        }
+        _ => {}
     }
     let workspace = Workspace::open(&cli.global.root)?;
     // What this process resolves is recorded as resolved (and so decided by a person) at the
@@ -99,6 +114,15 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Agent(args) => agent::run(&store, args, output),
         Command::Mcp(args) => mcp(&cli.global.root, args.approve),
         Command::Trust(args) => trust::run(&cli.global.root, args, output),
+        Command::Setup(SetupHost::Codex(args)) => {
+            crate::codex::setup::run(&cli.global.root, args, output)
+        }
+        Command::Hook(HookHost::Codex(args)) => Ok(
+            match crate::codex::hook::run(&cli.global.root, args.approve) {
+                0 => Outcome::Success,
+                _ => Outcome::Usage,
+            },
+        ),
     }
 }
 

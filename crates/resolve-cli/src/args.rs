@@ -53,6 +53,8 @@ impl Cli {
             | Command::Log
             | Command::Review(_)
             | Command::Mcp(_)
+            | Command::Hook(_)
+            | Command::Setup(_)
             | Command::Trust(_) => Ok(()),
         }
     }
@@ -193,6 +195,127 @@ needs none either.\n\n\
 --list shows every trusted file and whether it is still as trusted; --remove forgets this file."
     )]
     Trust(TrustArgs),
+    /// Answer a host's PreToolUse hook: its own file edits become staged previews.
+    #[command(
+        long_about = "Answer a host's PreToolUse hook: its own file edits become staged previews.\n\n\
+Reads the hook's JSON on stdin (`resolve setup claude-code` registers this command). Claude Code's \
+Edit, Write, MultiEdit and NotebookEdit are staged as pending actions of the session \
+(`claude-code:<session id>`) and the host's own write never runs: with --approve stage the model \
+is told the pending id and resolves it with the `resolve` tool of the session's `resolve mcp`; \
+with review the hook waits for a person's `resolve review`/`apply`/`discard` (up to \
+--approve-timeout) and lands exactly what they approved; with auto it lands at once through \
+resolve (history, `resolve undo`). In stage and review, Bash commands that visibly write files \
+inside the root (`sed -i`, `>` redirects, `tee`, `cp`/`mv`, `python -c` writing files) are \
+refused unless --shell-writes allow.\n\n\
+Fails closed: when it cannot stage an edit (malformed input, a path outside the root, a binary \
+file, an internal error) it exits 2 with the reason on stderr, which blocks the tool call; it \
+never exits with another non-zero code."
+    )]
+    Hook(HookArgs),
+    /// Make a project (or, with --user, every project) use resolve in a host.
+    #[command(
+        long_about = "Make a project (or, with --user, every project) use resolve in a host.\n\n\
+For claude-code: adds the `resolve hook claude-code` PreToolUse hook, the permission for the \
+`resolve` MCP server's tools and its enabling to <ROOT>/.claude/settings.json, and the \
+`resolve mcp` server to <ROOT>/.mcp.json (--user: ~/.claude/settings.json and ~/.claude.json), \
+merging with what is there. Running it again changes nothing (or only the mode); --dry-run \
+prints the change as a diff and writes nothing; --remove takes out exactly what it adds."
+    )]
+    Setup(SetupArgs),
+}
+
+/// The hosts `resolve hook` and `resolve setup` know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HostChoice {
+    /// Claude Code (`claude`).
+    ClaudeCode,
+}
+
+/// How a hook decides the edits it stages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookApprovalChoice {
+    /// Nothing is written; the model (or a person) resolves the staged edit later.
+    Stage,
+    /// The hook waits for a person's decision in `resolve review` or `resolve apply`/`discard`.
+    Review,
+    /// The edit lands at once through resolve, with history and undo.
+    Auto,
+}
+
+impl From<HookApprovalChoice> for resolve_edit::HookApproval {
+    fn from(choice: HookApprovalChoice) -> Self {
+        match choice {
+            HookApprovalChoice::Stage => Self::Stage,
+            HookApprovalChoice::Review => Self::Review,
+            HookApprovalChoice::Auto => Self::Auto,
+        }
+    }
+}
+
+/// Whether the hook's shell guard refuses commands that visibly write files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ShellWritesChoice {
+    /// Refuse them in stage and review modes.
+    Refuse,
+    /// Let them run.
+    Allow,
+}
+
+/// `resolve hook`.
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The host whose hook JSON arrives on stdin.
+    #[arg(value_enum)]
+    pub host: HostChoice,
+    /// How staged edits are decided.
+    #[arg(long, value_enum, default_value_t = HookApprovalChoice::Stage, value_name = "MODE")]
+    pub approve: HookApprovalChoice,
+    /// Whether shell commands that visibly write files are refused (stage and review modes).
+    #[arg(long, value_enum, default_value_t = ShellWritesChoice::Refuse, value_name = "WHAT")]
+    pub shell_writes: ShellWritesChoice,
+    /// How long `--approve review` waits for a person (`90s`, `10m`, `1h`; a bare number is
+    /// seconds); then the edit stays staged.
+    #[arg(long, value_parser = parse_duration, default_value = "10m", value_name = "DURATION")]
+    pub approve_timeout: std::time::Duration,
+}
+
+/// `resolve setup`.
+#[derive(Debug, Args)]
+pub struct SetupArgs {
+    /// The host to set up.
+    #[arg(value_enum)]
+    pub host: HostChoice,
+    /// How the hook decides staged edits.
+    #[arg(long, value_enum, default_value_t = HookApprovalChoice::Stage, value_name = "MODE")]
+    pub approve: HookApprovalChoice,
+    /// Write the user's settings (~/.claude/settings.json, ~/.claude.json) instead of the
+    /// project's.
+    #[arg(long)]
+    pub user: bool,
+    /// Print the change as a diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Take out what setup adds instead.
+    #[arg(long)]
+    pub remove: bool,
+}
+
+/// A duration: a number with an optional unit `s`, `m` or `h` (seconds without one).
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration; write e.g. `90s`, `10m` or `1h`"))?;
+    let seconds = match unit {
+        "s" => number,
+        "m" => number.saturating_mul(60),
+        "h" => number.saturating_mul(3600),
+        _ => return Err(format!("`{text}` has an unknown unit; use `s`, `m` or `h`")),
+    };
+    Ok(std::time::Duration::from_secs(seconds))
 }
 
 /// `resolve trust`.

@@ -24,6 +24,7 @@ use resolve_store::{Blobs, Origin, Outcome, StoredAction};
 use crate::approval::{Decided, Decision, Landed, ResolveRequest, land};
 use crate::error::EditError;
 use crate::opened::OpenedWorkspace;
+use crate::preview::PREVIEW_BANNER;
 use crate::producers::{ProducerRequest, applied_text};
 use crate::reviewer_note::reviewer_note_text;
 use crate::tools::{FileToolOutput, StagedPreview};
@@ -245,7 +246,14 @@ struct StagedSummary {
 
 impl StagedSummary {
     fn of(staged: &StagedPreview, opened: &OpenedWorkspace) -> Result<Self, EditError> {
-        let diff = Blobs::of(opened.store().workspace()).read_text(&staged.record.preview_text)?;
+        let text = Blobs::of(opened.store().workspace()).read_text(&staged.record.preview_text)?;
+        // The diff alone: the banner speaks of the `resolve` tool, which the reply words for
+        // the hook's case itself.
+        let diff = text
+            .strip_prefix(PREVIEW_BANNER)
+            .unwrap_or(&text)
+            .trim_start_matches('\n')
+            .to_owned();
         Ok(Self {
             id: staged.record.id.clone(),
             label: staged.record.label.clone(),

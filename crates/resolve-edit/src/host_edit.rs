@@ -281,3 +281,123 @@ impl StagedSummary {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::opened::OpenOptions;
+    use crate::text_edit::EditRequest;
+
+    fn session(dir: &tempfile::TempDir) -> OpenedWorkspace {
+        let origin = Origin::HostSession {
+            host: "claude-code".into(),
+            session: "s1".into(),
+        };
+        let options = OpenOptions {
+            user_dir: Some(dir.path().join("user")),
+            ..OpenOptions::default()
+        };
+        OpenedWorkspace::open(&dir.path().join("root"), origin, &options).unwrap()
+    }
+
+    fn edit() -> HostEdit {
+        HostEdit {
+            tool: "Edit".into(),
+            request: EditRequest {
+                path: "a.txt".into(),
+                old_text: "two".into(),
+                new_text: "TWO".into(),
+                replace_all: false,
+            }
+            .into(),
+            reason: "Claude Code Edit (session s1)".into(),
+        }
+    }
+
+    fn lab() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("root")).unwrap();
+        std::fs::write(dir.path().join("root/a.txt"), "one\ntwo\n").unwrap();
+        dir
+    }
+
+    fn settings(approval: HookApproval) -> HookSettings {
+        HookSettings {
+            approval,
+            review_deadline: Duration::from_millis(50),
+            poll_interval: Duration::from_millis(10),
+        }
+    }
+
+    #[test]
+    fn stage_leaves_the_file_and_pends_under_the_session() {
+        let dir = lab();
+        let opened = session(&dir);
+        let reply = intercept(&opened, &edit(), &settings(HookApproval::Stage)).unwrap();
+        assert!(matches!(reply, HookReply::Staged { .. }), "{reply:?}");
+        assert!(
+            reply.text().contains("staged it as pending-action:edit:1"),
+            "{}",
+            reply.text()
+        );
+        assert!(reply.text().contains("+TWO") && !reply.text().contains(PREVIEW_BANNER));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("root/a.txt")).unwrap(),
+            "one\ntwo\n"
+        );
+        let pending = opened.store().pending_for(opened.origin()).unwrap();
+        assert_eq!(pending.len(), 1);
+    }
+
+    #[test]
+    fn auto_lands_through_the_store_with_the_hosts_reason() {
+        let dir = lab();
+        let opened = session(&dir);
+        let reply = intercept(&opened, &edit(), &settings(HookApproval::Auto)).unwrap();
+        assert!(matches!(reply, HookReply::Landed { .. }), "{reply:?}");
+        assert!(
+            reply.text().starts_with("Applied edit to a.txt."),
+            "{}",
+            reply.text()
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("root/a.txt")).unwrap(),
+            "one\nTWO\n"
+        );
+        let history = opened.store().history().unwrap();
+        assert_eq!(history[0].reason, "Claude Code Edit (session s1)");
+    }
+
+    #[test]
+    fn review_without_a_decision_by_the_deadline_leaves_it_staged() {
+        let dir = lab();
+        let opened = session(&dir);
+        let reply = intercept(&opened, &edit(), &settings(HookApproval::Review)).unwrap();
+        assert!(matches!(reply, HookReply::Staged { .. }), "{reply:?}");
+        assert!(
+            reply.text().starts_with("No person decided within"),
+            "{}",
+            reply.text()
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("root/a.txt")).unwrap(),
+            "one\ntwo\n"
+        );
+    }
+
+    #[test]
+    fn an_edit_outside_the_root_is_an_error_and_stages_nothing() {
+        let dir = lab();
+        let opened = session(&dir);
+        let mut outside = edit();
+        outside.request = EditRequest {
+            path: "../a.txt".into(),
+            old_text: "two".into(),
+            new_text: "TWO".into(),
+            replace_all: false,
+        }
+        .into();
+        assert!(intercept(&opened, &outside, &settings(HookApproval::Auto)).is_err());
+        assert!(opened.store().pending().unwrap().is_empty());
+    }
+}

@@ -587,6 +587,22 @@ mod tests {
     }
 
     #[test]
+    fn host_session_origins_round_trip_and_name_a_known_host() {
+        let origin = Origin::HostSession {
+            host: "claude-code".into(),
+            session: "329ca72c-6ace".into(),
+        };
+        assert_eq!(origin.to_string(), "claude-code:329ca72c-6ace");
+        assert_eq!(
+            "claude-code:329ca72c-6ace".parse::<Origin>().unwrap(),
+            origin
+        );
+        for text in ["claude-code:", "editor:abc"] {
+            assert!(text.parse::<Origin>().is_err(), "{text}");
+        }
+    }
+
+    #[test]
     fn unknown_origins_are_refused() {
         for text in ["", "mcp:", "human", "CLI"] {
             let err = text.parse::<Origin>().unwrap_err();

@@ -363,13 +363,18 @@ fn claude_code_bash_sed_in_place_is_refused() {
     run.check(lab.file() == BEFORE, "a refused command writes nothing");
 }
 
-/// `resolve hook claude-code` with `input` on stdin, in `root`.
+/// `resolve hook claude-code --approve auto` with `input` on stdin, in `root`.
 fn hook(root: &Path, home: &Path, input: &str) -> Output {
+    hook_in_mode(root, home, "auto", input)
+}
+
+/// `resolve hook claude-code --approve <mode>` with `input` on stdin, in `root`.
+fn hook_in_mode(root: &Path, home: &Path, mode: &str, input: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_resolve"))
         .env("HOME", home)
         .args(["--root"])
         .arg(root)
-        .args(["hook", "claude-code", "--approve", "auto"])
+        .args(["hook", "claude-code", "--approve", mode])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -470,4 +475,158 @@ fn setup_merges_is_idempotent_dry_runs_and_removes_exactly_its_entries() {
         std::fs::read_to_string(lab.root.join(".mcp.json")).unwrap(),
         "{}\n"
     );
+}
+
+/// A tool call as Claude Code's hook input.
+fn call_input(tool: &str, input: &Value) -> String {
+    json!({"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": tool,
+        "tool_use_id": "t1", "tool_input": input})
+    .to_string()
+}
+
+/// What the hook told the model (its `deny` reason).
+fn told(output: &Output) -> String {
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+    answer["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// `MultiEdit` (older Claude Code) applies its edits in order; `NotebookEdit` replaces,
+/// inserts and deletes cells; each lands as the file's whole new content.
+#[test]
+fn the_hook_stages_multi_edits_and_notebook_edits_with_claude_codes_semantics() {
+    let lab = Lab::new();
+    let path = lab.root.join("a.txt");
+    let multi = json!({"file_path": path, "edits": [
+        {"old_string": "one", "new_string": "ONE"},
+        {"old_string": "ONE\ntwo", "new_string": "ONE\n2"}
+    ]});
+    let output = hook(&lab.root, &lab.home, &call_input("MultiEdit", &multi));
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(lab.file(), "ONE\n2\nthree\n");
+
+    let notebook = lab.root.join("n.ipynb");
+    let cells = json!({"cells": [
+        {"cell_type": "code", "id": "c1", "metadata": {}, "source": "print(1)", "outputs": [{"x": 1}], "execution_count": 3},
+        {"cell_type": "markdown", "id": "c2", "metadata": {}, "source": "# Title"}
+    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5});
+    std::fs::write(&notebook, cells.to_string()).unwrap();
+    let edits = [
+        json!({"notebook_path": notebook, "cell_id": "c1", "new_source": "print(2)"}),
+        json!({"notebook_path": notebook, "cell_id": "c2", "new_source": "x = 1", "cell_type": "code", "edit_mode": "insert"}),
+        json!({"notebook_path": notebook, "cell_id": "c2", "new_source": "", "edit_mode": "delete"}),
+    ];
+    for edit in edits {
+        let output = hook(&lab.root, &lab.home, &call_input("NotebookEdit", &edit));
+        assert!(output.status.success(), "{edit}: {output:?}");
+    }
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&notebook).unwrap()).unwrap();
+    let sources: Vec<&str> = after["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|cell| cell["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources, ["print(2)", "x = 1"]);
+    assert_eq!(after["cells"][0]["outputs"], json!([]));
+    assert_eq!(after["nbformat"], 4);
+
+    let missing = json!({"notebook_path": notebook, "cell_id": "nope", "new_source": "x"});
+    let output = hook(&lab.root, &lab.home, &call_input("NotebookEdit", &missing));
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+}
+
+/// The shell guard refuses visible writes in `stage` and `review` only, lets reads run, and
+/// `--shell-writes allow` turns it off; other tools get no answer.
+#[test]
+fn the_shell_guard_refuses_visible_writes_only_while_edits_are_staged() {
+    let lab = Lab::new();
+    let bash = |command: &str| call_input("Bash", &json!({"command": command}));
+    for mode in ["stage", "review"] {
+        let output = hook_in_mode(&lab.root, &lab.home, mode, &bash("echo x > a.txt"));
+        assert!(output.status.success(), "{output:?}");
+        assert!(
+            told(&output).contains("redirection `>` into `a.txt`"),
+            "{}",
+            told(&output)
+        );
+    }
+    for (mode, command) in [
+        ("stage", "cat a.txt | grep two"),
+        ("stage", "cargo test > /dev/null 2>&1"),
+        ("auto", "echo x > a.txt"),
+    ] {
+        let output = hook_in_mode(&lab.root, &lab.home, mode, &bash(command));
+        assert!(
+            output.status.success() && output.stdout.is_empty(),
+            "{command}: {output:?}"
+        );
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_resolve"))
+        .env("HOME", &lab.home)
+        .arg("--root")
+        .arg(&lab.root)
+        .args(["hook", "claude-code", "--shell-writes", "allow"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(bash("sed -i s/a/b/ a.txt").as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success() && output.stdout.is_empty(),
+        "{output:?}"
+    );
+    let read = call_input("Read", &json!({"file_path": lab.root.join("a.txt")}));
+    let output = hook_in_mode(&lab.root, &lab.home, "stage", &read);
+    assert!(
+        output.status.success() && output.stdout.is_empty(),
+        "{output:?}"
+    );
+    assert_eq!(lab.file(), BEFORE);
+}
+
+/// A person's decision about an earlier staged edit reaches the model with the hook's next
+/// answer, once.
+#[test]
+fn the_next_hook_answer_tells_a_persons_decision_about_an_earlier_staged_edit() {
+    let lab = Lab::new();
+    let path = lab.root.join("a.txt");
+    let first = json!({"file_path": path, "old_string": "two", "new_string": "TWO"});
+    let output = hook_in_mode(&lab.root, &lab.home, "stage", &call_input("Edit", &first));
+    assert!(
+        told(&output).contains("pending-action:edit:1"),
+        "{output:?}"
+    );
+    let reason = "Keep two lowercase.";
+    let discard = person(
+        &lab.root,
+        &lab.home,
+        &[
+            "discard",
+            "--id",
+            "pending-action:edit:1",
+            "--reason",
+            reason,
+        ],
+    );
+    assert!(discard.status.success(), "{discard:?}");
+    let second = json!({"file_path": path, "old_string": "three", "new_string": "THREE"});
+    let output = hook_in_mode(&lab.root, &lab.home, "stage", &call_input("Edit", &second));
+    let text = told(&output);
+    assert!(
+        text.contains("A reviewer discarded pending-action:edit:1") && text.contains(reason),
+        "{text}"
+    );
+    let third = json!({"file_path": path, "old_string": "one", "new_string": "ONE"});
+    let output = hook_in_mode(&lab.root, &lab.home, "stage", &call_input("Edit", &third));
+    assert!(!told(&output).contains(reason), "{}", told(&output));
+    assert_eq!(lab.file(), BEFORE);
 }

@@ -126,6 +126,19 @@ impl HookReply {
         }
     }
 
+    /// This reply with `notes` (what the model is told about a person's decisions) after it.
+    #[must_use]
+    pub fn with_notes(mut self, notes: &[String]) -> Self {
+        if !notes.is_empty() {
+            let (Self::Staged { text, .. }
+            | Self::Landed { text, .. }
+            | Self::Discarded { text, .. }) = &mut self;
+            text.push('\n');
+            text.push_str(&notes.join("\n"));
+        }
+        self
+    }
+
     /// The pending action or history record it is about.
     pub fn id(&self) -> &str {
         match self {
@@ -153,6 +166,20 @@ pub fn intercept(
         }
     };
     let summary = StagedSummary::of(&staged, opened)?;
+    let reply = decide(opened, edit, summary, settings)?;
+    // What a person decided about the session's earlier edits since it last heard (a stage
+    // mode edit resolved in a terminal) reaches the model here too, once.
+    let notes = opened.store().take_reviewer_notes(opened.origin())?;
+    Ok(reply.with_notes(&notes.iter().map(reviewer_note_text).collect::<Vec<_>>()))
+}
+
+/// Decide the staged edit as `settings` say.
+fn decide(
+    opened: &OpenedWorkspace,
+    edit: &HostEdit,
+    summary: StagedSummary,
+    settings: &HookSettings,
+) -> Result<HookReply, EditError> {
     match settings.approval {
         HookApproval::Stage => Ok(summary.left_staged(&edit.tool, None)),
         HookApproval::Auto => {

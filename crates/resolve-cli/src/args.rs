@@ -156,8 +156,10 @@ changes. Needs a terminal; without one, use `resolve apply --only PATH#N`."
 The client gets `ast_edit`, `edit`, `write` and `apply_patch` (they stage a preview and change no file), \
 `read`, `ls`, `grep`, and `resolve` (apply or discard the connection's most recent preview, \
 with a reason). While a preview is pending, every tool result ends with a reminder to call \
-`resolve`. Each connection stages under its own origin `mcp:<id>`; `resolve pending` and \
-`resolve apply` in a terminal see and resolve those previews too. A connection's pending \
+`resolve`. Each connection stages under its own origin `mcp:<id>` (run by Claude Code, under \
+its session's, `claude-code:<session id>`, so it resolves what `resolve hook claude-code` staged \
+in that session); `resolve pending` and `resolve apply` in a terminal see and resolve those \
+previews too. A connection's pending \
 previews are resources of that connection only (resolve://pending/<id>); the workspace history \
 is a resource of every connection (resolve://history/<id>).\n\n\
 --approve ask asks a person through MCP elicitation before each apply the model asks for (a \

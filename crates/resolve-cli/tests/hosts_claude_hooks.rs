@@ -170,7 +170,8 @@ fn claude_code_auto_mode_lands_each_edit_and_a_second_edit_succeeds_first_time()
     let script = vec![
         read(&lab, "call_read"),
         edit(&lab, "call_edit", "two\n", "TWO\n"),
-        edit(&lab, "call_edit_again", "three\n", "THREE\n"),
+        // Text only the first edit made: Claude Code must take the file as it is on disk.
+        edit(&lab, "call_edit_again", "TWO\nthree\n", "TWO\nTHREE\n"),
         done(),
     ];
     let Some(run) = run_claude(&lab, script, "Upper-case two and three in a.txt.") else {

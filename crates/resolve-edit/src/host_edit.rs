@@ -173,41 +173,46 @@ pub fn intercept(
     Ok(reply.with_notes(&notes.iter().map(reviewer_note_text).collect::<Vec<_>>()))
 }
 
-/// Decide the staged edit as `settings` say.
+/// Decide the staged edit as `settings` say, through the pipeline's [`land`]: `stage` leaves
+/// it pending (a policy's decision), `auto` applies it as the model's own request, and
+/// `review` waits for a person's decision, which their `resolve` lands through [`land`] too.
 fn decide(
     opened: &OpenedWorkspace,
     edit: &HostEdit,
     summary: StagedSummary,
     settings: &HookSettings,
 ) -> Result<HookReply, EditError> {
-    match settings.approval {
-        HookApproval::Stage => Ok(summary.left_staged(&edit.tool, None)),
-        HookApproval::Auto => {
-            let request = ResolveRequest::model(ResolveAction::Apply, edit.reason.clone());
-            let decided = Decided::new(Decision::Apply, DecidedBy::Model);
-            match land(opened.store(), &summary.id, decided, &request, None)? {
-                Landed::Applied { outcome, .. } => {
-                    let done = applied_text(
-                        &outcome.record.action.source_tool,
-                        &outcome.record.action.change_set,
-                    );
-                    Ok(HookReply::Landed {
-                        text: format!(
-                            "{done} Landed through resolve as {id} ({label}); your {tool} call itself did not run and need not be repeated: the file already holds exactly this change. `resolve undo {id}` reverts it.\n\n{diff}",
-                            id = summary.id,
-                            label = summary.label,
-                            tool = edit.tool,
-                            diff = summary.diff,
-                        ),
-                        id: summary.id,
-                    })
-                }
-                Landed::Discarded { .. } | Landed::LeftPending { .. } => {
-                    Ok(summary.left_staged(&edit.tool, None))
-                }
-            }
+    let decided = match settings.approval {
+        HookApproval::Review => return await_person(opened, &edit.tool, summary, settings),
+        HookApproval::Stage => Decided::new(
+            Decision::LeavePending {
+                why: "staged by the hook's `stage` mode".to_owned(),
+            },
+            DecidedBy::Policy,
+        ),
+        HookApproval::Auto => Decided::new(Decision::Apply, DecidedBy::Model),
+    };
+    let request = ResolveRequest::model(ResolveAction::Apply, edit.reason.clone());
+    match land(opened.store(), &summary.id, decided, &request, None)? {
+        Landed::Applied { outcome, .. } => {
+            let done = applied_text(
+                &outcome.record.action.source_tool,
+                &outcome.record.action.change_set,
+            );
+            Ok(HookReply::Landed {
+                text: format!(
+                    "{done} Landed through resolve as {id} ({label}); your {tool} call itself did not run and need not be repeated: the file already holds exactly this change. `resolve undo {id}` reverts it.\n\n{diff}",
+                    id = summary.id,
+                    label = summary.label,
+                    tool = edit.tool,
+                    diff = summary.diff,
+                ),
+                id: summary.id,
+            })
         }
-        HookApproval::Review => await_person(opened, &edit.tool, summary, settings),
+        Landed::LeftPending { .. } | Landed::Discarded { .. } => {
+            Ok(summary.left_staged(&edit.tool, None))
+        }
     }
 }
 

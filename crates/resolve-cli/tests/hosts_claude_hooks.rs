@@ -161,6 +161,46 @@ fn claude_code_stage_mode_stages_the_edit_and_the_sessions_resolve_applies_it() 
     );
 }
 
+/// Another Claude Code session on the same root cannot resolve what the first one's hook
+/// staged: its `resolve` finds nothing pending, and the preview stays for the first session
+/// (or a person).
+#[test]
+fn claude_code_another_session_cannot_resolve_a_staged_edit() {
+    let lab = Lab::new();
+    setup(&lab, "stage");
+    let first = vec![
+        read(&lab, "call_read"),
+        edit(&lab, "call_edit", "two\n", "TWO\n"),
+        done(),
+    ];
+    let Some(run) = run_claude(&lab, first, "In a.txt, change two to TWO.") else {
+        return;
+    };
+    run.check_finished(3);
+    let apply = json!({"action": "apply", "reason": "Looks right."});
+    let second = vec![
+        Reply::Turn(Turn::call("call_resolve", "mcp__resolve__resolve", apply)),
+        done(),
+    ];
+    let other = run_claude(&lab, second, "Apply what is pending.").unwrap();
+    other.check_finished(2);
+    run.check(
+        session_id(&run) != session_id(&other),
+        "the second run should be another session",
+    );
+    let text = other.result(2, "call_resolve");
+    other.check(
+        text.contains("No pending action to resolve"),
+        &format!("another session's resolve should find nothing: {text}"),
+    );
+    other.check(lab.file() == BEFORE, "nothing lands from another session");
+    let pending = person(&lab.root, &lab.home, &["pending", "--json"]);
+    other.check(
+        String::from_utf8_lossy(&pending.stdout).contains("pending-action:edit:1"),
+        "the edit stays pending for its session or a person",
+    );
+}
+
 /// `auto`: each Edit lands at once through resolve; a second Edit of the same file succeeds at
 /// the first attempt; the history has both, undoable.
 #[test]

@@ -671,3 +671,41 @@ fn the_next_hook_answer_tells_a_persons_decision_about_an_earlier_staged_edit() 
     assert!(!told(&output).contains(reason), "{}", told(&output));
     assert_eq!(lab.file(), BEFORE);
 }
+
+/// `--user` writes the user's files, keeping what Claude Code keeps there, and enables the
+/// server without a project list.
+#[test]
+fn setup_for_the_user_merges_into_the_users_files() {
+    let lab = Lab::new();
+    let state = lab.home.join(".claude.json");
+    std::fs::write(
+        &state,
+        r#"{"projects": {"/p": {"hasTrustDialogAccepted": true}}}"#,
+    )
+    .unwrap();
+    let output = person(
+        &lab.root,
+        &lab.home,
+        &["setup", "claude-code", "--user", "--approve", "auto"],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let state: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(state["projects"]["/p"]["hasTrustDialogAccepted"], true);
+    assert_eq!(state["mcpServers"]["resolve"]["args"], json!(["mcp"]));
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(lab.home.join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let command = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(
+        command.ends_with("hook claude-code --approve auto"),
+        "{command}"
+    );
+    assert!(
+        settings.get("enabledMcpjsonServers").is_none(),
+        "{settings}"
+    );
+    assert!(!lab.root.join(".claude").exists() && !lab.root.join(".mcp.json").exists());
+}

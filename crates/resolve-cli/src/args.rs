@@ -158,8 +158,10 @@ changes. Needs a terminal; without one, use `resolve apply --only PATH#N`."
 The client gets `ast_edit`, `edit`, `write` and `apply_patch` (they stage a preview and change no file), \
 `read`, `ls`, `grep`, and `resolve` (apply or discard the connection's most recent preview, \
 with a reason). While a preview is pending, every tool result ends with a reminder to call \
-`resolve`. Each connection stages under its own origin `mcp:<id>`; `resolve pending` and \
-`resolve apply` in a terminal see and resolve those previews too. A connection's pending \
+`resolve`. Each connection stages under its own origin `mcp:<id>` (run by Claude Code, under \
+its session's, `claude-code:<session id>`, so it resolves what `resolve hook claude-code` staged \
+in that session); `resolve pending` and `resolve apply` in a terminal see and resolve those \
+previews too. A connection's pending \
 previews are resources of that connection only (resolve://pending/<id>); the workspace history \
 is a resource of every connection (resolve://history/<id>).\n\n\
 --approve ask asks a person through MCP elicitation before each apply the model asks for (a \
@@ -168,13 +170,6 @@ applies on the model's word.\n\n\
 Stdout carries only MCP messages; logs go to stderr (set RESOLVE_LOG, e.g. RESOLVE_LOG=debug)."
     )]
     Mcp(McpArgs),
-    /// Answer a host's hook on stdin and stdout (set up by `resolve setup`).
-    #[command(subcommand)]
-    Hook(HookHost),
-    /// Make a host use resolve: write its hook and the `resolve mcp` server into its
-    /// configuration, merged with what is there.
-    #[command(subcommand)]
-    Setup(SetupHost),
     /// Run a coding agent on TASK against an OpenAI-compatible or Anthropic endpoint.
     ///
     /// The model reads and searches the workspace and stages edits as previews; each preview
@@ -204,6 +199,139 @@ needs none either.\n\n\
 --list shows every trusted file and whether it is still as trusted; --remove forgets this file."
     )]
     Trust(TrustArgs),
+    /// Answer a host's PreToolUse hook: its own file edits become staged previews.
+    #[command(
+        long_about = "Answer a host's PreToolUse hook: its own file edits become staged previews.\n\n\
+Reads the hook's JSON on stdin (`resolve setup claude-code` registers this command). Claude Code's \
+Edit, Write, MultiEdit and NotebookEdit are staged as pending actions of the session \
+(`claude-code:<session id>`) and the host's own write never runs: with --approve stage the model \
+is told the pending id and resolves it with the `resolve` tool of the session's `resolve mcp`; \
+with review the hook waits for a person's `resolve review`/`apply`/`discard` (up to \
+--approve-timeout) and lands exactly what they approved; with auto it lands at once through \
+resolve (history, `resolve undo`). In stage and review, Bash commands that visibly write files \
+inside the root (`sed -i`, `>` redirects, `tee`, `cp`/`mv`, `python -c` writing files) are \
+refused unless --shell-writes allow.\n\n\
+Fails closed: when it cannot stage an edit (malformed input, a path outside the root, a binary \
+file, an internal error) it exits 2 with the reason on stderr, which blocks the tool call; it \
+never exits with another non-zero code."
+    )]
+    Hook(HookArgs),
+    /// Make a project (or, with --user, every project) use resolve in a host.
+    #[command(
+        long_about = "Make a project (or, with --user, every project) use resolve in a host.\n\n\
+For claude-code: adds the `resolve hook claude-code` PreToolUse hook, the permission for the \
+`resolve` MCP server's tools and its enabling to <ROOT>/.claude/settings.json, and the \
+`resolve mcp` server to <ROOT>/.mcp.json (--user: ~/.claude/settings.json and ~/.claude.json), \
+merging with what is there. Running it again changes nothing (or only the mode); --dry-run \
+prints the change as a diff and writes nothing; --remove takes out exactly what it adds."
+    )]
+    Setup(SetupArgs),
+}
+
+/// The hosts `resolve hook` and `resolve setup` know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HostChoice {
+    /// Claude Code (`claude`).
+    ClaudeCode,
+    /// Codex (`codex`): its `apply_patch`, which it runs as a shell heredoc.
+    Codex,
+}
+
+/// How a hook decides the edits it stages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookApprovalChoice {
+    /// Nothing is written; the model (or a person) resolves the staged edit later.
+    Stage,
+    /// The hook waits for a person's decision in `resolve review` or `resolve apply`/`discard`.
+    Review,
+    /// The edit lands at once through resolve, with history and undo.
+    Auto,
+}
+
+impl From<HookApprovalChoice> for HookMode {
+    fn from(choice: HookApprovalChoice) -> Self {
+        match choice {
+            HookApprovalChoice::Stage => Self::Stage,
+            HookApprovalChoice::Review => Self::Review,
+            HookApprovalChoice::Auto => Self::Auto,
+        }
+    }
+}
+
+impl From<HookApprovalChoice> for resolve_edit::HookApproval {
+    fn from(choice: HookApprovalChoice) -> Self {
+        match choice {
+            HookApprovalChoice::Stage => Self::Stage,
+            HookApprovalChoice::Review => Self::Review,
+            HookApprovalChoice::Auto => Self::Auto,
+        }
+    }
+}
+
+/// Whether the hook's shell guard refuses commands that visibly write files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ShellWritesChoice {
+    /// Refuse them in stage and review modes.
+    Refuse,
+    /// Let them run.
+    Allow,
+}
+
+/// `resolve hook`.
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The host whose hook JSON arrives on stdin.
+    #[arg(value_enum)]
+    pub host: HostChoice,
+    /// How staged edits are decided.
+    #[arg(long, value_enum, default_value_t = HookApprovalChoice::Stage, value_name = "MODE")]
+    pub approve: HookApprovalChoice,
+    /// Whether shell commands that visibly write files are refused (stage and review modes).
+    #[arg(long, value_enum, default_value_t = ShellWritesChoice::Refuse, value_name = "WHAT")]
+    pub shell_writes: ShellWritesChoice,
+    /// How long `--approve review` waits for a person (`90s`, `10m`, `1h`; a bare number is
+    /// seconds); then the edit stays staged.
+    #[arg(long, value_parser = parse_duration, default_value = "10m", value_name = "DURATION")]
+    pub approve_timeout: std::time::Duration,
+}
+
+/// `resolve setup`.
+#[derive(Debug, Args)]
+pub struct SetupArgs {
+    /// The host to set up.
+    #[arg(value_enum)]
+    pub host: HostChoice,
+    /// How the hook decides staged edits.
+    #[arg(long, value_enum, default_value_t = HookApprovalChoice::Stage, value_name = "MODE")]
+    pub approve: HookApprovalChoice,
+    /// Write the user's settings (~/.claude/settings.json, ~/.claude.json) instead of the
+    /// project's.
+    #[arg(long)]
+    pub user: bool,
+    /// Print the change as a diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Take out what setup adds instead.
+    #[arg(long)]
+    pub remove: bool,
+}
+
+/// A duration: a number with an optional unit `s`, `m` or `h` (seconds without one).
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration; write e.g. `90s`, `10m` or `1h`"))?;
+    let seconds = match unit {
+        "s" => number,
+        "m" => number.saturating_mul(60),
+        "h" => number.saturating_mul(3600),
+        _ => return Err(format!("`{text}` has an unknown unit; use `s`, `m` or `h`")),
+    };
+    Ok(std::time::Duration::from_secs(seconds))
 }
 
 /// `resolve trust`.
@@ -240,46 +368,16 @@ pub enum ReasoningEffortChoice {
     High,
 }
 
-/// The hosts `resolve hook` answers.
-#[derive(Debug, Subcommand)]
-pub enum HookHost {
-    /// Codex's `PreToolUse` hook for `apply_patch`: the patch is staged as one preview and
-    /// Codex is told not to run it (the model reads the pending id). Exit code 0 or 2 (the
-    /// call is blocked); never one that lets Codex apply the patch.
-    Codex(CodexHookArgs),
-}
-
-/// Options of `resolve hook codex`.
-#[derive(Debug, Args)]
-pub struct CodexHookArgs {
-    /// What happens to a patch.
-    #[arg(long, value_enum, default_value = "stage", value_name = "MODE")]
-    pub approve: HookMode,
-}
-
-/// The hosts `resolve setup` configures.
-#[derive(Debug, Subcommand)]
-pub enum SetupHost {
-    /// Write the `apply_patch` hook and the `resolve mcp` server into the project's
-    /// `.codex/config.toml` (with --user, `$CODEX_HOME/config.toml`, by default
-    /// `~/.codex/config.toml`).
-    Codex(CodexSetupArgs),
-}
-
-/// Options of `resolve setup codex`.
-#[derive(Debug, Args)]
+/// Options of `resolve setup codex` (from `resolve setup`'s own).
+#[derive(Debug)]
 pub struct CodexSetupArgs {
     /// Configure the user's Codex (every project) instead of this project's.
-    #[arg(long)]
     pub user: bool,
     /// Print the change as a unified diff; write nothing.
-    #[arg(long)]
     pub dry_run: bool,
     /// Take out what setup added; leave everything else.
-    #[arg(long)]
     pub remove: bool,
     /// The hook's mode: stage (default), review or auto.
-    #[arg(long, value_enum, default_value = "stage", value_name = "MODE")]
     pub approve: HookMode,
 }
 

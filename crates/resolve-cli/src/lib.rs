@@ -64,8 +64,13 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         return ExitCode::from(EXIT_USAGE);
     }
     // A hook answers its host on stdout and with its own exit codes (see `codex::hook`).
-    if let args::Command::Hook(args::HookHost::Codex(hook)) = &cli.command {
-        return ExitCode::from(codex::hook::run(&cli.global.root, hook.approve));
+    if let args::Command::Hook(hook) = &cli.command
+        && hook.host == args::HostChoice::Codex
+    {
+        return ExitCode::from(codex::hook::run(
+            &cli.global.root,
+            codex::hook::HookMode::from(hook.approve),
+        ));
     }
     let output = output::Output::new(&cli.global);
     match commands::run(&cli, output) {

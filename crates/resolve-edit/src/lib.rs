@@ -18,7 +18,8 @@
 //! `pending_source`; `check/` (running a command against a preview, in place or in
 //! a scratch copy, and the model's `check` tool); `tools`; `builtin` (every built-in tool as
 //! one [`ToolRegistry`](resolve_core::ToolRegistry), which the agent and the MCP server both
-//! dispatch through).
+//! dispatch through); `shell_writes` (what a shell command line visibly writes) and `host_edit`
+//! (a host's own edit caught by its hook, staged and decided through the same pipeline).
 //!
 //! It does not own the durable state, the transaction or the lock (`resolve-store`, whose items
 //! are re-exported here for convenience), nor the `resolve` dispatch, the pending stack or the
@@ -71,6 +72,8 @@ mod opened;
 mod tools;
 
 mod builtin;
+mod host_edit;
+mod shell_writes;
 
 pub use resolve_store::{
     AmendFile, Amendment, ApplyOutcome, Attribution, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs,
@@ -108,6 +111,7 @@ pub use config::{McpServerConfig, WorkspaceConfig};
 pub use diff::{change_diff, unified_diff};
 pub use error::EditError;
 pub use external::ExternalActionRunner;
+pub use host_edit::{HookApproval, HookReply, HookSettings, HostEdit, intercept};
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
 pub use opened::{OpenOptions, OpenedWorkspace};
 pub use pending_source::StorePendingSource;
@@ -130,6 +134,7 @@ pub use review::{
 };
 pub use reviewer_note::reviewer_note_text;
 pub use selection::{HunkAddress, HunkRejection, Selection};
+pub use shell_writes::visible_shell_writes;
 pub use shown::{shown_addressed_preview, shown_preview};
 pub use text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
 pub use tools::{FileToolOutput, FileTools, StagedPreview, file_tool_specs};

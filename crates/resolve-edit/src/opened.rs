@@ -125,7 +125,9 @@ impl OpenedWorkspace {
     ) -> ResolveSession {
         let pending_origin = match &self.origin {
             Origin::Cli => None,
-            Origin::Agent | Origin::Mcp(_) => Some(self.origin.clone()),
+            Origin::Agent | Origin::Mcp(_) | Origin::HostSession { .. } => {
+                Some(self.origin.clone())
+            }
         };
         let mut source = StorePendingSource::new(self.store.clone(), pending_origin)
             .with_approver(approver)

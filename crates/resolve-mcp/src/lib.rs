@@ -87,13 +87,20 @@ pub use tools::{mcp_tools, mcp_tools_of};
 /// Serve `resolve mcp` for the workspace at `root` on stdin/stdout until the client closes the
 /// connection, with `approve` deciding who approves an apply.
 pub async fn serve_stdio(root: &Path, approve: ApprovalMode) -> Result<(), McpError> {
-    let server = ResolveServer::with_options(
+    serve_stdio_with(
         root,
         ServerOptions {
             approve,
             ..ServerOptions::default()
         },
-    )?;
+    )
+    .await
+}
+
+/// [`serve_stdio`] with a server set up by `options`.
+pub async fn serve_stdio_with(root: &Path, options: ServerOptions) -> Result<(), McpError> {
+    let approve = options.approve;
+    let server = ResolveServer::with_options(root, options)?;
     tracing::info!(
         connection = server.connection_id(),
         approve = ?approve,

@@ -65,6 +65,10 @@ pub struct ServerOptions {
     /// from the environment). An untrusted command is still offered as the `check` tool, whose
     /// every call is then a tool error saying how to trust it.
     pub user_dir: Option<PathBuf>,
+    /// The host session this server runs in (Claude Code's `CLAUDE_CODE_SESSION_ID`): when
+    /// set, the server stages and resolves as that origin instead of `mcp:<connection_id>`,
+    /// so its `resolve` resolves what the session's hooks staged (`resolve hook`).
+    pub host_session: Option<Origin>,
 }
 
 impl Default for ServerOptions {
@@ -76,6 +80,7 @@ impl Default for ServerOptions {
             approve: ApprovalMode::Auto,
             approval_ttl: APPROVAL_TTL,
             user_dir: None,
+            host_session: None,
         }
     }
 }
@@ -145,8 +150,9 @@ impl ResolveServer {
             approve,
             approval_ttl,
             user_dir,
+            host_session,
         } = options;
-        let origin = Origin::Mcp(connection_id.clone());
+        let origin = host_session.unwrap_or_else(|| Origin::Mcp(connection_id.clone()));
         // Opening the workspace checks its state directory (a `.resolve/` from a clone may hold
         // links) before its configuration is read.
         let workspace = Workspace::open(root)?;

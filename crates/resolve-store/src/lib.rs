@@ -67,8 +67,8 @@ pub use mcp_action::{McpAction, McpToolCall, Payload};
 pub use record_key::{RECORD_KEY_FILE, RecordKey};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
 pub use store::{
-    AmendFile, Amendment, ApplyOutcome, Attribution, BLOB_GRACE, HistoryRecord, HunkReview,
-    Landing, NewAction, NoteResolution, Origin, Outcome, PendingRecord, PendingSummary,
+    AmendFile, Amendment, ApplyOutcome, Attribution, BLOB_GRACE, HOST_NAMES, HistoryRecord,
+    HunkReview, Landing, NewAction, NoteResolution, Origin, Outcome, PendingRecord, PendingSummary,
     RECORD_VERSION, RecordVersion, RejectedFile, RejectedHunk, Review, ReviewedApply, ReviewerNote,
     StagedRecord, Store, StoredAction, default_decider,
 };

@@ -3,6 +3,8 @@
 mod agent;
 pub(crate) mod amend;
 mod check;
+mod hook;
+mod setup;
 mod trust;
 
 #[cfg(test)]
@@ -25,7 +27,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::Outcome;
-use crate::args::{Cli, Command, HookHost, ProducerArgs, SetupHost};
+use crate::args::{Cli, Command, ProducerArgs};
 use crate::output::{Output, note};
 
 /// Open the workspace, recover, and run the subcommand.
@@ -34,20 +36,13 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
     if let Command::Trust(args) = &cli.command {
         return trust::run(&cli.global.root, args, output);
     }
-    // Setup writes a host's configuration; the hook opens the store itself.
-    match &cli.command {
-        Command::Setup(SetupHost::Codex(args)) => {
-            return crate::codex::setup::run(&cli.global.root, args, output);
-        }
-        Command::Hook(HookHost::Codex(args)) => {
-            return Ok(
-                match crate::codex::hook::run(&cli.global.root, args.approve) {
-                    0 => Outcome::Success,
-                    _ => Outcome::Usage,
-                },
-            );
-        }
-        _ => {}
+    // A hook answers its host in the host's protocol and fails closed (exit 2), whatever
+    // happens; setup edits the host's files, not the workspace.
+    if let Command::Hook(args) = &cli.command {
+        return Ok(hook::run(&cli.global.root, args));
+    }
+    if let Command::Setup(args) = &cli.command {
+        return setup::run(&cli.global.root, args, output);
     }
     let workspace = Workspace::open(&cli.global.root)?;
     // What this process resolves is recorded as resolved (and so decided by a person) at the
@@ -114,17 +109,14 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Agent(args) => agent::run(&store, args, output),
         Command::Mcp(args) => mcp(&cli.global.root, args.approve),
         Command::Trust(args) => trust::run(&cli.global.root, args, output),
-        Command::Setup(SetupHost::Codex(args)) => {
-            crate::codex::setup::run(&cli.global.root, args, output)
-        }
-        Command::Hook(HookHost::Codex(args)) => Ok(
-            match crate::codex::hook::run(&cli.global.root, args.approve) {
-                0 => Outcome::Success,
-                _ => Outcome::Usage,
-            },
-        ),
+        Command::Hook(args) => Ok(hook::run(&cli.global.root, args)),
+        Command::Setup(args) => setup::run(&cli.global.root, args, output),
     }
 }
+
+/// The variable in which Claude Code gives the processes it starts (its MCP servers, its
+/// hooks) the id of their session.
+const CLAUDE_CODE_SESSION_ENV: &str = "CLAUDE_CODE_SESSION_ID";
 
 /// Serve MCP on stdio until the client disconnects; logs go to stderr.
 fn mcp(root: &std::path::Path, approve: ApprovalMode) -> anyhow::Result<Outcome> {
@@ -132,7 +124,21 @@ fn mcp(root: &std::path::Path, approve: ApprovalMode) -> anyhow::Result<Outcome>
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(resolve_mcp::serve_stdio(root, approve))?;
+    // Run by Claude Code, the server resolves as the session, so it resolves what the
+    // session's hooks staged (`resolve hook claude-code`).
+    let host_session = std::env::var(CLAUDE_CODE_SESSION_ENV)
+        .ok()
+        .filter(|session| !session.is_empty())
+        .map(|session| Origin::HostSession {
+            host: "claude-code".to_owned(),
+            session,
+        });
+    let options = resolve_mcp::ServerOptions {
+        approve,
+        host_session,
+        ..resolve_mcp::ServerOptions::default()
+    };
+    runtime.block_on(resolve_mcp::serve_stdio_with(root, options))?;
     Ok(Outcome::Success)
 }
 

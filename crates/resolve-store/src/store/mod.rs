@@ -47,8 +47,8 @@ pub use self::amend::AmendFile;
 pub use self::gc::BLOB_GRACE;
 pub use self::notes::{NoteResolution, ReviewerNote};
 pub use self::records::{
-    ApplyOutcome, Attribution, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary,
-    RECORD_VERSION, RecordVersion, StagedRecord, StoredAction, default_decider,
+    ApplyOutcome, Attribution, HOST_NAMES, HistoryRecord, Origin, Outcome, PendingRecord,
+    PendingSummary, RECORD_VERSION, RecordVersion, StagedRecord, StoredAction, default_decider,
 };
 pub use self::resolution::{Landing, ReviewedApply};
 pub use self::review::{Amendment, HunkReview, RejectedFile, RejectedHunk, Review};

@@ -93,7 +93,9 @@ impl Store {
         // A decision made where the action was staged (an approval prompt of that agent or
         // connection) is told in that call's own result, so it makes no note.
         let told_to_a_model = match record.origin {
-            Origin::Agent | Origin::Mcp(_) => self.resolver.as_ref() != Some(&record.origin),
+            Origin::Agent | Origin::Mcp(_) | Origin::HostSession { .. } => {
+                self.resolver.as_ref() != Some(&record.origin)
+            }
             Origin::Cli => false,
         };
         if decider != DecidedBy::Person || !told_to_a_model {

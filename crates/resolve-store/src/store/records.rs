@@ -58,7 +58,18 @@ pub enum Origin {
     Agent,
     /// An MCP client connection, by connection id.
     Mcp(String),
+    /// One session of a host that runs `resolve` from its hooks and as its MCP server (Claude
+    /// Code's `session_id`): what the session's hooks stage, its `resolve mcp` resolves.
+    HostSession {
+        /// The host, one of [`HOST_NAMES`] (`claude-code`).
+        host: String,
+        /// The host's id of the session.
+        session: String,
+    },
 }
+
+/// The hosts whose sessions are origins of their own (`claude-code:<session id>`).
+pub const HOST_NAMES: [&str; 2] = ["claude-code", "codex"];
 
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -66,6 +77,7 @@ impl fmt::Display for Origin {
             Self::Cli => f.write_str("cli"),
             Self::Agent => f.write_str("agent"),
             Self::Mcp(connection) => write!(f, "mcp:{connection}"),
+            Self::HostSession { host, session } => write!(f, "{host}:{session}"),
         }
     }
 }
@@ -77,8 +89,16 @@ impl FromStr for Origin {
         match origin {
             "cli" => Ok(Self::Cli),
             "agent" => Ok(Self::Agent),
-            other => match other.strip_prefix("mcp:") {
-                Some(connection) if !connection.is_empty() => Ok(Self::Mcp(connection.to_owned())),
+            other => match other.split_once(':') {
+                Some(("mcp", connection)) if !connection.is_empty() => {
+                    Ok(Self::Mcp(connection.to_owned()))
+                }
+                Some((host, session)) if HOST_NAMES.contains(&host) && !session.is_empty() => {
+                    Ok(Self::HostSession {
+                        host: host.to_owned(),
+                        session: session.to_owned(),
+                    })
+                }
                 Some(_) | None => Err(StoreError::UnknownOrigin {
                     origin: origin.to_owned(),
                 }),
@@ -307,7 +327,9 @@ impl Attribution {
 pub fn default_decider(resolver: Option<&Origin>) -> DecidedBy {
     match resolver {
         Some(Origin::Cli) => DecidedBy::Person,
-        Some(Origin::Agent | Origin::Mcp(_)) | None => DecidedBy::Model,
+        Some(Origin::Agent | Origin::Mcp(_) | Origin::HostSession { .. }) | None => {
+            DecidedBy::Model
+        }
     }
 }
 
@@ -561,6 +583,22 @@ mod tests {
             let json = serde_json::to_string(&origin).unwrap();
             assert_eq!(json, format!("\"{text}\""));
             assert_eq!(serde_json::from_str::<Origin>(&json).unwrap(), origin);
+        }
+    }
+
+    #[test]
+    fn host_session_origins_round_trip_and_name_a_known_host() {
+        let origin = Origin::HostSession {
+            host: "claude-code".into(),
+            session: "329ca72c-6ace".into(),
+        };
+        assert_eq!(origin.to_string(), "claude-code:329ca72c-6ace");
+        assert_eq!(
+            "claude-code:329ca72c-6ace".parse::<Origin>().unwrap(),
+            origin
+        );
+        for text in ["claude-code:", "editor:abc"] {
+            assert!(text.parse::<Origin>().is_err(), "{text}");
         }
     }
 

@@ -1,0 +1,364 @@
+//! `resolve hook claude-code`: Claude Code's `PreToolUse` hook, as a thin adapter over
+//! `resolve_edit`'s host edits. It reads the hook's JSON, turns `Edit`, `Write`, `MultiEdit`
+//! and `NotebookEdit` into a [`HostEdit`] of the session (staged and decided by
+//! [`intercept`]), runs the shell guard on `Bash`, and answers in Claude Code's protocol: a
+//! `deny` whose reason is what the model reads (the host's own write never runs).
+//!
+//! It fails closed: anything it cannot do ends with exit 2 and the reason on stderr, which
+//! blocks the tool call. Claude Code runs the tool after any other non-zero exit, so no other
+//! one is ever returned, not even on a panic.
+
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, anyhow, bail};
+use resolve_edit::{
+    EditRequest, HookApproval, HookSettings, HostEdit, OpenOptions, OpenedWorkspace, Origin,
+    ProducerRequest, Workspace, WriteRequest, intercept, read_regular_file, visible_shell_writes,
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::Outcome;
+use crate::args::{HookArgs, HostChoice, ShellWritesChoice};
+
+/// The part of Claude Code's hook input the hook reads (it sends more).
+#[derive(Debug, Deserialize)]
+struct ClaudeHookInput {
+    session_id: String,
+    hook_event_name: String,
+    tool_name: String,
+    #[serde(default)]
+    tool_input: Value,
+    #[serde(default)]
+    cwd: Option<PathBuf>,
+}
+
+/// Answer the hook whose JSON is on stdin; the outcome is success (an answer on stdout, or
+/// none) or a usage failure (exit 2) with the reason on stderr.
+pub(crate) fn run(root: &Path, args: &HookArgs) -> Outcome {
+    let answered = std::panic::catch_unwind(|| {
+        let mut input = String::new();
+        std::io::stdin()
+            .read_to_string(&mut input)
+            .context("could not read the hook input on stdin")?;
+        answer(root, args, &input)
+    });
+    let answered = answered.unwrap_or_else(|_| Err(anyhow!("internal error (a panic)")));
+    match answered {
+        Ok(Some(reply)) => {
+            let mut stdout = std::io::stdout().lock();
+            match writeln!(stdout, "{reply}").and_then(|()| stdout.flush()) {
+                Ok(()) => Outcome::Success,
+                Err(_) => Outcome::Usage,
+            }
+        }
+        Ok(None) => Outcome::Success,
+        Err(error) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "resolve hook blocked this call: {error:#}. Nothing was written."
+            );
+            Outcome::Usage
+        }
+    }
+}
+
+/// The hook's answer to `input`: `None` when it has no opinion (the call goes on as usual).
+fn answer(root: &Path, args: &HookArgs, input: &str) -> anyhow::Result<Option<Value>> {
+    if args.host != HostChoice::ClaudeCode {
+        bail!(
+            "`resolve hook {:?}` is answered before the workspace opens",
+            args.host
+        );
+    }
+    let hook: ClaudeHookInput =
+        serde_json::from_str(input).context("the hook input is not Claude Code's hook JSON")?;
+    if hook.hook_event_name != "PreToolUse" {
+        return Ok(None);
+    }
+    if hook.session_id.is_empty() || hook.session_id.contains(char::is_whitespace) {
+        bail!("the hook input has no usable `session_id`");
+    }
+    let approval = HookApproval::from(args.approve);
+    match hook.tool_name.as_str() {
+        "Bash" => {
+            let refuses = args.shell_writes == ShellWritesChoice::Refuse
+                && matches!(approval, HookApproval::Stage | HookApproval::Review);
+            if !refuses {
+                return Ok(None);
+            }
+            Ok(shell_guard(root, &hook)?.map(|reason| deny(&reason)))
+        }
+        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
+            let origin = Origin::HostSession {
+                host: "claude-code".to_owned(),
+                session: hook.session_id.clone(),
+            };
+            let opened = OpenedWorkspace::open(root, origin, &OpenOptions::default())?;
+            if let Some(message) = opened.store().recover()? {
+                crate::output::note(&message);
+            }
+            let edit = host_edit(opened.store().workspace(), &hook)?;
+            let settings = HookSettings {
+                approval,
+                review_deadline: args.approve_timeout,
+                ..HookSettings::default()
+            };
+            let reply = intercept(&opened, &edit, &settings)?;
+            Ok(Some(deny(reply.text())))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Claude Code's answer that skips the tool call; the model reads `reason` as its result.
+fn deny(reason: &str) -> Value {
+    json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": reason,
+    }})
+}
+
+/// Why a Bash command is refused, if it visibly writes files inside the root.
+fn shell_guard(root: &Path, hook: &ClaudeHookInput) -> anyhow::Result<Option<String>> {
+    let command = hook.tool_input["command"]
+        .as_str()
+        .ok_or_else(|| anyhow!("the Bash call has no `command`"))?;
+    let root = Workspace::open(root)?.root().to_path_buf();
+    let cwd = hook
+        .cwd
+        .as_deref()
+        .and_then(|cwd| cwd.canonicalize().ok())
+        .unwrap_or_else(|| root.clone());
+    let writes = visible_shell_writes(command, &cwd, &root);
+    if writes.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "Refused by resolve: this command writes files inside the workspace ({}), and shell writes cannot be staged for review. Make file changes with Edit or Write (they are staged as previews); use Bash for commands that only read, build or test.",
+        writes.join(", ")
+    )))
+}
+
+/// `Edit` arguments (Claude Code's names).
+#[derive(Debug, Deserialize)]
+struct EditInput {
+    file_path: String,
+    old_string: String,
+    new_string: String,
+    #[serde(default)]
+    replace_all: bool,
+}
+
+/// `Write` arguments.
+#[derive(Debug, Deserialize)]
+struct WriteInput {
+    file_path: String,
+    content: String,
+}
+
+/// `MultiEdit` arguments (a tool of older Claude Code versions).
+#[derive(Debug, Deserialize)]
+struct MultiEditInput {
+    file_path: String,
+    edits: Vec<OneEdit>,
+}
+
+/// One edit of a `MultiEdit`.
+#[derive(Debug, Deserialize)]
+struct OneEdit {
+    old_string: String,
+    new_string: String,
+    #[serde(default)]
+    replace_all: bool,
+}
+
+/// `NotebookEdit` arguments.
+#[derive(Debug, Deserialize)]
+struct NotebookEditInput {
+    notebook_path: String,
+    #[serde(default)]
+    cell_id: Option<String>,
+    new_source: String,
+    #[serde(default)]
+    cell_type: Option<String>,
+    #[serde(default)]
+    edit_mode: Option<String>,
+}
+
+/// The tool call as a producer request with Claude Code's semantics.
+fn host_edit(workspace: &Workspace, hook: &ClaudeHookInput) -> anyhow::Result<HostEdit> {
+    let tool = hook.tool_name.clone();
+    let typed =
+        |what: &str| format!("the {tool} input is not the shape Claude Code sends ({what})");
+    let request: ProducerRequest = match tool.as_str() {
+        "Edit" => {
+            let input: EditInput =
+                serde_json::from_value(hook.tool_input.clone()).with_context(|| typed("Edit"))?;
+            if input.old_string.is_empty() {
+                // Claude Code creates a file with an empty `old_string`, when there is none.
+                if current_text(workspace, &input.file_path)?.is_some() {
+                    bail!(
+                        "`old_string` is empty but `{}` exists; Edit creates files only",
+                        input.file_path
+                    );
+                }
+                WriteRequest {
+                    path: input.file_path,
+                    content: input.new_string,
+                }
+                .into()
+            } else {
+                EditRequest {
+                    path: input.file_path,
+                    old_text: input.old_string,
+                    new_text: input.new_string,
+                    replace_all: input.replace_all,
+                }
+                .into()
+            }
+        }
+        "Write" => {
+            let input: WriteInput =
+                serde_json::from_value(hook.tool_input.clone()).with_context(|| typed("Write"))?;
+            WriteRequest {
+                path: input.file_path,
+                content: input.content,
+            }
+            .into()
+        }
+        "MultiEdit" => {
+            let input: MultiEditInput = serde_json::from_value(hook.tool_input.clone())
+                .with_context(|| typed("MultiEdit"))?;
+            let content = multi_edit(workspace, &input)?;
+            WriteRequest {
+                path: input.file_path,
+                content,
+            }
+            .into()
+        }
+        "NotebookEdit" => {
+            let input: NotebookEditInput = serde_json::from_value(hook.tool_input.clone())
+                .with_context(|| typed("NotebookEdit"))?;
+            let content = notebook_edit(workspace, &input)?;
+            WriteRequest {
+                path: input.notebook_path,
+                content,
+            }
+            .into()
+        }
+        other => bail!("`{other}` is not a file edit"),
+    };
+    Ok(HostEdit {
+        reason: format!(
+            "Claude Code {tool} (session {session})",
+            session = hook.session_id
+        ),
+        tool,
+        request,
+    })
+}
+
+/// The text of the file at `path` (confined to the root), `None` when it does not exist.
+fn current_text(workspace: &Workspace, path: &str) -> anyhow::Result<Option<String>> {
+    let target = workspace.resolve(path)?;
+    match read_regular_file(&target.absolute)? {
+        None => Ok(None),
+        Some(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
+            anyhow!(
+                "`{}` is not UTF-8 text; resolve stages text files",
+                target.relative
+            )
+        }),
+    }
+}
+
+/// The file's text after every edit of `input`, in order, each matching as an `Edit` must.
+fn multi_edit(workspace: &Workspace, input: &MultiEditInput) -> anyhow::Result<String> {
+    let mut text = current_text(workspace, &input.file_path)?.unwrap_or_default();
+    for (number, edit) in input.edits.iter().enumerate() {
+        let count = if edit.old_string.is_empty() {
+            0
+        } else {
+            text.matches(edit.old_string.as_str()).count()
+        };
+        match count {
+            0 if edit.old_string.is_empty() && text.is_empty() => {
+                text.clone_from(&edit.new_string);
+            }
+            0 => bail!(
+                "edit {} of MultiEdit: `old_string` was not found",
+                number + 1
+            ),
+            1 => text = text.replacen(edit.old_string.as_str(), &edit.new_string, 1),
+            _ if edit.replace_all => {
+                text = text.replace(edit.old_string.as_str(), &edit.new_string)
+            }
+            _ => bail!(
+                "edit {} of MultiEdit: `old_string` occurs {count} times; give more context or set `replace_all`",
+                number + 1
+            ),
+        }
+    }
+    Ok(text)
+}
+
+/// The notebook's JSON after the cell edit `input` (replace, insert after, or delete).
+fn notebook_edit(workspace: &Workspace, input: &NotebookEditInput) -> anyhow::Result<String> {
+    let text = current_text(workspace, &input.notebook_path)?
+        .ok_or_else(|| anyhow!("the notebook `{}` does not exist", input.notebook_path))?;
+    let mut notebook: Value =
+        serde_json::from_str(&text).context("the notebook is not valid JSON")?;
+    let cells = notebook["cells"]
+        .as_array_mut()
+        .ok_or_else(|| anyhow!("the notebook has no `cells` array"))?;
+    let index = match &input.cell_id {
+        None => None,
+        Some(id) => Some(
+            cells
+                .iter()
+                .position(|cell| cell["id"].as_str() == Some(id.as_str()))
+                .or_else(|| {
+                    id.strip_prefix("cell-")
+                        .and_then(|number| number.parse::<usize>().ok())
+                        .filter(|number| *number < cells.len())
+                })
+                .ok_or_else(|| anyhow!("the notebook has no cell `{id}`"))?,
+        ),
+    };
+    let mode = input.edit_mode.as_deref().unwrap_or("replace");
+    match (mode, index) {
+        ("replace", Some(index)) => {
+            let cell = &mut cells[index];
+            cell["source"] = json!(input.new_source);
+            if let Some(kind) = &input.cell_type {
+                cell["cell_type"] = json!(kind);
+            }
+            if cell["cell_type"] == "code" {
+                cell["execution_count"] = Value::Null;
+                cell["outputs"] = json!([]);
+            }
+        }
+        ("insert", at) => {
+            let kind = input.cell_type.as_deref().unwrap_or("code");
+            let mut cell = json!({"cell_type": kind, "metadata": {}, "source": input.new_source});
+            if kind == "code" {
+                cell["execution_count"] = Value::Null;
+                cell["outputs"] = json!([]);
+            }
+            cells.insert(at.map_or(0, |index| index + 1), cell);
+        }
+        ("delete", Some(index)) => {
+            cells.remove(index);
+        }
+        (mode, _) => bail!("NotebookEdit `{mode}` needs a `cell_id` that names a cell"),
+    }
+    let mut bytes = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
+    let mut serializer = serde_json::Serializer::with_formatter(&mut bytes, formatter);
+    serde::Serialize::serialize(&notebook, &mut serializer)?;
+    bytes.push(b'\n');
+    Ok(String::from_utf8(bytes)?)
+}

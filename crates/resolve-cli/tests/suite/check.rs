@@ -261,6 +261,18 @@ fn group_alive(group: &str) -> bool {
 /// Issue #31 §1: a SIGKILL of `resolve` mid-check ends every process the command started.
 #[test]
 fn a_sigkill_of_resolve_mid_check_ends_the_whole_process_group_before_a_grandchild_writes() {
+    ending_resolve_mid_check_ends_its_group("KILL");
+}
+
+/// Issue #31 §1: so does a SIGTERM (or a Ctrl-C: the command is not in the terminal's group).
+#[test]
+fn a_sigterm_of_resolve_mid_check_ends_the_whole_process_group_before_a_grandchild_writes() {
+    ending_resolve_mid_check_ends_its_group("TERM");
+}
+
+/// Send `signal` to `resolve check` while its command's grandchild sleeps: no process of the
+/// group outlives resolve, the grandchild never writes, and the tree is at its base again.
+fn ending_resolve_mid_check_ends_its_group(signal: &str) {
     let workspace = project(42);
     stage_answer(&workspace, 42, 41);
     let before = tree(workspace.root());
@@ -293,7 +305,11 @@ fn a_sigkill_of_resolve_mid_check_ends_the_whole_process_group_before_a_grandchi
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(group_alive(&group), "the command runs in its own group");
-    child.kill().unwrap(); // SIGKILL
+    let sent = std::process::Command::new("kill")
+        .args(["-s", signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
     child.wait().unwrap();
 
     let killed = Instant::now();

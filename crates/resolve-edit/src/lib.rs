@@ -90,9 +90,10 @@ pub use apply_patch::{
     preview_apply_patch,
 };
 pub use approval::{
-    ApprovalMode, ApprovalRequest, ApprovalSubject, Approver, AutoApprover, AwaitPerson, Decided,
-    Decision, DecisionFuture, DecisionsAhead, Landed, PlanReview, ResolveRequest, TerminalApprover,
-    TerminalReview, UnknownApprovalMode, decide, land,
+    ApprovalMode, ApprovalRequest, ApprovalSubject, ApproveTimeout, Approver, AutoApprover,
+    AwaitPerson, DEFAULT_APPROVE_TIMEOUT, Decided, Decision, DecisionFuture, DecisionsAhead,
+    InvalidApproveTimeout, Landed, PlanReview, ResolveRequest, TerminalApprover, TerminalReview,
+    UnknownApprovalMode, decide, land,
 };
 pub use ast_edit::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,

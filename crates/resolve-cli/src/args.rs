@@ -7,8 +7,8 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use resolve_edit::{
-    ApplyPatchRequest, ApprovalMode, AstEditOp, AstEditRequest, EditRequest, ProducerRequest,
-    WriteRequest,
+    ApplyPatchRequest, ApprovalMode, ApproveTimeout, AstEditOp, AstEditRequest, EditRequest,
+    ProducerRequest, WriteRequest,
 };
 
 /// Stage agent edits as previews, review them, and apply or discard them with a reason.
@@ -235,6 +235,12 @@ pub struct McpArgs {
     /// Who approves an apply the model asks for.
     #[arg(long, value_parser = approval_modes(&MCP_APPROVE), default_value = "auto", value_name = "MODE")]
     pub approve: ApprovalMode,
+    /// How long a person has to decide an apply the model asks for (`--approve ask` or
+    /// `review`): past it nothing is written, the action stays pending and the model reads that
+    /// no decision came in time. A whole number with a unit (`90s`, `10m`, `1h`); `0` waits
+    /// forever.
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub approve_timeout: ApproveTimeout,
 }
 
 /// The values of `resolve mcp --approve`, each with its help.
@@ -321,6 +327,12 @@ pub struct AgentArgs {
     /// Who approves an apply the model asks for.
     #[arg(long, value_parser = approval_modes(&AGENT_APPROVE), default_value = "auto", value_name = "MODE")]
     pub approve: ApprovalMode,
+    /// How long a person has to decide an apply the model asks for (`--approve ask` or
+    /// `review`): past it nothing is written, the action stays pending and the model reads that
+    /// no decision came in time. A whole number with a unit (`90s`, `10m`, `1h`); `0` waits
+    /// forever.
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub approve_timeout: ApproveTimeout,
     /// Start in plan mode: until a plan is approved, the model can only look around (`read`,
     /// `ls`, `grep`) and write plan files under <ROOT>/.resolve/plans/ (written at once, not
     /// staged; any other path is refused); `ast_edit` and `edit` are not offered. It submits

@@ -80,23 +80,32 @@ pub use error::McpError;
 pub use resolve_edit::ApprovalMode;
 /// [`ApprovalMode`] under the name this crate gave it first.
 pub use resolve_edit::ApprovalMode as ApproveMode;
+/// How long a person has to answer an approval: the one deadline the agent shares.
+pub use resolve_edit::ApproveTimeout;
 pub use resources::{HISTORY_URI_PREFIX, PENDING_URI_PREFIX};
 pub use server::{INSTRUCTIONS, ResolveServer, ServerOptions, new_connection_id};
 pub use tools::{mcp_tools, mcp_tools_of};
 
 /// Serve `resolve mcp` for the workspace at `root` on stdin/stdout until the client closes the
-/// connection, with `approve` deciding who approves an apply.
-pub async fn serve_stdio(root: &Path, approve: ApprovalMode) -> Result<(), McpError> {
+/// connection, with `approve` deciding who approves an apply and `approve_timeout` bounding how
+/// long a person is waited for.
+pub async fn serve_stdio(
+    root: &Path,
+    approve: ApprovalMode,
+    approve_timeout: ApproveTimeout,
+) -> Result<(), McpError> {
     let server = ResolveServer::with_options(
         root,
         ServerOptions {
             approve,
+            approve_timeout,
             ..ServerOptions::default()
         },
     )?;
     tracing::info!(
         connection = server.connection_id(),
         approve = ?approve,
+        %approve_timeout,
         root = %root.display(),
         "serving MCP on stdio"
     );

@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use resolve_core::{RESOLVE_TOOL_NAME, ToolContext, ToolError, ToolRegistry, ToolResult};
 use resolve_edit::{
-    ApprovalMode, AutoApprover, LiveOutput, OpenedWorkspace, Origin, Store, Workspace,
-    WorkspaceConfig, builtin_tools, reviewer_note_text, run_blocking,
+    ApprovalMode, ApproveTimeout, AutoApprover, LiveOutput, OpenedWorkspace, Origin, Store,
+    Workspace, WorkspaceConfig, builtin_tools, reviewer_note_text, run_blocking,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
@@ -23,7 +23,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::approval_state::{APPROVAL_TTL, ApprovalStates};
+use crate::approval_state::ApprovalStates;
 use crate::resolve_call::{ResolveReply, Resolver, Retry};
 use crate::resources;
 use crate::subscriptions::Watches;
@@ -58,8 +58,9 @@ pub struct ServerOptions {
     pub connection_id: String,
     /// Who approves an `apply` the model asks for.
     pub approve: ApprovalMode,
-    /// How long a person has to answer an approval asked through an input-required result.
-    pub approval_ttl: Duration,
+    /// How long a person has to answer an approval (`--approve ask`), asked through the
+    /// client or through an input-required result; past it the action stays pending.
+    pub approve_timeout: ApproveTimeout,
     /// The per-user directory whose trust records decide whether the workspace
     /// configuration's `[check] command` may run (`None`: `resolve_edit`'s per-user directory
     /// from the environment). An untrusted command is still offered as the `check` tool, whose
@@ -68,13 +69,13 @@ pub struct ServerOptions {
 }
 
 impl Default for ServerOptions {
-    /// A fresh connection id ([`new_connection_id`]), `auto` approval, a five-minute answer
-    /// window.
+    /// A fresh connection id ([`new_connection_id`]), `auto` approval, the default
+    /// [`ApproveTimeout`] (ten minutes).
     fn default() -> Self {
         Self {
             connection_id: new_connection_id(),
             approve: ApprovalMode::Auto,
-            approval_ttl: APPROVAL_TTL,
+            approve_timeout: ApproveTimeout::default(),
             user_dir: None,
         }
     }
@@ -143,7 +144,7 @@ impl ResolveServer {
         let ServerOptions {
             connection_id,
             approve,
-            approval_ttl,
+            approve_timeout,
             user_dir,
         } = options;
         let origin = Origin::Mcp(connection_id.clone());
@@ -181,7 +182,8 @@ impl ResolveServer {
                     origin,
                     session: Arc::new(session),
                     ahead: opened.decisions_ahead().clone(),
-                    states: ApprovalStates::new(approval_ttl),
+                    timeout: approve_timeout,
+                    states: ApprovalStates::within(approve_timeout),
                 },
                 store,
                 tool_list: mcp_tools_of(tools.specs()),

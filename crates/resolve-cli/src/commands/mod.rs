@@ -17,9 +17,9 @@ use resolve_core::{
     visible_line, visible_text,
 };
 use resolve_edit::{
-    ApprovalMode, AutoApprover, FileToolOutput, FileTools, HistoryRecord, OpenedWorkspace, Origin,
-    Outcome as HistoryOutcome, Store, StoredAction, Workspace, WorkspaceConfig, check_report,
-    shown_addressed_preview, shown_preview,
+    ApprovalMode, ApproveTimeout, AutoApprover, FileToolOutput, FileTools, HistoryRecord,
+    OpenedWorkspace, Origin, Outcome as HistoryOutcome, Store, StoredAction, Workspace,
+    WorkspaceConfig, check_report, shown_addressed_preview, shown_preview,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -97,18 +97,22 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
             crate::review::run(&store, hub, output)
         }
         Command::Agent(args) => agent::run(&store, args, output),
-        Command::Mcp(args) => mcp(&cli.global.root, args.approve),
+        Command::Mcp(args) => mcp(&cli.global.root, args.approve, args.approve_timeout),
         Command::Trust(args) => trust::run(&cli.global.root, args, output),
     }
 }
 
 /// Serve MCP on stdio until the client disconnects; logs go to stderr.
-fn mcp(root: &std::path::Path, approve: ApprovalMode) -> anyhow::Result<Outcome> {
+fn mcp(
+    root: &std::path::Path,
+    approve: ApprovalMode,
+    approve_timeout: ApproveTimeout,
+) -> anyhow::Result<Outcome> {
     crate::output::init_stderr_tracing();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(resolve_mcp::serve_stdio(root, approve))?;
+    runtime.block_on(resolve_mcp::serve_stdio(root, approve, approve_timeout))?;
     Ok(Outcome::Success)
 }
 

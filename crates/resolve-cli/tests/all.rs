@@ -20,6 +20,7 @@ mod suite {
     mod confinement;
     mod crash;
     mod custom_tools;
+    mod deadlines;
     mod faults;
     mod hostile_model;
     mod hunks;

@@ -79,13 +79,28 @@ fn an_unanswered_ask_prompt_leaves_the_preview_pending_and_tells_the_model_at_th
     let run = agent_nobody_answers(
         &workspace,
         &model,
-        &["--approve", "ask", "--approve-timeout", "1s"],
+        &[
+            "--approve",
+            "ask",
+            "--approve-timeout",
+            "1s",
+            "--max-turns",
+            "3",
+        ],
     );
     assert!(
         started.elapsed() < Duration::from_secs(30),
         "the prompt waited past its deadline"
     );
     assert!(run.stderr.contains("Apply this change?"), "{}", run.stderr);
+    // The model read the result and went on; the run stops at its limit with the preview
+    // still pending.
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Stopped after 3 model calls"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(workspace.read("a.txt"), "one\n", "nothing was written");
     assert_eq!(workspace.pending_ids(), ["pending-action:edit:1"]);
     let result = last_tool_result(&model);
@@ -103,11 +118,19 @@ fn an_unanswered_ask_prompt_leaves_the_preview_pending_and_tells_the_model_at_th
 fn an_unanswered_review_prompt_has_the_same_deadline() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
     let model = staging_model(Turn::text("I will wait."));
-    agent_nobody_answers(
+    let run = agent_nobody_answers(
         &workspace,
         &model,
-        &["--approve", "review", "--approve-timeout", "500ms"],
+        &[
+            "--approve",
+            "review",
+            "--approve-timeout",
+            "500ms",
+            "--max-turns",
+            "3",
+        ],
     );
+    assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(workspace.read("a.txt"), "one\n");
     assert_eq!(workspace.pending_ids(), ["pending-action:edit:1"]);
     let result = last_tool_result(&model);

@@ -51,6 +51,7 @@ impl Cli {
             | Command::Undo(_)
             | Command::Amend(_)
             | Command::Log
+            | Command::Gc(_)
             | Command::Review(_)
             | Command::Mcp(_)
             | Command::Trust(_) => Ok(()),
@@ -136,6 +137,13 @@ or when a build must not see the change. Slower: no build cache unless --with-ig
     Amend(AmendArgs),
     /// History of applied and discarded actions, with their reasons, newest first.
     Log,
+    /// Remove old history and the stored contents only it needed.
+    ///
+    /// An entry goes when it is older than --keep-days and not among the newest
+    /// --keep-entries; never a pending action, nor an apply that can still be undone (every
+    /// file it wrote still holds what it wrote). Safe to interrupt: what is still needed is
+    /// removed last, never first.
+    Gc(GcArgs),
     /// Review the pending actions full-screen, hunk by hunk: keep or reject hunks (with
     /// reasons), edit a file, then apply what is kept or discard.
     #[command(
@@ -629,6 +637,20 @@ pub struct AmendArgs {
     /// Take the new content from FILE (`-` for standard input) instead of an editor.
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
+}
+
+/// `resolve gc`.
+#[derive(Debug, Args)]
+pub struct GcArgs {
+    /// Say what would be removed and how much it would free; remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Keep every entry resolved within this many days.
+    #[arg(long, value_name = "DAYS", default_value_t = 30)]
+    pub keep_days: u64,
+    /// Keep the newest this many entries, whatever their age.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub keep_entries: usize,
 }
 
 /// `resolve undo`.

@@ -22,6 +22,7 @@ mod suite {
     mod custom_tools;
     mod deadlines;
     mod faults;
+    mod gc;
     mod hostile_model;
     mod hunks;
     mod patch;

@@ -285,6 +285,30 @@ impl Blobs {
         Ok(removed)
     }
 
+    /// What [`Blobs::remove_unneeded`] would remove: how many files, and their bytes.
+    pub(crate) fn unneeded(
+        &self,
+        needed: &HashSet<String>,
+        grace: Duration,
+    ) -> Result<(usize, u64), StoreError> {
+        let now = SystemTime::now();
+        let (mut count, mut bytes) = (0, 0);
+        for name in fs::list_dir(&self.dir)? {
+            let path = self.dir.join(&name);
+            let unneeded = match self.path(&name) {
+                Ok(_) => !needed.contains(&name),
+                Err(_) => name.starts_with(".resolve-") && name.ends_with(".partial"),
+            };
+            let old = fs::modified(&path)?
+                .is_some_and(|modified| now.duration_since(modified).is_ok_and(|age| age > grace));
+            if unneeded && old {
+                count += 1;
+                bytes += fs::file_size(&path)?;
+            }
+        }
+        Ok((count, bytes))
+    }
+
     /// Whether unneeded blobs were removed less than `period` ago (see
     /// [`Blobs::mark_collected`]).
     pub(crate) fn collected_within(&self, period: Duration) -> bool {

@@ -3,6 +3,7 @@
 mod agent;
 pub(crate) mod amend;
 mod check;
+mod gc;
 mod trust;
 
 #[cfg(test)]
@@ -91,6 +92,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Undo(args) => undo(&store, args.id.as_deref(), output),
         Command::Amend(args) => amend::run(&store, args, output),
         Command::Log => log(&store, output),
+        Command::Gc(args) => gc::run(&store, args, output),
         Command::Review(args) => {
             let (hub_store, config) = (store.clone(), args.config.clone());
             let hub = Arc::new(move || configured_hub(&hub_store, config.as_deref()));

@@ -19,7 +19,7 @@ use resolve_core::{
 };
 use resolve_edit::{
     ApprovalMode, ApproveTimeout, AutoApprover, FileToolOutput, FileTools, HistoryRecord,
-    OpenedWorkspace, Origin, Outcome as HistoryOutcome, Store, StoredAction, Workspace,
+    OpenedWorkspace, Origin, Outcome as HistoryOutcome, Retention, Store, StoredAction, Workspace,
     WorkspaceConfig, check_report, shown_addressed_preview, shown_preview,
 };
 use serde_json::{Map, Value, json};
@@ -52,6 +52,15 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
     let store = store.accepting_foreign(names_action);
     if let Some(message) = store.recover()? {
         note(&message);
+    }
+    // History past the default retention goes at most once a day (`resolve gc` on demand). A
+    // failure here is not the command's: the pass is tried again by the next one.
+    if !matches!(cli.command, Command::Gc(_))
+        && let Err(error) = store.gc_if_due(&Retention::default())
+    {
+        note(&format!(
+            "note: the daily clean-up of old history failed: {error}"
+        ));
     }
     match &cli.command {
         Command::AstEdit(args) => produce(&store, args, output),

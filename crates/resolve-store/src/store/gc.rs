@@ -4,7 +4,7 @@
 //! [`Retention`] are removed, then the blobs only they needed.
 
 use std::collections::HashSet;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde::Deserialize;
 
@@ -76,6 +76,9 @@ impl BlobUse {
         }
     }
 }
+
+/// How often a command runs [`Store::gc`] by itself ([`Store::gc_if_due`]): once a day.
+pub const AUTO_GC_PERIOD: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// How much history [`Store::gc`] keeps: every entry younger than `age`, and the newest
 /// `entries` whatever their age. By default 30 days and 1,000 entries.
@@ -211,6 +214,37 @@ impl Store {
             let _ = self.blobs().mark_collected();
         }
         Ok(report)
+    }
+
+    /// [`Store::gc`] with `retention`, when the last automatic pass is more than
+    /// [`AUTO_GC_PERIOD`] ago (or there was none): what a command runs as it starts. Nothing
+    /// happens, and nothing is created, in a workspace with no history yet, nor while another
+    /// process holds the lock (the next command tries again).
+    pub fn gc_if_due(&self, retention: &Retention) -> Result<Option<GcReport>, StoreError> {
+        let layout = self.workspace.layout();
+        if !fs::exists(&layout.records_dir(RecordKind::History))? {
+            return Ok(None);
+        }
+        let stamp = layout.retained_stamp();
+        let recent = fs::modified(&stamp)?.is_some_and(|stamp| {
+            SystemTime::now()
+                .duration_since(stamp)
+                .is_ok_and(|age| age < AUTO_GC_PERIOD)
+        });
+        if recent {
+            return Ok(None);
+        }
+        // Only when nobody holds the lock: a command never waits for this pass.
+        let report = match self
+            .clone()
+            .with_lock_timeout(Duration::ZERO)
+            .gc(retention, false)
+        {
+            Err(StoreError::LockTimeout { .. }) => return Ok(None),
+            report => report?,
+        };
+        fs::write_new(&stamp, b"", None)?;
+        Ok(Some(report))
     }
 
     /// Whether `record` is an apply that can still be undone: not undone, no MCP call, and

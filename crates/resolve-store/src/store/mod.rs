@@ -44,7 +44,7 @@ use crate::transaction;
 use crate::workspace::Workspace;
 
 pub use self::amend::AmendFile;
-pub use self::gc::{BLOB_GRACE, GcReport, Retention};
+pub use self::gc::{AUTO_GC_PERIOD, BLOB_GRACE, GcReport, Retention};
 pub use self::notes::{NoteResolution, ReviewerNote};
 pub use self::records::{
     ApplyOutcome, Attribution, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary,

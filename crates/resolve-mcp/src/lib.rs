@@ -121,12 +121,15 @@ where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
+    let ending = server.clone();
     let running = match server.serve(transport).await {
         Ok(running) => running,
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
         Err(error) => return Err(McpError::Initialize(Box::new(error))),
     };
-    let reason = running.waiting().await.map_err(McpError::Task)?;
+    let reason = running.waiting().await;
+    ending.end_connection().await;
+    let reason = reason.map_err(McpError::Task)?;
     tracing::info!(?reason, "MCP connection ended");
     Ok(())
 }

@@ -215,6 +215,24 @@ impl ResolveServer {
         &self.inner.resolver.origin
     }
 
+    /// The connection ended: drop the reviewer notes nobody will be told now (its origin is
+    /// its own, and no later connection shares it).
+    pub async fn end_connection(&self) {
+        let store = self.inner.store.clone();
+        let origin = self.origin().clone();
+        match run_blocking("drop reviewer notes", move || {
+            store.drop_reviewer_notes(&origin)
+        })
+        .await
+        {
+            Ok(Ok(_)) => {}
+            Ok(Err(error)) => {
+                tracing::warn!(%error, "could not drop the connection's reviewer notes")
+            }
+            Err(error) => tracing::warn!(%error, "could not drop the connection's reviewer notes"),
+        }
+    }
+
     /// Who approves an `apply` the model asks for.
     pub fn approve_mode(&self) -> ApprovalMode {
         self.inner.resolver.mode

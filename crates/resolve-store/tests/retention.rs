@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use resolve_store::{
-    ChangeSet, FileChange, NewAction, Origin, Retention, STATE_DIR, StagedRecord, Store, StoreLock,
-    Workspace, content_hash,
+    ChangeSet, FileChange, MAX_NOTES_PER_ORIGIN, NewAction, Origin, Retention, STATE_DIR,
+    StagedRecord, Store, StoreLock, Workspace, content_hash,
 };
 use serde_json::json;
 use tempfile::TempDir;
@@ -25,8 +25,19 @@ fn setup() -> (TempDir, Store) {
     (dir, store)
 }
 
-/// Stage a change of `path` from `base` to `content`.
+/// Stage a change of `path` from `base` to `content`, at the command line.
 fn stage(store: &Store, path: &'static str, base: &str, content: &str) -> StagedRecord {
+    stage_as(store, Origin::Cli, path, base, content)
+}
+
+/// Stage a change of `path` from `base` to `content` for `origin`.
+fn stage_as(
+    store: &Store,
+    origin: Origin,
+    path: &'static str,
+    base: &str,
+    content: &str,
+) -> StagedRecord {
     let mut set = ChangeSet::new();
     set.insert(
         path,
@@ -37,7 +48,7 @@ fn stage(store: &Store, path: &'static str, base: &str, content: &str) -> Staged
         },
     );
     let action = NewAction {
-        origin: Origin::Cli,
+        origin,
         source_tool: "edit".into(),
         label: format!("Edit: {path}"),
         preview_text: "preview".into(),
@@ -135,4 +146,44 @@ fn the_automatic_pass_runs_once_a_day_and_never_waits_for_the_lock() {
         "once a day at most"
     );
     assert_eq!(history_len(&store), 1);
+}
+
+#[test]
+fn notes_of_actions_gone_are_dropped_and_each_origin_keeps_the_newest_hundred() {
+    let (dir, store) = setup();
+    std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    // A person resolves what a model staged: each decision leaves a note for that model.
+    let person = store.clone().resolved_by(Origin::Cli);
+    let notes = || {
+        std::fs::read_dir(dir.path().join(".resolve/notes"))
+            .unwrap()
+            .count()
+    };
+    for n in 0..=MAX_NOTES_PER_ORIGIN {
+        let staged = stage_as(&store, Origin::Agent, "a.txt", "a\n", &format!("{n}\n"));
+        person.discard(&staged.id, "no", None).unwrap();
+    }
+    let mcp = stage_as(&store, Origin::Mcp("c".into()), "a.txt", "a\n", "m\n");
+    person.discard(&mcp.id, "no", None).unwrap();
+    assert_eq!(notes(), MAX_NOTES_PER_ORIGIN + 2);
+
+    let everything = Retention {
+        age: Duration::from_secs(3600),
+        entries: usize::MAX,
+    };
+    let report = store.gc(&everything, false).unwrap();
+    assert_eq!((report.history_entries, report.notes), (0, 1));
+    let told = store.take_reviewer_notes(&Origin::Agent).unwrap();
+    assert_eq!(told.len(), MAX_NOTES_PER_ORIGIN);
+    assert_eq!(told[0].id, "pending-action:edit:3", "the oldest went");
+
+    // The history entry goes, and its note with it.
+    let report = store.gc(&NOTHING, false).unwrap();
+    assert_eq!(report.notes, 1);
+    assert!(
+        store
+            .take_reviewer_notes(&Origin::Mcp("c".into()))
+            .unwrap()
+            .is_empty()
+    );
 }

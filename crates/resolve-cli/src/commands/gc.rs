@@ -1,5 +1,5 @@
-//! `resolve gc`: remove history past the retention and the stored contents only it needed
-//! (`--dry-run`: say what that would free). Deciding what goes, and removing it safely, is
+//! `resolve gc`: remove history past the retention, reviewer notes nobody will be told, and
+//! the stored contents only they needed (`--dry-run`: say what that would free). Deciding what goes, and removing it safely, is
 //! `resolve_store`'s ([`Store::gc`]); this reports it.
 
 use std::time::Duration;
@@ -23,6 +23,7 @@ pub(crate) fn run(store: &Store, args: &GcArgs, output: Output) -> anyhow::Resul
         "historyEntries": report.history_entries,
         "historyBytes": report.history_bytes,
         "keptUndoable": report.kept_undoable,
+        "notes": report.notes,
         "blobs": report.blobs,
         "blobBytes": report.blob_bytes,
         "bytes": report.history_bytes + report.blob_bytes,
@@ -40,8 +41,9 @@ fn summary(report: &GcReport) -> String {
         "Removed"
     };
     let mut line = format!(
-        "{verb} {} and {}, freeing {}.",
+        "{verb} {}, {} and {}, freeing {}.",
         count(report.history_entries, "history entry", "history entries"),
+        count(report.notes, "reviewer note", "reviewer notes"),
         count(report.blobs, "stored content file", "stored content files"),
         size(report.history_bytes + report.blob_bytes),
     );

@@ -107,7 +107,7 @@ fn gc_keeps_the_newest_entries_and_the_recent_ones_by_default() {
     let run = workspace.run(&["gc"]).expect_code(0);
     assert_eq!(
         run.stdout.trim(),
-        "Removed 0 history entries and 0 stored content files, freeing 0 B."
+        "Removed 0 history entries, 0 reviewer notes and 0 stored content files, freeing 0 B."
     );
     assert_eq!(log_ids(&workspace).len(), 1);
     // The newest entry is kept whatever its age.

@@ -108,6 +108,8 @@ pub struct GcReport {
     pub history_bytes: u64,
     /// Entries past the retention kept because they can still be undone.
     pub kept_undoable: usize,
+    /// Reviewer notes removed: of actions gone, or past the most kept for one origin.
+    pub notes: usize,
     /// Blob files removed.
     pub blobs: usize,
     /// Their size, in bytes.
@@ -195,10 +197,21 @@ impl Store {
             history_entries: leaving.len(),
             history_bytes: 0,
             kept_undoable,
+            notes: 0,
             blobs: 0,
             blob_bytes: 0,
             dry_run,
         };
+        // Notes first: one whose action goes is told to nobody.
+        let mut live: HashSet<u64> = history
+            .iter()
+            .map(|record| record.seq)
+            .filter(|seq| !leaving.contains(seq))
+            .collect();
+        self.for_each_record(RecordKind::Pending, blob_use_key, |record: BlobUse| {
+            live.insert(record.seq);
+        })?;
+        report.notes = self.prune_notes_locked(&live, dry_run)?;
         for seq in &leaving {
             let path = self.record_path(RecordKind::History, *seq);
             report.history_bytes += fs::file_size(&path)?;

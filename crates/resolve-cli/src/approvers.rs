@@ -4,25 +4,33 @@
 //! [`approver_for`], the mapping from an [`ApprovalMode`] to the approver that decides.
 
 use std::io::{BufRead, Write};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Instant;
 
 use resolve_core::{visible_line, visible_text};
 use resolve_edit::{
-    ApprovalMode, ApprovalRequest, ApprovalSubject, Approver, AutoApprover, Decision, HunkAddress,
-    HunkRejection, PendingRecord, PlanReview, ReviewDecision, Selection, Store, TerminalApprover,
-    TerminalReview, shown_addressed_preview,
+    ApprovalMode, ApprovalRequest, ApprovalSubject, ApproveTimeout, Approver, AutoApprover,
+    Decision, HunkAddress, HunkRejection, PendingRecord, PlanReview, ReviewDecision, Selection,
+    Store, TerminalApprover, TerminalReview, shown_addressed_preview,
 };
 
 use crate::output::err_line;
 
 /// The approver `mode` names for a run at this terminal: the model's word under `auto`, the
 /// person at the terminal under `ask` and `review` (the hunk review when there is a terminal).
-pub(crate) fn approver_for(mode: ApprovalMode, store: &Store, color: bool) -> Arc<dyn Approver> {
+/// A person who does not decide within `timeout` leaves the action pending.
+pub(crate) fn approver_for(
+    mode: ApprovalMode,
+    timeout: ApproveTimeout,
+    store: &Store,
+    color: bool,
+) -> Arc<dyn Approver> {
     match mode {
         ApprovalMode::Auto => Arc::new(AutoApprover),
-        ApprovalMode::Ask | ApprovalMode::Review => Arc::new(TerminalApprover::new(Arc::new(
-            TerminalReviewer::new(store.clone(), color),
-        ))),
+        ApprovalMode::Ask | ApprovalMode::Review => Arc::new(
+            TerminalApprover::new(Arc::new(TerminalReviewer::new(store.clone(), color)))
+                .with_timeout(timeout),
+        ),
     }
 }
 
@@ -43,19 +51,41 @@ impl TerminalReviewer {
 
 impl TerminalReview for TerminalReviewer {
     fn review(&self, request: &ApprovalRequest) -> Decision {
-        match &request.subject {
-            ApprovalSubject::Action(record) => self.review_action(record),
-            ApprovalSubject::Plan(plan) => review_plan(plan),
+        self.review_until(request, None)
+            .unwrap_or_else(|| ApproveTimeout::FOREVER.left_pending().decision)
+    }
+
+    fn review_until(
+        &self,
+        request: &ApprovalRequest,
+        deadline: Option<Instant>,
+    ) -> Option<Decision> {
+        let mut prompt = Prompt { deadline };
+        let decision = match &request.subject {
+            ApprovalSubject::Action(record) => self.review_action(record, &mut prompt),
+            ApprovalSubject::Plan(plan) => review_plan(plan, &mut prompt),
+        };
+        if decision.is_none() {
+            let _ = writeln!(
+                std::io::stderr(),
+                "\n(no answer in time; nothing was decided)"
+            );
         }
+        decision
     }
 }
 
 impl TerminalReviewer {
-    /// A preview the model asks to apply.
-    fn review_action(&self, record: &PendingRecord) -> Decision {
+    /// A preview the model asks to apply; `None` when the deadline passed first.
+    fn review_action(&self, record: &PendingRecord, prompt: &mut Prompt) -> Option<Decision> {
         // On a terminal, the full-screen review; otherwise (or if it cannot open) the prompt.
         if crate::review::is_interactive() {
-            match crate::review::review_decision(&self.store, &record.id, self.color) {
+            match crate::review::review_decision(
+                &self.store,
+                &record.id,
+                self.color,
+                prompt.deadline,
+            ) {
                 Ok(decision) => return decision,
                 Err(error) => err_line(&format!(
                     "note: the review could not open ({error:#}); asking here instead."
@@ -84,18 +114,18 @@ impl TerminalReviewer {
                 "Apply this change? [a]pply / [d]iscard / or name the hunks or files to leave out (e.g. src/a.rs#2 src/b.rs): "
             );
             let _ = stderr.flush();
-            let answer = read_line();
+            let answer = prompt.line()?;
             let answer = answer.trim();
             let word = answer.to_ascii_lowercase();
             if ["a", "apply", "y", "yes"].contains(&word.as_str()) {
-                return Decision::Apply;
+                return Some(Decision::Apply);
             }
             if ["", "d", "discard", "n", "no"].contains(&word.as_str()) {
                 let _ = write!(stderr, "Why discard it (the model reads this)? ");
                 let _ = stderr.flush();
-                return Decision::Discard {
-                    reason: reason_or(read_line(), crate::review::DECLINED),
-                };
+                return Some(Decision::Discard {
+                    reason: reason_or(prompt.line()?, crate::review::DECLINED),
+                });
             }
             let left_out: Result<Vec<HunkAddress>, _> =
                 answer.split_whitespace().map(HunkAddress::parse).collect();
@@ -106,22 +136,20 @@ impl TerminalReviewer {
                     continue;
                 }
             };
-            let rejections = left_out
-                .iter()
-                .map(|address| {
-                    let _ = write!(stderr, "Why leave out {address} (the model reads this)? ");
-                    let _ = stderr.flush();
-                    HunkRejection {
-                        address: address.clone(),
-                        reason: reason_or(read_line(), "The user left it out without a reason."),
-                    }
-                })
-                .collect();
-            return Decision::ApplyPart(ReviewDecision {
+            let mut rejections = Vec::with_capacity(left_out.len());
+            for address in &left_out {
+                let _ = write!(stderr, "Why leave out {address} (the model reads this)? ");
+                let _ = stderr.flush();
+                rejections.push(HunkRejection {
+                    address: address.clone(),
+                    reason: reason_or(prompt.line()?, "The user left it out without a reason."),
+                });
+            }
+            return Some(Decision::ApplyPart(ReviewDecision {
                 selection: Selection::Except(left_out),
                 rejections,
                 fingerprint: Some(record.fingerprint.clone()),
-            });
+            }));
         }
     }
 }
@@ -129,7 +157,8 @@ impl TerminalReviewer {
 /// A submitted plan: approve ([`Decision::Apply`]), or refine with feedback the model reads
 /// ([`Decision::LeavePending`]); when standard input is closed the run stops
 /// ([`Decision::Discard`]).
-fn review_plan(plan: &PlanReview) -> Decision {
+/// `None` when the deadline passed first.
+fn review_plan(plan: &PlanReview, prompt: &mut Prompt) -> Option<Decision> {
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(
         stderr,
@@ -140,19 +169,19 @@ fn review_plan(plan: &PlanReview) -> Decision {
     );
     let _ = write!(stderr, "Approve this plan? [a]pprove / [r]efine: ");
     let _ = stderr.flush();
-    let Some(answer) = read_answer() else {
-        return Decision::Discard {
+    let Some(answer) = prompt.answer()? else {
+        return Some(Decision::Discard {
             reason: "standard input closed before the plan was approved or refined. Use `--plan-approve auto` to approve plans without asking.".to_owned(),
-        };
+        });
     };
     if answer.trim().to_ascii_lowercase().starts_with('a') {
-        return Decision::Apply;
+        return Some(Decision::Apply);
     }
     let _ = write!(stderr, "What should change (the model reads this)? ");
     let _ = stderr.flush();
-    Decision::LeavePending {
-        why: read_answer().unwrap_or_default().trim().to_owned(),
-    }
+    Some(Decision::LeavePending {
+        why: prompt.answer()?.unwrap_or_default().trim().to_owned(),
+    })
 }
 
 /// `answer` trimmed, or `fallback` when it is empty.
@@ -165,15 +194,63 @@ fn reason_or(answer: String, fallback: &str) -> String {
     }
 }
 
-/// A line from standard input; `None` at its end.
-fn read_answer() -> Option<String> {
-    let mut line = String::new();
-    match std::io::stdin().lock().read_line(&mut line) {
-        Ok(0) | Err(_) => None,
-        Ok(_) => Some(line),
+/// Questions on standard error answered on standard input, until a deadline.
+struct Prompt {
+    /// When to stop waiting for an answer (`None`: never).
+    deadline: Option<Instant>,
+}
+
+impl Prompt {
+    /// The next line of standard input: `Some(None)` at its end, `None` when the deadline
+    /// passed first.
+    fn answer(&mut self) -> Option<Option<String>> {
+        stdin_line_until(self.deadline)
+    }
+
+    /// The next line, empty at the end of standard input; `None` when the deadline passed.
+    fn line(&mut self) -> Option<String> {
+        self.answer().map(Option::unwrap_or_default)
     }
 }
 
-fn read_line() -> String {
-    read_answer().unwrap_or_default()
+/// A line of standard input being read on its own thread (`None` in the channel: its end).
+type LineReader = mpsc::Receiver<Option<String>>;
+
+/// The line read still under way when a prompt stopped waiting: the next prompt takes its
+/// answer, so no line is read twice or lost.
+static UNDER_WAY: Mutex<Option<LineReader>> = Mutex::new(None);
+
+/// The next line of standard input, waiting until `deadline` at most (`None` when it passed;
+/// `Some(None)` at the end of the input). The line is read on a thread of its own, which a
+/// prompt that stops waiting leaves to the next one.
+fn stdin_line_until(deadline: Option<Instant>) -> Option<Option<String>> {
+    let mut under_way = UNDER_WAY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let reader = under_way.take().unwrap_or_else(|| {
+        let (line, reader) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let read = match std::io::stdin().lock().read_line(&mut text) {
+                Ok(0) | Err(_) => None,
+                Ok(_) => Some(text),
+            };
+            let _ = line.send(read);
+        });
+        reader
+    });
+    let received = match deadline {
+        None => reader
+            .recv()
+            .map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+        Some(deadline) => reader.recv_timeout(deadline.saturating_duration_since(Instant::now())),
+    };
+    match received {
+        Ok(line) => Some(line),
+        Err(mpsc::RecvTimeoutError::Disconnected) => Some(None),
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            *under_way = Some(reader);
+            None
+        }
+    }
 }

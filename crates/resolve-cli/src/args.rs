@@ -9,8 +9,8 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::codex::hook::HookMode;
 use resolve_edit::{
-    ApplyPatchRequest, ApprovalMode, AstEditOp, AstEditRequest, EditRequest, ProducerRequest,
-    WriteRequest,
+    ApplyPatchRequest, ApprovalMode, ApproveTimeout, AstEditOp, AstEditRequest, EditRequest,
+    ProducerRequest, WriteRequest,
 };
 
 /// Stage agent edits as previews, review them, and apply or discard them with a reason.
@@ -53,6 +53,7 @@ impl Cli {
             | Command::Undo(_)
             | Command::Amend(_)
             | Command::Log
+            | Command::Gc(_)
             | Command::Review(_)
             | Command::Mcp(_)
             | Command::Hook(_)
@@ -140,6 +141,13 @@ or when a build must not see the change. Slower: no build cache unless --with-ig
     Amend(AmendArgs),
     /// History of applied and discarded actions, with their reasons, newest first.
     Log,
+    /// Remove old history and the stored contents only it needed.
+    ///
+    /// An entry goes when it is older than --keep-days and not among the newest
+    /// --keep-entries; never a pending action, nor an apply that can still be undone (every
+    /// file it wrote still holds what it wrote). Safe to interrupt: what is still needed is
+    /// removed last, never first.
+    Gc(GcArgs),
     /// Review the pending actions full-screen, hunk by hunk: keep or reject hunks (with
     /// reasons), edit a file, then apply what is kept or discard.
     #[command(
@@ -289,10 +297,10 @@ pub struct HookArgs {
     /// Whether shell commands that visibly write files are refused (stage and review modes).
     #[arg(long, value_enum, default_value_t = ShellWritesChoice::Refuse, value_name = "WHAT")]
     pub shell_writes: ShellWritesChoice,
-    /// How long `--approve review` waits for a person (`90s`, `10m`, `1h`; a bare number is
-    /// seconds); then the edit stays staged.
-    #[arg(long, value_parser = parse_duration, default_value = "10m", value_name = "DURATION")]
-    pub approve_timeout: std::time::Duration,
+    /// How long `--approve review` waits for a person (`90s`, `10m`, `1h`; `0` waits
+    /// forever); then the edit stays staged.
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub approve_timeout: ApproveTimeout,
 }
 
 /// `resolve setup`.
@@ -314,24 +322,6 @@ pub struct SetupArgs {
     /// Take out what setup adds instead.
     #[arg(long)]
     pub remove: bool,
-}
-
-/// A duration: a number with an optional unit `s`, `m` or `h` (seconds without one).
-fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
-    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let number: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration; write e.g. `90s`, `10m` or `1h`"))?;
-    let seconds = match unit {
-        "s" => number,
-        "m" => number.saturating_mul(60),
-        "h" => number.saturating_mul(3600),
-        _ => return Err(format!("`{text}` has an unknown unit; use `s`, `m` or `h`")),
-    };
-    Ok(std::time::Duration::from_secs(seconds))
 }
 
 /// `resolve trust`.
@@ -387,6 +377,12 @@ pub struct McpArgs {
     /// Who approves an apply the model asks for.
     #[arg(long, value_parser = approval_modes(&MCP_APPROVE), default_value = "auto", value_name = "MODE")]
     pub approve: ApprovalMode,
+    /// How long a person has to decide an apply the model asks for (`--approve ask` or
+    /// `review`): past it nothing is written, the action stays pending and the model reads that
+    /// no decision came in time. A whole number with a unit (`90s`, `10m`, `1h`); `0` waits
+    /// forever.
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub approve_timeout: ApproveTimeout,
 }
 
 /// The values of `resolve mcp --approve`, each with its help.
@@ -473,6 +469,12 @@ pub struct AgentArgs {
     /// Who approves an apply the model asks for.
     #[arg(long, value_parser = approval_modes(&AGENT_APPROVE), default_value = "auto", value_name = "MODE")]
     pub approve: ApprovalMode,
+    /// How long a person has to decide an apply the model asks for (`--approve ask` or
+    /// `review`): past it nothing is written, the action stays pending and the model reads that
+    /// no decision came in time. A whole number with a unit (`90s`, `10m`, `1h`); `0` waits
+    /// forever.
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub approve_timeout: ApproveTimeout,
     /// Start in plan mode: until a plan is approved, the model can only look around (`read`,
     /// `ls`, `grep`) and write plan files under <ROOT>/.resolve/plans/ (written at once, not
     /// staged; any other path is refused); `ast_edit` and `edit` are not offered. It submits
@@ -769,6 +771,20 @@ pub struct AmendArgs {
     /// Take the new content from FILE (`-` for standard input) instead of an editor.
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
+}
+
+/// `resolve gc`.
+#[derive(Debug, Args)]
+pub struct GcArgs {
+    /// Say what would be removed and how much it would free; remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Keep every entry resolved within this many days.
+    #[arg(long, value_name = "DAYS", default_value_t = 30)]
+    pub keep_days: u64,
+    /// Keep the newest this many entries, whatever their age.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub keep_entries: usize,
 }
 
 /// `resolve undo`.

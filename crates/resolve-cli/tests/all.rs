@@ -20,7 +20,9 @@ mod suite {
     mod confinement;
     mod crash;
     mod custom_tools;
+    mod deadlines;
     mod faults;
+    mod gc;
     mod hostile_model;
     mod hunks;
     mod patch;

@@ -582,3 +582,135 @@ fn without_a_terminal_review_exits_2_and_points_at_apply_only() {
 fn exited(exit_file: &std::path::Path) -> bool {
     std::fs::read_to_string(exit_file).is_ok_and(|code| code.ends_with('\n'))
 }
+
+/// `resolve agent --approve ask --max-turns 3 EXTRA…` in tmux over a model that stages an
+/// edit of `a.txt`, asks to apply it, then ends its turn (so the run stops at its limit, exit
+/// 1, with the preview pending); the review of the apply is on screen when this returns.
+fn agent_review_in_tmux(extra: &str) -> AgentInTmux {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("a.txt"), "one\n").unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let model = runtime.block_on(MockServer::start(
+        [
+            Turn::call(
+                "c1",
+                "edit",
+                json!({"path": "a.txt", "old_text": "one", "new_text": "uno"}),
+            ),
+            Turn::call(
+                "c2",
+                "resolve",
+                json!({"action": "apply", "reason": "Translate it."}),
+            ),
+            Turn::text("I will wait."),
+        ]
+        .into_iter()
+        .map(Reply::Turn)
+        .collect(),
+    ));
+    let scratch = tempfile::tempdir().unwrap();
+    let exit_file = scratch.path().join("exit");
+    let command = format!(
+        "'{resolve}' --root '{root}' agent --base-url '{base}' --model mock --api-key-env RESOLVE_TEST_NO_KEY --approve ask --max-turns 3 {extra} 'Change one to uno in a.txt.' 2> /dev/null; echo $? > '{exit}'; sleep 600",
+        resolve = env!("CARGO_BIN_EXE_resolve"),
+        root = root.path().display(),
+        base = model.openai_base(),
+        exit = exit_file.display(),
+    );
+    let tmux = Tmux::start(&command);
+    tmux.wait_for("the review of the model's preview", |screen| {
+        screen.contains("▶ a.txt#1")
+    });
+    AgentInTmux {
+        root,
+        model,
+        tmux,
+        exit_file,
+        _scratch: scratch,
+        _runtime: runtime,
+    }
+}
+
+/// An agent run in tmux, and what it needs to stay up.
+struct AgentInTmux {
+    root: tempfile::TempDir,
+    model: MockServer,
+    tmux: Tmux,
+    /// Where the run's exit code is written.
+    exit_file: PathBuf,
+    _scratch: tempfile::TempDir,
+    /// Runs the model server.
+    _runtime: tokio::runtime::Runtime,
+}
+
+/// The text of the last tool result `model` was sent.
+fn last_tool_result(model: &MockServer) -> String {
+    let last = model.bodies().pop().unwrap();
+    last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|message| message["role"] == "tool")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Issue #31 §2: `q` in the review of an agent's apply leaves the preview pending (it used to
+/// discard it), and the model reads that.
+#[test]
+fn q_in_the_review_of_an_agents_apply_leaves_it_pending_and_the_model_reads_so() {
+    if !tmux_available() {
+        return;
+    }
+    let run = agent_review_in_tmux("");
+    let (root, model, tmux, exit_file) = (&run.root, &run.model, &run.tmux, &run.exit_file);
+    tmux.keys(&["q"]);
+    tmux.wait_for("the run to end", |_| exited(exit_file));
+    assert_eq!(std::fs::read_to_string(exit_file).unwrap().trim(), "1");
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
+        "one\n"
+    );
+    let result = last_tool_result(model);
+    assert!(
+        result.starts_with("Not applied: the person left the review without deciding."),
+        "{result}"
+    );
+    let pending = Command::new(env!("CARGO_BIN_EXE_resolve"))
+        .arg("--root")
+        .arg(root.path())
+        .args(["pending", "--json"])
+        .output()
+        .unwrap();
+    let pending: Value = serde_json::from_slice(&pending.stdout).unwrap();
+    assert_eq!(pending["pending"].as_array().unwrap().len(), 1, "{pending}");
+}
+
+/// Issue #31 §2: the review of an agent's apply closes itself at `--approve-timeout`, nothing
+/// is written and the model reads that no decision came in time.
+#[test]
+fn the_review_of_an_agents_apply_closes_at_the_approve_timeout_and_leaves_it_pending() {
+    if !tmux_available() {
+        return;
+    }
+    let run = agent_review_in_tmux("--approve-timeout 2s");
+    let (root, model, tmux, exit_file) = (&run.root, &run.model, &run.tmux, &run.exit_file);
+    tmux.wait_for("the run to end", |_| exited(exit_file));
+    assert_eq!(std::fs::read_to_string(exit_file).unwrap().trim(), "1");
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
+        "one\n"
+    );
+    let result = last_tool_result(model);
+    assert!(
+        result.starts_with("Not applied: no decision came in time (a person had 2s"),
+        "{result}"
+    );
+}

@@ -2,7 +2,9 @@
 //! ([`ApprovalMode`]), what they are asked ([`ApprovalRequest`]), what they answer
 //! ([`Decided`]: a [`Decision`] and who made it), the [`Approver`] interface every way of
 //! deciding implements, and [`land`], which carries a decision out through the store with the
-//! decider recorded as an [`Attribution`].
+//! decider recorded as an [`Attribution`]. Every wait on a person is bounded by one
+//! [`ApproveTimeout`]: when it passes, the decision is [`Decision::LeavePending`], decided by
+//! the policy ([`ApproveTimeout::left_pending`]).
 //!
 //! Approvers owned here: [`AutoApprover`] (the model's request stands), [`AwaitPerson`] (a
 //! standing rule leaves the preview for a person elsewhere) and [`TerminalApprover`] over the
@@ -16,6 +18,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use resolve_core::{DecidedBy, Extra, ResolveAction};
 use resolve_store::{ApplyOutcome, Attribution, HistoryRecord, PendingRecord, Store};
@@ -78,6 +81,120 @@ impl FromStr for ApprovalMode {
             .ok_or_else(|| UnknownApprovalMode {
                 name: name.to_owned(),
             })
+    }
+}
+
+/// How long a person has to decide an approval (`--approve-timeout`): a duration, or
+/// forever. By default ten minutes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApproveTimeout {
+    limit: Option<Duration>,
+}
+
+/// The default of `--approve-timeout`: ten minutes.
+pub const DEFAULT_APPROVE_TIMEOUT: Duration = Duration::from_secs(600);
+
+impl Default for ApproveTimeout {
+    fn default() -> Self {
+        Self::after(DEFAULT_APPROVE_TIMEOUT)
+    }
+}
+
+impl ApproveTimeout {
+    /// No deadline: wait for the person however long it takes.
+    pub const FOREVER: Self = Self { limit: None };
+
+    /// A deadline `limit` after the person is asked; zero means [`Self::FOREVER`].
+    pub fn after(limit: Duration) -> Self {
+        Self {
+            limit: (!limit.is_zero()).then_some(limit),
+        }
+    }
+
+    /// How long a person has, `None` for forever.
+    pub fn limit(self) -> Option<Duration> {
+        self.limit
+    }
+
+    /// The instant a person asked at `asked` must have decided by, `None` for never.
+    pub fn deadline_from(self, asked: Instant) -> Option<Instant> {
+        self.limit.and_then(|limit| asked.checked_add(limit))
+    }
+
+    /// The decision when no decision came in time: nothing is written, the action stays
+    /// pending, and the model reads why.
+    pub fn left_pending(self) -> Decided {
+        Decided::new(
+            Decision::LeavePending {
+                why: format!(
+                    "Not applied: no decision came in time (a person had {self} to decide; `--approve-timeout`). Nothing was written; it stays pending. Call `resolve` again to ask again, or discard it."
+                ),
+            },
+            DecidedBy::Policy,
+        )
+    }
+
+    /// `deciding`, or [`Self::left_pending`] if it has not decided within the limit (the
+    /// future is dropped then).
+    pub async fn bound(self, deciding: impl Future<Output = Decided>) -> Decided {
+        match self.limit {
+            None => deciding.await,
+            Some(limit) => tokio::time::timeout(limit, deciding)
+                .await
+                .unwrap_or_else(|_| self.left_pending()),
+        }
+    }
+}
+
+impl fmt::Display for ApproveTimeout {
+    /// `0` for forever, else the largest whole unit: `10m`, `90s`, `1500ms`, `2h`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(limit) = self.limit else {
+            return f.write_str("0");
+        };
+        let millis = limit.as_millis();
+        let units: [(u128, &str); 4] = [(3_600_000, "h"), (60_000, "m"), (1000, "s"), (1, "ms")];
+        let (size, unit) = units
+            .into_iter()
+            .find(|(size, _)| millis % size == 0)
+            .unwrap_or((1, "ms"));
+        write!(f, "{}{unit}", millis / size)
+    }
+}
+
+/// A `--approve-timeout` value that is not a duration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Invalid duration `{given}`; use a whole number with a unit, `ms`, `s`, `m` or `h` (`90s`, `10m`), or `0` to wait forever."
+)]
+pub struct InvalidApproveTimeout {
+    /// What was given.
+    pub given: String,
+}
+
+impl FromStr for ApproveTimeout {
+    type Err = InvalidApproveTimeout;
+
+    /// `0` (forever), or a whole number followed by `ms`, `s`, `m` or `h`; a bare number is
+    /// seconds.
+    fn from_str(given: &str) -> Result<Self, Self::Err> {
+        let invalid = || InvalidApproveTimeout {
+            given: given.to_owned(),
+        };
+        let text = given.trim();
+        let digits = text
+            .find(|character: char| !character.is_ascii_digit())
+            .unwrap_or(text.len());
+        let (number, unit) = text.split_at(digits);
+        let number: u64 = number.parse().map_err(|_| invalid())?;
+        let limit = match unit {
+            "ms" => Duration::from_millis(number),
+            "" | "s" => Duration::from_secs(number),
+            "m" => Duration::from_secs(number.checked_mul(60).ok_or_else(invalid)?),
+            "h" => Duration::from_secs(number.checked_mul(3600).ok_or_else(invalid)?),
+            _ => return Err(invalid()),
+        };
+        Ok(Self::after(limit))
     }
 }
 
@@ -260,18 +377,42 @@ impl Approver for AwaitPerson {
 pub trait TerminalReview: Send + Sync + fmt::Debug {
     /// Ask the person about `request`. Runs on a blocking thread, so it may prompt.
     fn review(&self, request: &ApprovalRequest) -> Decision;
+
+    /// Ask the person about `request`, giving up at `deadline` (`None`: never) with `None`:
+    /// then nothing was decided and the screen or prompt is closed. Runs on a blocking
+    /// thread. By default [`Self::review`], for a front end that always answers at once.
+    fn review_until(
+        &self,
+        request: &ApprovalRequest,
+        deadline: Option<Instant>,
+    ) -> Option<Decision> {
+        let _ = deadline;
+        Some(self.review(request))
+    }
 }
 
-/// A person at the terminal decides, through a [`TerminalReview`].
+/// A person at the terminal decides, through a [`TerminalReview`], within an
+/// [`ApproveTimeout`].
 #[derive(Debug, Clone)]
 pub struct TerminalApprover {
     review: Arc<dyn TerminalReview>,
+    timeout: ApproveTimeout,
 }
 
 impl TerminalApprover {
-    /// An approver asking through `review`.
+    /// An approver asking through `review`, within the default [`ApproveTimeout`].
     pub fn new(review: Arc<dyn TerminalReview>) -> Self {
-        Self { review }
+        Self {
+            review,
+            timeout: ApproveTimeout::default(),
+        }
+    }
+
+    /// This approver, with `timeout` for the person to decide.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: ApproveTimeout) -> Self {
+        self.timeout = timeout;
+        self
     }
 }
 
@@ -279,9 +420,17 @@ impl Approver for TerminalApprover {
     fn decide<'a>(&'a self, request: &'a ApprovalRequest) -> DecisionFuture<'a> {
         let review = Arc::clone(&self.review);
         let asked = request.clone();
+        let timeout = self.timeout;
+        // The front end closes itself at the deadline, so no screen outlives the decision.
+        let deadline = timeout.deadline_from(Instant::now());
         Box::pin(async move {
-            match run_blocking("terminal review", move || review.review(&asked)).await {
-                Ok(decision) => Decided::new(decision, DecidedBy::Person),
+            match run_blocking("terminal review", move || {
+                review.review_until(&asked, deadline)
+            })
+            .await
+            {
+                Ok(Some(decision)) => Decided::new(decision, DecidedBy::Person),
+                Ok(None) => timeout.left_pending(),
                 Err(error) => Decided::new(
                     Decision::LeavePending {
                         why: format!(
@@ -392,4 +541,51 @@ pub fn land(
         outcome: Box::new(outcome),
         rejections: review.rejections,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn approve_timeouts_parse_with_a_unit_and_zero_means_forever() {
+        let parsed = |text: &str| {
+            text.parse::<ApproveTimeout>()
+                .map(|timeout| timeout.limit())
+        };
+        assert_eq!(parsed("10m"), Ok(Some(Duration::from_secs(600))));
+        assert_eq!(parsed("90s"), Ok(Some(Duration::from_secs(90))));
+        assert_eq!(parsed("90"), Ok(Some(Duration::from_secs(90))));
+        assert_eq!(parsed("250ms"), Ok(Some(Duration::from_millis(250))));
+        assert_eq!(parsed("2h"), Ok(Some(Duration::from_secs(7200))));
+        assert_eq!(parsed("0"), Ok(None));
+        assert_eq!(parsed("0m"), Ok(None));
+        for wrong in ["", "m", "10 minutes", "-1s", "1.5m", "10d"] {
+            let error = wrong.parse::<ApproveTimeout>().unwrap_err();
+            assert!(error.to_string().contains(&format!("`{wrong}`")), "{error}");
+        }
+        assert_eq!(ApproveTimeout::default().to_string(), "10m");
+        assert_eq!(ApproveTimeout::FOREVER.to_string(), "0");
+        assert_eq!(
+            "1500ms".parse::<ApproveTimeout>().unwrap().to_string(),
+            "1500ms"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_decision_past_the_timeout_leaves_the_action_pending_by_policy() {
+        let timeout = ApproveTimeout::after(Duration::from_millis(50));
+        let never = std::future::pending::<Decided>();
+        let decided = timeout.bound(never).await;
+        assert_eq!(decided.by, DecidedBy::Policy);
+        let Decision::LeavePending { why } = decided.decision else {
+            panic!("{decided:?}");
+        };
+        assert!(why.contains("no decision came in time"), "{why}");
+        assert!(why.contains("50ms"), "{why}");
+        let quick = async { Decided::new(Decision::Apply, DecidedBy::Person) };
+        assert_eq!(timeout.bound(quick).await.decision, Decision::Apply);
+    }
 }

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use resolve_core::{DecidedBy, ResolveAction};
 use resolve_store::{Blobs, Origin, Outcome, StoredAction};
 
-use crate::approval::{Decided, Decision, Landed, ResolveRequest, land};
+use crate::approval::{ApproveTimeout, Decided, Decision, Landed, ResolveRequest, land};
 use crate::error::EditError;
 use crate::opened::OpenedWorkspace;
 use crate::preview::PREVIEW_BANNER;
@@ -73,8 +73,9 @@ pub struct HostEdit {
 pub struct HookSettings {
     /// How the edit is decided.
     pub approval: HookApproval,
-    /// How long `review` waits for a person before it leaves the edit staged.
-    pub review_deadline: Duration,
+    /// How long `review` waits for a person before it leaves the edit staged (the one
+    /// deadline every wait on a person shares).
+    pub review_deadline: ApproveTimeout,
     /// How often `review` looks at the store while it waits.
     pub poll_interval: Duration,
 }
@@ -84,7 +85,7 @@ impl Default for HookSettings {
     fn default() -> Self {
         Self {
             approval: HookApproval::Stage,
-            review_deadline: Duration::from_secs(600),
+            review_deadline: ApproveTimeout::default(),
             poll_interval: Duration::from_millis(200),
         }
     }
@@ -230,11 +231,10 @@ fn await_person(
             StoredAction::Resolved(record) => break record,
             StoredAction::Pending(_) => {}
         }
-        if started.elapsed() >= settings.review_deadline {
-            let waited = format!(
-                "No person decided within {}s.",
-                settings.review_deadline.as_secs()
-            );
+        if let Some(limit) = settings.review_deadline.limit()
+            && started.elapsed() >= limit
+        {
+            let waited = format!("No person decided within {}.", settings.review_deadline);
             return Ok(summary.left_staged(tool, Some(&waited)));
         }
         std::thread::sleep(settings.poll_interval);
@@ -356,7 +356,7 @@ mod tests {
     fn settings(approval: HookApproval) -> HookSettings {
         HookSettings {
             approval,
-            review_deadline: Duration::from_millis(50),
+            review_deadline: ApproveTimeout::after(Duration::from_millis(50)),
             poll_interval: Duration::from_millis(10),
         }
     }

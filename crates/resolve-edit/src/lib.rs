@@ -79,13 +79,13 @@ pub use resolve_store::{
     AmendFile, Amendment, ApplyOutcome, Attribution, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs,
     CHECK_TAIL_LINES, CONFIG_MAX_LEN, CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckFacts, CheckMode,
     CheckOutcome, CheckRun, CommandTrust, ConfigFile, ConfiguredCommand, Content, FileChange,
-    FileContent, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing,
-    McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR, Payload,
-    PendingRecord, PendingSummary, RecordKey, RejectedFile, RejectedHunk, Review, ReviewedApply,
-    ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
-    StoreLock, StoredAction, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath,
-    atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically, path_order,
-    read_content, read_regular_file, read_state_file, shell_words,
+    FileContent, GcReport, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
+    Landing, McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR,
+    Payload, PendingRecord, PendingSummary, RecordKey, RejectedFile, RejectedHunk, Retention,
+    Review, ReviewedApply, ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout,
+    Store, StoreError, StoreLock, StoredAction, TrustState, TrustedFiles, Untrusted, Workspace,
+    WorkspacePath, atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically,
+    path_order, read_content, read_regular_file, read_state_file, shell_words,
 };
 
 pub use apply_patch::{
@@ -93,9 +93,10 @@ pub use apply_patch::{
     preview_apply_patch,
 };
 pub use approval::{
-    ApprovalMode, ApprovalRequest, ApprovalSubject, Approver, AutoApprover, AwaitPerson, Decided,
-    Decision, DecisionFuture, DecisionsAhead, Landed, PlanReview, ResolveRequest, TerminalApprover,
-    TerminalReview, UnknownApprovalMode, decide, land,
+    ApprovalMode, ApprovalRequest, ApprovalSubject, ApproveTimeout, Approver, AutoApprover,
+    AwaitPerson, DEFAULT_APPROVE_TIMEOUT, Decided, Decision, DecisionFuture, DecisionsAhead,
+    InvalidApproveTimeout, Landed, PlanReview, ResolveRequest, TerminalApprover, TerminalReview,
+    UnknownApprovalMode, decide, land,
 };
 pub use ast_edit::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,

@@ -11,12 +11,12 @@ use std::path::Path;
 
 use resolve_core::{DecidedBy, PreviewFile, quote_path, visible_line};
 use resolve_edit::{
-    ApprovalMode, ApprovalRequest, Approver, Decided, Decision, DecisionFuture, EditError, Origin,
-    PendingRecord, Store, content_hash, preview_files,
+    ApprovalMode, ApprovalRequest, ApproveTimeout, Approver, Decided, Decision, DecisionFuture,
+    EditError, Origin, PendingRecord, Store, content_hash, preview_files,
 };
 use rmcp::RoleServer;
 use rmcp::model::{ElicitRequestParams, ElicitationSchema};
-use rmcp::service::Peer;
+use rmcp::service::{Peer, ServiceError};
 use serde_json::{Value, json};
 
 /// The key of the approval question inside an input-required result.
@@ -191,10 +191,12 @@ pub struct FormAnswer {
 }
 
 enum FormSource {
-    /// Ask now, through the client.
+    /// Ask now, through the client, waiting at most `timeout` (then the request is
+    /// cancelled at the client).
     Ask {
         peer: Peer<RoleServer>,
         request: Box<ElicitRequestParams>,
+        timeout: ApproveTimeout,
     },
     /// The answer came with the call (`None`: no answer was sent).
     Given(Option<Value>),
@@ -213,12 +215,18 @@ impl std::fmt::Debug for FormAnswer {
 }
 
 impl FormAnswer {
-    /// Ask `request` through the client `peer`.
-    pub fn asking(peer: Peer<RoleServer>, request: ElicitRequestParams) -> Self {
+    /// Ask `request` through the client `peer`; past `timeout` the request is cancelled and
+    /// the preview stays pending ([`ApproveTimeout::left_pending`]).
+    pub fn asking(
+        peer: Peer<RoleServer>,
+        request: ElicitRequestParams,
+        timeout: ApproveTimeout,
+    ) -> Self {
         Self {
             source: FormSource::Ask {
                 peer,
                 request: Box::new(request),
+                timeout,
             },
         }
     }
@@ -259,9 +267,17 @@ impl Approver for FormAnswer {
     fn decide<'a>(&'a self, _request: &'a ApprovalRequest) -> DecisionFuture<'a> {
         Box::pin(async move {
             let answer = match &self.source {
-                FormSource::Ask { peer, request } => {
-                    match peer.create_elicitation((**request).clone()).await {
+                FormSource::Ask {
+                    peer,
+                    request,
+                    timeout,
+                } => {
+                    match peer
+                        .create_elicitation_with_timeout((**request).clone(), timeout.limit())
+                        .await
+                    {
                         Ok(result) => read_answer(serde_json::to_value(result).ok().as_ref()),
+                        Err(ServiceError::Timeout { .. }) => return timeout.left_pending(),
                         Err(error) => {
                             Answer::Unreadable(format!("the client did not answer: {error}"))
                         }

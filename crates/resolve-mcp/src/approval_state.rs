@@ -6,17 +6,20 @@
 //! process did not seal fails the HMAC check; one sealed for another preview or call (another
 //! pending id, other base hashes, another preview text, another connection, other arguments)
 //! carries another binding;
-//! one past its expiry is refused by the codec; and each state names a nonce this server issued
-//! and forgets at the first answer, whatever the answer was.
+//! one past its expiry (the server's `--approve-timeout`; none when it waits forever) is
+//! refused by the codec; and each state names a nonce this server issued and forgets at the
+//! first answer, whatever the answer was.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use resolve_edit::ApproveTimeout;
 use rmcp::model::{RequestStateCodec, SealOptions};
 
-/// How long a person has to answer an approval before its state expires.
-pub(crate) const APPROVAL_TTL: Duration = Duration::from_secs(300);
+/// A time to answer for the tests here.
+#[cfg(test)]
+const APPROVAL_TTL: Duration = Duration::from_secs(300);
 
 /// Why an echoed `requestState` was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,16 +39,24 @@ pub(crate) enum StateRefused {
 /// The approval states this connection issued and not yet consumed.
 #[derive(Debug)]
 pub(crate) struct ApprovalStates {
-    ttl: Duration,
-    /// Nonce → when it expires.
-    issued: Mutex<HashMap<String, Instant>>,
+    /// How long a state lives; `None`: until it is answered.
+    ttl: Option<Duration>,
+    /// Nonce → when it expires (`None`: never).
+    issued: Mutex<HashMap<String, Option<Instant>>>,
 }
 
 impl ApprovalStates {
     /// States that expire `ttl` after they are issued.
+    #[cfg(test)]
     pub(crate) fn new(ttl: Duration) -> Self {
+        Self::within(ApproveTimeout::after(ttl))
+    }
+
+    /// States that expire when `timeout` passes after they are issued (never, when it is
+    /// forever).
+    pub(crate) fn within(timeout: ApproveTimeout) -> Self {
         Self {
-            ttl,
+            ttl: timeout.limit(),
             issued: Mutex::new(HashMap::new()),
         }
     }
@@ -57,10 +68,14 @@ impl ApprovalStates {
         let nonce = random_hex(16)?;
         let now = Instant::now();
         let mut issued = lock(&self.issued);
-        issued.retain(|_, expires| *expires > now);
-        issued.insert(nonce.clone(), now + self.ttl);
+        issued.retain(|_, expires| expires.is_none_or(|expires| expires > now));
+        issued.insert(nonce.clone(), self.ttl.and_then(|ttl| now.checked_add(ttl)));
         let payload = format!("{nonce}\n{binding}");
-        Some(codec.seal_with(payload.as_bytes(), &SealOptions::new().ttl(self.ttl)))
+        let options = match self.ttl {
+            Some(ttl) => SealOptions::new().ttl(ttl),
+            None => SealOptions::new(),
+        };
+        Some(codec.seal_with(payload.as_bytes(), &options))
     }
 
     /// Accept `state` for the preview whose binding is `binding`, using it up: an authentic
@@ -74,7 +89,7 @@ impl ApprovalStates {
         let payload = String::from_utf8(payload).map_err(|_| StateRefused::NotIssued)?;
         let (nonce, sealed_binding) = payload.split_once('\n').ok_or(StateRefused::NotIssued)?;
         let expires = lock(&self.issued).remove(nonce).ok_or(StateRefused::Used)?;
-        if expires <= Instant::now() {
+        if expires.is_some_and(|expires| expires <= Instant::now()) {
             return Err(StateRefused::Expired);
         }
         if sealed_binding != binding {

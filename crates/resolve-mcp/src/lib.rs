@@ -80,17 +80,25 @@ pub use error::McpError;
 pub use resolve_edit::ApprovalMode;
 /// [`ApprovalMode`] under the name this crate gave it first.
 pub use resolve_edit::ApprovalMode as ApproveMode;
+/// How long a person has to answer an approval: the one deadline the agent shares.
+pub use resolve_edit::ApproveTimeout;
 pub use resources::{HISTORY_URI_PREFIX, PENDING_URI_PREFIX};
 pub use server::{INSTRUCTIONS, ResolveServer, ServerOptions, new_connection_id};
 pub use tools::{mcp_tools, mcp_tools_of};
 
 /// Serve `resolve mcp` for the workspace at `root` on stdin/stdout until the client closes the
-/// connection, with `approve` deciding who approves an apply.
-pub async fn serve_stdio(root: &Path, approve: ApprovalMode) -> Result<(), McpError> {
+/// connection, with `approve` deciding who approves an apply and `approve_timeout` bounding how
+/// long a person is waited for.
+pub async fn serve_stdio(
+    root: &Path,
+    approve: ApprovalMode,
+    approve_timeout: ApproveTimeout,
+) -> Result<(), McpError> {
     serve_stdio_with(
         root,
         ServerOptions {
             approve,
+            approve_timeout,
             ..ServerOptions::default()
         },
     )
@@ -99,11 +107,12 @@ pub async fn serve_stdio(root: &Path, approve: ApprovalMode) -> Result<(), McpEr
 
 /// [`serve_stdio`] with a server set up by `options`.
 pub async fn serve_stdio_with(root: &Path, options: ServerOptions) -> Result<(), McpError> {
-    let approve = options.approve;
+    let (approve, approve_timeout) = (options.approve, options.approve_timeout);
     let server = ResolveServer::with_options(root, options)?;
     tracing::info!(
         connection = server.connection_id(),
         approve = ?approve,
+        %approve_timeout,
         root = %root.display(),
         "serving MCP on stdio"
     );
@@ -119,12 +128,15 @@ where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
+    let ending = server.clone();
     let running = match server.serve(transport).await {
         Ok(running) => running,
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
         Err(error) => return Err(McpError::Initialize(Box::new(error))),
     };
-    let reason = running.waiting().await.map_err(McpError::Task)?;
+    let reason = running.waiting().await;
+    ending.end_connection().await;
+    let reason = reason.map_err(McpError::Task)?;
     tracing::info!(?reason, "MCP connection ended");
     Ok(())
 }

@@ -15,8 +15,8 @@ use resolve_core::{
     DecidedBy, ResolveAction, ResolveArgs, ResolveFacts, ResolveOutcome, ResolveSession, ToolResult,
 };
 use resolve_edit::{
-    ApprovalMode, ApprovalRequest, ApprovalSubject, Approver, AwaitPerson, Decided, Decision,
-    DecisionsAhead, Origin, PendingRecord, ResolveRequest, Store, TaskDied, content_hash,
+    ApprovalMode, ApprovalRequest, ApprovalSubject, ApproveTimeout, Approver, AwaitPerson, Decided,
+    Decision, DecisionsAhead, Origin, PendingRecord, ResolveRequest, Store, TaskDied, content_hash,
     run_blocking,
 };
 use rmcp::RoleServer;
@@ -56,6 +56,8 @@ pub(crate) struct Resolver {
     /// Where a person's decision, made before the session carries it out, is given to the
     /// session's pending actions.
     pub ahead: DecisionsAhead,
+    /// How long a person has to answer an approval.
+    pub timeout: ApproveTimeout,
     /// Approval states issued to this connection.
     pub states: ApprovalStates,
 }
@@ -131,7 +133,11 @@ impl Resolver {
                         Some(state),
                     ));
                 }
-                Box::new(FormAnswer::asking(context.peer.clone(), request))
+                Box::new(FormAnswer::asking(
+                    context.peer.clone(),
+                    request,
+                    self.timeout,
+                ))
             }
             Some(_) | None => {
                 return self
@@ -180,6 +186,15 @@ impl Resolver {
             .states
             .redeem(state, &state_binding(binding, call_digest))
         {
+            // The state outlived the time the person had: no decision came in time.
+            if refused == StateRefused::Expired
+                && let Some((subject, _)) = &subject
+            {
+                let binding = subject.binding.clone();
+                return self
+                    .carry_out(args, &binding, self.timeout.left_pending(), cancel)
+                    .await;
+            }
             let why = match refused {
                 StateRefused::NotIssued => "it was not issued by this server",
                 StateRefused::Expired => "it expired",

@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use resolve_core::{RESOLVE_TOOL_NAME, ToolContext, ToolError, ToolRegistry, ToolResult};
 use resolve_edit::{
-    ApprovalMode, AutoApprover, LiveOutput, OpenedWorkspace, Origin, Store, Workspace,
-    WorkspaceConfig, builtin_tools, reviewer_note_text, run_blocking,
+    ApprovalMode, ApproveTimeout, AutoApprover, LiveOutput, OpenedWorkspace, Origin, Store,
+    Workspace, WorkspaceConfig, builtin_tools, reviewer_note_text, run_blocking,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
@@ -23,7 +23,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::approval_state::{APPROVAL_TTL, ApprovalStates};
+use crate::approval_state::ApprovalStates;
 use crate::resolve_call::{ResolveReply, Resolver, Retry};
 use crate::resources;
 use crate::subscriptions::Watches;
@@ -58,8 +58,9 @@ pub struct ServerOptions {
     pub connection_id: String,
     /// Who approves an `apply` the model asks for.
     pub approve: ApprovalMode,
-    /// How long a person has to answer an approval asked through an input-required result.
-    pub approval_ttl: Duration,
+    /// How long a person has to answer an approval (`--approve ask`), asked through the
+    /// client or through an input-required result; past it the action stays pending.
+    pub approve_timeout: ApproveTimeout,
     /// The per-user directory whose trust records decide whether the workspace
     /// configuration's `[check] command` may run (`None`: `resolve_edit`'s per-user directory
     /// from the environment). An untrusted command is still offered as the `check` tool, whose
@@ -72,13 +73,13 @@ pub struct ServerOptions {
 }
 
 impl Default for ServerOptions {
-    /// A fresh connection id ([`new_connection_id`]), `auto` approval, a five-minute answer
-    /// window.
+    /// A fresh connection id ([`new_connection_id`]), `auto` approval, the default
+    /// [`ApproveTimeout`] (ten minutes).
     fn default() -> Self {
         Self {
             connection_id: new_connection_id(),
             approve: ApprovalMode::Auto,
-            approval_ttl: APPROVAL_TTL,
+            approve_timeout: ApproveTimeout::default(),
             user_dir: None,
             host_session: None,
         }
@@ -148,7 +149,7 @@ impl ResolveServer {
         let ServerOptions {
             connection_id,
             approve,
-            approval_ttl,
+            approve_timeout,
             user_dir,
             host_session,
         } = options;
@@ -187,7 +188,8 @@ impl ResolveServer {
                     origin,
                     session: Arc::new(session),
                     ahead: opened.decisions_ahead().clone(),
-                    states: ApprovalStates::new(approval_ttl),
+                    timeout: approve_timeout,
+                    states: ApprovalStates::within(approve_timeout),
                 },
                 store,
                 tool_list: mcp_tools_of(tools.specs()),
@@ -217,6 +219,24 @@ impl ResolveServer {
     /// The origin this connection stages under and resolves: `mcp:<connection id>`.
     pub fn origin(&self) -> &Origin {
         &self.inner.resolver.origin
+    }
+
+    /// The connection ended: drop the reviewer notes nobody will be told now (its origin is
+    /// its own, and no later connection shares it).
+    pub async fn end_connection(&self) {
+        let store = self.inner.store.clone();
+        let origin = self.origin().clone();
+        match run_blocking("drop reviewer notes", move || {
+            store.drop_reviewer_notes(&origin)
+        })
+        .await
+        {
+            Ok(Ok(_)) => {}
+            Ok(Err(error)) => {
+                tracing::warn!(%error, "could not drop the connection's reviewer notes")
+            }
+            Err(error) => tracing::warn!(%error, "could not drop the connection's reviewer notes"),
+        }
     }
 
     /// Who approves an `apply` the model asks for.

@@ -18,6 +18,7 @@ mod suite {
     mod approver_contract;
     mod check;
     mod errors;
+    mod notes_bound;
     mod origins;
     mod patch;
     mod resources;

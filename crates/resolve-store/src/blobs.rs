@@ -268,8 +268,33 @@ impl Blobs {
         needed: &HashSet<String>,
         grace: Duration,
     ) -> Result<usize, StoreError> {
-        let now = SystemTime::now();
         let mut removed = 0;
+        for (path, _) in self.unneeded_files(needed, grace)? {
+            if fs::remove_file(&path)? {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// What [`Blobs::remove_unneeded`] would remove: how many files, and their bytes.
+    pub(crate) fn unneeded(
+        &self,
+        needed: &HashSet<String>,
+        grace: Duration,
+    ) -> Result<(usize, u64), StoreError> {
+        let files = self.unneeded_files(needed, grace)?;
+        Ok((files.len(), files.iter().map(|(_, size)| size).sum()))
+    }
+
+    /// The files [`Blobs::remove_unneeded`] removes, with their sizes.
+    fn unneeded_files(
+        &self,
+        needed: &HashSet<String>,
+        grace: Duration,
+    ) -> Result<Vec<(PathBuf, u64)>, StoreError> {
+        let now = SystemTime::now();
+        let mut files = Vec::new();
         for name in fs::list_dir(&self.dir)? {
             let path = self.dir.join(&name);
             let unneeded = match self.path(&name) {
@@ -278,11 +303,12 @@ impl Blobs {
             };
             let old = fs::modified(&path)?
                 .is_some_and(|modified| now.duration_since(modified).is_ok_and(|age| age > grace));
-            if unneeded && old && fs::remove_file(&path)? {
-                removed += 1;
+            if unneeded && old {
+                let size = fs::file_size(&path)?;
+                files.push((path, size));
             }
         }
-        Ok(removed)
+        Ok(files)
     }
 
     /// Whether unneeded blobs were removed less than `period` ago (see

@@ -696,6 +696,15 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<(), StoreError> {
         .map_err(|source| StoreError::io("sync the directory", dir, source))
 }
 
+/// The size of the file at `path` in bytes (0 when it is gone).
+pub(crate) fn file_size(path: &Path) -> Result<u64, StoreError> {
+    match fs::symlink_metadata(path) {
+        Ok(metadata) => Ok(metadata.len()),
+        Err(error) if is_absent(&error) => Ok(0),
+        Err(source) => Err(StoreError::io("read the size of", path, source)),
+    }
+}
+
 /// The names of the entries of `dir`, sorted; empty when it does not exist.
 pub(crate) fn list_dir(dir: &Path) -> Result<Vec<String>, StoreError> {
     let entries = match fs::read_dir(dir) {

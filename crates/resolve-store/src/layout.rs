@@ -50,6 +50,9 @@ const BLOBS_DIR: &str = "blobs";
 /// The file whose time says when unneeded blobs were last removed, in the blob directory.
 const COLLECTED_STAMP: &str = ".collected";
 
+/// The stamp of the last history retention pass, in the history directory.
+const RETAINED_STAMP: &str = ".retained";
+
 /// The directory of reviewer notes, under the state directory.
 const NOTES_DIR: &str = "notes";
 
@@ -173,6 +176,11 @@ impl StateLayout {
     /// The stamp of the last blob clean-up, in the blob directory.
     pub fn collected_stamp(&self) -> PathBuf {
         self.blobs_dir().join(COLLECTED_STAMP)
+    }
+
+    /// The stamp of the last automatic history retention pass, in the history directory.
+    pub fn retained_stamp(&self) -> PathBuf {
+        self.records_dir(RecordKind::History).join(RETAINED_STAMP)
     }
 
     /// The journal directory.

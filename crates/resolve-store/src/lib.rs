@@ -67,10 +67,11 @@ pub use mcp_action::{McpAction, McpToolCall, Payload};
 pub use record_key::{RECORD_KEY_FILE, RecordKey};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
 pub use store::{
-    AmendFile, Amendment, ApplyOutcome, Attribution, BLOB_GRACE, HOST_NAMES, HistoryRecord,
-    HunkReview, Landing, NewAction, NoteResolution, Origin, Outcome, PendingRecord, PendingSummary,
-    RECORD_VERSION, RecordVersion, RejectedFile, RejectedHunk, Review, ReviewedApply, ReviewerNote,
-    StagedRecord, Store, StoredAction, default_decider,
+    AUTO_GC_PERIOD, AmendFile, Amendment, ApplyOutcome, Attribution, BLOB_GRACE, GcReport,
+    HOST_NAMES, HistoryRecord, HunkReview, Landing, MAX_NOTES_PER_ORIGIN, NewAction,
+    NoteResolution, Origin, Outcome, PendingRecord, PendingSummary, RECORD_VERSION, RecordVersion,
+    RejectedFile, RejectedHunk, Retention, Review, ReviewedApply, ReviewerNote, StagedRecord,
+    Store, StoredAction, default_decider,
 };
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS};
 pub use trust::{

@@ -64,7 +64,12 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
         hub.start_all().await;
         hub.tools(opened.store(), opened.origin()).await
     });
-    let approver = approvers::approver_for(args.approve, opened.store(), output.is_color());
+    let approver = approvers::approver_for(
+        args.approve,
+        args.approve_timeout,
+        opened.store(),
+        output.is_color(),
+    );
     let resolve = opened.session(approver, Some(Arc::new(hub.clone())));
     let mut builder = AgentSession::builder(provider_config(args));
     let mut system_prompt = SYSTEM_PROMPT.to_owned();
@@ -88,7 +93,7 @@ pub(crate) fn run(store: &Store, args: &AgentArgs, output: Output) -> anyhow::Re
         )))
         .max_turns(args.max_turns);
     if args.plan {
-        builder.plan_mode(plan_mode(&opened, args.plan_approve, output));
+        builder.plan_mode(plan_mode(&opened, args, output));
     }
     let session = match builder.build() {
         Ok(session) => session,
@@ -186,19 +191,22 @@ fn drive(
 }
 
 /// Plan mode over the workspace's read-only tools, approved as `--plan-approve` says (by
-/// default: ask when standard input is a terminal).
-fn plan_mode(opened: &OpenedWorkspace, approve: Option<ApprovalMode>, output: Output) -> PlanMode {
-    let approve = approve.unwrap_or(if std::io::stdin().is_terminal() {
-        ApprovalMode::Ask
-    } else {
-        ApprovalMode::Auto
-    });
+/// default: ask when standard input is a terminal), within `--approve-timeout`.
+fn plan_mode(opened: &OpenedWorkspace, args: &AgentArgs, output: Output) -> PlanMode {
+    let approve = args
+        .plan_approve
+        .unwrap_or(if std::io::stdin().is_terminal() {
+            ApprovalMode::Ask
+        } else {
+            ApprovalMode::Auto
+        });
     let read_only = file_tools(opened.tools())
         .into_iter()
         .filter(|tool| tool.spec().kind.is_read_only());
     PlanMode::new(opened.store().workspace())
         .with_approver(approvers::approver_for(
             approve,
+            args.approve_timeout,
             opened.store(),
             output.is_color(),
         ))

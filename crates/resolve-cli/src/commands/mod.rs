@@ -3,6 +3,7 @@
 mod agent;
 pub(crate) mod amend;
 mod check;
+mod gc;
 mod hook;
 mod setup;
 mod trust;
@@ -19,9 +20,9 @@ use resolve_core::{
     visible_line, visible_text,
 };
 use resolve_edit::{
-    ApprovalMode, AutoApprover, FileToolOutput, FileTools, HistoryRecord, OpenedWorkspace, Origin,
-    Outcome as HistoryOutcome, Store, StoredAction, Workspace, WorkspaceConfig, check_report,
-    shown_addressed_preview, shown_preview,
+    ApprovalMode, ApproveTimeout, AutoApprover, FileToolOutput, FileTools, HistoryRecord,
+    OpenedWorkspace, Origin, Outcome as HistoryOutcome, Retention, Store, StoredAction, Workspace,
+    WorkspaceConfig, check_report, shown_addressed_preview, shown_preview,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -62,6 +63,15 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
     if let Some(message) = store.recover()? {
         note(&message);
     }
+    // History past the default retention goes at most once a day (`resolve gc` on demand). A
+    // failure here is not the command's: the pass is tried again by the next one.
+    if !matches!(cli.command, Command::Gc(_))
+        && let Err(error) = store.gc_if_due(&Retention::default())
+    {
+        note(&format!(
+            "note: the daily clean-up of old history failed: {error}"
+        ));
+    }
     match &cli.command {
         Command::AstEdit(args) => produce(&store, args, output),
         Command::Edit(args) => produce(&store, args, output),
@@ -101,13 +111,14 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Undo(args) => undo(&store, args.id.as_deref(), output),
         Command::Amend(args) => amend::run(&store, args, output),
         Command::Log => log(&store, output),
+        Command::Gc(args) => gc::run(&store, args, output),
         Command::Review(args) => {
             let (hub_store, config) = (store.clone(), args.config.clone());
             let hub = Arc::new(move || configured_hub(&hub_store, config.as_deref()));
             crate::review::run(&store, hub, output)
         }
         Command::Agent(args) => agent::run(&store, args, output),
-        Command::Mcp(args) => mcp(&cli.global.root, args.approve),
+        Command::Mcp(args) => mcp(&cli.global.root, args.approve, args.approve_timeout),
         Command::Trust(args) => trust::run(&cli.global.root, args, output),
         Command::Hook(args) => Ok(hook::run(&cli.global.root, args)),
         Command::Setup(args) => setup::run(&cli.global.root, args, output),
@@ -119,7 +130,11 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
 const CLAUDE_CODE_SESSION_ENV: &str = "CLAUDE_CODE_SESSION_ID";
 
 /// Serve MCP on stdio until the client disconnects; logs go to stderr.
-fn mcp(root: &std::path::Path, approve: ApprovalMode) -> anyhow::Result<Outcome> {
+fn mcp(
+    root: &std::path::Path,
+    approve: ApprovalMode,
+    approve_timeout: ApproveTimeout,
+) -> anyhow::Result<Outcome> {
     crate::output::init_stderr_tracing();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -135,6 +150,7 @@ fn mcp(root: &std::path::Path, approve: ApprovalMode) -> anyhow::Result<Outcome>
         });
     let options = resolve_mcp::ServerOptions {
         approve,
+        approve_timeout,
         host_session,
         ..resolve_mcp::ServerOptions::default()
     };

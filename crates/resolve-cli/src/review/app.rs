@@ -180,8 +180,17 @@ impl App {
             KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(10),
             KeyCode::Char(' ') => self.toggle_hunk(),
             KeyCode::Char('r') => {
-                if self.current_hunk().is_some() {
+                if let Some(hunk) = self.current_hunk() {
+                    // A hunk rejected before (with `space`, or with a reason) gets its reason
+                    // here, or has it edited.
+                    let given = match &hunk.decision {
+                        Decision::Rejected { reason } => reason.clone().unwrap_or_default(),
+                        Decision::Kept => String::new(),
+                    };
                     self.open_prompt(PromptPurpose::Reject);
+                    if let Mode::Prompt(prompt) = &mut self.mode {
+                        prompt.input = given;
+                    }
                 } else {
                     self.status = Some("No hunk under the cursor to reject.".to_owned());
                 }

@@ -104,6 +104,37 @@ fn r_rejects_with_the_reason_typed_on_the_prompt_and_leaves_the_cursor_there() {
     );
 }
 
+/// Issue #31 §2: a hunk rejected with `space` gets its reason later with `r`, and `r` on a
+/// hunk rejected with a reason opens the prompt on that reason.
+#[test]
+fn r_on_a_hunk_rejected_with_space_gives_it_a_reason_later() {
+    let mut app = App::new(two_actions());
+    press(&mut app, "j ");
+    assert_eq!(decision(&app, 0, 1), Decision::Rejected { reason: None });
+    press(&mut app, "r");
+    press(&mut app, "a proper name");
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(
+        decision(&app, 0, 1),
+        Decision::Rejected {
+            reason: Some("a proper name".to_owned())
+        }
+    );
+    press(&mut app, "r");
+    let Mode::Prompt(prompt) = &app.mode else {
+        panic!("the reason prompt is open");
+    };
+    assert_eq!(prompt.input, "a proper name");
+    press(&mut app, "!");
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(
+        decision(&app, 0, 1),
+        Decision::Rejected {
+            reason: Some("a proper name!".to_owned())
+        }
+    );
+}
+
 #[test]
 fn escape_cancels_the_reject_prompt_without_rejecting() {
     let mut app = App::new(two_actions());

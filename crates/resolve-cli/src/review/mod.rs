@@ -16,6 +16,8 @@ mod terminal;
 #[cfg(test)]
 mod sample;
 
+use std::time::Instant;
+
 use crossterm::event::{self, Event};
 use resolve_edit::{Decision, Store};
 
@@ -54,6 +56,7 @@ pub(crate) fn run(store: &Store, hub: HubFactory, output: Output) -> anyhow::Res
             color: output.is_color(),
         },
         done: Vec::new(),
+        deadline: None,
     };
     let ended = session.resolve_until_done(&mut screen);
     drop(screen);
@@ -71,33 +74,49 @@ enum Decided {
     Discard(String),
     /// Left without deciding (`q`).
     Quit,
+    /// Nothing decided before the deadline; the screen closed itself.
+    TimedOut,
 }
 
 /// What the terminal review of one apply says when it opens.
 const GATE_STATUS: &str =
     "The model asks to apply this: a applies what is kept, d discards, q declines.";
 
-/// The reason recorded when the reviewer leaves the review of one apply with `q`.
+/// The reason recorded when the reviewer discards at a line prompt without giving one.
 pub const DECLINED: &str = "The user declined without a reason.";
 
+/// What the model reads when the reviewer leaves the review of its apply with `q`.
+pub const LEFT_PENDING: &str = "Not applied: the person left the review without deciding. Nothing was written; the preview stays pending. Call `resolve` again to ask again, or discard it.";
+
 /// The terminal review of `resolve agent --approve ask|review`: review the pending action
-/// `id` the model asks to apply, and say what lands (amendments are made at once). `q` declines
-/// it like a discard without a reason.
-pub(crate) fn review_decision(store: &Store, id: &str, color: bool) -> anyhow::Result<Decision> {
+/// `id` the model asks to apply, and say what lands (amendments are made at once). `q` leaves
+/// it pending; at `deadline` the screen closes and nothing is decided (`None`).
+pub(crate) fn review_decision(
+    store: &Store,
+    id: &str,
+    color: bool,
+    deadline: Option<Instant>,
+) -> anyhow::Result<Option<Decision>> {
     let review = ReviewStore::deciding(store.clone());
-    Ok(match decide(&review, id, color)? {
+    Ok(Some(match decide(&review, id, color, deadline)? {
         Decided::Apply(request) if request.rejected.is_empty() => Decision::Apply,
         Decided::Apply(request) => Decision::ApplyPart(adapter::review_decision(&request)?),
         Decided::Discard(reason) => Decision::Discard { reason },
-        Decided::Quit => Decision::Discard {
-            reason: DECLINED.to_owned(),
+        Decided::Quit => Decision::LeavePending {
+            why: LEFT_PENDING.to_owned(),
         },
-    })
+        Decided::TimedOut => return Ok(None),
+    }))
 }
 
 /// Review the one pending action `id` on the terminal and return the decision without carrying
 /// it out (the caller does); amendments are made at once.
-fn decide(review: &ReviewStore, id: &str, color: bool) -> anyhow::Result<Decided> {
+fn decide(
+    review: &ReviewStore,
+    id: &str,
+    color: bool,
+    deadline: Option<Instant>,
+) -> anyhow::Result<Decided> {
     let actions = review.load(Some(id))?;
     if actions.is_empty() {
         anyhow::bail!("{id} is no longer pending");
@@ -110,6 +129,7 @@ fn decide(review: &ReviewStore, id: &str, color: bool) -> anyhow::Result<Decided
         app,
         theme: Theme { color },
         done: Vec::new(),
+        deadline,
     };
     let decided = session.decide(&mut screen);
     drop(screen);
@@ -128,13 +148,18 @@ struct Session<'a> {
     theme: Theme,
     /// What was applied or discarded, in order, for the summary.
     done: Vec<String>,
+    /// When the screen closes by itself if nothing was decided (`None`: never).
+    deadline: Option<Instant>,
 }
 
 impl Session<'_> {
     /// Draw and read keys, carrying out applies and discards, until `q` or nothing is left.
     fn resolve_until_done(&mut self, screen: &mut Screen) -> anyhow::Result<()> {
         loop {
-            match self.next_effect(screen)? {
+            let Some(effect) = self.next_effect(screen)? else {
+                return Ok(());
+            };
+            match effect {
                 Effect::Quit => return Ok(()),
                 Effect::Apply(request) => {
                     let result = self.review.apply(&request);
@@ -156,7 +181,10 @@ impl Session<'_> {
     /// Draw and read keys until the reviewer applies, discards or quits.
     fn decide(&mut self, screen: &mut Screen) -> anyhow::Result<Decided> {
         loop {
-            match self.next_effect(screen)? {
+            let Some(effect) = self.next_effect(screen)? else {
+                return Ok(Decided::TimedOut);
+            };
+            match effect {
                 Effect::Quit => return Ok(Decided::Quit),
                 Effect::Apply(request) => return Ok(Decided::Apply(request)),
                 Effect::Discard { reason, .. } => return Ok(Decided::Discard(reason)),
@@ -166,16 +194,23 @@ impl Session<'_> {
         }
     }
 
-    /// Draw the review, then wait for a key and hand it to the state.
-    fn next_effect(&mut self, screen: &mut Screen) -> anyhow::Result<Effect> {
+    /// Draw the review, then wait for a key and hand it to the state; `None` when the
+    /// deadline passed first.
+    fn next_effect(&mut self, screen: &mut Screen) -> anyhow::Result<Option<Effect>> {
         let (app, theme) = (&self.app, self.theme);
         screen
             .terminal()
             .draw(|frame| render::draw(frame, app, theme))?;
-        Ok(match event::read()? {
+        if let Some(deadline) = self.deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || !event::poll(left)? {
+                return Ok(None);
+            }
+        }
+        Ok(Some(match event::read()? {
             Event::Key(key) => self.app.handle_key(key),
             _ => Effect::None,
-        })
+        }))
     }
 
     /// Show the outcome of an apply or discard, and the actions still pending.

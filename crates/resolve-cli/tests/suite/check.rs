@@ -243,6 +243,101 @@ fn a_check_killed_while_its_command_runs_is_rolled_back_by_the_next_invocation()
     );
 }
 
+/// Whether any process of the process group `group` is alive (a zombie waiting for its new
+/// parent to reap it is not).
+fn group_alive(group: &str) -> bool {
+    let listing = std::process::Command::new("ps")
+        .args(["-eo", "pgid=,stat="])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&listing.stdout)
+        .lines()
+        .any(|line| {
+            let mut fields = line.split_whitespace();
+            fields.next() == Some(group) && fields.next().is_some_and(|stat| !stat.starts_with('Z'))
+        })
+}
+
+/// Issue #31 §1: a SIGKILL of `resolve` mid-check ends every process the command started.
+#[test]
+fn a_sigkill_of_resolve_mid_check_ends_the_whole_process_group_before_a_grandchild_writes() {
+    ending_resolve_mid_check_ends_its_group("KILL");
+}
+
+/// Issue #31 §1: so does a SIGTERM (or a Ctrl-C: the command is not in the terminal's group).
+#[test]
+fn a_sigterm_of_resolve_mid_check_ends_the_whole_process_group_before_a_grandchild_writes() {
+    ending_resolve_mid_check_ends_its_group("TERM");
+}
+
+/// Send `signal` to `resolve check` while its command's grandchild sleeps: no process of the
+/// group outlives resolve, the grandchild never writes, and the tree is at its base again.
+fn ending_resolve_mid_check_ends_its_group(signal: &str) {
+    let workspace = project(42);
+    stage_answer(&workspace, 42, 41);
+    let before = tree(workspace.root());
+    let signals = tempfile::tempdir().unwrap();
+    let group_file = signals.path().join("group");
+    // The command (its group's leader) starts a grandchild that sleeps, then writes into the
+    // workspace and outside it; the command itself waits.
+    let script = format!(
+        "(sleep 2; echo late > late.txt; echo late > '{outside}') & echo $$ > '{group}'; wait",
+        outside = signals.path().join("late").display(),
+        group = group_file.display(),
+    );
+    let mut child = workspace
+        .command(&["check", "--", "sh", "-c", &script])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let group = loop {
+        if let Ok(group) = std::fs::read_to_string(&group_file)
+            && group.ends_with('\n')
+        {
+            break group.trim().to_owned();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(group_alive(&group), "the command runs in its own group");
+    let sent = std::process::Command::new("kill")
+        .args(["-s", signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    child.wait().unwrap();
+
+    let killed = Instant::now();
+    while group_alive(&group) {
+        assert!(
+            killed.elapsed() < Duration::from_secs(1),
+            "a process of the check's group outlived resolve: {}",
+            String::from_utf8_lossy(
+                &std::process::Command::new("ps")
+                    .args(["-eo", "pid,ppid,pgid,stat,args"])
+                    .output()
+                    .unwrap()
+                    .stdout
+            )
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Past the grandchild's sleep: had it lived, it would have written by now.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(
+        !signals.path().join("late").exists(),
+        "the grandchild wrote outside the workspace"
+    );
+    workspace.run(&["pending"]).expect_code(0);
+    assert_eq!(tree(workspace.root()), before, "every byte as it was");
+    assert_eq!(workspace.pending_ids(), ["pending-action:edit:1"]);
+}
+
 /// Issue #35 item 7: an absolute link in the workspace (to a file, or to the root itself)
 /// must not let a scratch check write into the real workspace.
 #[test]

@@ -1,6 +1,6 @@
 //! Running a check command: in a directory, with no standard input, in its own process group
-//! (so a time limit kills everything it started), its output streamed live to the caller's
-//! writers and its last lines kept.
+//! (so a time limit, its end or the end of `resolve` kills everything it started: `group`),
+//! its output streamed live to the caller's writers and its last lines kept.
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use resolve_store::{CHECK_TAIL_LINES, CheckRun};
 
+use super::group::{GroupWatchdog, kill_group};
 use crate::error::EditError;
 
 /// How often a running command is polled for its end.
@@ -114,7 +115,8 @@ impl Tail {
 /// Run `command` in `dir` for at most `timeout`, streaming its output to `live`.
 ///
 /// When the command ends (or is killed at the time limit), whatever it left running in its
-/// process group is killed too: a check ends with its command.
+/// process group is killed too: a check ends with its command. If this process ends first
+/// (interrupted, or killed), a watchdog kills the group.
 pub(crate) fn run_command(
     command: &[String],
     dir: &Path,
@@ -134,11 +136,19 @@ pub(crate) fn run_command(
         use std::os::unix::process::CommandExt;
         process.process_group(0);
     }
+    let mut watchdog = GroupWatchdog::start();
     let started = Instant::now();
-    let mut child = process.spawn().map_err(|source| EditError::CheckCommand {
-        program: program.clone(),
-        source,
-    })?;
+    let mut child = match process.spawn() {
+        Ok(child) => child,
+        Err(source) => {
+            watchdog.dismiss();
+            return Err(EditError::CheckCommand {
+                program: program.clone(),
+                source,
+            });
+        }
+    };
+    watchdog.watch(&child);
     let tail = Arc::new(Mutex::new(Tail::default()));
     let (drained, readers_done) = mpsc::channel();
     let streams: [(Option<Source>, Sink); 2] = [
@@ -179,14 +189,15 @@ pub(crate) fn run_command(
         }
         if Instant::now() >= deadline {
             timed_out = true;
-            kill_group(&child);
+            kill_group(&mut child);
             break child.wait().ok();
         }
         std::thread::sleep(POLL_INTERVAL);
     };
     let duration = started.elapsed();
     // Stragglers (a server the tests started, a `sleep &`) would hold the pipes open.
-    kill_group(&child);
+    kill_group(&mut child);
+    watchdog.dismiss();
     for _ in 0..readers {
         if readers_done.recv_timeout(DRAIN_WAIT).is_err() {
             break;
@@ -238,19 +249,6 @@ fn signal_of(status: std::process::ExitStatus) -> Option<i32> {
 #[cfg(not(unix))]
 fn signal_of(_status: std::process::ExitStatus) -> Option<i32> {
     None
-}
-
-/// Kill the process group the command leads (it was started as its own group).
-#[cfg(unix)]
-fn kill_group(child: &std::process::Child) {
-    let group = rustix::process::Pid::from_child(child);
-    // Nothing left in the group is the usual case.
-    let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-}
-
-#[cfg(not(unix))]
-fn kill_group(child: &std::process::Child) {
-    let _ = child;
 }
 
 #[cfg(test)]

@@ -10,12 +10,15 @@
 //!   command runs there; the workspace is never touched.
 //!
 //! Either way the command's output streams live to the caller's writers, its last lines are
-//! kept, and the files it changed are named. The settings come from the `[check]` table of
-//! the configuration (`settings`); running a command is `command`'s, walking and copying the
-//! tree `tree`'s, putting it together `run`'s, the texts that report an outcome `report`'s,
-//! and the model-facing `check` tool `tool`'s.
+//! kept, and the files it changed are named; whatever it started ends with it, also when
+//! `resolve` is interrupted or killed. The settings come from the `[check]` table of the
+//! configuration (`settings`); running a command is `command`'s, its process group and the
+//! watchdog that ends it `group`'s, walking and copying the tree `tree`'s, putting it together
+//! `run`'s, the texts that report an outcome `report`'s, and the model-facing `check` tool
+//! `tool`'s.
 
 mod command;
+mod group;
 mod report;
 mod run;
 mod settings;

@@ -89,9 +89,11 @@ def accept(content: dict) -> types.ElicitResult:
     return types.ElicitResult(action="accept", content=content)
 
 
-def connect(workspace: Workspace, mode: str, approve: str, person=None, message_handler=None) -> Client:
+def connect(
+    workspace: Workspace, mode: str, approve: str, person=None, message_handler=None, extra_args=()
+) -> Client:
     params = StdioServerParameters(
-        command=RESOLVE_BIN, args=["mcp", "--root", str(workspace.root), "--approve", approve]
+        command=RESOLVE_BIN, args=["mcp", "--root", str(workspace.root), "--approve", approve, *extra_args]
     )
     return Client(
         params,
@@ -434,6 +436,51 @@ async def check_a_subscribed_preview_notifies_when_it_goes_stale_and_when_it_is_
         workspace.close()
 
 
+class AbsentPerson:
+    """An elicitation callback that never answers in time."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def __call__(self, _context, params: types.ElicitRequestParams):
+        self.asked += 1
+        await asyncio.sleep(3 * TIMEOUT)
+        return accept({"decision": "apply"})
+
+
+async def check_ask_past_its_timeout_leaves_the_preview_pending_and_says_so(mode: str) -> None:
+    """Issue #31 §2: `--approve-timeout`. 2025-11-25: the form is never answered; 2026-07-28:
+    the answer comes back after the state expired."""
+    workspace = Workspace({"a.txt": "one\ntwo\n"})
+    person = AbsentPerson()
+    args = {"action": "apply", "reason": "Ship it."}
+    try:
+        async with connect(workspace, mode, "ask", person, extra_args=("--approve-timeout", "1s")) as client:
+            pending_id = await stage(client)
+            if mode == "auto":
+                session = client.session
+                first = await session.call_tool("resolve", args, allow_input_required=True)
+                expect(isinstance(first, types.InputRequiredResult), repr(first))
+                await asyncio.sleep(1.5)
+                result = await session.call_tool(
+                    "resolve",
+                    args,
+                    input_responses={"approval": {"action": "accept", "content": {"decision": "apply"}}},
+                    request_state=first.request_state,
+                    allow_input_required=True,
+                )
+            else:
+                result = await call(client, "resolve", args)
+                expect_eq(person.asked, 1, "the person was asked")
+            expect(not result.is_error, text(result))
+            expect(text(result).startswith("Not applied: no decision came in time"), text(result))
+            expect("1s" in text(result), text(result))
+            expect_eq(details(result)["outcome"], "awaiting_person", text(result))
+            expect_untouched_and_pending(workspace, pending_id, "no decision in time")
+    finally:
+        workspace.close()
+
+
 CHECKS = [
     check_ask_applies_when_the_person_accepts_apply_and_records_both_reasons,
     check_ask_discards_with_the_persons_reason,
@@ -444,6 +491,7 @@ CHECKS = [
     check_request_state_is_bound_single_use_and_unforgeable,
     check_producer_results_link_the_pending_resource_and_carry_details,
     check_a_subscribed_preview_notifies_when_it_goes_stale_and_when_it_is_resolved,
+    check_ask_past_its_timeout_leaves_the_preview_pending_and_says_so,
 ]
 
 

@@ -44,8 +44,8 @@ use crate::transaction;
 use crate::workspace::Workspace;
 
 pub use self::amend::AmendFile;
-pub use self::gc::BLOB_GRACE;
-pub use self::notes::{NoteResolution, ReviewerNote};
+pub use self::gc::{AUTO_GC_PERIOD, BLOB_GRACE, GcReport, Retention};
+pub use self::notes::{MAX_NOTES_PER_ORIGIN, NoteResolution, ReviewerNote};
 pub use self::records::{
     ApplyOutcome, Attribution, HOST_NAMES, HistoryRecord, Origin, Outcome, PendingRecord,
     PendingSummary, RECORD_VERSION, RecordVersion, StagedRecord, StoredAction, default_decider,

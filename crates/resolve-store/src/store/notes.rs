@@ -10,6 +10,12 @@
 //! one note of their action. [`Store::take_reviewer_notes`] reads and removes an origin's
 //! notes under the lock: a note is handed out once, or (when the process dies before it
 //! delivers what it took) never, but never twice and never to another origin.
+//!
+//! Notes are bounded: an MCP connection drops its own when it ends
+//! ([`Store::drop_reviewer_notes`]: nobody else is told them), and a retention pass drops the
+//! notes of actions that are gone and keeps at most [`MAX_NOTES_PER_ORIGIN`] per origin.
+
+use std::collections::{HashMap, HashSet};
 
 use resolve_core::DecidedBy;
 use serde::{Deserialize, Serialize};
@@ -20,6 +26,9 @@ use super::review::{Amendment, Review};
 use crate::error::StoreError;
 use crate::fs;
 use crate::layout::record_seq;
+
+/// The most notes kept for one origin not yet told; a retention pass drops the oldest past it.
+pub const MAX_NOTES_PER_ORIGIN: usize = 100;
 
 /// How a person resolved an action, as its note tells the model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -141,6 +150,58 @@ impl Store {
             fs::sync_dir(&self.workspace.layout().notes_dir())?;
         }
         Ok(taken)
+    }
+
+    /// Drop every note for `origin` untold (its connection ended, so no model will be told);
+    /// returns how many.
+    pub fn drop_reviewer_notes(&self, origin: &Origin) -> Result<usize, StoreError> {
+        if !self.workspace.layout().exists() || self.note_seqs(origin)?.is_empty() {
+            return Ok(0);
+        }
+        let _lock = self.session()?;
+        let mut dropped = 0;
+        for seq in self.note_seqs(origin)? {
+            if fs::remove_file(&self.workspace.layout().note_file(seq))? {
+                dropped += 1;
+            }
+        }
+        Ok(dropped)
+    }
+
+    /// The notes a retention pass drops: those of actions not in `live` (neither pending nor
+    /// in the history that stays), and past the newest [`MAX_NOTES_PER_ORIGIN`] of an origin.
+    /// Removed unless `dry_run`; returns how many. Call under the lock.
+    pub(super) fn prune_notes_locked(
+        &self,
+        live: &HashSet<u64>,
+        dry_run: bool,
+    ) -> Result<usize, StoreError> {
+        let layout = self.workspace.layout();
+        let mut by_origin: HashMap<Origin, Vec<u64>> = HashMap::new();
+        let mut dropping = Vec::new();
+        for name in fs::list_dir(&layout.notes_dir())? {
+            let Some(seq) = record_seq(&name) else {
+                continue;
+            };
+            let Some(note) = read_json::<ReviewerNote>(&layout.note_file(seq))? else {
+                continue;
+            };
+            if live.contains(&seq) {
+                by_origin.entry(note.origin).or_default().push(seq);
+            } else {
+                dropping.push(seq);
+            }
+        }
+        for mut seqs in by_origin.into_values() {
+            seqs.sort_unstable_by(|a, b| b.cmp(a));
+            dropping.extend(seqs.into_iter().skip(MAX_NOTES_PER_ORIGIN));
+        }
+        if !dry_run {
+            for seq in &dropping {
+                fs::remove_file(&layout.note_file(*seq))?;
+            }
+        }
+        Ok(dropping.len())
     }
 
     /// The seqs of the notes for `origin`, ascending.

@@ -1,0 +1,150 @@
+//! Issue #31 §2 through the binary: every wait on a person has a deadline
+//! (`--approve-timeout`). Past it nothing is written, the action stays pending and the model
+//! reads that no decision came in time; an invalid duration is a usage error.
+
+use std::io::Write;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use resolve_test_support::Turn;
+use serde_json::json;
+
+use super::common::{Model, Run, Workspace};
+
+/// `resolve agent … EXTRA… TASK` whose standard input stays open and silent until it ends: a
+/// person who never answers.
+fn agent_nobody_answers(workspace: &Workspace, model: &Model, extra: &[&str]) -> Run {
+    let base = model.openai_base();
+    let mut args = vec![
+        "agent",
+        "--base-url",
+        base.as_str(),
+        "--model",
+        "mock",
+        "--api-key-env",
+        "RESOLVE_TEST_NO_KEY",
+    ];
+    args.extend_from_slice(extra);
+    args.push("Change one to uno in a.txt.");
+    let mut child = workspace
+        .command(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut silent = child.stdin.take().unwrap();
+    silent.flush().unwrap();
+    let run = Run::from(child.wait_with_output().unwrap());
+    drop(silent);
+    run
+}
+
+fn staging_model(then: Turn) -> Model {
+    Model::start(vec![
+        Turn::call(
+            "c1",
+            "edit",
+            json!({"path": "a.txt", "old_text": "one", "new_text": "uno"}),
+        ),
+        Turn::call(
+            "c2",
+            "resolve",
+            json!({"action": "apply", "reason": "Matches the task."}),
+        ),
+        then,
+    ])
+}
+
+/// The content of the last tool result the model received.
+fn last_tool_result(model: &Model) -> String {
+    let last = model.bodies().pop().unwrap();
+    last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|message| message["role"] == "tool")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn an_unanswered_ask_prompt_leaves_the_preview_pending_and_tells_the_model_at_the_deadline() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = staging_model(Turn::text("I will wait."));
+    let started = Instant::now();
+    let run = agent_nobody_answers(
+        &workspace,
+        &model,
+        &[
+            "--approve",
+            "ask",
+            "--approve-timeout",
+            "1s",
+            "--max-turns",
+            "3",
+        ],
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "the prompt waited past its deadline"
+    );
+    assert!(run.stderr.contains("Apply this change?"), "{}", run.stderr);
+    // The model read the result and went on; the run stops at its limit with the preview
+    // still pending.
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Stopped after 3 model calls"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(workspace.read("a.txt"), "one\n", "nothing was written");
+    assert_eq!(workspace.pending_ids(), ["pending-action:edit:1"]);
+    let result = last_tool_result(&model);
+    assert!(result.contains("no decision came in time"), "{result}");
+    assert!(result.contains("1s"), "{result}");
+    let log = workspace.run(&["log"]).expect_code(0);
+    assert!(
+        log.stdout.contains("No applied or discarded actions yet."),
+        "{}",
+        log.stdout
+    );
+}
+
+#[test]
+fn an_unanswered_review_prompt_has_the_same_deadline() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = staging_model(Turn::text("I will wait."));
+    let run = agent_nobody_answers(
+        &workspace,
+        &model,
+        &[
+            "--approve",
+            "review",
+            "--approve-timeout",
+            "500ms",
+            "--max-turns",
+            "3",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(workspace.read("a.txt"), "one\n");
+    assert_eq!(workspace.pending_ids(), ["pending-action:edit:1"]);
+    let result = last_tool_result(&model);
+    assert!(result.contains("no decision came in time"), "{result}");
+}
+
+#[test]
+fn an_invalid_approve_timeout_is_a_usage_error_naming_it() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    for command in [
+        &["mcp", "--approve-timeout", "ten"][..],
+        &["agent", "--approve-timeout", "5d", "task"][..],
+    ] {
+        let run = workspace.run(command).expect_code(2);
+        assert!(run.stderr.contains("Invalid duration"), "{}", run.stderr);
+    }
+}

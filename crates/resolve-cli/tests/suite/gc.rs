@@ -1,0 +1,117 @@
+//! Issue #31 §3 through the binary: `resolve gc [--dry-run]` removes history past the
+//! retention and the stored contents only it needed, and never what a pending action or an
+//! apply that can still be undone needs.
+
+use serde_json::Value;
+
+use super::common::Workspace;
+
+fn edit(workspace: &Workspace, path: &str, old: &str, new: &str) {
+    workspace
+        .run(&["edit", path, "--old", old, "--new", new])
+        .expect_code(0);
+}
+
+/// The ids `resolve log` lists, newest first.
+fn log_ids(workspace: &Workspace) -> Vec<String> {
+    let run = workspace.run(&["log"]).expect_code(0);
+    run.stdout
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(2))
+        .filter(|word| word.starts_with("pending-action:"))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn gc_json(workspace: &Workspace, args: &[&str]) -> Value {
+    let mut all = vec!["gc", "--json"];
+    all.extend_from_slice(args);
+    let run = workspace.run(&all).expect_code(0);
+    serde_json::from_str(run.stdout.trim()).unwrap()
+}
+
+/// Age every stored content file past the grace a fresh one gets.
+fn age_blobs(workspace: &Workspace) {
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("find .resolve/blobs -type f -exec touch -d '3 hours ago' {} +")
+        .current_dir(workspace.root())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn gc_removes_old_history_but_keeps_what_pending_actions_and_undoable_applies_need() {
+    let workspace = Workspace::with(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("c.txt", "c\n")]);
+    // 1: applied, then its file changed by hand: it can no longer be undone.
+    edit(&workspace, "a.txt", "a", "A");
+    workspace
+        .run(&["apply", "--reason", "First."])
+        .expect_code(0);
+    workspace.write("a.txt", b"A by hand\n");
+    // 2: discarded.
+    edit(&workspace, "b.txt", "b", "B");
+    workspace
+        .run(&["discard", "--reason", "Not now."])
+        .expect_code(0);
+    // 3: applied and untouched since: it can still be undone.
+    edit(&workspace, "c.txt", "c", "C");
+    workspace
+        .run(&["apply", "--reason", "Third."])
+        .expect_code(0);
+    // 4: pending.
+    edit(&workspace, "b.txt", "b", "bee");
+    age_blobs(&workspace);
+    let before = log_ids(&workspace);
+    assert_eq!(before.len(), 3);
+
+    let dry = gc_json(
+        &workspace,
+        &["--dry-run", "--keep-days", "0", "--keep-entries", "0"],
+    );
+    assert_eq!(dry["dryRun"], true);
+    assert_eq!(dry["historyEntries"], 2, "{dry}");
+    assert_eq!(dry["keptUndoable"], 1, "{dry}");
+    assert!(dry["bytes"].as_u64().unwrap() > 0, "{dry}");
+    assert_eq!(log_ids(&workspace), before, "a dry run removes nothing");
+
+    let done = gc_json(&workspace, &["--keep-days", "0", "--keep-entries", "0"]);
+    assert_eq!(done["dryRun"], false);
+    assert_eq!(done["historyEntries"], 2, "{done}");
+    assert_eq!(done["blobs"], dry["blobs"], "{done}");
+    assert_eq!(log_ids(&workspace), ["pending-action:edit:5"]);
+    // Nothing left to remove.
+    let again = gc_json(&workspace, &["--keep-days", "0", "--keep-entries", "0"]);
+    assert_eq!(again["historyEntries"], 0, "{again}");
+    assert_eq!(again["blobs"], 0, "{again}");
+
+    // What is left still works: the undoable apply undoes, the pending action applies.
+    workspace
+        .run(&["undo", "pending-action:edit:5"])
+        .expect_code(0);
+    assert_eq!(workspace.read("c.txt"), "c\n");
+    workspace
+        .run(&["apply", "--reason", "Fourth."])
+        .expect_code(0);
+    assert_eq!(workspace.read("b.txt"), "bee\n");
+}
+
+#[test]
+fn gc_keeps_the_newest_entries_and_the_recent_ones_by_default() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    edit(&workspace, "a.txt", "a", "A");
+    workspace
+        .run(&["discard", "--reason", "No."])
+        .expect_code(0);
+    let run = workspace.run(&["gc"]).expect_code(0);
+    assert_eq!(
+        run.stdout.trim(),
+        "Removed 0 history entries, 0 reviewer notes and 0 stored content files, freeing 0 B."
+    );
+    assert_eq!(log_ids(&workspace).len(), 1);
+    // The newest entry is kept whatever its age.
+    let kept = gc_json(&workspace, &["--keep-days", "0", "--keep-entries", "1"]);
+    assert_eq!(kept["historyEntries"], 0, "{kept}");
+    assert_eq!(log_ids(&workspace).len(), 1);
+}

@@ -9,7 +9,8 @@
 //!
 //! Layers, bottom up: `error`, `producer` (a producer's name and success text), `blocking`;
 //! `text_file`, `diff`, `word_diff` (the changed words of a line pair), `hunks` (a file
-//! change's hunks and composing them), `ordered`, `selection` (hunk addresses), `scope`;
+//! change's hunks and composing them), `merge/` (the three-way line merge a stale preview is
+//! rebased with), `ordered`, `selection` (hunk addresses), `scope`;
 //! `preview` (with [`Produce`], the trait of a producer's request); the producers `ast_edit/`,
 //! `text_edit`, `apply_patch/` (Codex-format patches) and the read-only `read_tools`;
 //! `producers` (the list of producers, one line each) and `read_only` (the read-only tools by
@@ -47,6 +48,7 @@ mod selection;
 mod text_file;
 mod word_diff;
 
+mod merge;
 mod preview;
 mod preview_facts;
 
@@ -109,7 +111,8 @@ pub use diff::{change_diff, unified_diff};
 pub use error::EditError;
 pub use external::ExternalActionRunner;
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
-pub use opened::{OpenOptions, OpenedWorkspace};
+pub use merge::{LineConflict, LineMerge, LineRebase, merge_lines};
+pub use opened::{OpenOptions, OpenedWorkspace, rebasing_store};
 pub use pending_source::StorePendingSource;
 pub use preview::{
     PREVIEW_BANNER, Preview, Produce, ProduceLimits, Produced, ResultDetails, addressed_preview,

@@ -37,7 +37,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
     let workspace = Workspace::open(&cli.global.root)?;
     // What this process resolves is recorded as resolved (and so decided by a person) at the
     // command line; `resolve agent` and `resolve mcp` say otherwise.
-    let store = Store::open(workspace).resolved_by(Origin::Cli);
+    let store = resolve_edit::rebasing_store(workspace).resolved_by(Origin::Cli);
     // A foreign action (not staged by this user's resolve) runs only when a person names it,
     // or picks it in the full-screen review, where it is marked.
     let names_action = match &cli.command {
@@ -61,7 +61,10 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Show(args) => show(&store, args.id.as_deref(), output),
         Command::Check(args) => check::run(&store, args, output),
         Command::Apply(args) => {
-            let store = store.requiring_check(args.require_check);
+            let mut store = store.requiring_check(args.require_check);
+            if args.no_rebase {
+                store = store.rebasing(None);
+            }
             let mut resolve_args = ResolveArgs::new(ResolveAction::Apply, args.reason.clone());
             let mut extra = Map::new();
             if !args.only.is_empty() {

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::Store;
 use super::records::{Outcome, RecordVersion, original_of};
-use crate::change_set::{ChangeSet, Content};
+use crate::change_set::{ChangeSet, Content, FileChange};
 use crate::error::StoreError;
 use crate::layout::RecordKind;
 
@@ -39,7 +39,8 @@ struct BlobUse {
 }
 
 impl BlobUse {
-    /// The blobs and packs it needs: its preview text; when pending, its new contents; when
+    /// The blobs and packs it needs: its preview text; when pending, its new contents and the
+    /// bases of its updates; when
     /// an apply that can still be undone, its originals.
     fn needs(&self, mut need: impl FnMut(&Content)) {
         need(&self.preview_text);
@@ -47,6 +48,12 @@ impl BlobUse {
             (None, _) => {
                 for (_, change) in self.change_set.files() {
                     change.new_content().map(&mut need);
+                    // The base an update was computed from, which a rebase merges from.
+                    if let FileChange::Update { base_hash, .. } = change {
+                        need(&Content::Stored {
+                            blob: base_hash.clone(),
+                        });
+                    }
                 }
             }
             (Some(Outcome::Applied), false) => {

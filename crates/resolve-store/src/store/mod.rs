@@ -33,6 +33,7 @@ mod signature;
 mod staging;
 mod undo;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::blobs::Blobs;
@@ -40,6 +41,7 @@ use crate::error::StoreError;
 use resolve_core::DecidedBy;
 
 use crate::lock::{LOCK_TIMEOUT, StoreLock};
+use crate::rebase::Rebase;
 use crate::transaction;
 use crate::workspace::Workspace;
 
@@ -100,6 +102,8 @@ pub struct Store {
     key: signature::KeyCell,
     /// Whether foreign actions' payloads run (see [`Store::accepting_foreign`]).
     accept_foreign: bool,
+    /// What merges a stale file's preview onto it at apply (see [`Store::rebasing`]).
+    rebase: Option<Arc<dyn Rebase>>,
 }
 
 impl Store {
@@ -114,7 +118,19 @@ impl Store {
             model_reason: None,
             key: signature::KeyCell::default(),
             accept_foreign: false,
+            rebase: None,
         }
+    }
+
+    /// This store rebasing, at apply, each file that changed since its preview with `rebase`
+    /// (base → preview merged into base → current): a clean merge lands, in the same
+    /// transaction, and the outcome names the file ([`ApplyOutcome::rebased_files`]); a
+    /// conflict writes nothing ([`StoreError::Conflicts`]). `None` refuses any changed file
+    /// ([`StoreError::Stale`]). By default no rebase is made.
+    #[must_use]
+    pub fn rebasing(mut self, rebase: Option<Arc<dyn Rebase>>) -> Self {
+        self.rebase = rebase;
+        self
     }
 
     /// This store recording `origin` as where each action it applies or discards was resolved

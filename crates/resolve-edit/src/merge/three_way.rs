@@ -24,16 +24,19 @@ enum Take {
 }
 
 /// One region of the merge: `[start1, start1 + len1)` of the first side and
-/// `[start2, start2 + len2)` of the second, over `[start0, start0 + len0)` of the base.
+/// `[start2, start2 + len2)` of the second, over `[start0, start0 + len0)` of the base. Signed,
+/// as xdiff keeps them: the other side's position of a one-sided change is reckoned from a
+/// neighbouring change and may fall before the start; such a region always joins a conflict
+/// or is only compared, never read.
 #[derive(Debug, Clone, Copy)]
 struct Region {
     take: Take,
-    start0: usize,
-    len0: usize,
-    start1: usize,
-    len1: usize,
-    start2: usize,
-    len2: usize,
+    start0: isize,
+    len0: isize,
+    start1: isize,
+    len1: isize,
+    start2: isize,
+    len2: isize,
 }
 
 /// A conflict of a three-way merge: lines of the current file and of the preview that both
@@ -77,15 +80,15 @@ pub fn merge_lines(current: &[u8], base: &[u8], preview: &[u8]) -> LineMerge {
     let mut regions = pair_changes(&changes1, &changes2, &first, &second, &base_lines);
     refine_conflicts(&mut regions, &first, &second);
     join_close_conflicts(&mut regions, &first);
-    let merged = fill(&regions, &first, &second);
+    let merged = fill(&regions, &base_lines, &first, &second);
     let conflicts = regions
         .iter()
         .filter(|region| region.take == Take::Conflict)
         .map(|region| LineConflict {
-            current_start: region.start1,
-            current: first[region.start1..region.start1 + region.len1].concat(),
-            preview_start: region.start2,
-            preview: second[region.start2..region.start2 + region.len2].concat(),
+            current_start: usize::try_from(region.start1).unwrap_or(0),
+            current: slice(&first, region.start1, region.len1).concat(),
+            preview_start: usize::try_from(region.start2).unwrap_or(0),
+            preview: slice(&second, region.start2, region.len2).concat(),
         })
         .collect();
     LineMerge { merged, conflicts }
@@ -114,6 +117,34 @@ fn append(regions: &mut Vec<Region>, region: Region) {
     regions.push(region);
 }
 
+/// A change's lines, signed as the regions keep them.
+#[derive(Clone, Copy)]
+struct Signed {
+    start0: isize,
+    len0: isize,
+    start: isize,
+    len: isize,
+}
+
+impl From<&Change> for Signed {
+    fn from(change: &Change) -> Self {
+        Self {
+            start0: change.start1 as isize,
+            len0: change.len1 as isize,
+            start: change.start2 as isize,
+            len: change.len2 as isize,
+        }
+    }
+}
+
+/// `lines[start..start + len]`, for a region's lines that are read (never one reckoned before
+/// the start).
+fn slice<'a, 'b>(lines: &'b [&'a [u8]], start: isize, len: isize) -> &'b [&'a [u8]] {
+    let start = usize::try_from(start).unwrap_or(0);
+    let len = usize::try_from(len).unwrap_or(0);
+    &lines[start..start + len]
+}
+
 /// Walk both change lists in base order and make the regions.
 fn pair_changes(
     changes1: &[Change],
@@ -122,62 +153,63 @@ fn pair_changes(
     second: &[&[u8]],
     base: &[&[u8]],
 ) -> Vec<Region> {
+    let changes1: Vec<Signed> = changes1.iter().map(Signed::from).collect();
+    let changes2: Vec<Signed> = changes2.iter().map(Signed::from).collect();
     let mut regions = Vec::new();
     let (mut next1, mut next2) = (0, 0);
-    // Offsets are signed: a side's line for a base line is the base line moved by what that
-    // side inserted or removed before it.
-    let shift = |change: &Change| change.start2 as isize - change.start1 as isize;
-    while let (Some(c1), Some(c2)) = (changes1.get(next1), changes2.get(next2)) {
-        if c1.start1 + c1.len1 < c2.start1 {
+    while let (Some(&c1), Some(&c2)) = (changes1.get(next1), changes2.get(next2)) {
+        if c1.start0 + c1.len0 < c2.start0 {
+            // Only the first side changes these base lines; the second side's position is
+            // reckoned from its next change.
             append(
                 &mut regions,
                 Region {
                     take: Take::First,
-                    start0: c1.start1,
-                    len0: c1.len1,
-                    start1: c1.start2,
-                    len1: c1.len2,
-                    start2: (c1.start1 as isize + shift(c2)) as usize,
-                    len2: c1.len1,
+                    start0: c1.start0,
+                    len0: c1.len0,
+                    start1: c1.start,
+                    len1: c1.len,
+                    start2: c2.start - c2.start0 + c1.start0,
+                    len2: c1.len0,
                 },
             );
             next1 += 1;
             continue;
         }
-        if c2.start1 + c2.len1 < c1.start1 {
+        if c2.start0 + c2.len0 < c1.start0 {
             append(
                 &mut regions,
                 Region {
                     take: Take::Second,
-                    start0: c2.start1,
-                    len0: c2.len1,
-                    start1: (c2.start1 as isize + shift(c1)) as usize,
-                    len1: c2.len1,
-                    start2: c2.start2,
-                    len2: c2.len2,
+                    start0: c2.start0,
+                    len0: c2.len0,
+                    start1: c1.start - c1.start0 + c2.start0,
+                    len1: c2.len0,
+                    start2: c2.start,
+                    len2: c2.len,
                 },
             );
             next2 += 1;
             continue;
         }
-        let same = c1.start1 == c2.start1
-            && c1.len1 == c2.len1
-            && c1.len2 == c2.len2
-            && first[c1.start2..c1.start2 + c1.len2] == second[c2.start2..c2.start2 + c2.len2];
+        let same = c1.start0 == c2.start0
+            && c1.len0 == c2.len0
+            && c1.len == c2.len
+            && slice(first, c1.start, c1.len) == slice(second, c2.start, c2.len);
         if !same {
-            let off = c1.start1 as isize - c2.start1 as isize;
-            let ffo = off + c1.len1 as isize - c2.len1 as isize;
-            let (mut start0, mut start1, mut start2) =
-                (c1.start1 as isize, c1.start2 as isize, c2.start2 as isize);
+            // Both sides change overlapping or touching base lines: one conflict over both.
+            let off = c1.start0 - c2.start0;
+            let ffo = off + c1.len0 - c2.len0;
+            let (mut start0, mut start1, mut start2) = (c1.start0, c1.start, c2.start);
             if off > 0 {
                 start0 -= off;
                 start1 -= off;
             } else {
                 start2 += off;
             }
-            let mut len0 = (c1.start1 + c1.len1) as isize - start0;
-            let mut len1 = (c1.start2 + c1.len2) as isize - start1;
-            let mut len2 = (c2.start2 + c2.len2) as isize - start2;
+            let mut len0 = c1.start0 + c1.len0 - start0;
+            let mut len1 = c1.start + c1.len - start1;
+            let mut len2 = c2.start + c2.len - start2;
             if ffo < 0 {
                 len0 -= ffo;
                 len1 -= ffo;
@@ -188,17 +220,17 @@ fn pair_changes(
                 &mut regions,
                 Region {
                     take: Take::Conflict,
-                    start0: start0 as usize,
-                    len0: len0 as usize,
-                    start1: start1 as usize,
-                    len1: len1 as usize,
-                    start2: start2 as usize,
-                    len2: len2 as usize,
+                    start0,
+                    len0,
+                    start1,
+                    len1,
+                    start2,
+                    len2,
                 },
             );
         }
-        let end1 = c1.start1 + c1.len1;
-        let end2 = c2.start1 + c2.len1;
+        let end1 = c1.start0 + c1.len0;
+        let end2 = c2.start0 + c2.len0;
         if end1 >= end2 {
             next2 += 1;
         }
@@ -213,12 +245,12 @@ fn pair_changes(
             &mut regions,
             Region {
                 take: Take::First,
-                start0: c1.start1,
-                len0: c1.len1,
-                start1: c1.start2,
-                len1: c1.len2,
-                start2: (c1.start1 as isize + grown2) as usize,
-                len2: c1.len1,
+                start0: c1.start0,
+                len0: c1.len0,
+                start1: c1.start,
+                len1: c1.len,
+                start2: c1.start0 + grown2,
+                len2: c1.len0,
             },
         );
     }
@@ -227,12 +259,12 @@ fn pair_changes(
             &mut regions,
             Region {
                 take: Take::Second,
-                start0: c2.start1,
-                len0: c2.len1,
-                start1: (c2.start1 as isize + grown1) as usize,
-                len1: c2.len1,
-                start2: c2.start2,
-                len2: c2.len2,
+                start0: c2.start0,
+                len0: c2.len0,
+                start1: c2.start0 + grown1,
+                len1: c2.len0,
+                start2: c2.start,
+                len2: c2.len,
             },
         );
     }
@@ -248,8 +280,8 @@ fn refine_conflicts(regions: &mut Vec<Region>, first: &[&[u8]], second: &[&[u8]]
             refined.push(region);
             continue;
         }
-        let side1 = &first[region.start1..region.start1 + region.len1];
-        let side2 = &second[region.start2..region.start2 + region.len2];
+        let side1 = slice(first, region.start1, region.len1);
+        let side2 = slice(second, region.start2, region.len2);
         // The sides are diffed as text of their own: their lines are re-read from the bytes,
         // which gives the same lines.
         let changes = diff_lines(side1, side2);
@@ -270,10 +302,10 @@ fn refine_conflicts(regions: &mut Vec<Region>, first: &[&[u8]], second: &[&[u8]]
                 take: Take::Conflict,
                 start0,
                 len0,
-                start1: region.start1 + change.start1,
-                len1: change.len1,
-                start2: region.start2 + change.start2,
-                len2: change.len2,
+                start1: region.start1 + change.start1 as isize,
+                len1: change.len1 as isize,
+                start2: region.start2 + change.start2 as isize,
+                len2: change.len2 as isize,
             });
         }
     }
@@ -288,7 +320,7 @@ fn join_close_conflicts(regions: &mut Vec<Region>, first: &[&[u8]]) {
         let (this, next) = (regions[at], regions[at + 1]);
         let begin = this.start1 + this.len1;
         let end = next.start1;
-        let between = &first[begin..end.max(begin)];
+        let between = slice(first, begin, (end - begin).max(0));
         let keep_apart = this.take != Take::Conflict
             || next.take != Take::Conflict
             || (end - begin > 3
@@ -305,46 +337,86 @@ fn join_close_conflicts(regions: &mut Vec<Region>, first: &[&[u8]]) {
     }
 }
 
-/// The lines `[start, start + len)`, with a `\n` added after the last when `with_newline` and
-/// it has none.
-fn copy(out: &mut Vec<u8>, lines: &[&[u8]], start: usize, len: usize, with_newline: bool) {
-    if len == 0 {
-        return;
-    }
-    for line in &lines[start..start + len] {
+/// The lines `[start, start + len)`, with `eol` added after the last when given and it has no
+/// `\n`.
+fn copy(out: &mut Vec<u8>, lines: &[&[u8]], start: isize, len: isize, eol: Option<&[u8]>) {
+    let lines = slice(lines, start, len.max(0));
+    for line in lines {
         out.extend_from_slice(line);
     }
-    if with_newline && lines[start + len - 1].last() != Some(&b'\n') {
-        out.push(b'\n');
+    if let Some(eol) = eol
+        && let Some(last) = lines.last()
+        && last.last() != Some(&b'\n')
+    {
+        out.extend_from_slice(eol);
     }
 }
 
+/// Whether line `at` of `lines` ends in CRLF, judged as git does for a last line without a
+/// newline (by the line before it); `None` when it cannot tell.
+fn ends_in_crlf(lines: &[&[u8]], at: usize) -> Option<bool> {
+    let crlf = |line: &[u8]| line.len() > 1 && line[line.len() - 2] == b'\r';
+    if at + 1 < lines.len() {
+        return Some(crlf(lines[at]));
+    }
+    let last = lines.get(at)?;
+    if last.last() == Some(&b'\n') {
+        return Some(crlf(last));
+    }
+    if at == 0 {
+        return None;
+    }
+    Some(crlf(lines[at - 1]))
+}
+
+/// The line end of a conflict's markers: CRLF when the lines before it on both sides and the
+/// base's first line end in CRLF (or cannot tell), as git writes them.
+fn marker_eol(region: &Region, base: &[&[u8]], first: &[&[u8]], second: &[&[u8]]) -> &'static [u8] {
+    let checks = [
+        ends_in_crlf(first, usize::try_from(region.start1 - 1).unwrap_or(0)),
+        ends_in_crlf(second, usize::try_from(region.start2 - 1).unwrap_or(0)),
+        ends_in_crlf(base, 0),
+    ];
+    let mut needs_cr = None;
+    for check in checks {
+        needs_cr = check;
+        if needs_cr == Some(false) {
+            break;
+        }
+    }
+    if needs_cr == Some(true) { b"\r\n" } else { b"\n" }
+}
+
 /// The merged bytes, with conflict markers around each conflict.
-fn fill(regions: &[Region], first: &[&[u8]], second: &[&[u8]]) -> Vec<u8> {
+fn fill(regions: &[Region], base: &[&[u8]], first: &[&[u8]], second: &[&[u8]]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut at = 0;
     for region in regions {
         match region.take {
             Take::Conflict => {
-                copy(&mut out, first, at, region.start1 - at, false);
-                out.extend_from_slice(b"<<<<<<< current\n");
-                copy(&mut out, first, region.start1, region.len1, true);
-                out.extend_from_slice(b"=======\n");
-                copy(&mut out, second, region.start2, region.len2, true);
-                out.extend_from_slice(b">>>>>>> preview\n");
+                let eol = marker_eol(region, base, first, second);
+                copy(&mut out, first, at, region.start1 - at, None);
+                out.extend_from_slice(b"<<<<<<< current");
+                out.extend_from_slice(eol);
+                copy(&mut out, first, region.start1, region.len1, Some(eol));
+                out.extend_from_slice(b"=======");
+                out.extend_from_slice(eol);
+                copy(&mut out, second, region.start2, region.len2, Some(eol));
+                out.extend_from_slice(b">>>>>>> preview");
+                out.extend_from_slice(eol);
             }
-            Take::First => copy(&mut out, first, at, region.start1 + region.len1 - at, false),
+            Take::First => copy(&mut out, first, at, region.start1 + region.len1 - at, None),
             Take::Second => {
                 // The second side's line for `at`, and how many lines through the change.
-                let from = region.start2 as isize - region.start1 as isize + at as isize;
-                let len = (region.start1 + region.len2) as isize - at as isize;
-                copy(&mut out, second, from as usize, len as usize, false);
+                let from = region.start2 - region.start1 + at;
+                let len = region.start1 + region.len2 - at;
+                copy(&mut out, second, from, len, None);
             }
             Take::Same => continue,
         }
         at = region.start1 + region.len1;
     }
-    copy(&mut out, first, at, first.len() - at, false);
+    copy(&mut out, first, at, first.len() as isize - at, None);
     out
 }
 

@@ -120,7 +120,8 @@ pub enum StoreError {
     /// Files changed since the preview was staged and the preview does not rebase onto them
     /// cleanly; nothing was written and the action stays pending.
     #[error(
-        "Preview conflicts with changes made since it was staged; nothing was written and it stays pending. Discard it, or stage a new preview from the current file.\n{}",
+        "Preview is stale: {} changed since the preview was staged, and the preview conflicts with those changes; nothing was written and it stays pending. Discard this preview, or stage the change again from the current file.\n{}",
+        QuotedList(&ConflictList::paths(.files)),
         ConflictList(.files)
     )]
     Conflicts {

@@ -107,6 +107,13 @@ fn write_side(f: &mut fmt::Formatter<'_>, name: &str, lines: &[u8]) -> fmt::Resu
 /// The conflicts of an apply, one paragraph per file.
 pub(crate) struct ConflictList<'a>(pub(crate) &'a [FileConflict]);
 
+impl ConflictList<'_> {
+    /// The conflicting files' paths.
+    pub(crate) fn paths(files: &[FileConflict]) -> Vec<String> {
+        files.iter().map(|file| file.path.clone()).collect()
+    }
+}
+
 impl fmt::Display for ConflictList<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (index, conflict) in self.0.iter().enumerate() {

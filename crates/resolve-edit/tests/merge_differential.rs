@@ -109,6 +109,12 @@ fn assert_same_as_git(dir: &Path, current: &[u8], base: &[u8], preview: &[u8]) {
     );
     assert_eq!(ours.merged, git_bytes);
     assert_eq!(ours.conflicts.len() as i32, git_conflicts);
+    // Which side is which does not change a clean result.
+    let swapped = merge_lines(preview, base, current);
+    assert_eq!(ours.conflicts.is_empty(), swapped.conflicts.is_empty());
+    if ours.conflicts.is_empty() {
+        assert_eq!(ours.merged, swapped.merged);
+    }
 }
 
 proptest! {

@@ -81,7 +81,7 @@ pub use resolve_store::{
     FileContent, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing,
     McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR, Payload,
     PendingRecord, PendingSummary, RecordKey, RejectedFile, RejectedHunk, Review, ReviewedApply,
-    ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
+    ReviewerNote, STATE_DIR, RebaseState, FileConflict, ConflictReason, RebaseConflict, Rebase, Rebased, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
     StoreLock, StoredAction, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath,
     atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically, path_order,
     read_content, read_regular_file, read_state_file, shell_words,

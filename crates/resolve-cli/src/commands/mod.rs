@@ -3,6 +3,7 @@
 mod agent;
 pub(crate) mod amend;
 mod check;
+mod rebase_state;
 mod trust;
 
 #[cfg(test)]
@@ -249,10 +250,16 @@ fn failed_result(
 
 fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     let records = store.pending()?;
+    let states = records
+        .iter()
+        .map(|record| rebase_state::state_of(store, record))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let json = json!(
         records
             .iter()
-            .map(|record| json!({
+            .zip(&states)
+            .map(|(record, state)| json!({
+                "rebase": rebase_state::state_json(state),
                 "id": record.id,
                 "label": record.label,
                 "origin": record.origin.to_string(),
@@ -269,7 +276,9 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     } else {
         records
             .iter()
-            .map(|record| {
+            .zip(&states)
+            .map(|(record, state)| {
+                let rebase = rebase_state::state_mark(state);
                 let mark = match record.last_check() {
                     Some(check) if check.passed => "  ✓ checked",
                     Some(_) => "  ✗ check failed",
@@ -281,7 +290,7 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
                     String::new()
                 };
                 format!(
-                    "{}  {}  [{}]{mark}{foreign}",
+                    "{}  {}  [{}]{mark}{rebase}{foreign}",
                     visible_line(&record.id),
                     visible_line(&record.label),
                     visible_line(&record.origin.to_string())
@@ -320,11 +329,13 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
             } else {
                 String::new()
             };
+            let rebase = rebase_state::state_of(store, &record)?;
             let human = format!(
-                "{} — pending ({}): {}{foreign}{check}\n\n{}",
+                "{} — pending ({}): {}{foreign}{check}{}\n\n{}",
                 visible_line(&record.id),
                 visible_line(&record.origin.to_string()),
                 visible_line(&record.label),
+                visible_text(&rebase_state::state_text(&rebase)),
                 visible_text(&shown_addressed_preview(store, &record)?)
             );
             let preview = if output.is_json() {
@@ -339,7 +350,7 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
                 Value::Null
             };
             (
-                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "foreign": record.foreign, "check": record.last_check(), "preview": preview, "files": hunks, "amendments": record.amendments}),
+                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "foreign": record.foreign, "check": record.last_check(), "preview": preview, "files": hunks, "amendments": record.amendments, "rebase": rebase_state::state_json(&rebase)}),
                 human,
             )
         }

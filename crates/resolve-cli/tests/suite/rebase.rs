@@ -113,3 +113,35 @@ fn a_created_file_that_now_exists_is_clean_when_equal_and_a_conflict_otherwise()
     assert_eq!(workspace.read("new.txt"), "hello\n");
     assert!(workspace.pending_ids().is_empty());
 }
+
+#[test]
+fn pending_and_show_tell_fresh_rebases_and_conflicts_in_text_and_json() {
+    let workspace = Workspace::with(&[("a.txt", FIVE)]);
+    edit(&workspace, "a.txt", "b\n", "B\n");
+    let state = |workspace: &Workspace| -> serde_json::Value {
+        let run = workspace.run(&["pending", "--json"]).expect_code(0);
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        json["pending"][0]["rebase"].clone()
+    };
+    assert_eq!(state(&workspace), serde_json::json!({"state": "fresh"}));
+
+    workspace.write("a.txt", b"a\nb\nc\nd\nE\n");
+    assert_eq!(
+        state(&workspace),
+        serde_json::json!({"state": "rebases", "rebasedFiles": ["a.txt"]})
+    );
+    let run = workspace.run(&["pending"]).expect_code(0);
+    assert!(run.stdout.contains("↻ rebases"), "{}", run.stdout);
+
+    workspace.write("a.txt", b"a\nX\nc\nd\ne\n");
+    let conflicts = state(&workspace);
+    assert_eq!(conflicts["state"], "conflicts");
+    assert_eq!(conflicts["conflicts"][0]["path"], "a.txt");
+    let run = workspace.run(&["show"]).expect_code(0);
+    assert!(run.stdout.contains("conflicts: applying it now writes nothing."), "{}", run.stdout);
+    assert!(run.stdout.contains("a.txt:2 (preview) against a.txt:2 (current):"), "{}", run.stdout);
+    let run = workspace.run(&["show", "--json"]).expect_code(0);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["rebase"]["state"], "conflicts");
+    assert_eq!(workspace.read("a.txt"), "a\nX\nc\nd\ne\n", "looking writes nothing");
+}

@@ -14,7 +14,7 @@
 //! Corrupt state files are reported as [`StoreError::CorruptState`], never skipped.
 //!
 //! By concern: `records` (the records and their ids), `read` (listing and finding), `staging`,
-//! `resolution` (apply and discard, whole or hunk by hunk), `check` (a preview put in place for
+//! `resolution` (apply and discard, whole or hunk by hunk), `rebasing` (a changed file merged at apply), `check` (a preview put in place for
 //! a check, or written into a scratch copy, and the outcome kept on the record), `undo`,
 //! `external` (MCP tool calls and their markers), `gc` (the blob store's clean-up), `review`
 //! (what a reviewer did, as records keep it), `notes` (telling the model what a person did), `signature` (signing this user's records and
@@ -26,6 +26,7 @@ mod external;
 mod gc;
 mod notes;
 mod read;
+mod rebasing;
 mod records;
 mod resolution;
 mod review;
@@ -52,6 +53,7 @@ pub use self::records::{
     ApplyOutcome, Attribution, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary,
     RECORD_VERSION, RecordVersion, StagedRecord, StoredAction, default_decider,
 };
+pub use self::rebasing::RebaseState;
 pub use self::resolution::{Landing, ReviewedApply};
 pub use self::review::{Amendment, HunkReview, RejectedFile, RejectedHunk, Review};
 pub use self::staging::NewAction;

@@ -18,7 +18,7 @@ use crate::error::{Invariant, StoreError};
 use crate::fs;
 use crate::hash::content_hash;
 use crate::layout::{RecordKind, note_relative};
-use crate::rebase::{ConflictReason, FileConflict, Rebase, Rebased};
+use super::rebasing::Keep;
 use crate::transaction::{FileWrite, Purpose, StateChange, Transaction};
 
 /// One resolution's reason, `extra` and who decided it, as [`Store::land`] records them.
@@ -230,7 +230,7 @@ impl Store {
             require_passing_check(&record)?;
         }
         let selected_set = selected.as_ref().unwrap_or(&record.change_set);
-        let checked = self.check_or_rebase(selected_set)?;
+        let checked = self.check_or_rebase(selected_set, Keep::Merged)?;
         let applied_files = selected_set.paths();
         let total_replacements = selected_set.total_replacements();
         let rebased_files: Vec<String> = checked
@@ -408,9 +408,6 @@ impl Store {
         .run()
     }
 
-    /// Check every file of `set` against its base (absence for a create), reading one file at
-    /// a time; on success each file's real root-relative name, in the order of
-    /// `set`.
     /// The files of `record` that no longer hold the base its preview was computed from, read
     /// without the lock: a snapshot for telling watchers a preview went stale, never the check
     /// before a write (apply makes that one under the lock).
@@ -422,141 +419,9 @@ impl Store {
         }
     }
 
-    /// [`Store::check_fresh`], rebasing each changed file when this store rebases (see
-    /// [`Store::rebasing`]): the files to write (real root-relative names, in the order of
-    /// `set`, without those already as the preview leaves them), the rebased changes (each
-    /// from the bytes the file holds now), and the files that need no write.
-    fn check_or_rebase(&self, set: &ChangeSet) -> Result<Checked, StoreError> {
-        let Some(rebase) = &self.rebase else {
-            let targets = self.check_fresh(set)?;
-            return Ok(Checked {
-                targets,
-                rebased: Vec::new(),
-                settled: Vec::new(),
-            });
-        };
-        let mut checked = Checked {
-            targets: Vec::with_capacity(set.len()),
-            rebased: Vec::new(),
-            settled: Vec::new(),
-        };
-        let mut stale = Vec::new();
-        let mut conflicts = Vec::new();
-        for (path, change) in set.files() {
-            let (relative, current) = match self.read_target(path) {
-                Ok(target) => target,
-                Err(StoreError::Io { source, .. })
-                    if source.kind() == std::io::ErrorKind::IsADirectory =>
-                {
-                    stale.push(path.to_owned());
-                    continue;
-                }
-                Err(error) => return Err(error),
-            };
-            let current_hash = current.as_deref().map(content_hash);
-            if change.base_hash() == current_hash.as_deref() {
-                checked.targets.push(relative);
-                continue;
-            }
-            match self.rebase_file(rebase.as_ref(), change, current.as_deref())? {
-                Ok(Some(rebased)) => {
-                    checked.targets.push(relative);
-                    checked.rebased.push((path.to_owned(), rebased));
-                }
-                Ok(None) => checked.settled.push(path.to_owned()),
-                Err(reason) => conflicts.push(FileConflict {
-                    path: path.to_owned(),
-                    reason,
-                }),
-            }
-        }
-        if !stale.is_empty() {
-            return Err(StoreError::Stale { files: stale });
-        }
-        if !conflicts.is_empty() {
-            return Err(StoreError::Conflicts { files: conflicts });
-        }
-        Ok(checked)
-    }
-
-    /// The change that lands `change` on a file that now holds `current` (`None`: absent),
-    /// computed from it: `Ok(None)` when the file is already as the preview leaves it.
-    fn rebase_file(
-        &self,
-        rebase: &dyn Rebase,
-        change: &FileChange,
-        current: Option<&[u8]>,
-    ) -> Result<Result<Option<FileChange>, ConflictReason>, StoreError> {
-        let blobs = self.blobs();
-        let (content, replacements, current) = match (change, current) {
-            (FileChange::Delete { .. }, None) => return Ok(Ok(None)),
-            (FileChange::Delete { .. }, Some(_)) => {
-                return Ok(Err(ConflictReason::ChangedBeforeDelete));
-            }
-            (FileChange::Update { .. }, None) => return Ok(Err(ConflictReason::RemovedSince)),
-            // Fresh: the caller took it.
-            (FileChange::Create { .. }, None) => return Ok(Ok(Some(change.clone()))),
-            (FileChange::Create { content }, Some(current)) => (content, 1, current),
-            (
-                FileChange::Update {
-                    content,
-                    replacements,
-                    ..
-                },
-                Some(current),
-            ) => (content, *replacements, current),
-        };
-        let current_hash = content_hash(current);
-        if *content.hash() == current_hash {
-            // Already as the preview leaves it: write the same bytes over it.
-            return Ok(Ok(Some(FileChange::Update {
-                base_hash: current_hash,
-                content: content.clone(),
-                replacements,
-            })));
-        }
-        let base_hash = match change {
-            FileChange::Update { base_hash, .. } => base_hash,
-            FileChange::Create { .. } | FileChange::Delete { .. } => {
-                return Ok(Err(ConflictReason::CreatedSince));
-            }
-        };
-        let kept = blobs.path(base_hash)?;
-        if !fs::exists(&kept)? {
-            return Ok(Err(ConflictReason::BaseNotKept));
-        }
-        let base_content = Content::Stored {
-            blob: base_hash.clone(),
-        };
-        let base = blobs.read(&base_content)?;
-        let preview = blobs.read(content)?;
-        match rebase.rebase(&base, current, &preview) {
-            Rebased::Clean(merged) => Ok(Ok(Some(FileChange::Update {
-                base_hash: current_hash,
-                content: Content::Stored {
-                    blob: blobs.put(&merged)?,
-                },
-                replacements,
-            }))),
-            Rebased::Conflicts(hunks) => Ok(Err(ConflictReason::Hunks(hunks))),
-        }
-    }
-
-    /// Confine `path`, follow it to the real file, and read it: its root-relative name and
-    /// its bytes (`None` when absent).
-    fn read_target(&self, path: &str) -> Result<(String, Option<Vec<u8>>), StoreError> {
-        let resolved = self.workspace.resolve(path)?;
-        let real = self.workspace.real_path(&resolved.absolute)?;
-        let relative =
-            self.workspace
-                .relative_name(&real)
-                .ok_or_else(|| StoreError::SymlinkEscape {
-                    path: path.to_owned(),
-                    target: real.clone(),
-                })?;
-        Ok((relative, fs::read_bytes(&real)?))
-    }
-
+    /// Check every file of `set` against its base (absence for a create), reading one file at
+    /// a time; on success each file's real root-relative name, in the order of
+    /// `set`.
     pub(super) fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<String>, StoreError> {
         let mut stale = Vec::new();
         let mut files = Vec::with_capacity(set.len());
@@ -599,16 +464,6 @@ impl Store {
         let current = fs::read_bytes(&real)?.map(|bytes| content_hash(&bytes));
         Ok((relative, current))
     }
-}
-
-/// What [`Store::check_or_rebase`] found.
-struct Checked {
-    /// The files to write, as [`Store::check_fresh`] gives them.
-    targets: Vec<String>,
-    /// The rebased changes, by path.
-    rebased: Vec<(String, FileChange)>,
-    /// Files already as the preview leaves them, which are not written.
-    settled: Vec<String>,
 }
 
 /// A state file a resolution writes: the history record, or a reviewer note.

@@ -145,3 +145,55 @@ fn pending_and_show_tell_fresh_rebases_and_conflicts_in_text_and_json() {
     assert_eq!(json["rebase"]["state"], "conflicts");
     assert_eq!(workspace.read("a.txt"), "a\nX\nc\nd\ne\n", "looking writes nothing");
 }
+
+#[test]
+fn a_rebased_apply_killed_at_every_crash_point_lands_every_merged_file_or_none() {
+    // Both files moved since the preview; both rebase cleanly.
+    let moved = "a\nb\nc\nd\nE\n";
+    let merged = "a\nB\nc\nd\nE\n";
+    let mut crashed = 0;
+    for point in 1.. {
+        let workspace = Workspace::with(&[("a.txt", FIVE), ("b.txt", FIVE)]);
+        let patch = workspace.home().join("changes.patch");
+        std::fs::write(
+            &patch,
+            "*** Begin Patch\n*** Update File: a.txt\n@@\n a\n-b\n+B\n c\n*** Update File: b.txt\n@@\n a\n-b\n+B\n c\n*** End Patch\n",
+        )
+        .unwrap();
+        workspace
+            .run(&["patch", patch.to_str().unwrap()])
+            .expect_code(0);
+        workspace.write("a.txt", moved.as_bytes());
+        workspace.write("b.txt", moved.as_bytes());
+        let output = workspace
+            .command(&["apply", "--reason", "Crash test."])
+            .env(resolve_edit::CRASH_AT_ENV, point.to_string())
+            .output()
+            .unwrap();
+        let completed = output.status.success();
+        // Any invocation recovers first.
+        let pending = workspace.pending_ids();
+        let (a, b) = (workspace.read("a.txt"), workspace.read("b.txt"));
+        let all_landed = a == merged && b == merged;
+        let none_landed = a == moved && b == moved;
+        assert!(
+            all_landed || none_landed,
+            "crash point {point}: a mix after recovery:\n{a}\n{b}"
+        );
+        if all_landed {
+            assert!(pending.is_empty(), "crash point {point}: landed but pending");
+        } else {
+            assert_eq!(pending.len(), 1, "crash point {point}: rolled back but gone");
+            workspace
+                .run(&["apply", "--reason", "Again."])
+                .expect_code(0);
+            assert_eq!(workspace.read("a.txt"), merged);
+            assert_eq!(workspace.read("b.txt"), merged);
+        }
+        if completed {
+            break;
+        }
+        crashed += 1;
+    }
+    assert!(crashed >= 8, "only {crashed} crash points were reached");
+}

@@ -77,14 +77,15 @@ mod builtin;
 pub use resolve_store::{
     AmendFile, Amendment, ApplyOutcome, Attribution, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs,
     CHECK_TAIL_LINES, CONFIG_MAX_LEN, CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckFacts, CheckMode,
-    CheckOutcome, CheckRun, CommandTrust, ConfigFile, ConfiguredCommand, Content, FileChange,
-    FileContent, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing,
-    McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR, Payload,
-    PendingRecord, PendingSummary, RecordKey, RejectedFile, RejectedHunk, Review, ReviewedApply,
-    ReviewerNote, STATE_DIR, RebaseState, FileConflict, ConflictReason, RebaseConflict, Rebase, Rebased, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
-    StoreLock, StoredAction, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath,
-    atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically, path_order,
-    read_content, read_regular_file, read_state_file, shell_words,
+    CheckOutcome, CheckRun, CommandTrust, ConfigFile, ConfiguredCommand, ConflictReason, Content,
+    FileChange, FileConflict, FileContent, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE,
+    LOCK_TIMEOUT, Landing, McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome,
+    PLANS_DIR, Payload, PendingRecord, PendingSummary, Rebase, RebaseConflict, RebaseState,
+    Rebased, RecordKey, RejectedFile, RejectedHunk, Review, ReviewedApply, ReviewerNote, STATE_DIR,
+    SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError, StoreLock, StoredAction,
+    TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath, atomic_write, content_hash,
+    create_dir_all, is_binary, normalize_lexically, path_order, read_content, read_regular_file,
+    read_state_file, shell_words,
 };
 
 pub use apply_patch::{

@@ -4,6 +4,15 @@
 //! newline, repeated lines, adjacent and overlapping edits, empty files). Skipped, saying so,
 //! when no `git` is on the PATH, except in CI, where it must run.
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests write the three files for git directly"
+)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers outside #[test] functions fail the test by panicking"
+)]
+
 use std::path::Path;
 use std::process::Command;
 
@@ -22,7 +31,16 @@ fn git_merge(dir: &Path, current: &[u8], base: &[u8], preview: &[u8]) -> (Vec<u8
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CEILING_DIRECTORIES", dir.parent().unwrap())
-        .args(["merge-file", "-p", "-L", "current", "-L", "base", "-L", "preview"])
+        .args([
+            "merge-file",
+            "-p",
+            "-L",
+            "current",
+            "-L",
+            "base",
+            "-L",
+            "preview",
+        ])
         .args(["current", "base", "preview"])
         .output()
         .unwrap();
@@ -72,7 +90,10 @@ fn edited(base: Vec<u8>) -> impl Strategy<Value = Vec<u8>> {
         .collect();
     let len = lines.len();
     (
-        prop::collection::vec((0..=len, 0..3usize, prop::collection::vec(line(), 0..3)), 0..3),
+        prop::collection::vec(
+            (0..=len, 0..3usize, prop::collection::vec(line(), 0..3)),
+            0..3,
+        ),
         any::<bool>(),
     )
         .prop_map(move |(edits, cut)| {
@@ -91,9 +112,7 @@ fn edited(base: Vec<u8>) -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn three_files() -> impl Strategy<Value = (Vec<u8>, Vec<u8>, Vec<u8>)> {
-    file().prop_flat_map(|base| {
-        (edited(base.clone()), Just(base.clone()), edited(base))
-    })
+    file().prop_flat_map(|base| (edited(base.clone()), Just(base.clone()), edited(base)))
 }
 
 fn assert_same_as_git(dir: &Path, current: &[u8], base: &[u8], preview: &[u8]) {
@@ -138,7 +157,11 @@ fn named_cases_merge_as_git_merge_file_does() {
     let dir = tempfile::tempdir().unwrap();
     let cases: &[(&str, &str, &str)] = &[
         // Changes apart, CRLF kept.
-        ("A\r\nb\r\nc\r\nd\r\ne\r\n", "a\r\nb\r\nc\r\nd\r\ne\r\n", "a\r\nb\r\nc\r\nd\r\nE\r\n"),
+        (
+            "A\r\nb\r\nc\r\nd\r\ne\r\n",
+            "a\r\nb\r\nc\r\nd\r\ne\r\n",
+            "a\r\nb\r\nc\r\nd\r\nE\r\n",
+        ),
         // Adjacent changes conflict.
         ("a\nB\nc\n", "a\nb\nc\n", "a\nb\nC\n"),
         // Overlapping changes conflict.
@@ -153,6 +176,11 @@ fn named_cases_merge_as_git_merge_file_does() {
         ("", "a\nb\n", "a\nB\n"),
     ];
     for (current, base, preview) in cases {
-        assert_same_as_git(dir.path(), current.as_bytes(), base.as_bytes(), preview.as_bytes());
+        assert_same_as_git(
+            dir.path(),
+            current.as_bytes(),
+            base.as_bytes(),
+            preview.as_bytes(),
+        );
     }
 }

@@ -23,20 +23,37 @@ pub fn three_way_merge(data: &[u8]) {
     let merge = merge_lines(current, base, preview);
     if current == base {
         assert!(merge.conflicts.is_empty());
-        assert_eq!(merge.merged, preview, "an unchanged current file takes the preview");
+        assert_eq!(
+            merge.merged, preview,
+            "an unchanged current file takes the preview"
+        );
     }
     if preview == base || preview == current {
         assert!(merge.conflicts.is_empty());
-        assert_eq!(merge.merged, current, "an unchanged preview keeps the current file");
+        assert_eq!(
+            merge.merged, current,
+            "an unchanged preview keeps the current file"
+        );
     }
     for conflict in &merge.conflicts {
-        assert!(starts_line_at(current, conflict.current_start, &conflict.current));
-        assert!(starts_line_at(preview, conflict.preview_start, &conflict.preview));
+        assert!(starts_line_at(
+            current,
+            conflict.current_start,
+            &conflict.current
+        ));
+        assert!(starts_line_at(
+            preview,
+            conflict.preview_start,
+            &conflict.preview
+        ));
     }
     let swapped = merge_lines(preview, base, current);
     assert_eq!(merge.conflicts.is_empty(), swapped.conflicts.is_empty());
     if merge.conflicts.is_empty() {
-        assert_eq!(merge.merged, swapped.merged, "a clean merge does not depend on the side");
+        assert_eq!(
+            merge.merged, swapped.merged,
+            "a clean merge does not depend on the side"
+        );
     }
 }
 

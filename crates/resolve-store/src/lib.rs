@@ -71,8 +71,8 @@ pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
 pub use store::{
     AmendFile, Amendment, ApplyOutcome, Attribution, BLOB_GRACE, HistoryRecord, HunkReview,
     Landing, NewAction, NoteResolution, Origin, Outcome, PendingRecord, PendingSummary,
-    RECORD_VERSION, RebaseState, RecordVersion, RejectedFile, RejectedHunk, Review, ReviewedApply, ReviewerNote,
-    StagedRecord, Store, StoredAction, default_decider,
+    RECORD_VERSION, RebaseState, RecordVersion, RejectedFile, RejectedHunk, Review, ReviewedApply,
+    ReviewerNote, StagedRecord, Store, StoredAction, default_decider,
 };
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS};
 pub use trust::{

@@ -63,7 +63,10 @@ impl fmt::Display for FileConflict {
         let path = &self.path;
         match &self.reason {
             ConflictReason::CreatedSince => {
-                write!(f, "`{path}` was created since the preview, with other content.")
+                write!(
+                    f,
+                    "`{path}` was created since the preview, with other content."
+                )
             }
             ConflictReason::RemovedSince => write!(f, "`{path}` was removed since the preview."),
             ConflictReason::ChangedBeforeDelete => {

@@ -51,15 +51,24 @@ fn a_conflict_writes_nothing_keeps_the_action_pending_and_shows_both_sides() {
     workspace.write("a.txt", b"a\nb\nc\nd\nE\n");
     workspace.write("b.txt", b"a\nX\nc\nd\ne\n");
     let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
-    assert!(run.stderr.contains("Preview is stale: `b.txt` changed"), "{}", run.stderr);
     assert!(
-        run.stderr.contains("b.txt:2 (preview) against b.txt:2 (current):"),
+        run.stderr.contains("Preview is stale: `b.txt` changed"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("b.txt:2 (preview) against b.txt:2 (current):"),
         "{}",
         run.stderr
     );
     assert!(run.stderr.contains("  | X"), "{}", run.stderr);
     assert!(run.stderr.contains("  | B"), "{}", run.stderr);
-    assert_eq!(workspace.read("a.txt"), "a\nb\nc\nd\nE\n", "nothing is written");
+    assert_eq!(
+        workspace.read("a.txt"),
+        "a\nb\nc\nd\nE\n",
+        "nothing is written"
+    );
     assert_eq!(workspace.read("b.txt"), "a\nX\nc\nd\ne\n");
     assert_eq!(workspace.pending_ids().len(), 1);
 }
@@ -73,8 +82,9 @@ fn no_rebase_refuses_a_file_that_moved_even_when_it_would_merge() {
         .run(&["apply", "--no-rebase", "--reason", "Strict."])
         .expect_code(1);
     assert!(
-        run.stderr
-            .contains("Preview is stale: `a.txt` changed since the preview was staged; nothing was written."),
+        run.stderr.contains(
+            "Preview is stale: `a.txt` changed since the preview was staged; nothing was written."
+        ),
         "{}",
         run.stderr
     );
@@ -138,12 +148,26 @@ fn pending_and_show_tell_fresh_rebases_and_conflicts_in_text_and_json() {
     assert_eq!(conflicts["state"], "conflicts");
     assert_eq!(conflicts["conflicts"][0]["path"], "a.txt");
     let run = workspace.run(&["show"]).expect_code(0);
-    assert!(run.stdout.contains("conflicts: applying it now writes nothing."), "{}", run.stdout);
-    assert!(run.stdout.contains("a.txt:2 (preview) against a.txt:2 (current):"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("conflicts: applying it now writes nothing."),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("a.txt:2 (preview) against a.txt:2 (current):"),
+        "{}",
+        run.stdout
+    );
     let run = workspace.run(&["show", "--json"]).expect_code(0);
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(json["rebase"]["state"], "conflicts");
-    assert_eq!(workspace.read("a.txt"), "a\nX\nc\nd\ne\n", "looking writes nothing");
+    assert_eq!(
+        workspace.read("a.txt"),
+        "a\nX\nc\nd\ne\n",
+        "looking writes nothing"
+    );
 }
 
 #[test]
@@ -181,9 +205,16 @@ fn a_rebased_apply_killed_at_every_crash_point_lands_every_merged_file_or_none()
             "crash point {point}: a mix after recovery:\n{a}\n{b}"
         );
         if all_landed {
-            assert!(pending.is_empty(), "crash point {point}: landed but pending");
+            assert!(
+                pending.is_empty(),
+                "crash point {point}: landed but pending"
+            );
         } else {
-            assert_eq!(pending.len(), 1, "crash point {point}: rolled back but gone");
+            assert_eq!(
+                pending.len(),
+                1,
+                "crash point {point}: rolled back but gone"
+            );
             workspace
                 .run(&["apply", "--reason", "Again."])
                 .expect_code(0);

@@ -255,7 +255,14 @@ impl Search<'_> {
     }
 
     /// Mark the changed lines of the box `[off1, lim1) × [off2, lim2)`.
-    fn compare(&mut self, mut off1: i64, mut lim1: i64, mut off2: i64, mut lim2: i64, minimal: bool) {
+    fn compare(
+        &mut self,
+        mut off1: i64,
+        mut lim1: i64,
+        mut off2: i64,
+        mut lim2: i64,
+        minimal: bool,
+    ) {
         while off1 < lim1 && off2 < lim2 && self.same(off1, off2) {
             off1 += 1;
             off2 += 1;
@@ -379,10 +386,14 @@ impl Search<'_> {
                 continue;
             }
             if got_snake && cost > HEURISTIC_MIN_COST {
-                if let Some(split) = self.good_forward(fmin, fmax, fmid, cost, (off1, lim1, off2, lim2)) {
+                if let Some(split) =
+                    self.good_forward(fmin, fmax, fmid, cost, (off1, lim1, off2, lim2))
+                {
                     return split;
                 }
-                if let Some(split) = self.good_backward(bmin, bmax, bmid, cost, (off1, lim1, off2, lim2)) {
+                if let Some(split) =
+                    self.good_backward(bmin, bmax, bmid, cost, (off1, lim1, off2, lim2))
+                {
                     return split;
                 }
             }

@@ -384,7 +384,11 @@ fn marker_eol(region: &Region, base: &[&[u8]], first: &[&[u8]], second: &[&[u8]]
             break;
         }
     }
-    if needs_cr == Some(true) { b"\r\n" } else { b"\n" }
+    if needs_cr == Some(true) {
+        b"\r\n"
+    } else {
+        b"\n"
+    }
 }
 
 /// The merged bytes, with conflict markers around each conflict.

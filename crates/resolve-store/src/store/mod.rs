@@ -49,11 +49,11 @@ use crate::workspace::Workspace;
 pub use self::amend::AmendFile;
 pub use self::gc::BLOB_GRACE;
 pub use self::notes::{NoteResolution, ReviewerNote};
+pub use self::rebasing::RebaseState;
 pub use self::records::{
     ApplyOutcome, Attribution, HistoryRecord, Origin, Outcome, PendingRecord, PendingSummary,
     RECORD_VERSION, RecordVersion, StagedRecord, StoredAction, default_decider,
 };
-pub use self::rebasing::RebaseState;
 pub use self::resolution::{Landing, ReviewedApply};
 pub use self::review::{Amendment, HunkReview, RejectedFile, RejectedHunk, Review};
 pub use self::staging::NewAction;

@@ -92,7 +92,11 @@ impl Store {
     /// [`Store::rebasing`]): the files to write (real root-relative names, in the order of
     /// `set`, without those already as the preview leaves them), the rebased changes (each
     /// from the bytes the file holds now), and the files that need no write.
-    pub(super) fn check_or_rebase(&self, set: &ChangeSet, keep: Keep) -> Result<Checked, StoreError> {
+    pub(super) fn check_or_rebase(
+        &self,
+        set: &ChangeSet,
+        keep: Keep,
+    ) -> Result<Checked, StoreError> {
         let Some(rebase) = &self.rebase else {
             let targets = self.check_fresh(set)?;
             return Ok(Checked {

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::Store;
 use super::notes::{NoteResolution, ReviewerNote};
+use super::rebasing::Keep;
 use super::records::{ApplyOutcome, Attribution, HistoryRecord, Outcome, PendingRecord, unix_now};
 use super::review::Review;
 use crate::change_set::{ChangeSet, Content, FileChange};
@@ -18,7 +19,6 @@ use crate::error::{Invariant, StoreError};
 use crate::fs;
 use crate::hash::content_hash;
 use crate::layout::{RecordKind, note_relative};
-use super::rebasing::Keep;
 use crate::transaction::{FileWrite, Purpose, StateChange, Transaction};
 
 /// One resolution's reason, `extra` and who decided it, as [`Store::land`] records them.

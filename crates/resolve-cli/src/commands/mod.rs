@@ -253,13 +253,13 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     let states = records
         .iter()
         .map(|record| rebase_state::state_of(store, record))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect::<Vec<_>>();
     let json = json!(
         records
             .iter()
             .zip(&states)
             .map(|(record, state)| json!({
-                "rebase": rebase_state::state_json(state),
+                "rebase": rebase_state::state_json(state.as_ref()),
                 "id": record.id,
                 "label": record.label,
                 "origin": record.origin.to_string(),
@@ -278,7 +278,7 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
             .iter()
             .zip(&states)
             .map(|(record, state)| {
-                let rebase = rebase_state::state_mark(state);
+                let rebase = rebase_state::state_mark(state.as_ref());
                 let mark = match record.last_check() {
                     Some(check) if check.passed => "  ✓ checked",
                     Some(_) => "  ✗ check failed",
@@ -329,13 +329,13 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
             } else {
                 String::new()
             };
-            let rebase = rebase_state::state_of(store, &record)?;
+            let rebase = rebase_state::state_of(store, &record);
             let human = format!(
                 "{} — pending ({}): {}{foreign}{check}{}\n\n{}",
                 visible_line(&record.id),
                 visible_line(&record.origin.to_string()),
                 visible_line(&record.label),
-                visible_text(&rebase_state::state_text(&rebase)),
+                visible_text(&rebase_state::state_text(rebase.as_ref())),
                 visible_text(&shown_addressed_preview(store, &record)?)
             );
             let preview = if output.is_json() {
@@ -350,7 +350,7 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
                 Value::Null
             };
             (
-                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "foreign": record.foreign, "check": record.last_check(), "preview": preview, "files": hunks, "amendments": record.amendments, "rebase": rebase_state::state_json(&rebase)}),
+                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "foreign": record.foreign, "check": record.last_check(), "preview": preview, "files": hunks, "amendments": record.amendments, "rebase": rebase_state::state_json(rebase.as_ref())}),
                 human,
             )
         }

@@ -8,7 +8,10 @@ use serde_json::{Value, json};
 /// The action's state, for the JSON of `pending` and `show` (under `rebase`):
 /// `{"state": "fresh"}`, with `rebasedFiles` or `conflicts` (each `{path, text}`) when it has
 /// them.
-pub(super) fn state_json(state: &RebaseState) -> Value {
+pub(super) fn state_json(state: Option<&RebaseState>) -> Value {
+    let Some(state) = state else {
+        return Value::Null;
+    };
     let mut json = json!({"state": state.name()});
     match state {
         RebaseState::Fresh => {}
@@ -26,27 +29,27 @@ pub(super) fn state_json(state: &RebaseState) -> Value {
 }
 
 /// The mark `resolve pending` puts after an action that does not apply as staged.
-pub(super) fn state_mark(state: &RebaseState) -> &'static str {
+pub(super) fn state_mark(state: Option<&RebaseState>) -> &'static str {
     match state {
-        RebaseState::Fresh => "",
-        RebaseState::Rebases { .. } => "  ↻ rebases",
-        RebaseState::Conflicts { .. } => "  ✗ conflicts",
-        RebaseState::Stale { .. } => "  ✗ stale",
+        None | Some(RebaseState::Fresh) => "",
+        Some(RebaseState::Rebases { .. }) => "  ↻ rebases",
+        Some(RebaseState::Conflicts { .. }) => "  ✗ conflicts",
+        Some(RebaseState::Stale { .. }) => "  ✗ stale",
     }
 }
 
 /// The paragraph `resolve show` gives an action that does not apply as staged.
-pub(super) fn state_text(state: &RebaseState) -> String {
+pub(super) fn state_text(state: Option<&RebaseState>) -> String {
     match state {
-        RebaseState::Fresh => String::new(),
-        RebaseState::Rebases { files } => format!(
+        None | Some(RebaseState::Fresh) => String::new(),
+        Some(RebaseState::Rebases { files }) => format!(
             "\nrebases: {} changed since the preview; it rebases onto those changes cleanly.",
             files.join(", ")
         ),
-        RebaseState::Stale { files } => {
+        Some(RebaseState::Stale { files }) => {
             format!("\nstale: {} changed since the preview.", files.join(", "))
         }
-        RebaseState::Conflicts { files } => {
+        Some(RebaseState::Conflicts { files }) => {
             let mut text = String::from("\nconflicts: applying it now writes nothing.");
             for file in files {
                 text.push('\n');
@@ -57,7 +60,8 @@ pub(super) fn state_text(state: &RebaseState) -> String {
     }
 }
 
-/// The state of `record`, as a snapshot.
-pub(super) fn state_of(store: &Store, record: &PendingRecord) -> anyhow::Result<RebaseState> {
-    Ok(store.rebase_state(record)?)
+/// The state of `record`, as a snapshot; `None` when a file of it cannot be read (a FIFO
+/// swapped in, say), which the listing does not fail on: apply names that error.
+pub(super) fn state_of(store: &Store, record: &PendingRecord) -> Option<RebaseState> {
+    store.rebase_state(record).ok()
 }

@@ -702,6 +702,10 @@ pub struct ApplyArgs {
     /// model's included.
     #[arg(long)]
     pub require_check: bool,
+    /// Refuse any file that changed since the preview, instead of rebasing the preview onto
+    /// it (a three-way merge by lines, as `git merge-file` makes it).
+    #[arg(long)]
+    pub no_rebase: bool,
     /// Where the MCP servers are configured, for actions staged by their tools (and the
     /// `[check]` table). By default <ROOT>/.resolve/config.toml, whose commands run only once
     /// trusted (`resolve trust`); a file named here is yours and needs no trust.

@@ -27,6 +27,7 @@ mod suite {
     mod hunks;
     mod patch;
     mod plan;
+    mod rebase;
     mod review;
     mod shown;
     mod staging;

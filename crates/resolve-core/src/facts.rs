@@ -225,6 +225,10 @@ pub struct AppliedFacts {
     pub dropped_hunks: Vec<String>,
     /// Replacements applied.
     pub total_replacements: usize,
+    /// Files that changed since the preview and received it rebased onto their changes;
+    /// absent when none did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rebased_files: Vec<String>,
 }
 
 impl Facts for AppliedFacts {}
@@ -289,6 +293,9 @@ pub struct ResolveFacts {
     pub dropped_files: Vec<String>,
     /// Hunks left out of files that landed in part (`path#n`).
     pub dropped_hunks: Vec<String>,
+    /// Files that received the preview rebased onto changes made since it was staged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rebased_files: Vec<String>,
 }
 
 impl ResolveFacts {
@@ -304,6 +311,7 @@ impl ResolveFacts {
             applied_files: Vec::new(),
             dropped_files: Vec::new(),
             dropped_hunks: Vec::new(),
+            rebased_files: Vec::new(),
         }
     }
 }

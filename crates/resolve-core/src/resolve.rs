@@ -144,6 +144,7 @@ impl ResolveFacts {
             facts.applied_files = applied.applied_files;
             facts.dropped_files = applied.dropped_files;
             facts.dropped_hunks = applied.dropped_hunks;
+            facts.rebased_files = applied.rebased_files;
         }
         facts
     }

@@ -9,7 +9,8 @@
 //!
 //! Layers, bottom up: `error`, `producer` (a producer's name and success text), `blocking`;
 //! `text_file`, `diff`, `word_diff` (the changed words of a line pair), `hunks` (a file
-//! change's hunks and composing them), `ordered`, `selection` (hunk addresses), `scope`;
+//! change's hunks and composing them), `merge/` (the three-way line merge a stale preview is
+//! rebased with), `ordered`, `selection` (hunk addresses), `scope`;
 //! `preview` (with [`Produce`], the trait of a producer's request); the producers `ast_edit/`,
 //! `text_edit`, `apply_patch/` (Codex-format patches) and the read-only `read_tools`;
 //! `producers` (the list of producers, one line each) and `read_only` (the read-only tools by
@@ -48,6 +49,7 @@ mod selection;
 mod text_file;
 mod word_diff;
 
+mod merge;
 mod preview;
 mod preview_facts;
 
@@ -78,14 +80,15 @@ mod shell_writes;
 pub use resolve_store::{
     AmendFile, Amendment, ApplyOutcome, Attribution, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs,
     CHECK_TAIL_LINES, CONFIG_MAX_LEN, CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckFacts, CheckMode,
-    CheckOutcome, CheckRun, CommandTrust, ConfigFile, ConfiguredCommand, Content, FileChange,
-    FileContent, GcReport, HistoryRecord, HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT,
-    Landing, McpAction, McpToolCall, NewAction, NoteResolution, Origin, Outcome, PLANS_DIR,
-    Payload, PendingRecord, PendingSummary, RecordKey, RejectedFile, RejectedHunk, Retention,
-    Review, ReviewedApply, ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout,
-    Store, StoreError, StoreLock, StoredAction, TrustState, TrustedFiles, Untrusted, Workspace,
-    WorkspacePath, atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically,
-    path_order, read_content, read_regular_file, read_state_file, shell_words,
+    CheckOutcome, CheckRun, CommandTrust, ConfigFile, ConfiguredCommand, ConflictReason, Content,
+    FileChange, FileConflict, FileContent, GcReport, HistoryRecord, HunkReview, JOURNAL_DIR,
+    LOCK_FILE, LOCK_TIMEOUT, Landing, McpAction, McpToolCall, NewAction, NoteResolution, Origin,
+    Outcome, PLANS_DIR, Payload, PendingRecord, PendingSummary, Rebase, RebaseConflict,
+    RebaseState, Rebased, RecordKey, RejectedFile, RejectedHunk, Retention, Review, ReviewedApply,
+    ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
+    StoreLock, StoredAction, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath,
+    atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically, path_order,
+    read_content, read_regular_file, read_state_file, shell_words,
 };
 
 pub use apply_patch::{
@@ -114,7 +117,8 @@ pub use error::EditError;
 pub use external::ExternalActionRunner;
 pub use host_edit::{HookApproval, HookReply, HookSettings, HostEdit, intercept};
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
-pub use opened::{OpenOptions, OpenedWorkspace};
+pub use merge::{LineConflict, LineMerge, LineRebase, merge_lines};
+pub use opened::{OpenOptions, OpenedWorkspace, rebasing_store};
 pub use pending_source::StorePendingSource;
 pub use preview::{
     PREVIEW_BANNER, Preview, Produce, ProduceLimits, Produced, ResultDetails, addressed_preview,

@@ -19,6 +19,7 @@ use crate::check::CheckTool;
 use crate::config::WorkspaceConfig;
 use crate::error::EditError;
 use crate::external::ExternalActionRunner;
+use crate::merge::LineRebase;
 use crate::pending_source::StorePendingSource;
 use crate::tools::FileTools;
 
@@ -54,7 +55,7 @@ impl OpenedWorkspace {
             options.config_file.as_deref(),
             options.user_dir.as_deref(),
         )?;
-        Ok(Self::with_store(Store::open(workspace), origin, config))
+        Ok(Self::with_store(rebasing_store(workspace), origin, config))
     }
 
     /// Compose the parts over a `store` the caller already opened (and recovered), for
@@ -139,4 +140,10 @@ impl OpenedWorkspace {
             .with_id_allocator(Arc::new(self.store.clone()))
             .with_pending_source(Arc::new(source))
     }
+}
+
+/// The store of `workspace` as every `resolve` front end opens it: rebasing, at apply, each
+/// file that changed since its preview with [`LineRebase`] (see [`Store::rebasing`]).
+pub fn rebasing_store(workspace: Workspace) -> Store {
+    Store::open(workspace).rebasing(Some(Arc::new(LineRebase)))
 }

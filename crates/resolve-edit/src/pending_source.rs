@@ -477,6 +477,14 @@ fn selection_of(extra: Option<&Map<String, Value>>) -> Result<Selection, ActionE
     selection.map_err(ActionError::from)
 }
 
+/// The line a result gives for a file that received its preview rebased.
+fn rebased_line(path: &str) -> String {
+    format!(
+        "Rebased {} onto changes made since the preview.",
+        resolve_core::quote_path(path)
+    )
+}
+
 /// The success text and details of an apply: the producer's text, a line per file applied
 /// hunk by hunk, the applied and dropped files when some were dropped, and the person's
 /// reasons for parts they left out.
@@ -490,6 +498,10 @@ fn applied_result(
         &outcome.applied_files,
         outcome.total_replacements,
     );
+    for path in &outcome.rebased_files {
+        text.push('\n');
+        text.push_str(&rebased_line(path));
+    }
     if let Some(review) = &outcome.record.review {
         for line in partial_apply_lines(review) {
             text.push('\n');
@@ -526,6 +538,7 @@ fn applied_result(
             dropped_files: outcome.dropped_files.clone(),
             dropped_hunks,
             total_replacements: outcome.total_replacements,
+            rebased_files: outcome.rebased_files.clone(),
         }
         .to_details(),
     );

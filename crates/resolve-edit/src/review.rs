@@ -85,14 +85,21 @@ pub enum AmendOutcome {
     Unchanged,
 }
 
-/// The hunks of every file of `record`, numbered from 1 per file.
+/// The hunks of every file of `record`, numbered from 1 per file; a file that changed since
+/// the preview shows none (its hunks are of a base it no longer holds; apply rebases it).
 pub fn action_hunks(store: &Store, record: &PendingRecord) -> Result<ActionHunks, EditError> {
+    let stale = store.stale_files(record)?;
     let mut files = Vec::with_capacity(record.change_set.len());
     for (path, change) in record.change_set.files() {
+        let hunks = if stale.iter().any(|changed| changed == path) {
+            None
+        } else {
+            file_hunks(store, path, change)?
+        };
         files.push(PreviewFile {
             path: path.to_owned(),
             kind: change_kind(change),
-            hunks: file_hunks(store, path, change)?,
+            hunks,
         });
     }
     Ok(ActionHunks {

@@ -14,6 +14,7 @@
 //! | [`ast_edit`] | `preview_ast_edit` with a random pattern, rewrite and source | no panic; nothing written; a preview touches only the file, keeps its BOM, and records its base hash |
 //! | [`store_readers`] | the store and recovery over a corrupt or truncated journal, pending record, history record or counter | no panic; a corrupt file is reported by name and kept; nothing outside the workspace is touched; an applied action is consumed |
 //! | [`apply_patch`] | `parse_patch` and `preview_apply_patch` of a random patch over a one-file workspace | no panic; nothing written; a patch the parser refuses is refused |
+//! | [`three_way_merge`] | `merge_lines`, the merge a stale preview is rebased with | no panic; an unchanged side gives the other byte for byte; conflicts quote both files where they say; the result does not depend on which side is which |
 //! | [`sse_stream`] | the OpenAI and Anthropic SSE readers | no panic; the outcome does not depend on where the byte stream was split into chunks |
 //!
 //! Input formats are documented on each function; every format is plain text where it can be,
@@ -38,6 +39,7 @@ mod fixture;
 mod resolve_args;
 mod sse_stream;
 mod store_readers;
+mod three_way_merge;
 
 pub use apply_patch::apply_patch;
 pub use ast_edit::ast_edit;
@@ -45,6 +47,7 @@ pub use file_tools::file_tools;
 pub use resolve_args::resolve_args;
 pub use sse_stream::sse_stream;
 pub use store_readers::store_readers;
+pub use three_way_merge::three_way_merge;
 
 /// The names of the fuzz targets, as `fuzz/` and the corpus directories spell them.
 pub const TARGETS: &[&str] = &[
@@ -54,6 +57,7 @@ pub const TARGETS: &[&str] = &[
     "store_readers",
     "sse_stream",
     "apply_patch",
+    "three_way_merge",
 ];
 
 /// Run the target called `name` on `data`; `false` when no target has that name.
@@ -65,6 +69,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "store_readers" => store_readers(data),
         "sse_stream" => sse_stream(data),
         "apply_patch" => apply_patch(data),
+        "three_way_merge" => three_way_merge(data),
         _ => return false,
     }
     true

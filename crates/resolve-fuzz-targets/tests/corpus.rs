@@ -95,3 +95,8 @@ fn model_streams_from_the_corpus_parse_the_same_however_they_are_split() {
 fn patches_from_the_corpus_parse_and_preview_without_panicking_or_writing() {
     replay("apply_patch");
 }
+
+#[test]
+fn merges_from_the_corpus_keep_bytes_and_do_not_depend_on_the_side() {
+    replay("three_way_merge");
+}

@@ -162,7 +162,11 @@ impl ResolveServer {
         // What this connection resolves is recorded as resolved by it; `[check] require =
         // true` holds for its applies too. The model's own decisions stand; a person's is
         // given ahead (see `Resolver`).
-        let opened = OpenedWorkspace::with_store(Store::open(workspace), origin.clone(), config);
+        let opened = OpenedWorkspace::with_store(
+            resolve_edit::rebasing_store(workspace),
+            origin.clone(),
+            config,
+        );
         let store = opened.store().clone();
         let tools = opened.tools().clone();
         // Offered only when a command is configured; its output goes to the log (stderr).

@@ -8,6 +8,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::rebase::{ConflictList, FileConflict};
+
 /// What went wrong while reading or changing the durable state of a workspace.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -114,6 +116,17 @@ pub enum StoreError {
     Stale {
         /// The changed files, relative to the root.
         files: Vec<String>,
+    },
+    /// Files changed since the preview was staged and the preview does not rebase onto them
+    /// cleanly; nothing was written and the action stays pending.
+    #[error(
+        "Preview is stale: {} changed since the preview was staged, and the preview conflicts with those changes; nothing was written and it stays pending. Discard this preview, or stage the change again from the current file.\n{}",
+        QuotedList(&ConflictList::paths(.files)),
+        ConflictList(.files)
+    )]
+    Conflicts {
+        /// Each conflicting file, with its conflicting hunks.
+        files: Vec<FileConflict>,
     },
     /// A `resolve` process stopped (was killed, crashed, lost power) while it was calling an
     /// MCP server's tool for this action, so the call may have run; the action stays pending

@@ -11,7 +11,7 @@
 //!
 //! Layers, bottom up, each using only those below it: `error`, `hash`, `fs` (the only module
 //! that writes, renames or removes files), `layout`, `user_dir`, `record_key`, `trust`,
-//! `workspace`; `change_set` (pure data), `check_outcome` and `mcp_action` (pure data), `blobs`,
+//! `workspace`; `change_set` (pure data), `check_outcome`, `mcp_action` and `rebase` (pure data, and the trait a rebase at apply calls), `blobs`,
 //! `spool`, `lock`; `transaction`; `store`.
 //!
 //! It knows no producer (no parser, no directory walk, no diff): what a change set contains
@@ -43,6 +43,7 @@ mod change_set;
 mod check_outcome;
 mod lock;
 mod mcp_action;
+mod rebase;
 mod spool;
 
 mod transaction;
@@ -64,14 +65,15 @@ pub use layout::{
 };
 pub use lock::{LOCK_TIMEOUT, StoreLock};
 pub use mcp_action::{McpAction, McpToolCall, Payload};
+pub use rebase::{ConflictReason, FileConflict, Rebase, RebaseConflict, Rebased};
 pub use record_key::{RECORD_KEY_FILE, RecordKey};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
 pub use store::{
     AUTO_GC_PERIOD, AmendFile, Amendment, ApplyOutcome, Attribution, BLOB_GRACE, GcReport,
     HOST_NAMES, HistoryRecord, HunkReview, Landing, MAX_NOTES_PER_ORIGIN, NewAction,
-    NoteResolution, Origin, Outcome, PendingRecord, PendingSummary, RECORD_VERSION, RecordVersion,
-    RejectedFile, RejectedHunk, Retention, Review, ReviewedApply, ReviewerNote, StagedRecord,
-    Store, StoredAction, default_decider,
+    NoteResolution, Origin, Outcome, PendingRecord, PendingSummary, RECORD_VERSION, RebaseState,
+    RecordVersion, RejectedFile, RejectedHunk, Retention, Review, ReviewedApply, ReviewerNote,
+    StagedRecord, Store, StoredAction, default_decider,
 };
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS};
 pub use trust::{

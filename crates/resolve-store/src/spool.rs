@@ -8,7 +8,8 @@
 //! to [`SPOOL_IN_MEMORY`] bytes (a one-file edit never touches the disk for it) and then moves
 //! to a file with no name in the blob directory, which is gone when the spool is dropped or the
 //! process dies. Contents are put in the blob store as changes are added, so a spooled change
-//! set names every content by hash, as a staged one must.
+//! set names every content by hash, as a staged one must; so is the base each update was
+//! computed from, named by its hash, which a rebase at apply merges from.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -23,6 +24,7 @@ use serde_json::value::RawValue;
 use crate::blobs::Blobs;
 use crate::change_set::{ChangeSet, FileChange, Fingerprint, path_order};
 use crate::error::{Invariant, StoreError};
+use crate::hash::content_hash;
 use crate::workspace::Workspace;
 
 /// How many bytes of a spool stay in memory before it moves to a file.
@@ -30,6 +32,7 @@ const SPOOL_IN_MEMORY: usize = 64 * 1024;
 
 /// Writes a change set change by change, in [`path_order`], into a spool.
 pub struct ChangeSetWriter {
+    workspace: Workspace,
     blobs: Blobs,
     spool: SpoolWriter,
     /// The line being written, reused from change to change.
@@ -48,6 +51,7 @@ impl ChangeSetWriter {
     pub fn new(workspace: &Workspace) -> Self {
         let blobs = Blobs::of(workspace);
         Self {
+            workspace: workspace.clone(),
             spool: SpoolWriter::new(blobs.clone()),
             blobs,
             line: Vec::new(),
@@ -81,6 +85,11 @@ impl ChangeSetWriter {
             self.blobs.intern(content)?;
             self.present.extend(content.blob_name().map(str::to_owned));
         }
+        if let FileChange::Update { base_hash, .. } = &change
+            && !self.present.contains(base_hash)
+        {
+            self.keep_base(path, base_hash)?;
+        }
         self.fingerprint.add(path, &change);
         self.files += 1;
         self.replacements += change.replacements();
@@ -89,6 +98,25 @@ impl ChangeSetWriter {
             .map_err(|error| spool_error(&self.blobs, error.into()))?;
         self.line.push(b'\n');
         self.spool.write(&self.line)
+    }
+
+    /// Keep the bytes `path` holds in the blob store when they are the base `base_hash` an
+    /// update was computed from, so that an apply after the file moved can rebase the update
+    /// onto it. A file that already moved (or cannot be read) keeps no base; such an update
+    /// can only apply to its base.
+    fn keep_base(&mut self, path: &str, base_hash: &str) -> Result<(), StoreError> {
+        let bytes = self
+            .workspace
+            .resolve(path)
+            .and_then(|resolved| self.workspace.real_path(&resolved.absolute))
+            .and_then(|real| crate::fs::read_bytes(&real));
+        if let Ok(Some(bytes)) = bytes
+            && content_hash(&bytes) == base_hash
+        {
+            self.blobs.put(&bytes)?;
+            self.present.insert(base_hash.to_owned());
+        }
+        Ok(())
     }
 
     /// The change set written.

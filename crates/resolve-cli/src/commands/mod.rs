@@ -5,6 +5,7 @@ pub(crate) mod amend;
 mod check;
 mod gc;
 mod hook;
+mod rebase_state;
 mod setup;
 mod trust;
 
@@ -48,7 +49,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
     let workspace = Workspace::open(&cli.global.root)?;
     // What this process resolves is recorded as resolved (and so decided by a person) at the
     // command line; `resolve agent` and `resolve mcp` say otherwise.
-    let store = Store::open(workspace).resolved_by(Origin::Cli);
+    let store = resolve_edit::rebasing_store(workspace).resolved_by(Origin::Cli);
     // A foreign action (not staged by this user's resolve) runs only when a person names it,
     // or picks it in the full-screen review, where it is marked.
     let names_action = match &cli.command {
@@ -81,7 +82,10 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Show(args) => show(&store, args.id.as_deref(), output),
         Command::Check(args) => check::run(&store, args, output),
         Command::Apply(args) => {
-            let store = store.requiring_check(args.require_check);
+            let mut store = store.requiring_check(args.require_check);
+            if args.no_rebase {
+                store = store.rebasing(None);
+            }
             let mut resolve_args = ResolveArgs::new(ResolveAction::Apply, args.reason.clone());
             let mut extra = Map::new();
             if !args.only.is_empty() {
@@ -292,10 +296,16 @@ fn failed_result(
 
 fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     let records = store.pending()?;
+    let states = records
+        .iter()
+        .map(|record| rebase_state::state_of(store, record))
+        .collect::<Vec<_>>();
     let json = json!(
         records
             .iter()
-            .map(|record| json!({
+            .zip(&states)
+            .map(|(record, state)| json!({
+                "rebase": rebase_state::state_json(state.as_ref()),
                 "id": record.id,
                 "label": record.label,
                 "origin": record.origin.to_string(),
@@ -312,7 +322,9 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     } else {
         records
             .iter()
-            .map(|record| {
+            .zip(&states)
+            .map(|(record, state)| {
+                let rebase = rebase_state::state_mark(state.as_ref());
                 let mark = match record.last_check() {
                     Some(check) if check.passed => "  ✓ checked",
                     Some(_) => "  ✗ check failed",
@@ -324,7 +336,7 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
                     String::new()
                 };
                 format!(
-                    "{}  {}  [{}]{mark}{foreign}",
+                    "{}  {}  [{}]{mark}{rebase}{foreign}",
                     visible_line(&record.id),
                     visible_line(&record.label),
                     visible_line(&record.origin.to_string())
@@ -363,11 +375,13 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
             } else {
                 String::new()
             };
+            let rebase = rebase_state::state_of(store, &record);
             let human = format!(
-                "{} — pending ({}): {}{foreign}{check}\n\n{}",
+                "{} — pending ({}): {}{foreign}{check}{}\n\n{}",
                 visible_line(&record.id),
                 visible_line(&record.origin.to_string()),
                 visible_line(&record.label),
+                visible_text(&rebase_state::state_text(rebase.as_ref())),
                 visible_text(&shown_addressed_preview(store, &record)?)
             );
             let preview = if output.is_json() {
@@ -382,7 +396,7 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
                 Value::Null
             };
             (
-                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "foreign": record.foreign, "check": record.last_check(), "preview": preview, "files": hunks, "amendments": record.amendments}),
+                json!({"id": record.id, "state": "pending", "label": record.label, "origin": record.origin.to_string(), "foreign": record.foreign, "check": record.last_check(), "preview": preview, "files": hunks, "amendments": record.amendments, "rebase": rebase_state::state_json(rebase.as_ref())}),
                 human,
             )
         }

@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::Store;
 use super::records::{Outcome, RecordVersion, original_of};
-use crate::change_set::{ChangeSet, Content};
+use crate::change_set::{ChangeSet, Content, FileChange};
 use crate::error::StoreError;
 use crate::fs;
 use crate::layout::RecordKind;
@@ -47,14 +47,21 @@ struct BlobUse {
 }
 
 impl BlobUse {
-    /// The blobs and packs it needs: its preview text; when pending, its new contents; when
-    /// an apply that can still be undone, its originals and what it wrote.
+    /// The blobs and packs it needs: its preview text; when pending, its new contents and the
+    /// bases of its updates; when an apply that can still be undone, its originals and what it
+    /// wrote.
     fn needs(&self, mut need: impl FnMut(&Content)) {
         need(&self.preview_text);
         match (self.outcome, self.undone) {
             (None, _) => {
                 for (_, change) in self.change_set.files() {
                     change.new_content().map(&mut need);
+                    // The base an update was computed from, which a rebase merges from.
+                    if let FileChange::Update { base_hash, .. } = change {
+                        need(&Content::Stored {
+                            blob: base_hash.clone(),
+                        });
+                    }
                 }
             }
             (Some(Outcome::Applied), false) => {

@@ -14,7 +14,7 @@
 //! Corrupt state files are reported as [`StoreError::CorruptState`], never skipped.
 //!
 //! By concern: `records` (the records and their ids), `read` (listing and finding), `staging`,
-//! `resolution` (apply and discard, whole or hunk by hunk), `check` (a preview put in place for
+//! `resolution` (apply and discard, whole or hunk by hunk), `rebasing` (a changed file merged at apply), `check` (a preview put in place for
 //! a check, or written into a scratch copy, and the outcome kept on the record), `undo`,
 //! `external` (MCP tool calls and their markers), `gc` (the blob store's clean-up), `review`
 //! (what a reviewer did, as records keep it), `notes` (telling the model what a person did), `signature` (signing this user's records and
@@ -26,6 +26,7 @@ mod external;
 mod gc;
 mod notes;
 mod read;
+mod rebasing;
 mod records;
 mod resolution;
 mod review;
@@ -33,6 +34,7 @@ mod signature;
 mod staging;
 mod undo;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::blobs::Blobs;
@@ -40,12 +42,14 @@ use crate::error::StoreError;
 use resolve_core::DecidedBy;
 
 use crate::lock::{LOCK_TIMEOUT, StoreLock};
+use crate::rebase::Rebase;
 use crate::transaction;
 use crate::workspace::Workspace;
 
 pub use self::amend::AmendFile;
 pub use self::gc::{AUTO_GC_PERIOD, BLOB_GRACE, GcReport, Retention};
 pub use self::notes::{MAX_NOTES_PER_ORIGIN, NoteResolution, ReviewerNote};
+pub use self::rebasing::RebaseState;
 pub use self::records::{
     ApplyOutcome, Attribution, HOST_NAMES, HistoryRecord, Origin, Outcome, PendingRecord,
     PendingSummary, RECORD_VERSION, RecordVersion, StagedRecord, StoredAction, default_decider,
@@ -96,6 +100,8 @@ pub struct Store {
     key: signature::KeyCell,
     /// Whether foreign actions' payloads run (see [`Store::accepting_foreign`]).
     accept_foreign: bool,
+    /// What merges a stale file's preview onto it at apply (see [`Store::rebasing`]).
+    rebase: Option<Arc<dyn Rebase>>,
 }
 
 impl Store {
@@ -108,7 +114,19 @@ impl Store {
             require_check: false,
             key: signature::KeyCell::default(),
             accept_foreign: false,
+            rebase: None,
         }
+    }
+
+    /// This store rebasing, at apply, each file that changed since its preview with `rebase`
+    /// (base → preview merged into base → current): a clean merge lands, in the same
+    /// transaction, and the outcome names the file ([`ApplyOutcome::rebased_files`]); a
+    /// conflict writes nothing ([`StoreError::Conflicts`]). `None` refuses any changed file
+    /// ([`StoreError::Stale`]). By default no rebase is made.
+    #[must_use]
+    pub fn rebasing(mut self, rebase: Option<Arc<dyn Rebase>>) -> Self {
+        self.rebase = rebase;
+        self
     }
 
     /// This store recording `origin` as where each action it applies or discards was resolved

@@ -497,6 +497,8 @@ pub struct ApplyOutcome {
     pub dropped_files: Vec<String>,
     /// Replacements in the written files.
     pub total_replacements: usize,
+    /// Files that changed since the preview and received the preview rebased onto them.
+    pub rebased_files: Vec<String>,
 }
 
 /// The seq of a pending id (`pending-action:<tool>:<seq>`).

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::Store;
 use super::notes::{NoteResolution, ReviewerNote};
+use super::rebasing::Keep;
 use super::records::{ApplyOutcome, Attribution, HistoryRecord, Outcome, PendingRecord, unix_now};
 use super::review::Review;
 use crate::change_set::{ChangeSet, Content, FileChange};
@@ -229,12 +230,21 @@ impl Store {
             require_passing_check(&record)?;
         }
         let selected_set = selected.as_ref().unwrap_or(&record.change_set);
-        let targets = self.check_fresh(selected_set)?;
+        let checked = self.check_or_rebase(selected_set, Keep::Merged)?;
         let applied_files = selected_set.paths();
         let total_replacements = selected_set.total_replacements();
-        // The history keeps what each applied file received (undo compares against it).
-        if let Some(selected) = selected {
-            for (path, change) in selected.into_files() {
+        let rebased_files: Vec<String> = checked
+            .rebased
+            .iter()
+            .map(|(path, _)| path.clone())
+            .collect();
+        // The history keeps what each applied file received and what it held just before
+        // (undo compares against the one and restores the other).
+        if selected.is_some() || !checked.rebased.is_empty() {
+            for (path, change) in selected.into_iter().flat_map(ChangeSet::into_files) {
+                record.change_set.insert(path, change);
+            }
+            for (path, change) in checked.rebased {
                 record.change_set.insert(path, change);
             }
             self.sign_pending(&mut record)?;
@@ -266,12 +276,19 @@ impl Store {
             undone: false,
             review,
         };
-        let files = file_writes(targets, &history.applied_files, &history.action.change_set)?;
+        let written: Vec<String> = history
+            .applied_files
+            .iter()
+            .filter(|path| !checked.settled.contains(path))
+            .cloned()
+            .collect();
+        let files = file_writes(checked.targets, &written, &history.action.change_set)?;
         self.commit_noting(Purpose::Apply, files, &history, None, note.as_ref())?;
         Ok(ApplyOutcome {
             applied_files: history.applied_files.clone(),
             dropped_files,
             total_replacements,
+            rebased_files,
             record: history,
         })
     }
@@ -391,9 +408,6 @@ impl Store {
         .run()
     }
 
-    /// Check every file of `set` against its base (absence for a create), reading one file at
-    /// a time; on success each file's real root-relative name, in the order of
-    /// `set`.
     /// The files of `record` that no longer hold the base its preview was computed from, read
     /// without the lock: a snapshot for telling watchers a preview went stale, never the check
     /// before a write (apply makes that one under the lock).
@@ -405,6 +419,9 @@ impl Store {
         }
     }
 
+    /// Check every file of `set` against its base (absence for a create), reading one file at
+    /// a time; on success each file's real root-relative name, in the order of
+    /// `set`.
     pub(super) fn check_fresh(&self, set: &ChangeSet) -> Result<Vec<String>, StoreError> {
         let mut stale = Vec::new();
         let mut files = Vec::with_capacity(set.len());

@@ -582,3 +582,78 @@ fn without_a_terminal_review_exits_2_and_points_at_apply_only() {
 fn exited(exit_file: &std::path::Path) -> bool {
     std::fs::read_to_string(exit_file).is_ok_and(|code| code.ends_with('\n'))
 }
+
+/// A copy of the README's demo project (`examples/demo`).
+fn demo_workspace() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo/src");
+    std::fs::create_dir_all(root.path().join("src")).unwrap();
+    for entry in std::fs::read_dir(demo).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(
+            entry.path(),
+            root.path().join("src").join(entry.file_name()),
+        )
+        .unwrap();
+    }
+    root
+}
+
+/// The screen's diff rows with every continuation row (`↪` in place of the sign) joined to
+/// the row it continues.
+fn unwrapped_rows(screen: &str) -> Vec<String> {
+    let mut rows: Vec<String> = Vec::new();
+    for row in screen.lines() {
+        let lead: String = row.chars().take(3).collect();
+        match (lead.chars().nth(2), rows.last_mut()) {
+            (Some('↪'), Some(previous)) => {
+                previous.push_str(&row.chars().skip(3).collect::<String>())
+            }
+            _ => rows.push(row.to_owned()),
+        }
+    }
+    rows
+}
+
+/// See: issue #32, "The review UI hides changes past the right edge".
+#[test]
+fn long_diff_lines_wrap_with_a_continuation_mark_at_80_by_24() {
+    if !tmux_available() {
+        return;
+    }
+    let root = demo_workspace();
+    resolve(
+        root.path(),
+        &[
+            "ast-edit",
+            "-p",
+            "$X.unwrap()",
+            "-r",
+            "$X.expect(\"checked\")",
+            "src",
+        ],
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let exit_file = scratch.path().join("exit");
+    let command = format!(
+        "'{resolve}' --root '{root}' review; echo $? > '{exit}'; sleep 600",
+        resolve = env!("CARGO_BIN_EXE_resolve"),
+        root = root.path().display(),
+        exit = exit_file.display(),
+    );
+    let tmux = Tmux::start(&command);
+    tmux.wait_for("the review", |screen| screen.contains("▶ src/config.rs#1"));
+    tmux.keys(&["J"]);
+    let screen = tmux.wait_for("the demo's main.rs", |screen| {
+        screen.contains("▶ src/main.rs#1")
+    });
+    eprintln!("--- src/main.rs#1 of the demo at 80×24:\n{screen}");
+    assert!(screen.contains(" ↪"), "{screen}");
+    let rows = unwrapped_rows(&screen);
+    let removed = r#"│ -    let listener = std::net::TcpListener::bind(("127.0.0.1", config.port())).unwrap();"#;
+    let added = r#"│ +    let listener = std::net::TcpListener::bind(("127.0.0.1", config.port())).expect("checked");"#;
+    assert!(rows.iter().any(|row| row == removed), "{screen}");
+    assert!(rows.iter().any(|row| row == added), "{screen}");
+    tmux.keys(&["q"]);
+    tmux.wait_for("the review to end", |_| exited(&exit_file));
+}

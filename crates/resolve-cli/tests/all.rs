@@ -24,6 +24,7 @@ mod suite {
     mod hostile_model;
     mod hunks;
     mod patch;
+    mod person;
     mod plan;
     mod review;
     mod shown;

@@ -18,8 +18,8 @@ use resolve_core::{
 };
 use resolve_edit::{
     ApprovalMode, AutoApprover, FileToolOutput, FileTools, HistoryRecord, OpenedWorkspace, Origin,
-    Outcome as HistoryOutcome, Store, StoredAction, Workspace, WorkspaceConfig, check_report,
-    shown_addressed_preview, shown_preview,
+    Outcome as HistoryOutcome, ProduceLimits, Produced, Store, StoredAction, Workspace,
+    WorkspaceConfig, check_report, shown_addressed_preview, shown_preview,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -127,9 +127,10 @@ fn configured_hub(store: &Store, file: Option<&Path>) -> anyhow::Result<McpHub> 
     Ok(mcp_hub(root, &WorkspaceConfig::read(root, file, None)?))
 }
 
-/// File tools as a person at the CLI uses them: origin `cli`, no file cap unless asked.
-fn cli_tools(store: &Store, max_files: Option<usize>) -> FileTools {
-    FileTools::new(store.clone(), Origin::Cli).with_max_files(max_files)
+/// File tools as a person at the CLI uses them: origin `cli`, no file cap (`--max-files`
+/// refuses instead, in [`produce`]).
+fn cli_tools(store: &Store) -> FileTools {
+    FileTools::new(store.clone(), Origin::Cli).with_max_files(None)
 }
 
 /// Print a producer's result (a staged preview's text streamed from the store) and turn it
@@ -155,14 +156,36 @@ fn staged(
     })
 }
 
-/// Stage the preview of a producer subcommand (`ast-edit`, `edit`, `write`) from its typed
-/// request, and print it.
+/// Stage the preview of a producer subcommand (`ast-edit`, `edit`, `write`, `patch`) from its
+/// typed request, and print it. A preview changing more files than `--max-files` allows is
+/// refused whole: nothing is staged and the message gives the real count.
 fn produce(store: &Store, args: &dyn ProducerArgs, output: Output) -> anyhow::Result<Outcome> {
     let request = args.request()?;
     let progress = args.progress().map(|text| output.progress(text));
-    let result = cli_tools(store, args.max_files()).produce(&request);
+    let tools = cli_tools(store);
+    let result = match args.max_files() {
+        None => tools.produce(&request),
+        Some(cap) => match request.produce(store.workspace(), ProduceLimits { max_files: None }) {
+            Ok(Produced::Preview(preview)) if preview.change_set.len() > cap => {
+                drop(progress);
+                crate::output::failure(output, &too_many_files(preview.change_set.len(), cap));
+                return Ok(Outcome::Failed);
+            }
+            Ok(Produced::Preview(preview)) => tools.stage(*preview),
+            Ok(Produced::Nothing(text)) => Ok(FileToolOutput::Result(ToolResult::text(text))),
+            Err(error) => Err(error),
+        },
+    };
     drop(progress);
     staged(store, result, output)
+}
+
+/// The refusal of a preview over `--max-files`.
+fn too_many_files(count: usize, cap: usize) -> String {
+    format!(
+        "The rewrite would change {count} files, more than --max-files {cap}; nothing was staged. \
+Narrow it with PATH arguments (a directory, a file or a glob) or --lang, or raise --max-files."
+    )
 }
 
 /// Apply or discard through the core dispatch, over every origin's pending actions, as the

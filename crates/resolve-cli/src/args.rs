@@ -11,6 +11,8 @@ use resolve_edit::{
     WriteRequest,
 };
 
+use crate::root::Located;
+
 /// Stage agent edits as previews, review them, and apply or discard them with a reason.
 #[derive(Debug, Parser)]
 #[command(
@@ -61,9 +63,11 @@ impl Cli {
 /// Options accepted before or after any subcommand.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// Workspace root; every path must stay inside it and state lives in <ROOT>/.resolve/.
-    #[arg(long, global = true, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
+    /// Workspace root; every path must stay inside it and state lives in <ROOT>/.resolve/. By
+    /// default the nearest directory upward holding .resolve/, else the git work tree's top,
+    /// else the current directory.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// Print one JSON object per result on stdout, and nothing else there.
     #[arg(long, global = true)]
     pub json: bool,
@@ -380,7 +384,8 @@ pub struct AstEditArgs {
     /// Refuse to stage a preview touching more than N files. By default there is no cap.
     #[arg(long, value_name = "N")]
     pub max_files: Option<usize>,
-    /// Files, directories or globs to rewrite, relative to the root. By default the whole root.
+    /// Files, directories or globs to rewrite, relative to the current directory (to the root
+    /// when run outside it). By default the current directory.
     #[arg(value_name = "PATH")]
     pub paths: Vec<String>,
 }
@@ -388,7 +393,7 @@ pub struct AstEditArgs {
 /// `resolve edit`.
 #[derive(Debug, Args)]
 pub struct EditArgs {
-    /// The file to edit, relative to the root.
+    /// The file to edit, relative to the current directory (to the root when run outside it).
     #[arg(value_name = "PATH")]
     pub path: String,
     /// The exact text to replace; it must occur once unless --all is given.
@@ -405,7 +410,8 @@ pub struct EditArgs {
 /// `resolve write`.
 #[derive(Debug, Args)]
 pub struct WriteArgs {
-    /// The file to create or overwrite, relative to the root.
+    /// The file to create or overwrite, relative to the current directory (to the root when run
+    /// outside it).
     #[arg(value_name = "PATH")]
     pub path: String,
     /// The new content.
@@ -425,8 +431,9 @@ pub struct WriteArgs {
 /// The arguments of a subcommand that stages a producer's preview: they become the producer's
 /// typed request, the same the model's JSON arguments become.
 pub trait ProducerArgs {
-    /// The typed request (reading any file or standard input the arguments name).
-    fn request(&self) -> anyhow::Result<ProducerRequest>;
+    /// The typed request (reading any file or standard input the arguments name), with the
+    /// paths typed read against `located`.
+    fn request(&self, located: &Located) -> anyhow::Result<ProducerRequest>;
 
     /// The cap on files one preview may change. By default there is none.
     fn max_files(&self) -> Option<usize> {
@@ -440,11 +447,11 @@ pub trait ProducerArgs {
 }
 
 impl ProducerArgs for AstEditArgs {
-    fn request(&self) -> anyhow::Result<ProducerRequest> {
+    fn request(&self, located: &Located) -> anyhow::Result<ProducerRequest> {
         let paths = if self.paths.is_empty() {
-            vec![".".to_owned()]
+            vec![located.path(".")]
         } else {
-            self.paths.clone()
+            self.paths.iter().map(|path| located.path(path)).collect()
         };
         Ok(AstEditRequest {
             ops: vec![AstEditOp {
@@ -467,9 +474,9 @@ impl ProducerArgs for AstEditArgs {
 }
 
 impl ProducerArgs for EditArgs {
-    fn request(&self) -> anyhow::Result<ProducerRequest> {
+    fn request(&self, located: &Located) -> anyhow::Result<ProducerRequest> {
         Ok(EditRequest {
-            path: self.path.clone(),
+            path: located.path(&self.path),
             old_text: self.old_text.clone(),
             new_text: self.new_text.clone(),
             replace_all: self.all,
@@ -479,7 +486,7 @@ impl ProducerArgs for EditArgs {
 }
 
 impl ProducerArgs for WriteArgs {
-    fn request(&self) -> anyhow::Result<ProducerRequest> {
+    fn request(&self, located: &Located) -> anyhow::Result<ProducerRequest> {
         let content = match (&self.content, &self.from) {
             (Some(content), _) => content.clone(),
             (None, Some(from)) if from.as_os_str() == "-" => {
@@ -491,7 +498,7 @@ impl ProducerArgs for WriteArgs {
             (None, None) => anyhow::bail!("give the content with --content TEXT or --from FILE"),
         };
         Ok(WriteRequest {
-            path: self.path.clone(),
+            path: located.path(&self.path),
             content,
         }
         .into())
@@ -499,7 +506,7 @@ impl ProducerArgs for WriteArgs {
 }
 
 impl ProducerArgs for PatchArgs {
-    fn request(&self) -> anyhow::Result<ProducerRequest> {
+    fn request(&self, _located: &Located) -> anyhow::Result<ProducerRequest> {
         let input = match &self.file {
             Some(file) if file.as_os_str() != "-" => std::fs::read_to_string(file)
                 .with_context(|| format!("could not read `{}`", file.display()))?,

@@ -24,6 +24,7 @@ mod editor;
 mod output;
 mod progress;
 mod review;
+mod root;
 
 pub use args::Cli;
 

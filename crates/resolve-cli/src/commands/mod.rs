@@ -27,14 +27,17 @@ use tokio_util::sync::CancellationToken;
 use crate::Outcome;
 use crate::args::{Cli, Command, ProducerArgs};
 use crate::output::{Output, note};
+use crate::root::Located;
 
 /// Open the workspace, recover, and run the subcommand.
 pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
+    let located = Located::find(cli.global.root.as_deref())?;
+    let root = located.root();
     // Trust is the person's, kept outside the workspace: no store is opened.
     if let Command::Trust(args) = &cli.command {
-        return trust::run(&cli.global.root, args, output);
+        return trust::run(root, args, output);
     }
-    let workspace = Workspace::open(&cli.global.root)?;
+    let workspace = Workspace::open(root)?;
     // What this process resolves is recorded as resolved (and so decided by a person) at the
     // command line; `resolve agent` and `resolve mcp` say otherwise.
     let store = Store::open(workspace).resolved_by(Origin::Cli);
@@ -53,10 +56,10 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         note(&message);
     }
     match &cli.command {
-        Command::AstEdit(args) => produce(&store, args, output),
-        Command::Edit(args) => produce(&store, args, output),
-        Command::Write(args) => produce(&store, args, output),
-        Command::Patch(args) => produce(&store, args, output),
+        Command::AstEdit(args) => produce(&store, args, &located, output),
+        Command::Edit(args) => produce(&store, args, &located, output),
+        Command::Write(args) => produce(&store, args, &located, output),
+        Command::Patch(args) => produce(&store, args, &located, output),
         Command::Pending => pending(&store, output),
         Command::Show(args) => show(&store, args.id.as_deref(), output),
         Command::Check(args) => check::run(&store, args, output),
@@ -64,11 +67,17 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
             let store = store.requiring_check(args.require_check);
             let mut resolve_args = ResolveArgs::new(ResolveAction::Apply, args.reason.clone());
             let mut extra = Map::new();
+            let addresses = |typed: &[String]| -> Vec<String> {
+                typed
+                    .iter()
+                    .map(|address| located.address(address))
+                    .collect()
+            };
             if !args.only.is_empty() {
-                extra.insert("only".into(), json!(args.only));
+                extra.insert("only".into(), json!(addresses(&args.only)));
             }
             if !args.except.is_empty() {
-                extra.insert("except".into(), json!(args.except));
+                extra.insert("except".into(), json!(addresses(&args.except)));
             }
             if !extra.is_empty() {
                 resolve_args = resolve_args.with_extra(extra);
@@ -89,7 +98,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
             output,
         ),
         Command::Undo(args) => undo(&store, args.id.as_deref(), output),
-        Command::Amend(args) => amend::run(&store, args, output),
+        Command::Amend(args) => amend::run(&store, args, &located, output),
         Command::Log => log(&store, output),
         Command::Review(args) => {
             let (hub_store, config) = (store.clone(), args.config.clone());
@@ -97,8 +106,8 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
             crate::review::run(&store, hub, output)
         }
         Command::Agent(args) => agent::run(&store, args, output),
-        Command::Mcp(args) => mcp(&cli.global.root, args.approve),
-        Command::Trust(args) => trust::run(&cli.global.root, args, output),
+        Command::Mcp(args) => mcp(root, args.approve),
+        Command::Trust(args) => trust::run(root, args, output),
     }
 }
 
@@ -159,8 +168,13 @@ fn staged(
 /// Stage the preview of a producer subcommand (`ast-edit`, `edit`, `write`, `patch`) from its
 /// typed request, and print it. A preview changing more files than `--max-files` allows is
 /// refused whole: nothing is staged and the message gives the real count.
-fn produce(store: &Store, args: &dyn ProducerArgs, output: Output) -> anyhow::Result<Outcome> {
-    let request = args.request()?;
+fn produce(
+    store: &Store,
+    args: &dyn ProducerArgs,
+    located: &Located,
+    output: Output,
+) -> anyhow::Result<Outcome> {
+    let request = args.request(located)?;
     let progress = args.progress().map(|text| output.progress(text));
     let tools = cli_tools(store);
     let result = match args.max_files() {

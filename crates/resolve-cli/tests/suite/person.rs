@@ -48,3 +48,88 @@ fn max_files_refuses_a_larger_preview_whole_with_exit_1_and_the_real_count() {
         .expect_code(0);
     assert_eq!(workspace.pending_ids().len(), 1);
 }
+
+/// Run `resolve ARGS…` without `--root`, in `dir` (a directory of `workspace`).
+fn run_in(workspace: &Workspace, dir: &str, args: &[&str]) -> super::common::Run {
+    let output = super::common::resolve()
+        .current_dir(workspace.path(dir))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env("HOME", workspace.home())
+        .output()
+        .unwrap();
+    super::common::Run::from(output)
+}
+
+#[test]
+fn from_a_subdirectory_the_root_is_the_nearest_directory_holding_resolve() {
+    let workspace = three_files();
+    workspace.write("src/deeper/d.rs", b"fn d() { foo(4); }\n");
+    workspace
+        .run(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"])
+        .expect_code(0);
+    // `pending` from a subdirectory sees what was staged at the root.
+    let pending = run_in(&workspace, "src/deeper", &["pending"]).expect_code(0);
+    assert!(
+        pending.stdout.contains("Edit: src/a.rs"),
+        "{}",
+        pending.stdout
+    );
+    // Typed paths are relative to the current directory; the label names them from the root.
+    let staged = run_in(
+        &workspace,
+        "src",
+        &["edit", "b.rs", "--old", "foo(2)", "--new", "bar(2)"],
+    )
+    .expect_code(0);
+    assert!(
+        staged.stdout.contains("--- a/src/b.rs"),
+        "{}",
+        staged.stdout
+    );
+    let rewrite = run_in(
+        &workspace,
+        "src/deeper",
+        &["ast-edit", "-p", "foo($A)", "-r", "baz($A)"],
+    )
+    .expect_code(0);
+    assert!(
+        rewrite.stdout.contains("+++ b/src/deeper/d.rs"),
+        "{}",
+        rewrite.stdout
+    );
+    assert!(!rewrite.stdout.contains("src/c.rs"), "{}", rewrite.stdout);
+    assert!(!workspace.path("src/.resolve").exists());
+    assert!(!workspace.path("src/deeper/.resolve").exists());
+    let pending = workspace.pending_ids();
+    assert_eq!(pending.len(), 3);
+    // `--only` addresses are typed from the current directory too.
+    let id = &pending[1];
+    run_in(
+        &workspace,
+        "src",
+        &[
+            "apply", "--reason", "rename", "--id", id, "--only", "b.rs#1",
+        ],
+    )
+    .expect_code(0);
+    assert_eq!(workspace.read("src/b.rs"), "fn b() { bar(2); }\n");
+}
+
+#[test]
+fn without_resolve_dir_the_root_is_the_git_top_and_root_overrides() {
+    let workspace = three_files();
+    std::fs::create_dir(workspace.path(".git")).unwrap();
+    run_in(
+        &workspace,
+        "src",
+        &["edit", "c.rs", "--old", "foo(3)", "--new", "bar(3)"],
+    )
+    .expect_code(0);
+    assert!(workspace.path(".resolve").is_dir());
+    assert!(!workspace.path("src/.resolve").exists());
+    assert_eq!(workspace.pending_ids().len(), 1);
+    // `--root` wins over the search: the subdirectory is a root of its own, with nothing pending.
+    let own = run_in(&workspace, "src", &["--root", ".", "pending"]).expect_code(0);
+    assert_eq!(own.stdout.trim(), "No pending actions.");
+}

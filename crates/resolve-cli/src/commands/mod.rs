@@ -17,9 +17,9 @@ use resolve_core::{
     visible_line, visible_text,
 };
 use resolve_edit::{
-    ApprovalMode, AutoApprover, FileToolOutput, FileTools, HistoryRecord, OpenedWorkspace, Origin,
-    Outcome as HistoryOutcome, ProduceLimits, Produced, Store, StoredAction, Workspace,
-    WorkspaceConfig, check_report, shown_addressed_preview, shown_preview,
+    ApprovalMode, AutoApprover, FileToolOutput, FileTools, HistoryRecord, LOCK_TIMEOUT,
+    OpenedWorkspace, Origin, Outcome as HistoryOutcome, ProduceLimits, Produced, Store, StoreError,
+    StoredAction, Workspace, WorkspaceConfig, check_report, shown_addressed_preview, shown_preview,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -52,7 +52,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         _ => false,
     };
     let store = store.accepting_foreign(names_action);
-    if let Some(message) = store.recover()? {
+    if let Some(message) = recover(&store, &cli.command)? {
         note(&message);
     }
     match &cli.command {
@@ -108,6 +108,30 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Agent(args) => agent::run(&store, args, output),
         Command::Mcp(args) => mcp(root, args.approve),
         Command::Trust(args) => trust::run(root, args, output),
+    }
+}
+
+/// Settle an apply a crash interrupted, saying what was done. Commands that only read go on
+/// at once while another resolve holds the lock (they read the records as they stand); any
+/// other says at once that it waits for the lock.
+fn recover(store: &Store, command: &Command) -> anyhow::Result<Option<String>> {
+    let reads_only = matches!(
+        command,
+        Command::Pending | Command::Show(_) | Command::Log | Command::Review(_)
+    );
+    match store.recover_now() {
+        Err(StoreError::LockTimeout { path, .. }) => {
+            if reads_only {
+                return Ok(None);
+            }
+            note(&format!(
+                "Waiting for the workspace lock `{}`: another resolve command (a check, an apply) is working in this workspace; giving up after {} s.",
+                path.display(),
+                LOCK_TIMEOUT.as_secs()
+            ));
+            Ok(store.recover()?)
+        }
+        other => Ok(other?),
     }
 }
 

@@ -133,3 +133,56 @@ fn without_resolve_dir_the_root_is_the_git_top_and_root_overrides() {
     let own = run_in(&workspace, "src", &["--root", ".", "pending"]).expect_code(0);
     assert_eq!(own.stdout.trim(), "No pending actions.");
 }
+
+#[test]
+fn reads_do_not_wait_while_a_check_holds_the_lock_and_a_writer_says_it_waits() {
+    let workspace = three_files();
+    workspace
+        .run(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"])
+        .expect_code(0);
+    let started = workspace.path("started");
+    let mut check = workspace
+        .command(&[
+            "check",
+            "--",
+            "sh",
+            "-c",
+            &format!("touch '{}'; sleep 4", started.display()),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let waiting = std::time::Instant::now();
+    while !started.exists() {
+        assert!(
+            waiting.elapsed() < std::time::Duration::from_secs(20),
+            "the check never ran"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for args in [&["pending"][..], &["log"], &["show"]] {
+        let before = std::time::Instant::now();
+        let run = workspace.run(args).expect_code(0);
+        assert!(
+            before.elapsed() < std::time::Duration::from_secs(2),
+            "`resolve {args:?}` waited {:?}",
+            before.elapsed()
+        );
+        assert!(!run.stderr.contains("lock"), "{}", run.stderr);
+        if args != ["log"] {
+            assert!(run.stdout.contains("Edit: src/a.rs"), "{}", run.stdout);
+        }
+    }
+    // A writer waits for the check, and says so at once.
+    let discard = workspace
+        .run(&["discard", "--reason", "not now"])
+        .expect_code(0);
+    assert!(
+        discard.stderr.contains("Waiting for the workspace lock"),
+        "{}",
+        discard.stderr
+    );
+    assert!(check.wait().unwrap().success());
+    assert!(workspace.pending_ids().is_empty());
+}

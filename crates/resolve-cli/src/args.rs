@@ -440,6 +440,12 @@ pub trait ProducerArgs {
         None
     }
 
+    /// Whether the producer infers each file's language (`ast-edit` without `--lang`), so the
+    /// languages it rewrote are worth naming. By default not.
+    fn infers_languages(&self) -> bool {
+        false
+    }
+
     /// What to show while the producer runs. By default nothing.
     fn progress(&self) -> Option<&'static str> {
         None
@@ -466,6 +472,10 @@ impl ProducerArgs for AstEditArgs {
 
     fn max_files(&self) -> Option<usize> {
         self.max_files
+    }
+
+    fn infers_languages(&self) -> bool {
+        self.lang.is_none()
     }
 
     fn progress(&self) -> Option<&'static str> {

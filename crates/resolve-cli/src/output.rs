@@ -204,6 +204,14 @@ impl Output {
         }
     }
 
+    /// Print `text` as a line on stdout for a person; nothing with `--json`, whose object
+    /// already carries it.
+    pub fn human(self, text: &str) {
+        if !self.json {
+            out_line(text);
+        }
+    }
+
     fn json_line(self, value: &impl Serialize) {
         let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
         // A closed pipe is not an error worth reporting.

@@ -8,18 +8,20 @@ mod trust;
 #[cfg(test)]
 mod tool_lists;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{
     DecidedBy, ResolveAction, ResolveArgs, ResolveFacts, ResolveOutcome, ToolResult, base_details,
-    visible_line, visible_text,
+    count_noun, visible_line, visible_text,
 };
 use resolve_edit::{
     ApprovalMode, AutoApprover, FileToolOutput, FileTools, HistoryRecord, LOCK_TIMEOUT,
-    OpenedWorkspace, Origin, Outcome as HistoryOutcome, ProduceLimits, Produced, Store, StoreError,
-    StoredAction, Workspace, WorkspaceConfig, check_report, shown_addressed_preview, shown_preview,
+    OpenedWorkspace, Origin, Outcome as HistoryOutcome, ProduceLimits, Produced, SpooledChangeSet,
+    Store, StoreError, StoredAction, Workspace, WorkspaceConfig, check_report, language_of_path,
+    shown_addressed_preview, shown_preview,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -171,11 +173,15 @@ fn cli_tools(store: &Store) -> FileTools {
 fn staged(
     store: &Store,
     result: Result<FileToolOutput, resolve_edit::EditError>,
+    languages_inferred: bool,
     output: Output,
 ) -> anyhow::Result<Outcome> {
     let result = match result {
         Ok(FileToolOutput::Staged(staged)) => {
             output.staged_preview(&staged, store.workspace())?;
+            if languages_inferred {
+                output.human(&languages_line(&staged.record.change_set)?);
+            }
             return Ok(Outcome::Success);
         }
         Ok(FileToolOutput::Result(result)) => result,
@@ -187,6 +193,28 @@ fn staged(
     } else {
         Outcome::Success
     })
+}
+
+/// `Languages (no --lang given): markdown 1 file, rust 3 files.`: what each changed file was
+/// parsed as, so a rewrite reaching an unexpected language shows at once.
+fn languages_line(change_set: &SpooledChangeSet) -> anyhow::Result<String> {
+    let mut languages: BTreeMap<String, usize> = BTreeMap::new();
+    change_set.for_each_file(
+        |error| error,
+        |path, _| {
+            let lang = language_of_path(Path::new(path)).unwrap_or_else(|| "unknown".to_owned());
+            *languages.entry(lang).or_insert(0) += 1;
+            Ok(())
+        },
+    )?;
+    let listed: Vec<String> = languages
+        .iter()
+        .map(|(lang, files)| format!("{lang} {}", count_noun(*files, "file")))
+        .collect();
+    Ok(format!(
+        "Languages (no --lang given): {}.",
+        listed.join(", ")
+    ))
 }
 
 /// Stage the preview of a producer subcommand (`ast-edit`, `edit`, `write`, `patch`) from its
@@ -215,7 +243,7 @@ fn produce(
         },
     };
     drop(progress);
-    staged(store, result, output)
+    staged(store, result, args.infers_languages(), output)
 }
 
 /// The refusal of a preview over `--max-files`.

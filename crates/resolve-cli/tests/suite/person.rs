@@ -186,3 +186,34 @@ fn reads_do_not_wait_while_a_check_holds_the_lock_and_a_writer_says_it_waits() {
     assert!(check.wait().unwrap().success());
     assert!(workspace.pending_ids().is_empty());
 }
+
+#[test]
+fn ast_edit_without_lang_names_the_languages_it_rewrote() {
+    let workspace = Workspace::with(&[
+        ("src/a.rs", "fn a() { x.unwrap(); }\n"),
+        ("src/b.rs", "fn b() { y.unwrap(); }\n"),
+        ("tool.py", "z = w.unwrap()\n"),
+    ]);
+    let run = workspace
+        .run(&["ast-edit", "-p", "$X.unwrap()", "-r", "$X.expect(\"x\")"])
+        .expect_code(0);
+    assert_eq!(
+        run.stdout.lines().last(),
+        Some("Languages (no --lang given): python 1 file, rust 2 files.")
+    );
+    workspace
+        .run(&["discard", "--reason", "again with --lang"])
+        .expect_code(0);
+    let run = workspace
+        .run(&[
+            "ast-edit",
+            "-p",
+            "$X.unwrap()",
+            "-r",
+            "$X.expect(\"x\")",
+            "--lang",
+            "rust",
+        ])
+        .expect_code(0);
+    assert!(!run.stdout.contains("Languages"), "{}", run.stdout);
+}

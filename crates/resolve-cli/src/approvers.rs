@@ -43,20 +43,25 @@ impl TerminalReviewer {
 
 impl TerminalReview for TerminalReviewer {
     fn review(&self, request: &ApprovalRequest) -> Decision {
+        self.review_noted(request).0
+    }
+
+    fn review_noted(&self, request: &ApprovalRequest) -> (Decision, Option<String>) {
         match &request.subject {
             ApprovalSubject::Action(record) => self.review_action(record),
-            ApprovalSubject::Plan(plan) => review_plan(plan),
+            ApprovalSubject::Plan(plan) => (review_plan(plan), None),
         }
     }
 }
 
 impl TerminalReviewer {
-    /// A preview the model asks to apply.
-    fn review_action(&self, record: &PendingRecord) -> Decision {
+    /// A preview the model asks to apply: the decision, and the person's reason for an apply
+    /// when they typed one.
+    fn review_action(&self, record: &PendingRecord) -> (Decision, Option<String>) {
         // On a terminal, the full-screen review; otherwise (or if it cannot open) the prompt.
         if crate::review::is_interactive() {
             match crate::review::review_decision(&self.store, &record.id, self.color) {
-                Ok(decision) => return decision,
+                Ok(decided) => return decided,
                 Err(error) => err_line(&format!(
                     "note: the review could not open ({error:#}); asking here instead."
                 )),
@@ -88,14 +93,17 @@ impl TerminalReviewer {
             let answer = answer.trim();
             let word = answer.to_ascii_lowercase();
             if ["a", "apply", "y", "yes"].contains(&word.as_str()) {
-                return Decision::Apply;
+                return (Decision::Apply, None);
             }
             if ["", "d", "discard", "n", "no"].contains(&word.as_str()) {
                 let _ = write!(stderr, "Why discard it (the model reads this)? ");
                 let _ = stderr.flush();
-                return Decision::Discard {
-                    reason: reason_or(read_line(), crate::review::DECLINED),
-                };
+                return (
+                    Decision::Discard {
+                        reason: reason_or(read_line(), crate::review::DECLINED),
+                    },
+                    None,
+                );
             }
             let left_out: Result<Vec<HunkAddress>, _> =
                 answer.split_whitespace().map(HunkAddress::parse).collect();
@@ -117,11 +125,14 @@ impl TerminalReviewer {
                     }
                 })
                 .collect();
-            return Decision::ApplyPart(ReviewDecision {
-                selection: Selection::Except(left_out),
-                rejections,
-                fingerprint: Some(record.fingerprint.clone()),
-            });
+            return (
+                Decision::ApplyPart(ReviewDecision {
+                    selection: Selection::Except(left_out),
+                    rejections,
+                    fingerprint: Some(record.fingerprint.clone()),
+                }),
+                None,
+            );
         }
     }
 }

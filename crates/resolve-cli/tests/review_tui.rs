@@ -657,3 +657,66 @@ fn long_diff_lines_wrap_with_a_continuation_mark_at_80_by_24() {
     tmux.keys(&["q"]);
     tmux.wait_for("the review to end", |_| exited(&exit_file));
 }
+
+/// See: issue #32, "The person's reason is lost in the agent's review".
+#[test]
+fn agent_approve_ask_records_the_reason_typed_in_the_review_with_the_models_beside_it() {
+    if !tmux_available() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("a.txt"), "one\n").unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let model = runtime.block_on(MockServer::start(
+        [
+            Turn::call(
+                "c1",
+                "edit",
+                json!({"path": "a.txt", "old_text": "one", "new_text": "uno"}),
+            ),
+            Turn::call(
+                "c2",
+                "resolve",
+                json!({"action": "apply", "reason": "The model's reason."}),
+            ),
+            Turn::text("Done."),
+        ]
+        .into_iter()
+        .map(Reply::Turn)
+        .collect(),
+    ));
+    let scratch = tempfile::tempdir().unwrap();
+    let exit_file = scratch.path().join("exit");
+    let command = format!(
+        "'{resolve}' --root '{root}' agent --base-url '{base}' --model mock --api-key-env RESOLVE_TEST_NO_KEY --approve ask 'Translate.' 2> /dev/null; echo $? > '{exit}'; sleep 600",
+        resolve = env!("CARGO_BIN_EXE_resolve"),
+        root = root.path().display(),
+        base = model.openai_base(),
+        exit = exit_file.display(),
+    );
+    let tmux = Tmux::start(&command);
+    tmux.wait_for("the review of the model's preview", |screen| {
+        screen.contains("▶ a.txt#1")
+    });
+    tmux.keys(&["a"]);
+    tmux.wait_for("the apply prompt", |screen| {
+        screen.contains("Apply, reason:")
+    });
+    tmux.type_text("The person's own reason.");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the run to end", |_| exited(&exit_file));
+    assert_eq!(std::fs::read_to_string(&exit_file).unwrap().trim(), "0");
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
+        "uno\n"
+    );
+    let log: Value = serde_json::from_str(&resolve(root.path(), &["log", "--json"])).unwrap();
+    let entry = &log["history"][0];
+    assert_eq!(entry["reason"], "The person's own reason.", "{entry}");
+    assert_eq!(entry["modelReason"], "The model's reason.", "{entry}");
+    assert_eq!(entry["decidedBy"], "person", "{entry}");
+}

@@ -260,6 +260,13 @@ impl Approver for AwaitPerson {
 pub trait TerminalReview: Send + Sync + fmt::Debug {
     /// Ask the person about `request`. Runs on a blocking thread, so it may prompt.
     fn review(&self, request: &ApprovalRequest) -> Decision;
+
+    /// [`TerminalReview::review`], with the person's own words about an apply (the reason typed
+    /// at the review's apply prompt), which the history records instead of the model's reason
+    /// (kept as `modelReason`). By default the decision alone, with no words of their own.
+    fn review_noted(&self, request: &ApprovalRequest) -> (Decision, Option<String>) {
+        (self.review(request), None)
+    }
 }
 
 /// A person at the terminal decides, through a [`TerminalReview`].
@@ -280,8 +287,8 @@ impl Approver for TerminalApprover {
         let review = Arc::clone(&self.review);
         let asked = request.clone();
         Box::pin(async move {
-            match run_blocking("terminal review", move || review.review(&asked)).await {
-                Ok(decision) => Decided::new(decision, DecidedBy::Person),
+            match run_blocking("terminal review", move || review.review_noted(&asked)).await {
+                Ok((decision, note)) => Decided::new(decision, DecidedBy::Person).with_note(note),
                 Err(error) => Decided::new(
                     Decision::LeavePending {
                         why: format!(

@@ -83,15 +83,27 @@ pub const DECLINED: &str = "The user declined without a reason.";
 /// The terminal review of `resolve agent --approve ask|review`: review the pending action
 /// `id` the model asks to apply, and say what lands (amendments are made at once). `q` declines
 /// it like a discard without a reason.
-pub(crate) fn review_decision(store: &Store, id: &str, color: bool) -> anyhow::Result<Decision> {
+pub(crate) fn review_decision(
+    store: &Store,
+    id: &str,
+    color: bool,
+) -> anyhow::Result<(Decision, Option<String>)> {
     let review = ReviewStore::deciding(store.clone());
     Ok(match decide(&review, id, color)? {
-        Decided::Apply(request) if request.rejected.is_empty() => Decision::Apply,
-        Decided::Apply(request) => Decision::ApplyPart(adapter::review_decision(&request)?),
-        Decided::Discard(reason) => Decision::Discard { reason },
-        Decided::Quit => Decision::Discard {
-            reason: DECLINED.to_owned(),
-        },
+        Decided::Apply(request) if request.rejected.is_empty() => {
+            (Decision::Apply, Some(request.reason))
+        }
+        Decided::Apply(request) => (
+            Decision::ApplyPart(adapter::review_decision(&request)?),
+            Some(request.reason),
+        ),
+        Decided::Discard(reason) => (Decision::Discard { reason }, None),
+        Decided::Quit => (
+            Decision::Discard {
+                reason: DECLINED.to_owned(),
+            },
+            None,
+        ),
     })
 }
 

@@ -7,8 +7,8 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use resolve_edit::{
-    ApplyPatchRequest, ApprovalMode, AstEditOp, AstEditRequest, EditRequest, ProducerRequest,
-    WriteRequest,
+    ApplyPatchRequest, ApprovalMode, AstEditOp, AstEditRequest, EditRequest, HunkAddress,
+    ProducerRequest, WriteRequest,
 };
 
 use crate::root::Located;
@@ -369,6 +369,22 @@ impl AgentArgs {
     }
 }
 
+/// A `--reason`: every decision needs one, so an empty (or blank) reason is a usage error.
+fn reason_given(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        Err("give a reason: every apply and discard is recorded with why".to_owned())
+    } else {
+        Ok(text.to_owned())
+    }
+}
+
+/// A `--only`/`--except` entry, `PATH` or `PATH#N,…`; a malformed one is a usage error.
+fn hunk_address(text: &str) -> Result<String, String> {
+    HunkAddress::parse(text)
+        .map(|_| text.to_owned())
+        .map_err(|error| error.to_string())
+}
+
 /// `resolve ast-edit`.
 #[derive(Debug, Args)]
 pub struct AstEditArgs {
@@ -547,18 +563,24 @@ pub struct ShowArgs {
 /// `resolve apply`.
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
-    /// Why the change should land; recorded in the history.
-    #[arg(long, value_name = "TEXT")]
+    /// Why the change should land; recorded in the history. Must not be empty.
+    #[arg(long, value_name = "TEXT", value_parser = reason_given)]
     pub reason: String,
     /// Apply this pending action instead of the head.
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
     /// Apply only these files and hunks of the preview (`src/a.rs`, `src/a.rs#1,3`, as `resolve
     /// show` numbers them); the rest are dropped with it.
-    #[arg(long, value_name = "PATH[#N,…]", num_args = 1..)]
+    #[arg(long, value_name = "PATH[#N,…]", num_args = 1.., value_parser = hunk_address)]
     pub only: Vec<String>,
     /// Apply all but these files and hunks of the preview (`src/a.rs#2`, `src/b.rs`).
-    #[arg(long, value_name = "PATH[#N,…]", num_args = 1.., conflicts_with = "only")]
+    #[arg(
+        long,
+        value_name = "PATH[#N,…]",
+        num_args = 1..,
+        conflicts_with = "only",
+        value_parser = hunk_address
+    )]
     pub except: Vec<String>,
     /// Refuse to apply unless the preview's last check (`resolve check`) passed. `[check]
     /// require = true` in the configuration makes this the default for every apply, the
@@ -602,8 +624,8 @@ pub struct CheckArgs {
 /// `resolve discard`.
 #[derive(Debug, Args)]
 pub struct DiscardArgs {
-    /// Why the change is dropped; recorded in the history.
-    #[arg(long, value_name = "TEXT")]
+    /// Why the change is dropped; recorded in the history. Must not be empty.
+    #[arg(long, value_name = "TEXT", value_parser = reason_given)]
     pub reason: String,
     /// Discard this pending action instead of the head.
     #[arg(long, value_name = "ID")]

@@ -185,6 +185,15 @@ fn staged(
             return Ok(Outcome::Success);
         }
         Ok(FileToolOutput::Result(result)) => result,
+        // Nothing to do is done (exit 0); a language that does not exist is a usage error.
+        Err(error @ resolve_edit::EditError::NoChange { .. }) => {
+            output.result(&ToolResult::text(error.to_string()));
+            return Ok(Outcome::Success);
+        }
+        Err(error @ resolve_edit::EditError::UnknownLanguage { .. }) => {
+            crate::output::failure(output, &error.to_string());
+            return Ok(Outcome::Usage);
+        }
         Err(error) => ToolResult::error(error.to_string()),
     };
     output.result(&result);
@@ -451,11 +460,10 @@ fn undo(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
         {
             Some(entry) => entry.action.id,
             None => {
-                crate::output::failure(
-                    output,
-                    "Nothing to undo: no applied change in the history.",
-                );
-                return Ok(Outcome::Failed);
+                // Nothing to do is done, as `Nothing to discard` is.
+                let text = "Nothing to undo: no applied change in the history.";
+                output.data(&json!({"text": text, "isError": false}), text);
+                return Ok(Outcome::Success);
             }
         },
     };

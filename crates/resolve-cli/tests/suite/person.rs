@@ -217,3 +217,51 @@ fn ast_edit_without_lang_names_the_languages_it_rewrote() {
         .expect_code(0);
     assert!(!run.stdout.contains("Languages"), "{}", run.stdout);
 }
+
+/// See: issue #32, "Exit codes": 0 done or nothing to do, 1 the action failed, 2 usage.
+#[test]
+fn exit_codes_are_one_table_done_or_nothing_to_do_failed_usage() {
+    let workspace = Workspace::with(&[("a.txt", "abc\n"), ("src/a.rs", "fn a() {}\n")]);
+    let table: &[(&[&str], i32)] = &[
+        // 0: done, or nothing to do.
+        (&["edit", "a.txt", "--old", "abc", "--new", "abc"], 0),
+        (&["write", "a.txt", "--content", "abc\n"], 0),
+        (
+            &["ast-edit", "-p", "zzz($A)", "-r", "y($A)", "--lang", "rust"],
+            0,
+        ),
+        (&["undo"], 0),
+        (&["discard", "--reason", "nothing there"], 0),
+        // 1: the action failed.
+        (&["edit", "a.txt", "--old", "zzz", "--new", "y"], 1),
+        (&["apply", "--reason", "nothing there"], 1),
+        // 2: usage.
+        (&["ast-edit", "-p", "x", "-r", "y", "--lang", "klingon"], 2),
+        (&["apply", "--reason", ""], 2),
+        (&["discard", "--reason", "  "], 2),
+        (&["apply", "--reason", "r", "--only", "a.txt#"], 2),
+        (&["apply", "--reason", "r", "--except", "a.txt#0"], 2),
+    ];
+    for (args, code) in table {
+        let run = workspace.run(args);
+        assert_eq!(
+            run.code, *code,
+            "resolve {args:?}\n--- stdout\n{}\n--- stderr\n{}",
+            run.stdout, run.stderr
+        );
+    }
+    assert!(workspace.pending_ids().is_empty());
+    assert_eq!(workspace.read("a.txt"), "abc\n");
+}
+
+#[test]
+fn an_empty_reason_is_refused_before_anything_is_decided() {
+    let workspace = three_files();
+    workspace
+        .run(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"])
+        .expect_code(0);
+    let run = workspace.run(&["apply", "--reason", ""]).expect_code(2);
+    assert!(run.stderr.contains("give a reason"), "{}", run.stderr);
+    assert_eq!(workspace.pending_ids().len(), 1);
+    assert_eq!(workspace.read("src/a.rs"), "fn a() { foo(1); }\n");
+}

@@ -555,7 +555,8 @@ pub struct PatchArgs {
 /// `resolve show`.
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// Pending or historical id; by default the head pending action.
+    /// Pending or historical id (the number alone will do: 18); by default the head pending
+    /// action.
     #[arg(value_name = "ID")]
     pub id: Option<String>,
 }
@@ -566,7 +567,7 @@ pub struct ApplyArgs {
     /// Why the change should land; recorded in the history. Must not be empty.
     #[arg(long, value_name = "TEXT", value_parser = reason_given)]
     pub reason: String,
-    /// Apply this pending action instead of the head.
+    /// Apply this pending action instead of the head (the number alone will do: 18).
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
     /// Apply only these files and hunks of the preview (`src/a.rs`, `src/a.rs#1,3`, as `resolve
@@ -597,7 +598,7 @@ pub struct ApplyArgs {
 /// `resolve check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The pending action to check; by default the head.
+    /// The pending action to check (the number alone will do: 18); by default the head.
     #[arg(value_name = "ID")]
     pub id: Option<String>,
     /// Run in a temporary copy of the workspace instead of in place; the workspace is never
@@ -627,7 +628,7 @@ pub struct DiscardArgs {
     /// Why the change is dropped; recorded in the history. Must not be empty.
     #[arg(long, value_name = "TEXT", value_parser = reason_given)]
     pub reason: String,
-    /// Discard this pending action instead of the head.
+    /// Discard this pending action instead of the head (the number alone will do: 18).
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
     /// Where the MCP servers are configured, for actions staged by their tools. By default
@@ -661,7 +662,8 @@ pub struct AmendArgs {
 /// `resolve undo`.
 #[derive(Debug, Args)]
 pub struct UndoArgs {
-    /// The applied action to revert; by default the most recent applied one.
+    /// The applied action to revert (the number alone will do: 18); by default the most recent
+    /// applied one.
     #[arg(value_name = "ID")]
     pub id: Option<String>,
 }

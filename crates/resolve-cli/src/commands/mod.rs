@@ -63,7 +63,11 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Write(args) => produce(&store, args, &located, output),
         Command::Patch(args) => produce(&store, args, &located, output),
         Command::Pending => pending(&store, output),
-        Command::Show(args) => show(&store, args.id.as_deref(), output),
+        Command::Show(args) => show(
+            &store,
+            full_id(&store, args.id.as_deref())?.as_deref(),
+            output,
+        ),
         Command::Check(args) => check::run(&store, args, output),
         Command::Apply(args) => {
             let store = store.requiring_check(args.require_check);
@@ -87,7 +91,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
             resolve(
                 &store,
                 resolve_args,
-                args.id.as_deref(),
+                full_id(&store, args.id.as_deref())?.as_deref(),
                 args.config.as_deref(),
                 output,
             )
@@ -95,11 +99,15 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Discard(args) => resolve(
             &store,
             ResolveArgs::new(ResolveAction::Discard, args.reason.clone()),
-            args.id.as_deref(),
+            full_id(&store, args.id.as_deref())?.as_deref(),
             args.config.as_deref(),
             output,
         ),
-        Command::Undo(args) => undo(&store, args.id.as_deref(), output),
+        Command::Undo(args) => undo(
+            &store,
+            full_id(&store, args.id.as_deref())?.as_deref(),
+            output,
+        ),
         Command::Amend(args) => amend::run(&store, args, &located, output),
         Command::Log => log(&store, output),
         Command::Review(args) => {
@@ -135,6 +143,38 @@ fn recover(store: &Store, command: &Command) -> anyhow::Result<Option<String>> {
         }
         other => Ok(other?),
     }
+}
+
+/// `typed` as a full id: a number alone (`18`, as in `pending-action:edit:18`) names the one
+/// action, pending or in the history, with that sequence number (numbers are never reused in a
+/// root); anything else is taken as it is.
+pub(crate) fn full_id(store: &Store, typed: Option<&str>) -> anyhow::Result<Option<String>> {
+    let Some(typed) = typed else {
+        return Ok(None);
+    };
+    let Ok(seq) = typed.parse::<u64>() else {
+        return Ok(Some(typed.to_owned()));
+    };
+    let numbered =
+        |id: &str| id.rsplit(':').next().and_then(|n| n.parse::<u64>().ok()) == Some(seq);
+    let mut ids: Vec<String> = store
+        .pending_summaries()?
+        .into_iter()
+        .map(|record| record.id)
+        .filter(|id| numbered(id))
+        .collect();
+    ids.extend(
+        store
+            .history()?
+            .into_iter()
+            .map(|entry| entry.action.id)
+            .filter(|id| numbered(id)),
+    );
+    ids.dedup();
+    Ok(Some(match ids.as_slice() {
+        [one] => one.clone(),
+        _ => typed.to_owned(),
+    }))
 }
 
 /// Serve MCP on stdio until the client disconnects; logs go to stderr.

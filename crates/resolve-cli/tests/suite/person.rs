@@ -265,3 +265,30 @@ fn an_empty_reason_is_refused_before_anything_is_decided() {
     assert_eq!(workspace.pending_ids().len(), 1);
     assert_eq!(workspace.read("src/a.rs"), "fn a() { foo(1); }\n");
 }
+
+#[test]
+fn an_id_may_be_given_as_its_number_alone() {
+    let workspace = three_files();
+    workspace
+        .run(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"])
+        .expect_code(0);
+    workspace
+        .run(&["edit", "src/b.rs", "--old", "foo(2)", "--new", "bar(2)"])
+        .expect_code(0);
+    let ids = workspace.pending_ids();
+    let older = ids[1].rsplit(':').next().unwrap().to_owned();
+    let show = workspace.run(&["show", &older]).expect_code(0);
+    assert!(show.stdout.starts_with(&ids[1]), "{}", show.stdout);
+    workspace
+        .run(&["apply", "--reason", "the older one", "--id", &older])
+        .expect_code(0);
+    assert_eq!(workspace.read("src/a.rs"), "fn a() { bar(1); }\n");
+    assert_eq!(workspace.read("src/b.rs"), "fn b() { foo(2); }\n");
+    // From the history too.
+    let show = workspace.run(&["show", &older]).expect_code(0);
+    assert!(show.stdout.contains(&ids[1]), "{}", show.stdout);
+    workspace.run(&["undo", &older]).expect_code(0);
+    assert_eq!(workspace.read("src/a.rs"), "fn a() { foo(1); }\n");
+    // A number nothing has is an unknown id.
+    workspace.run(&["show", "999"]).expect_code(1);
+}

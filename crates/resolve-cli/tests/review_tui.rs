@@ -720,3 +720,31 @@ fn agent_approve_ask_records_the_reason_typed_in_the_review_with_the_models_besi
     assert_eq!(entry["modelReason"], "The model's reason.", "{entry}");
     assert_eq!(entry["decidedBy"], "person", "{entry}");
 }
+
+/// See: issue #32, "`q` in the review UI throws away every hunk decision … without asking".
+#[test]
+fn q_asks_before_throwing_away_rejected_hunks() {
+    if !tmux_available() {
+        return;
+    }
+    let (root, _scratch, tmux, exit_file) = review_in_tmux("");
+    tmux.keys(&["Space", "q"]);
+    tmux.wait_for("the question", |screen| {
+        screen.contains("Quit and lose 1 rejected hunk? y quits, any other key goes back.")
+    });
+    tmux.keys(&["Escape"]);
+    let screen = tmux.wait_for("the review again", |screen| {
+        screen.contains("Still reviewing; nothing was lost.")
+    });
+    assert!(!exited(&exit_file), "{screen}");
+    assert!(screen.contains("1 rejected"), "{screen}");
+    tmux.keys(&["q", "y"]);
+    tmux.wait_for("the review to end", |_| exited(&exit_file));
+    assert_eq!(std::fs::read_to_string(&exit_file).unwrap().trim(), "0");
+    assert_eq!(
+        resolve(root.path(), &["pending", "--json"])
+            .matches("pending-action:")
+            .count(),
+        1
+    );
+}

@@ -411,6 +411,14 @@ fn status_line<'a>(app: &'a App, theme: Theme) -> Paragraph<'a> {
             }
             Paragraph::new(Line::from(spans))
         }
+        Mode::ConfirmQuit => Paragraph::new(format!(
+            "Quit and lose {}? y quits, any other key goes back.",
+            match app.decisions() {
+                1 => "1 rejected hunk".to_owned(),
+                n => format!("{n} rejected hunks"),
+            }
+        ))
+        .style(theme.colored(Color::Yellow).add_modifier(Modifier::BOLD)),
         Mode::Browse | Mode::Help => {
             Paragraph::new(app.status.as_deref().unwrap_or("")).style(theme.colored(Color::Yellow))
         }

@@ -512,7 +512,7 @@ fn undo(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
             let text = format!(
                 "Undid {}: restored {}.",
                 entry.action.id,
-                entry.applied_files.join(", ")
+                listed_files(&entry.applied_files)
             );
             output.data(
                 &json!({"text": text, "isError": false, "details": history_json(&entry, store)?}),
@@ -525,6 +525,23 @@ fn undo(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
             Ok(Outcome::Failed)
         }
     }
+}
+
+/// How many paths a line names before it summarizes the rest.
+const LISTED_PATHS: usize = 5;
+
+/// `a, b, c` for a few files; `909 files: a, b, c, d, e and 904 more (--json lists all)` for
+/// many, so one line stays readable.
+fn listed_files(paths: &[String]) -> String {
+    if paths.len() <= LISTED_PATHS {
+        return paths.join(", ");
+    }
+    format!(
+        "{} files: {} and {} more (--json lists all)",
+        paths.len(),
+        paths[..LISTED_PATHS].join(", "),
+        paths.len() - LISTED_PATHS
+    )
 }
 
 fn log(store: &Store, output: Output) -> anyhow::Result<Outcome> {

@@ -292,3 +292,28 @@ fn an_id_may_be_given_as_its_number_alone() {
     // A number nothing has is an unknown id.
     workspace.run(&["show", "999"]).expect_code(1);
 }
+
+#[test]
+fn undo_of_many_files_summarizes_and_json_lists_them_all() {
+    let workspace = Workspace::new();
+    for n in 0..12 {
+        workspace.write(&format!("src/f{n:02}.rs"), b"fn f() { foo(1); }\n");
+    }
+    workspace
+        .run(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"])
+        .expect_code(0);
+    workspace
+        .run(&["apply", "--reason", "rename"])
+        .expect_code(0);
+    let ids = workspace.run(&["log", "--json"]).expect_code(0);
+    let log: serde_json::Value = serde_json::from_str(&ids.stdout).unwrap();
+    let id = log["history"][0]["id"].as_str().unwrap().to_owned();
+    let run = workspace.run(&["undo"]).expect_code(0);
+    assert_eq!(
+        run.stdout.trim(),
+        format!(
+            "Undid {id}: restored 12 files: src/f00.rs, src/f01.rs, src/f02.rs, src/f03.rs, src/f04.rs and 7 more (--json lists all)."
+        )
+    );
+    assert_eq!(workspace.read("src/f11.rs"), "fn f() { foo(1); }\n");
+}

@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::Outcome;
 use crate::args::{Cli, Command, ProducerArgs};
-use crate::output::{Output, note};
+use crate::output::{Output, in_person_words, next_commands, note, with_person_banner};
 use crate::root::Located;
 
 /// Open the workspace, recover, and run the subcommand.
@@ -219,9 +219,11 @@ fn staged(
     let result = match result {
         Ok(FileToolOutput::Staged(staged)) => {
             output.staged_preview(&staged, store.workspace())?;
+            let mut after = String::new();
             if languages_inferred {
-                output.human(&languages_line(&staged.record.change_set)?);
+                after = languages_line(&staged.record.change_set)? + "\n";
             }
+            output.human(&format!("\n{after}{}", next_commands(&staged.record.id)));
             return Ok(Outcome::Success);
         }
         Ok(FileToolOutput::Result(result)) => result,
@@ -235,6 +237,10 @@ fn staged(
             return Ok(Outcome::Usage);
         }
         Err(error) => ToolResult::error(error.to_string()),
+    };
+    let result = ToolResult {
+        text: in_person_words(&result.text),
+        ..result
     };
     output.result(&result);
     Ok(if result.is_error {
@@ -348,6 +354,10 @@ fn resolve(
         }
         Err(error) => failed_result(store, &error, &args, id),
     };
+    let result = ToolResult {
+        text: in_person_words(&result.text),
+        ..result
+    };
     output.resolve_outcome(&result);
     Ok(if result.is_error {
         Outcome::Failed
@@ -456,11 +466,15 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
                 String::new()
             };
             let human = format!(
-                "{} — pending ({}): {}{foreign}{check}\n\n{}",
+                "{} — pending ({}): {}{foreign}{check}\n\n{}\n\n{}",
                 visible_line(&record.id),
                 visible_line(&record.origin.to_string()),
                 visible_line(&record.label),
-                visible_text(&shown_addressed_preview(store, &record)?)
+                visible_text(&with_person_banner(
+                    &shown_addressed_preview(store, &record)?,
+                    "Files are NOT modified yet."
+                )),
+                next_commands(&record.id)
             );
             let preview = if output.is_json() {
                 shown_preview(store, &record)?
@@ -482,7 +496,14 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
             let preview = shown_preview(store, &entry.action)?;
             (
                 history_json(&entry, store)?,
-                format!("{}\n\n{}", history_line(&entry), visible_text(&preview)),
+                format!(
+                    "{}\n\n{}",
+                    history_line(&entry),
+                    visible_text(&with_person_banner(
+                        &preview,
+                        "The preview as it was staged:"
+                    ))
+                ),
             )
         }
     };

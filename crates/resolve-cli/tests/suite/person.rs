@@ -197,9 +197,12 @@ fn ast_edit_without_lang_names_the_languages_it_rewrote() {
     let run = workspace
         .run(&["ast-edit", "-p", "$X.unwrap()", "-r", "$X.expect(\"x\")"])
         .expect_code(0);
-    assert_eq!(
-        run.stdout.lines().last(),
-        Some("Languages (no --lang given): python 1 file, rust 2 files.")
+    assert!(
+        run.stdout
+            .lines()
+            .any(|line| line == "Languages (no --lang given): python 1 file, rust 2 files."),
+        "{}",
+        run.stdout
     );
     workspace
         .run(&["discard", "--reason", "again with --lang"])
@@ -316,4 +319,64 @@ fn undo_of_many_files_summarizes_and_json_lists_them_all() {
         )
     );
     assert_eq!(workspace.read("src/f11.rs"), "fn f() { foo(1); }\n");
+}
+
+/// See: issue #32 §7, "Written for the model, shown to a person".
+#[test]
+fn producers_speak_in_flags_and_commands_on_the_command_line() {
+    let workspace = Workspace::with(&[("a.txt", "one one\n")]);
+    let run = workspace
+        .run(&["edit", "a.txt", "--old", "two", "--new", "2"])
+        .expect_code(1);
+    insta::assert_snapshot!(run.stderr.trim_end(), @"error: --old TEXT was not found in `a.txt`; read the file and copy the text exactly.");
+    let run = workspace
+        .run(&["edit", "a.txt", "--old", "one", "--new", "1"])
+        .expect_code(1);
+    insta::assert_snapshot!(run.stderr.trim_end(), @"error: --old TEXT occurs 2 times in `a.txt`; add surrounding lines to make it unique, or pass --all.");
+    let run = workspace
+        .run(&["edit", "a.txt", "--old", "one", "--new", "1", "--all"])
+        .expect_code(0);
+    assert!(
+        run.stdout
+            .starts_with("Staged as pending-action:edit:1 — files are NOT modified yet.\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("Call `resolve`"), "{}", run.stdout);
+    assert!(
+        run.stdout.trim_end().ends_with(
+            "Next: `resolve review` (or `resolve show 1`), then `resolve apply --id 1 --reason \"…\"` or `resolve discard --id 1 --reason \"…\"`."
+        ),
+        "{}",
+        run.stdout
+    );
+    // `show` of a pending action, and of an applied one: truthful headings.
+    let show = workspace.run(&["show"]).expect_code(0);
+    assert!(
+        show.stdout.contains("Files are NOT modified yet."),
+        "{}",
+        show.stdout
+    );
+    workspace.run(&["apply", "--reason", "both"]).expect_code(0);
+    let shown = workspace.run(&["show", "1"]).expect_code(0);
+    assert!(!shown.stdout.contains("NOT modified"), "{}", shown.stdout);
+    assert!(
+        shown.stdout.contains("The preview as it was staged:"),
+        "{}",
+        shown.stdout
+    );
+}
+
+#[test]
+fn the_result_block_is_not_padded_into_a_pipe() {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    workspace
+        .run(&["edit", "a.txt", "--old", "one", "--new", "1"])
+        .expect_code(0);
+    let run = workspace
+        .run(&["apply", "--reason", "short"])
+        .expect_code(0);
+    for line in run.stdout.lines() {
+        assert_eq!(line, line.trim_end(), "{:?}", run.stdout);
+    }
 }

@@ -228,12 +228,25 @@ impl Output {
         };
     }
 
-    /// Print arbitrary data: JSON as is, or the given human text.
+    /// Print arbitrary data: JSON as is, or the given human text (its diff lines colored when
+    /// output is colored, as the producers' are).
     pub fn data(self, json: &Value, human: &str) {
         if self.json {
             self.json_line(json);
+        } else if self.color {
+            // A closed pipe is not an error worth reporting.
+            let _ = self.write_text(&mut self.stream(std::io::stdout().lock()), human);
         } else if !human.is_empty() {
             out_line(human);
+        }
+    }
+
+    /// `text` in `style` when output is colored, else as it is.
+    pub fn paint(self, text: &str, style: Style) -> String {
+        if self.color {
+            format!("{}{text}{}", style.render(), style.render_reset())
+        } else {
+            text.to_owned()
         }
     }
 

@@ -3,6 +3,7 @@
 mod agent;
 pub(crate) mod amend;
 mod check;
+mod state;
 mod trust;
 
 #[cfg(test)]
@@ -12,6 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use anstyle::{AnsiColor, Style};
 use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{
     DecidedBy, ResolveAction, ResolveArgs, ResolveFacts, ResolveOutcome, ToolResult, base_details,
@@ -392,6 +394,15 @@ fn failed_result(
     ToolResult::from_error(error).with_details(Value::Object(details))
 }
 
+/// An action's id in a listing.
+const ID: Style = Style::new().bold();
+/// A passed check, an applied action.
+const PASSED: Style = AnsiColor::Green.on_default();
+/// A failed check.
+const FAILED: Style = AnsiColor::Red.on_default();
+/// A discarded or undone action.
+const DROPPED: Style = AnsiColor::Yellow.on_default();
+
 fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     let records = store.pending()?;
     let json = json!(
@@ -409,6 +420,7 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
             }))
             .collect::<Vec<_>>()
     );
+    let now = chrono::Utc::now().timestamp().try_into().unwrap_or(0);
     let human = if records.is_empty() {
         "No pending actions.".to_owned()
     } else {
@@ -416,23 +428,24 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
             .iter()
             .map(|record| {
                 let mark = match record.last_check() {
-                    Some(check) if check.passed => "  ✓ checked",
-                    Some(_) => "  ✗ check failed",
-                    None => "",
+                    Some(check) if check.passed => output.paint("  ✓ checked", PASSED),
+                    Some(_) => output.paint("  ✗ check failed", FAILED),
+                    None => String::new(),
                 };
+                let state = state::pending_state(store, record, now, output)?;
                 let foreign = if record.foreign {
                     format!("\n    {}", foreign_warning(&record.id))
                 } else {
                     String::new()
                 };
-                format!(
-                    "{}  {}  [{}]{mark}{foreign}",
-                    visible_line(&record.id),
+                Ok(format!(
+                    "{}  {}  [{}]{mark}{state}{foreign}",
+                    output.paint(&visible_line(&record.id), ID),
                     visible_line(&record.label),
                     visible_line(&record.origin.to_string())
-                )
+                ))
             })
-            .collect::<Vec<_>>()
+            .collect::<anyhow::Result<Vec<_>>>()?
             .join("\n")
     };
     output.data(&json!({"pending": json}), &human);
@@ -498,7 +511,7 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
                 history_json(&entry, store)?,
                 format!(
                     "{}\n\n{}",
-                    history_line(&entry),
+                    history_line(&entry, output),
                     visible_text(&with_person_banner(
                         &preview,
                         "The preview as it was staged:"
@@ -572,7 +585,7 @@ fn log(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     } else {
         history
             .iter()
-            .map(history_line)
+            .map(|entry| history_line(entry, output))
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -592,11 +605,11 @@ fn log(store: &Store, output: Output) -> anyhow::Result<Outcome> {
 
 /// One line of `resolve log`: when it was resolved (local time), id, outcome, label, where it
 /// was staged and where resolved, and the reason.
-fn history_line(entry: &HistoryRecord) -> String {
-    let outcome = match (entry.outcome, entry.undone) {
-        (HistoryOutcome::Applied, false) => "applied",
-        (HistoryOutcome::Applied, true) => "applied, undone",
-        (HistoryOutcome::Discarded, _) => "discarded",
+fn history_line(entry: &HistoryRecord, output: Output) -> String {
+    let (outcome, style) = match (entry.outcome, entry.undone) {
+        (HistoryOutcome::Applied, false) => ("applied", PASSED),
+        (HistoryOutcome::Applied, true) => ("applied, undone", DROPPED),
+        (HistoryOutcome::Discarded, _) => ("discarded", DROPPED),
     };
     let resolved_by = entry
         .resolved_by
@@ -614,16 +627,21 @@ fn history_line(entry: &HistoryRecord) -> String {
     } else {
         ""
     };
-    let line = format!(
-        "{}  {}  {outcome}  {}  (staged: {}, resolved: {resolved_by}, decided: {decided_by}){}{foreign}  — {}{model_reason}",
-        local_time(entry.resolved_at),
-        entry.action.id,
+    // Made visible before it is painted, so the color codes stay codes.
+    let rest = format!(
+        "{}  (staged: {}, resolved: {resolved_by}, decided: {decided_by}){}{foreign}  — {}{model_reason}",
         entry.action.label,
         entry.action.origin,
         review_summary(entry),
         entry.reason
     );
-    visible_line(&line).into_owned()
+    format!(
+        "{}  {}  {}  {}",
+        local_time(entry.resolved_at),
+        output.paint(&visible_line(&entry.action.id), ID),
+        output.paint(outcome, style),
+        visible_line(&rest)
+    )
 }
 
 /// The loud line under a foreign pending action in `pending` and `show`.

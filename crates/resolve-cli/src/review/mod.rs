@@ -22,6 +22,7 @@ use resolve_edit::{Decision, Store};
 pub(crate) use adapter::HubFactory;
 use adapter::ReviewStore;
 use app::{App, ApplyRequest, Effect};
+pub(crate) use model::age_text;
 use render::Theme;
 use terminal::Screen;
 

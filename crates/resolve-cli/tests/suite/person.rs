@@ -380,3 +380,73 @@ fn the_result_block_is_not_padded_into_a_pipe() {
         assert_eq!(line, line.trim_end(), "{:?}", run.stdout);
     }
 }
+
+/// See: issue #32 §8: `show`, `pending` and `log` colored like the producers; each pending
+/// action's age and state.
+#[test]
+fn pending_shows_age_and_state_and_listings_are_colored_when_asked() {
+    let workspace = three_files();
+    workspace
+        .run(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"])
+        .expect_code(0);
+    workspace
+        .run(&["edit", "src/b.rs", "--old", "foo(2)", "--new", "bar(2)"])
+        .expect_code(0);
+    workspace.write("amended.rs", b"fn b() { baz(2); }\n");
+    workspace
+        .run(&[
+            "amend",
+            "src/b.rs",
+            "--from",
+            workspace.path("amended.rs").to_str().unwrap(),
+        ])
+        .expect_code(0);
+    workspace.write("src/a.rs", b"fn a() { changed(1); }\n");
+    let plain = workspace.run(&["pending"]).expect_code(0);
+    let lines: Vec<&str> = plain.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", plain.stdout);
+    assert!(
+        lines[0].starts_with("pending-action:edit:2  Edit: src/b.rs  [cli]  "),
+        "{}",
+        plain.stdout
+    );
+    assert!(lines[0].ends_with("s ago  amended"), "{}", plain.stdout);
+    assert!(
+        lines[1].ends_with("s ago  ⚠ stale: src/a.rs changed"),
+        "{}",
+        plain.stdout
+    );
+    assert!(!plain.stdout.contains('\u{1b}'), "{:?}", plain.stdout);
+
+    let colored = |run: &super::common::Run| run.stdout.contains("\u{1b}[");
+    assert!(colored(
+        &workspace
+            .run(&["pending", "--color", "always"])
+            .expect_code(0)
+    ));
+    assert!(colored(
+        &workspace.run(&["show", "--color", "always"]).expect_code(0)
+    ));
+    let forced = workspace
+        .command(&["pending"])
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&forced.stdout).contains("\u{1b}["));
+    let no_color = workspace
+        .command(&["pending"])
+        .env("CLICOLOR_FORCE", "1")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&no_color.stdout).contains("\u{1b}["));
+    workspace
+        .run(&["discard", "--reason", "stale", "--id", "1"])
+        .expect_code(0);
+    assert!(colored(
+        &workspace.run(&["log", "--color", "always"]).expect_code(0)
+    ));
+    assert!(!colored(
+        &workspace.run(&["log", "--color", "never"]).expect_code(0)
+    ));
+}

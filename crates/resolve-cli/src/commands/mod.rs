@@ -421,7 +421,10 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
             .collect::<Vec<_>>()
     );
     let now = chrono::Utc::now().timestamp().try_into().unwrap_or(0);
-    let human = if records.is_empty() {
+    // Ages and states (which read every file's base) only for a person.
+    let human = if output.is_json() {
+        String::new()
+    } else if records.is_empty() {
         "No pending actions.".to_owned()
     } else {
         records
@@ -432,20 +435,20 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
                     Some(_) => output.paint("  ✗ check failed", FAILED),
                     None => String::new(),
                 };
-                let state = state::pending_state(store, record, now, output)?;
+                let state = state::pending_state(store, record, now, output);
                 let foreign = if record.foreign {
                     format!("\n    {}", foreign_warning(&record.id))
                 } else {
                     String::new()
                 };
-                Ok(format!(
+                format!(
                     "{}  {}  [{}]{mark}{state}{foreign}",
                     output.paint(&visible_line(&record.id), ID),
                     visible_line(&record.label),
                     visible_line(&record.origin.to_string())
-                ))
+                )
             })
-            .collect::<anyhow::Result<Vec<_>>>()?
+            .collect::<Vec<_>>()
             .join("\n")
     };
     output.data(&json!({"pending": json}), &human);

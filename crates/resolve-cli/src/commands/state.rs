@@ -22,12 +22,16 @@ pub(super) fn pending_state(
     record: &PendingRecord,
     now: u64,
     output: Output,
-) -> anyhow::Result<String> {
+) -> String {
     let mut state = format!(
         "  {}",
         output.paint(&age_text(now.saturating_sub(record.created_at)), AGE)
     );
-    let stale = store.stale_files(record)?;
+    // A file that cannot be read (not a regular file, say) makes the action stale too; the
+    // apply names why.
+    let stale = store
+        .stale_files(record)
+        .unwrap_or_else(|_| record.change_set.paths());
     if !stale.is_empty() {
         let files = stale
             .iter()
@@ -41,5 +45,5 @@ pub(super) fn pending_state(
         state.push_str("  ");
         state.push_str(&output.paint("amended", AMENDED));
     }
-    Ok(state)
+    state
 }

@@ -24,7 +24,7 @@ A producer (`ast-edit`, `edit`, `write`, `patch`) computes a change and stores i
 under <root>/.resolve/ without touching any file. `resolve apply` writes exactly the previewed \
 bytes, all files or none, after checking that no file changed since the preview; \
 `resolve discard` drops it. Both record the reason in the history (`resolve log`).",
-    after_help = "Exit status: 0 success (including `No replacements made`), 1 the action failed, 2 usage error."
+    after_help = "Exit status: 0 done or nothing to do (`No replacements made`, `Nothing to discard`), 1 the action failed, 2 usage error (an unknown flag or value, an empty --reason, an unknown --lang, a malformed hunk address)."
 )]
 pub struct Cli {
     /// Global options.

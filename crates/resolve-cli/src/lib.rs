@@ -1,8 +1,8 @@
 //! The `resolve` command: one module per job, thin over `resolve-edit` and `resolve-core`.
 //!
 //! [`run`] parses arguments, opens the workspace (recovering any interrupted apply first and
-//! saying so on stderr), runs the subcommand and maps the outcome to an exit code: 0 success, 1
-//! the action failed, 2 usage error.
+//! saying so on stderr), runs the subcommand and maps the outcome to an exit code: 0 done or
+//! nothing to do, 1 the action failed, 2 usage error.
 
 #![cfg_attr(
     test,

@@ -10,8 +10,6 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use anyhow::Context;
-
 /// The workspace root, and where the current directory is inside it.
 #[derive(Debug, Clone)]
 pub struct Located {
@@ -24,12 +22,19 @@ pub struct Located {
 impl Located {
     /// The root for `given` (`--root DIR`), or the one found from the current directory.
     pub fn find(given: Option<&Path>) -> anyhow::Result<Self> {
-        let current = std::env::current_dir().context("could not read the current directory")?;
+        // With `--root`, a current directory that cannot be read (removed) only means typed
+        // paths are read from the root.
+        let current = std::env::current_dir();
         let root = match given {
             Some(root) => root.to_path_buf(),
-            None => discover(&current),
+            None => discover(current.as_ref().map_err(|error| {
+                anyhow::anyhow!("could not read the current directory: {error}")
+            })?),
         };
-        let within = match (root.canonicalize(), current.canonicalize()) {
+        let within = match (
+            root.canonicalize(),
+            current.and_then(|dir| dir.canonicalize()),
+        ) {
             (Ok(root), Ok(current)) => current.strip_prefix(&root).ok().map(Path::to_path_buf),
             _ => None,
         };

@@ -51,19 +51,21 @@ impl TerminalReviewer {
 
 impl TerminalReview for TerminalReviewer {
     fn review(&self, request: &ApprovalRequest) -> Decision {
-        self.review_until(request, None)
-            .unwrap_or_else(|| ApproveTimeout::FOREVER.left_pending().decision)
+        self.review_until(request, None).map_or_else(
+            || ApproveTimeout::FOREVER.left_pending().decision,
+            |(decision, _)| decision,
+        )
     }
 
     fn review_until(
         &self,
         request: &ApprovalRequest,
         deadline: Option<Instant>,
-    ) -> Option<Decision> {
+    ) -> Option<(Decision, Option<String>)> {
         let mut prompt = Prompt { deadline };
         let decision = match &request.subject {
             ApprovalSubject::Action(record) => self.review_action(record, &mut prompt),
-            ApprovalSubject::Plan(plan) => review_plan(plan, &mut prompt),
+            ApprovalSubject::Plan(plan) => review_plan(plan, &mut prompt).map(|plan| (plan, None)),
         };
         if decision.is_none() {
             let _ = writeln!(
@@ -76,8 +78,13 @@ impl TerminalReview for TerminalReviewer {
 }
 
 impl TerminalReviewer {
-    /// A preview the model asks to apply; `None` when the deadline passed first.
-    fn review_action(&self, record: &PendingRecord, prompt: &mut Prompt) -> Option<Decision> {
+    /// A preview the model asks to apply: the decision, and the person's reason for an apply
+    /// when they typed one; `None` when the deadline passed first.
+    fn review_action(
+        &self,
+        record: &PendingRecord,
+        prompt: &mut Prompt,
+    ) -> Option<(Decision, Option<String>)> {
         // On a terminal, the full-screen review; otherwise (or if it cannot open) the prompt.
         if crate::review::is_interactive() {
             match crate::review::review_decision(
@@ -118,14 +125,13 @@ impl TerminalReviewer {
             let answer = answer.trim();
             let word = answer.to_ascii_lowercase();
             if ["a", "apply", "y", "yes"].contains(&word.as_str()) {
-                return Some(Decision::Apply);
+                return Some((Decision::Apply, None));
             }
             if ["", "d", "discard", "n", "no"].contains(&word.as_str()) {
                 let _ = write!(stderr, "Why discard it (the model reads this)? ");
                 let _ = stderr.flush();
-                return Some(Decision::Discard {
-                    reason: reason_or(prompt.line()?, crate::review::DECLINED),
-                });
+                let reason = reason_or(prompt.line()?, crate::review::DECLINED);
+                return Some((Decision::Discard { reason }, None));
             }
             let left_out: Result<Vec<HunkAddress>, _> =
                 answer.split_whitespace().map(HunkAddress::parse).collect();
@@ -145,11 +151,12 @@ impl TerminalReviewer {
                     reason: reason_or(prompt.line()?, "The user left it out without a reason."),
                 });
             }
-            return Some(Decision::ApplyPart(ReviewDecision {
+            let part = ReviewDecision {
                 selection: Selection::Except(left_out),
                 rejections,
                 fingerprint: Some(record.fingerprint.clone()),
-            }));
+            };
+            return Some((Decision::ApplyPart(part), None));
         }
     }
 }

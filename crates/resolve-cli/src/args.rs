@@ -10,8 +10,10 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use crate::codex::hook::HookMode;
 use resolve_edit::{
     ApplyPatchRequest, ApprovalMode, ApproveTimeout, AstEditOp, AstEditRequest, EditRequest,
-    ProducerRequest, WriteRequest,
+    HunkAddress, ProducerRequest, WriteRequest,
 };
+
+use crate::root::Located;
 
 /// Stage agent edits as previews, review them, and apply or discard them with a reason.
 #[derive(Debug, Parser)]
@@ -24,7 +26,7 @@ A producer (`ast-edit`, `edit`, `write`, `patch`) computes a change and stores i
 under <root>/.resolve/ without touching any file. `resolve apply` writes exactly the previewed \
 bytes, all files or none, after checking that no file changed since the preview; \
 `resolve discard` drops it. Both record the reason in the history (`resolve log`).",
-    after_help = "Exit status: 0 success (including `No replacements made`), 1 the action failed, 2 usage error."
+    after_help = "Exit status: 0 done or nothing to do (`No replacements made`, `Nothing to discard`), 1 the action failed, 2 usage error (an unknown flag or value, an empty --reason, an unknown --lang, a malformed hunk address)."
 )]
 pub struct Cli {
     /// Global options.
@@ -66,9 +68,11 @@ impl Cli {
 /// Options accepted before or after any subcommand.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// Workspace root; every path must stay inside it and state lives in <ROOT>/.resolve/.
-    #[arg(long, global = true, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
+    /// Workspace root; every path must stay inside it and state lives in <ROOT>/.resolve/. By
+    /// default the nearest directory upward holding .resolve/, else the git work tree's top,
+    /// else the current directory.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// Print one JSON object per result on stdout, and nothing else there.
     #[arg(long, global = true)]
     pub json: bool,
@@ -519,6 +523,22 @@ impl AgentArgs {
     }
 }
 
+/// A `--reason`: every decision needs one, so an empty (or blank) reason is a usage error.
+fn reason_given(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        Err("give a reason: every apply and discard is recorded with why".to_owned())
+    } else {
+        Ok(text.to_owned())
+    }
+}
+
+/// A `--only`/`--except` entry, `PATH` or `PATH#N,…`; a malformed one is a usage error.
+fn hunk_address(text: &str) -> Result<String, String> {
+    HunkAddress::parse(text)
+        .map(|_| text.to_owned())
+        .map_err(|error| error.to_string())
+}
+
 /// `resolve ast-edit`.
 #[derive(Debug, Args)]
 pub struct AstEditArgs {
@@ -534,7 +554,8 @@ pub struct AstEditArgs {
     /// Refuse to stage a preview touching more than N files. By default there is no cap.
     #[arg(long, value_name = "N")]
     pub max_files: Option<usize>,
-    /// Files, directories or globs to rewrite, relative to the root. By default the whole root.
+    /// Files, directories or globs to rewrite, relative to the current directory (to the root
+    /// when run outside it). By default the current directory.
     #[arg(value_name = "PATH")]
     pub paths: Vec<String>,
 }
@@ -542,7 +563,7 @@ pub struct AstEditArgs {
 /// `resolve edit`.
 #[derive(Debug, Args)]
 pub struct EditArgs {
-    /// The file to edit, relative to the root.
+    /// The file to edit, relative to the current directory (to the root when run outside it).
     #[arg(value_name = "PATH")]
     pub path: String,
     /// The exact text to replace; it must occur once unless --all is given.
@@ -559,7 +580,8 @@ pub struct EditArgs {
 /// `resolve write`.
 #[derive(Debug, Args)]
 pub struct WriteArgs {
-    /// The file to create or overwrite, relative to the root.
+    /// The file to create or overwrite, relative to the current directory (to the root when run
+    /// outside it).
     #[arg(value_name = "PATH")]
     pub path: String,
     /// The new content.
@@ -579,12 +601,19 @@ pub struct WriteArgs {
 /// The arguments of a subcommand that stages a producer's preview: they become the producer's
 /// typed request, the same the model's JSON arguments become.
 pub trait ProducerArgs {
-    /// The typed request (reading any file or standard input the arguments name).
-    fn request(&self) -> anyhow::Result<ProducerRequest>;
+    /// The typed request (reading any file or standard input the arguments name), with the
+    /// paths typed read against `located`.
+    fn request(&self, located: &Located) -> anyhow::Result<ProducerRequest>;
 
     /// The cap on files one preview may change. By default there is none.
     fn max_files(&self) -> Option<usize> {
         None
+    }
+
+    /// Whether the producer infers each file's language (`ast-edit` without `--lang`), so the
+    /// languages it rewrote are worth naming. By default not.
+    fn infers_languages(&self) -> bool {
+        false
     }
 
     /// What to show while the producer runs. By default nothing.
@@ -594,11 +623,11 @@ pub trait ProducerArgs {
 }
 
 impl ProducerArgs for AstEditArgs {
-    fn request(&self) -> anyhow::Result<ProducerRequest> {
+    fn request(&self, located: &Located) -> anyhow::Result<ProducerRequest> {
         let paths = if self.paths.is_empty() {
-            vec![".".to_owned()]
+            vec![located.path(".")]
         } else {
-            self.paths.clone()
+            self.paths.iter().map(|path| located.path(path)).collect()
         };
         Ok(AstEditRequest {
             ops: vec![AstEditOp {
@@ -615,15 +644,19 @@ impl ProducerArgs for AstEditArgs {
         self.max_files
     }
 
+    fn infers_languages(&self) -> bool {
+        self.lang.is_none()
+    }
+
     fn progress(&self) -> Option<&'static str> {
         Some("Scanning files…")
     }
 }
 
 impl ProducerArgs for EditArgs {
-    fn request(&self) -> anyhow::Result<ProducerRequest> {
+    fn request(&self, located: &Located) -> anyhow::Result<ProducerRequest> {
         Ok(EditRequest {
-            path: self.path.clone(),
+            path: located.path(&self.path),
             old_text: self.old_text.clone(),
             new_text: self.new_text.clone(),
             replace_all: self.all,
@@ -633,7 +666,7 @@ impl ProducerArgs for EditArgs {
 }
 
 impl ProducerArgs for WriteArgs {
-    fn request(&self) -> anyhow::Result<ProducerRequest> {
+    fn request(&self, located: &Located) -> anyhow::Result<ProducerRequest> {
         let content = match (&self.content, &self.from) {
             (Some(content), _) => content.clone(),
             (None, Some(from)) if from.as_os_str() == "-" => {
@@ -645,7 +678,7 @@ impl ProducerArgs for WriteArgs {
             (None, None) => anyhow::bail!("give the content with --content TEXT or --from FILE"),
         };
         Ok(WriteRequest {
-            path: self.path.clone(),
+            path: located.path(&self.path),
             content,
         }
         .into())
@@ -653,7 +686,7 @@ impl ProducerArgs for WriteArgs {
 }
 
 impl ProducerArgs for PatchArgs {
-    fn request(&self) -> anyhow::Result<ProducerRequest> {
+    fn request(&self, _located: &Located) -> anyhow::Result<ProducerRequest> {
         let input = match &self.file {
             Some(file) if file.as_os_str() != "-" => std::fs::read_to_string(file)
                 .with_context(|| format!("could not read `{}`", file.display()))?,
@@ -676,7 +709,8 @@ pub struct PatchArgs {
 /// `resolve show`.
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// Pending or historical id; by default the head pending action.
+    /// Pending or historical id (the number alone will do: 18); by default the head pending
+    /// action.
     #[arg(value_name = "ID")]
     pub id: Option<String>,
 }
@@ -684,18 +718,24 @@ pub struct ShowArgs {
 /// `resolve apply`.
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
-    /// Why the change should land; recorded in the history.
-    #[arg(long, value_name = "TEXT")]
+    /// Why the change should land; recorded in the history. Must not be empty.
+    #[arg(long, value_name = "TEXT", value_parser = reason_given)]
     pub reason: String,
-    /// Apply this pending action instead of the head.
+    /// Apply this pending action instead of the head (the number alone will do: 18).
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
     /// Apply only these files and hunks of the preview (`src/a.rs`, `src/a.rs#1,3`, as `resolve
     /// show` numbers them); the rest are dropped with it.
-    #[arg(long, value_name = "PATH[#N,…]", num_args = 1..)]
+    #[arg(long, value_name = "PATH[#N,…]", num_args = 1.., value_parser = hunk_address)]
     pub only: Vec<String>,
     /// Apply all but these files and hunks of the preview (`src/a.rs#2`, `src/b.rs`).
-    #[arg(long, value_name = "PATH[#N,…]", num_args = 1.., conflicts_with = "only")]
+    #[arg(
+        long,
+        value_name = "PATH[#N,…]",
+        num_args = 1..,
+        conflicts_with = "only",
+        value_parser = hunk_address
+    )]
     pub except: Vec<String>,
     /// Refuse to apply unless the preview's last check (`resolve check`) passed. `[check]
     /// require = true` in the configuration makes this the default for every apply, the
@@ -716,7 +756,7 @@ pub struct ApplyArgs {
 /// `resolve check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The pending action to check; by default the head.
+    /// The pending action to check (the number alone will do: 18); by default the head.
     #[arg(value_name = "ID")]
     pub id: Option<String>,
     /// Run in a temporary copy of the workspace instead of in place; the workspace is never
@@ -743,10 +783,10 @@ pub struct CheckArgs {
 /// `resolve discard`.
 #[derive(Debug, Args)]
 pub struct DiscardArgs {
-    /// Why the change is dropped; recorded in the history.
-    #[arg(long, value_name = "TEXT")]
+    /// Why the change is dropped; recorded in the history. Must not be empty.
+    #[arg(long, value_name = "TEXT", value_parser = reason_given)]
     pub reason: String,
-    /// Discard this pending action instead of the head.
+    /// Discard this pending action instead of the head (the number alone will do: 18).
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
     /// Where the MCP servers are configured, for actions staged by their tools. By default
@@ -794,7 +834,8 @@ pub struct GcArgs {
 /// `resolve undo`.
 #[derive(Debug, Args)]
 pub struct UndoArgs {
-    /// The applied action to revert; by default the most recent applied one.
+    /// The applied action to revert (the number alone will do: 18); by default the most recent
+    /// applied one.
     #[arg(value_name = "ID")]
     pub id: Option<String>,
 }

@@ -1,8 +1,8 @@
 //! The `resolve` command: one module per job, thin over `resolve-edit` and `resolve-core`.
 //!
 //! [`run`] parses arguments, opens the workspace (recovering any interrupted apply first and
-//! saying so on stderr), runs the subcommand and maps the outcome to an exit code: 0 success, 1
-//! the action failed, 2 usage error.
+//! saying so on stderr), runs the subcommand and maps the outcome to an exit code: 0 done or
+//! nothing to do, 1 the action failed, 2 usage error.
 
 #![cfg_attr(
     test,
@@ -13,6 +13,7 @@
 )]
 
 use std::ffi::OsString;
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -25,6 +26,7 @@ mod editor;
 mod output;
 mod progress;
 mod review;
+mod root;
 
 pub use args::Cli;
 
@@ -67,8 +69,15 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
     if let args::Command::Hook(hook) = &cli.command
         && hook.host == args::HostChoice::Codex
     {
+        let Ok(located) = root::Located::find(cli.global.root.as_deref()) else {
+            let _ = writeln!(
+                std::io::stderr(),
+                "resolve hook codex blocked this call: the workspace root could not be found. Nothing was written."
+            );
+            return ExitCode::from(EXIT_USAGE);
+        };
         return ExitCode::from(codex::hook::run(
-            &cli.global.root,
+            located.root(),
             codex::hook::HookMode::from(hook.approve),
         ));
     }

@@ -9,12 +9,12 @@
 //! rendered by `resolve-core` (its own escape codes, or none).
 
 use std::borrow::Cow;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Write};
 
 use anstream::AutoStream;
 use anstyle::{AnsiColor, Style};
 use resolve_core::{ColorMode, ToolResult, render_resolve_result};
-use resolve_edit::{Blobs, EditError, StagedPreview, Workspace};
+use resolve_edit::{Blobs, EditError, PREVIEW_BANNER, StagedPreview, Workspace};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -104,7 +104,11 @@ impl Output {
             return;
         }
         let written = if result.is_error {
-            self.write_text(&mut self.stream(std::io::stderr().lock()), &result.text)
+            // Every failure on stderr starts the same way (see [`failure`]).
+            self.write_text(
+                &mut self.stream(std::io::stderr().lock()),
+                &format!("{ERROR_PREFIX}{}", result.text),
+            )
         } else {
             self.write_text(&mut self.stream(std::io::stdout().lock()), &result.text)
         };
@@ -162,9 +166,18 @@ impl Output {
                 })
                 .and_then(|()| writeln!(out, ",\"pendingId\":{pending_id}}}"))
         } else {
-            self.write_lines(&mut out, text)
-                .and_then(|()| out.write_all(note.as_deref().unwrap_or("").as_bytes()))
-                .and_then(|()| out.write_all(b"\n"))
+            // The model's banner (call the `resolve` tool) becomes the person's, with the id
+            // (the commands that come next follow the result).
+            let mut text = text;
+            let id = staged.record.id.as_str();
+            person_banner(
+                &mut text,
+                &mut out,
+                &format!("Staged as {id} — files are NOT modified yet."),
+            )
+            .and_then(|()| self.write_lines(&mut out, text))
+            .and_then(|()| out.write_all(note.as_deref().unwrap_or("").as_bytes()))
+            .and_then(|()| out.write_all(b"\n"))
         };
         // A closed pipe is not an error worth reporting; a preview cut short otherwise is.
         match written.and_then(|()| out.flush()) {
@@ -184,7 +197,27 @@ impl Output {
             return;
         }
         let block = self.resolve_block(result.details.as_ref(), result.is_error, terminal_width());
-        let text = format!("{}\n{block}\n", result.text);
+        // The block is padded to the terminal's width; into a pipe or a file, plain lines end
+        // where their text does.
+        let to_terminal = if result.is_error {
+            std::io::stderr().is_terminal()
+        } else {
+            std::io::stdout().is_terminal()
+        };
+        let block = if self.color || to_terminal {
+            block
+        } else {
+            block
+                .lines()
+                .map(str::trim_end)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let text = if result.is_error {
+            format!("{ERROR_PREFIX}{}\n{block}\n", result.text)
+        } else {
+            format!("{}\n{block}\n", result.text)
+        };
         // A closed pipe is not an error worth reporting.
         let _ = if result.is_error {
             self.stream(std::io::stderr().lock())
@@ -195,12 +228,33 @@ impl Output {
         };
     }
 
-    /// Print arbitrary data: JSON as is, or the given human text.
+    /// Print arbitrary data: JSON as is, or the given human text (its diff lines colored when
+    /// output is colored, as the producers' are).
     pub fn data(self, json: &Value, human: &str) {
         if self.json {
             self.json_line(json);
+        } else if self.color {
+            // A closed pipe is not an error worth reporting.
+            let _ = self.write_text(&mut self.stream(std::io::stdout().lock()), human);
         } else if !human.is_empty() {
             out_line(human);
+        }
+    }
+
+    /// `text` in `style` when output is colored, else as it is.
+    pub fn paint(self, text: &str, style: Style) -> String {
+        if self.color {
+            format!("{}{text}{}", style.render(), style.render_reset())
+        } else {
+            text.to_owned()
+        }
+    }
+
+    /// Print `text` as a line on stdout for a person; nothing with `--json`, whose object
+    /// already carries it.
+    pub fn human(self, text: &str) {
+        if !self.json {
+            out_line(text);
         }
     }
 
@@ -263,6 +317,69 @@ fn terminal_width() -> usize {
         .and_then(|c| c.parse().ok())
         .filter(|w| *w >= 20)
         .unwrap_or(80)
+}
+
+/// The model's names for what a person types on the command line: tool arguments and tools,
+/// each with the flag or command that stands for it.
+const PERSON_WORDS: &[(&str, &str)] = &[
+    ("`old_text`", "--old TEXT"),
+    ("`new_text`", "--new TEXT"),
+    ("set `replace_all`", "pass --all"),
+    ("unless `replace_all` is true", "unless --all is given"),
+    ("`ops[0].pat`", "-p PATTERN"),
+    ("`ops[0].out`", "-r REWRITE"),
+    (
+        "check `paths` and `lang`",
+        "check the PATH arguments and --lang",
+    ),
+    ("`paths`", "PATH arguments"),
+    ("pass `lang`", "pass --lang"),
+    ("use `write` to", "use `resolve write` to"),
+    (", or the `check` tool)", ")"),
+];
+
+/// A producer's message (written for the model) in the words of the command line: the flags
+/// and commands a person types instead of the tools' argument names.
+pub fn in_person_words(text: &str) -> String {
+    PERSON_WORDS
+        .iter()
+        .fold(text.to_owned(), |text, (model, person)| {
+            text.replace(model, person)
+        })
+}
+
+/// Copy the first line of `text` to `out`, replaced by `banner` when it is the model's preview
+/// banner ([`PREVIEW_BANNER`]).
+fn person_banner(
+    text: &mut impl BufRead,
+    out: &mut impl Write,
+    banner: &str,
+) -> std::io::Result<()> {
+    let mut first = Vec::new();
+    text.read_until(b'\n', &mut first)?;
+    let line = first.strip_suffix(b"\n").unwrap_or(&first);
+    if line == PREVIEW_BANNER.as_bytes() {
+        out.write_all(banner.as_bytes())?;
+        out.write_all(&first[line.len()..])
+    } else {
+        out.write_all(&first)
+    }
+}
+
+/// `text` with its first line, when it is the model's preview banner, replaced by `banner`.
+pub fn with_person_banner(text: &str, banner: &str) -> String {
+    match text.strip_prefix(PREVIEW_BANNER) {
+        Some(rest) => format!("{banner}{rest}"),
+        None => text.to_owned(),
+    }
+}
+
+/// What a person does next with the pending action `id`.
+pub fn next_commands(id: &str) -> String {
+    let number = id.rsplit(':').next().unwrap_or(id);
+    format!(
+        "Next: `resolve review` (or `resolve show {number}`), then `resolve apply --id {number} --reason \"…\"` or `resolve discard --id {number} --reason \"…\"`."
+    )
 }
 
 /// Call `each` with every line `text` reads, its newline included, one at a time.
@@ -353,8 +470,11 @@ pub fn failure(output: Output, message: &str) {
             pending_id: &Value::Null,
         });
     }
-    err_line(&format!("error: {message}"));
+    err_line(&format!("{ERROR_PREFIX}{message}"));
 }
+
+/// What every failure printed on stderr starts with.
+const ERROR_PREFIX: &str = "error: ";
 
 /// The environment variable holding the log filter of `resolve mcp` (`warn` when unset), in
 /// `tracing_subscriber::EnvFilter` syntax.

@@ -26,6 +26,7 @@ mod suite {
     mod hostile_model;
     mod hunks;
     mod patch;
+    mod person;
     mod plan;
     mod rebase;
     mod review;

@@ -583,6 +583,81 @@ fn exited(exit_file: &std::path::Path) -> bool {
     std::fs::read_to_string(exit_file).is_ok_and(|code| code.ends_with('\n'))
 }
 
+/// A copy of the README's demo project (`examples/demo`).
+fn demo_workspace() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo/src");
+    std::fs::create_dir_all(root.path().join("src")).unwrap();
+    for entry in std::fs::read_dir(demo).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(
+            entry.path(),
+            root.path().join("src").join(entry.file_name()),
+        )
+        .unwrap();
+    }
+    root
+}
+
+/// The screen's diff rows with every continuation row (`↪` in place of the sign) joined to
+/// the row it continues.
+fn unwrapped_rows(screen: &str) -> Vec<String> {
+    let mut rows: Vec<String> = Vec::new();
+    for row in screen.lines() {
+        let lead: String = row.chars().take(3).collect();
+        match (lead.chars().nth(2), rows.last_mut()) {
+            (Some('↪'), Some(previous)) => {
+                previous.push_str(&row.chars().skip(3).collect::<String>())
+            }
+            _ => rows.push(row.to_owned()),
+        }
+    }
+    rows
+}
+
+/// See: issue #32, "The review UI hides changes past the right edge".
+#[test]
+fn long_diff_lines_wrap_with_a_continuation_mark_at_80_by_24() {
+    if !tmux_available() {
+        return;
+    }
+    let root = demo_workspace();
+    resolve(
+        root.path(),
+        &[
+            "ast-edit",
+            "-p",
+            "$X.unwrap()",
+            "-r",
+            "$X.expect(\"checked\")",
+            "src",
+        ],
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let exit_file = scratch.path().join("exit");
+    let command = format!(
+        "'{resolve}' --root '{root}' review; echo $? > '{exit}'; sleep 600",
+        resolve = env!("CARGO_BIN_EXE_resolve"),
+        root = root.path().display(),
+        exit = exit_file.display(),
+    );
+    let tmux = Tmux::start(&command);
+    tmux.wait_for("the review", |screen| screen.contains("▶ src/config.rs#1"));
+    tmux.keys(&["J"]);
+    let screen = tmux.wait_for("the demo's main.rs", |screen| {
+        screen.contains("▶ src/main.rs#1")
+    });
+    eprintln!("--- src/main.rs#1 of the demo at 80×24:\n{screen}");
+    assert!(screen.contains(" ↪"), "{screen}");
+    let rows = unwrapped_rows(&screen);
+    let removed = r#"│ -    let listener = std::net::TcpListener::bind(("127.0.0.1", config.port())).unwrap();"#;
+    let added = r#"│ +    let listener = std::net::TcpListener::bind(("127.0.0.1", config.port())).expect("checked");"#;
+    assert!(rows.iter().any(|row| row == removed), "{screen}");
+    assert!(rows.iter().any(|row| row == added), "{screen}");
+    tmux.keys(&["q"]);
+    tmux.wait_for("the review to end", |_| exited(&exit_file));
+}
+
 /// `resolve agent --approve ask --max-turns 3 EXTRA…` in tmux over a model that stages an
 /// edit of `a.txt`, asks to apply it, then ends its turn (so the run stops at its limit, exit
 /// 1, with the preview pending); the review of the apply is on screen when this returns.
@@ -712,5 +787,59 @@ fn the_review_of_an_agents_apply_closes_at_the_approve_timeout_and_leaves_it_pen
     assert!(
         result.starts_with("Not applied: no decision came in time (a person had 2s"),
         "{result}"
+    );
+}
+
+/// See: issue #32, "The person's reason is lost in the agent's review".
+#[test]
+fn agent_approve_ask_records_the_reason_typed_in_the_review_with_the_models_beside_it() {
+    if !tmux_available() {
+        return;
+    }
+    let run = agent_review_in_tmux("");
+    let (root, tmux, exit_file) = (&run.root, &run.tmux, &run.exit_file);
+    tmux.keys(&["a"]);
+    tmux.wait_for("the apply prompt", |screen| {
+        screen.contains("Apply, reason:")
+    });
+    tmux.type_text("The person's own reason.");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the run to end", |_| exited(exit_file));
+    assert_eq!(std::fs::read_to_string(exit_file).unwrap().trim(), "0");
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
+        "uno\n"
+    );
+    let log: Value = serde_json::from_str(&resolve(root.path(), &["log", "--json"])).unwrap();
+    let entry = &log["history"][0];
+    assert_eq!(entry["reason"], "The person's own reason.", "{entry}");
+    assert_eq!(entry["modelReason"], "Translate it.", "{entry}");
+    assert_eq!(entry["decidedBy"], "person", "{entry}");
+}
+/// See: issue #32, "`q` in the review UI throws away every hunk decision … without asking".
+#[test]
+fn q_asks_before_throwing_away_rejected_hunks() {
+    if !tmux_available() {
+        return;
+    }
+    let (root, _scratch, tmux, exit_file) = review_in_tmux("");
+    tmux.keys(&["Space", "q"]);
+    tmux.wait_for("the question", |screen| {
+        screen.contains("Quit and lose 1 rejected hunk? y quits, any other key goes back.")
+    });
+    tmux.keys(&["Escape"]);
+    let screen = tmux.wait_for("the review again", |screen| {
+        screen.contains("Still reviewing; nothing was lost.")
+    });
+    assert!(!exited(&exit_file), "{screen}");
+    assert!(screen.contains("1 rejected"), "{screen}");
+    tmux.keys(&["q", "y"]);
+    tmux.wait_for("the review to end", |_| exited(&exit_file));
+    assert_eq!(std::fs::read_to_string(&exit_file).unwrap().trim(), "0");
+    assert_eq!(
+        resolve(root.path(), &["pending", "--json"])
+            .matches("pending-action:")
+            .count(),
+        1
     );
 }

@@ -379,15 +379,18 @@ pub trait TerminalReview: Send + Sync + fmt::Debug {
     fn review(&self, request: &ApprovalRequest) -> Decision;
 
     /// Ask the person about `request`, giving up at `deadline` (`None`: never) with `None`:
-    /// then nothing was decided and the screen or prompt is closed. Runs on a blocking
-    /// thread. By default [`Self::review`], for a front end that always answers at once.
+    /// then nothing was decided and the screen or prompt is closed. Besides the decision, the
+    /// person's own words about an apply (the reason typed at the review's apply prompt), which
+    /// the history records instead of the model's reason (kept as `modelReason`). Runs on a
+    /// blocking thread. By default [`Self::review`] with no words of their own, for a front end
+    /// that always answers at once.
     fn review_until(
         &self,
         request: &ApprovalRequest,
         deadline: Option<Instant>,
-    ) -> Option<Decision> {
+    ) -> Option<(Decision, Option<String>)> {
         let _ = deadline;
-        Some(self.review(request))
+        Some((self.review(request), None))
     }
 }
 
@@ -429,7 +432,9 @@ impl Approver for TerminalApprover {
             })
             .await
             {
-                Ok(Some(decision)) => Decided::new(decision, DecidedBy::Person),
+                Ok(Some((decision, note))) => {
+                    Decided::new(decision, DecidedBy::Person).with_note(note)
+                }
                 Ok(None) => timeout.left_pending(),
                 Err(error) => Decided::new(
                     Decision::LeavePending {

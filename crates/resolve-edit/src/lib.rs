@@ -103,7 +103,7 @@ pub use approval::{
 };
 pub use ast_edit::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
-    Prefilter, preview_ast_edit, preview_ast_edit_with, supported_languages,
+    Prefilter, language_of_path, preview_ast_edit, preview_ast_edit_with, supported_languages,
 };
 pub use blocking::{TaskDied, run_blocking};
 pub use builtin::{builtin_tools, check_tool};

@@ -545,12 +545,42 @@ fn a_store_operation_waits_for_the_lock_then_times_out() {
     let (dir, store) = setup();
     let held = StoreLock::acquire(store.workspace()).unwrap();
     let impatient = store.with_lock_timeout(Duration::from_millis(200));
-    let err = impatient.pending().unwrap_err();
+    // A writer's operation (recovery); readers do not wait (see the next test).
+    let err = impatient.recover().unwrap_err();
     assert!(matches!(err, StoreError::LockTimeout { .. }), "{err}");
     assert!(!err.is_tool_error());
     drop(held);
-    assert!(impatient.pending().unwrap().is_empty());
+    assert_eq!(impatient.recover().unwrap(), None);
     drop(dir);
+}
+
+/// See: issue #32, "Reading waits on writing".
+#[test]
+fn readers_read_the_records_as_they_stand_while_a_writer_holds_the_lock() {
+    let (dir, store) = setup();
+    write(&dir, "a.txt", "a");
+    let record = stage(&store, change_set([("a.txt", update("a", "A"))]));
+    let held = StoreLock::acquire(store.workspace()).unwrap();
+    let impatient = store.clone().with_lock_timeout(Duration::from_secs(5));
+    let started = std::time::Instant::now();
+    let pending = impatient.pending().unwrap();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].id, record.id);
+    assert!(matches!(
+        impatient.get(&record.id).unwrap(),
+        StoredAction::Pending(_)
+    ));
+    assert!(impatient.history().unwrap().is_empty());
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // A writer still waits for the lock.
+    assert!(matches!(
+        store
+            .with_lock_timeout(Duration::from_millis(100))
+            .recover_now()
+            .unwrap_err(),
+        StoreError::LockTimeout { .. }
+    ));
+    drop(held);
 }
 
 #[test]

@@ -11,14 +11,20 @@ use serde_json::{Value, json};
 use crate::Outcome;
 use crate::args::AmendArgs;
 use crate::output::{Output, failure};
+use crate::root::Located;
 
 /// Run `resolve amend`.
-pub(crate) fn run(store: &Store, args: &AmendArgs, output: Output) -> anyhow::Result<Outcome> {
+pub(crate) fn run(
+    store: &Store,
+    args: &AmendArgs,
+    located: &Located,
+    output: Output,
+) -> anyhow::Result<Outcome> {
     let (id, path) = match args.targets.as_slice() {
         [] => (None, None),
         [first] if first.starts_with("pending-action:") => (Some(first.clone()), None),
-        [first] => (None, Some(first.clone())),
-        [id, path, ..] => (Some(id.clone()), Some(path.clone())),
+        [first] => (None, Some(located.path(first))),
+        [id, path, ..] => (Some(id.clone()), Some(located.path(path))),
     };
     let record = match id {
         Some(id) => match store.pending_record(&id)? {

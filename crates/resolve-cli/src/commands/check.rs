@@ -37,13 +37,14 @@ pub(crate) fn run(store: &Store, args: &CheckArgs, output: Output) -> anyhow::Re
     } else {
         args.command.clone()
     };
+    let id = super::full_id(store, args.id.as_deref())?;
     let pending = store.pending()?;
-    let record = match &args.id {
+    let record = match &id {
         Some(id) => pending.into_iter().find(|record| &record.id == id),
         None => pending.into_iter().next(),
     };
     let Some(record) = record else {
-        let message = match &args.id {
+        let message = match &id {
             Some(id) => {
                 format!("`{id}` is not a pending action. Run `resolve pending` to list them.")
             }

@@ -7,46 +7,63 @@ mod gc;
 mod hook;
 mod rebase_state;
 mod setup;
+mod state;
 mod trust;
 
 #[cfg(test)]
 mod tool_lists;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use anstyle::{AnsiColor, Style};
 use resolve_agent::mcp::{McpConfig, McpHub};
 use resolve_core::{
     DecidedBy, ResolveAction, ResolveArgs, ResolveFacts, ResolveOutcome, ToolResult, base_details,
-    visible_line, visible_text,
+    count_noun, visible_line, visible_text,
 };
 use resolve_edit::{
     ApprovalMode, ApproveTimeout, AutoApprover, FileToolOutput, FileTools, HistoryRecord,
-    OpenedWorkspace, Origin, Outcome as HistoryOutcome, Retention, Store, StoredAction, Workspace,
-    WorkspaceConfig, check_report, shown_addressed_preview, shown_preview,
+    LOCK_TIMEOUT, OpenedWorkspace, Origin, Outcome as HistoryOutcome, ProduceLimits, Produced,
+    Retention, SpooledChangeSet, Store, StoreError, StoredAction, Workspace, WorkspaceConfig,
+    check_report, language_of_path, shown_addressed_preview, shown_preview,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::Outcome;
 use crate::args::{Cli, Command, ProducerArgs};
-use crate::output::{Output, note};
+use crate::output::{Output, in_person_words, next_commands, note, with_person_banner};
+use crate::root::Located;
 
 /// Open the workspace, recover, and run the subcommand.
 pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
+    let located = match Located::find(cli.global.root.as_deref()) {
+        Ok(located) => located,
+        // A hook fails closed (exit 2), never with a code that lets its host go on.
+        Err(error) if matches!(cli.command, Command::Hook(_)) => {
+            note(&format!(
+                "resolve hook blocked this call: {error:#}. Nothing was written."
+            ));
+            return Ok(Outcome::Usage);
+        }
+        Err(error) => return Err(error),
+    };
+    let root = located.root();
     // Trust is the person's, kept outside the workspace: no store is opened.
     if let Command::Trust(args) = &cli.command {
-        return trust::run(&cli.global.root, args, output);
+        return trust::run(root, args, output);
     }
     // A hook answers its host in the host's protocol and fails closed (exit 2), whatever
     // happens; setup edits the host's files, not the workspace.
     if let Command::Hook(args) = &cli.command {
-        return Ok(hook::run(&cli.global.root, args));
+        return Ok(hook::run(root, args));
     }
     if let Command::Setup(args) = &cli.command {
-        return setup::run(&cli.global.root, args, output);
+        return setup::run(root, args, output);
     }
-    let workspace = Workspace::open(&cli.global.root)?;
+    let workspace = Workspace::open(root)?;
     // What this process resolves is recorded as resolved (and so decided by a person) at the
     // command line; `resolve agent` and `resolve mcp` say otherwise.
     let store = resolve_edit::rebasing_store(workspace).resolved_by(Origin::Cli);
@@ -61,7 +78,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         _ => false,
     };
     let store = store.accepting_foreign(names_action);
-    if let Some(message) = store.recover()? {
+    if let Some(message) = recover(&store, &cli.command)? {
         note(&message);
     }
     // History past the default retention goes at most once a day (`resolve gc` on demand). A
@@ -74,12 +91,16 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         ));
     }
     match &cli.command {
-        Command::AstEdit(args) => produce(&store, args, output),
-        Command::Edit(args) => produce(&store, args, output),
-        Command::Write(args) => produce(&store, args, output),
-        Command::Patch(args) => produce(&store, args, output),
+        Command::AstEdit(args) => produce(&store, args, &located, output),
+        Command::Edit(args) => produce(&store, args, &located, output),
+        Command::Write(args) => produce(&store, args, &located, output),
+        Command::Patch(args) => produce(&store, args, &located, output),
         Command::Pending => pending(&store, output),
-        Command::Show(args) => show(&store, args.id.as_deref(), output),
+        Command::Show(args) => show(
+            &store,
+            full_id(&store, args.id.as_deref())?.as_deref(),
+            output,
+        ),
         Command::Check(args) => check::run(&store, args, output),
         Command::Apply(args) => {
             let mut store = store.requiring_check(args.require_check);
@@ -88,11 +109,17 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
             }
             let mut resolve_args = ResolveArgs::new(ResolveAction::Apply, args.reason.clone());
             let mut extra = Map::new();
+            let addresses = |typed: &[String]| -> Vec<String> {
+                typed
+                    .iter()
+                    .map(|address| located.address(address))
+                    .collect()
+            };
             if !args.only.is_empty() {
-                extra.insert("only".into(), json!(args.only));
+                extra.insert("only".into(), json!(addresses(&args.only)));
             }
             if !args.except.is_empty() {
-                extra.insert("except".into(), json!(args.except));
+                extra.insert("except".into(), json!(addresses(&args.except)));
             }
             if !extra.is_empty() {
                 resolve_args = resolve_args.with_extra(extra);
@@ -100,7 +127,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
             resolve(
                 &store,
                 resolve_args,
-                args.id.as_deref(),
+                full_id(&store, args.id.as_deref())?.as_deref(),
                 args.config.as_deref(),
                 output,
             )
@@ -108,12 +135,16 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Discard(args) => resolve(
             &store,
             ResolveArgs::new(ResolveAction::Discard, args.reason.clone()),
-            args.id.as_deref(),
+            full_id(&store, args.id.as_deref())?.as_deref(),
             args.config.as_deref(),
             output,
         ),
-        Command::Undo(args) => undo(&store, args.id.as_deref(), output),
-        Command::Amend(args) => amend::run(&store, args, output),
+        Command::Undo(args) => undo(
+            &store,
+            full_id(&store, args.id.as_deref())?.as_deref(),
+            output,
+        ),
+        Command::Amend(args) => amend::run(&store, args, &located, output),
         Command::Log => log(&store, output),
         Command::Gc(args) => gc::run(&store, args, output),
         Command::Review(args) => {
@@ -122,16 +153,72 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
             crate::review::run(&store, hub, output)
         }
         Command::Agent(args) => agent::run(&store, args, output),
-        Command::Mcp(args) => mcp(&cli.global.root, args.approve, args.approve_timeout),
-        Command::Trust(args) => trust::run(&cli.global.root, args, output),
-        Command::Hook(args) => Ok(hook::run(&cli.global.root, args)),
-        Command::Setup(args) => setup::run(&cli.global.root, args, output),
+        Command::Mcp(args) => mcp(root, args.approve, args.approve_timeout),
+        Command::Trust(args) => trust::run(root, args, output),
+        Command::Hook(args) => Ok(hook::run(root, args)),
+        Command::Setup(args) => setup::run(root, args, output),
     }
 }
 
 /// The variable in which Claude Code gives the processes it starts (its MCP servers, its
 /// hooks) the id of their session.
 const CLAUDE_CODE_SESSION_ENV: &str = "CLAUDE_CODE_SESSION_ID";
+
+/// Settle an apply a crash interrupted, saying what was done. Commands that only read go on
+/// at once while another resolve holds the lock (they read the records as they stand); any
+/// other says at once that it waits for the lock.
+fn recover(store: &Store, command: &Command) -> anyhow::Result<Option<String>> {
+    let reads_only = matches!(
+        command,
+        Command::Pending | Command::Show(_) | Command::Log | Command::Review(_)
+    );
+    match store.recover_now() {
+        Err(StoreError::LockTimeout { path, .. }) => {
+            if reads_only {
+                return Ok(None);
+            }
+            note(&format!(
+                "Waiting for the workspace lock `{}`: another resolve command (a check, an apply) is working in this workspace; giving up after {} s.",
+                path.display(),
+                LOCK_TIMEOUT.as_secs()
+            ));
+            Ok(store.recover()?)
+        }
+        other => Ok(other?),
+    }
+}
+
+/// `typed` as a full id: a number alone (`18`, as in `pending-action:edit:18`) names the one
+/// action, pending or in the history, with that sequence number (numbers are never reused in a
+/// root); anything else is taken as it is.
+pub(crate) fn full_id(store: &Store, typed: Option<&str>) -> anyhow::Result<Option<String>> {
+    let Some(typed) = typed else {
+        return Ok(None);
+    };
+    let Ok(seq) = typed.parse::<u64>() else {
+        return Ok(Some(typed.to_owned()));
+    };
+    let numbered =
+        |id: &str| id.rsplit(':').next().and_then(|n| n.parse::<u64>().ok()) == Some(seq);
+    let mut ids: Vec<String> = store
+        .pending_summaries()?
+        .into_iter()
+        .map(|record| record.id)
+        .filter(|id| numbered(id))
+        .collect();
+    ids.extend(
+        store
+            .history()?
+            .into_iter()
+            .map(|entry| entry.action.id)
+            .filter(|id| numbered(id)),
+    );
+    ids.dedup();
+    Ok(Some(match ids.as_slice() {
+        [one] => one.clone(),
+        _ => typed.to_owned(),
+    }))
+}
 
 /// Serve MCP on stdio until the client disconnects; logs go to stderr.
 fn mcp(
@@ -177,9 +264,10 @@ fn configured_hub(store: &Store, file: Option<&Path>) -> anyhow::Result<McpHub> 
     Ok(mcp_hub(root, &WorkspaceConfig::read(root, file, None)?))
 }
 
-/// File tools as a person at the CLI uses them: origin `cli`, no file cap unless asked.
-fn cli_tools(store: &Store, max_files: Option<usize>) -> FileTools {
-    FileTools::new(store.clone(), Origin::Cli).with_max_files(max_files)
+/// File tools as a person at the CLI uses them: origin `cli`, no file cap (`--max-files`
+/// refuses instead, in [`produce`]).
+fn cli_tools(store: &Store) -> FileTools {
+    FileTools::new(store.clone(), Origin::Cli).with_max_files(None)
 }
 
 /// Print a producer's result (a staged preview's text streamed from the store) and turn it
@@ -187,15 +275,34 @@ fn cli_tools(store: &Store, max_files: Option<usize>) -> FileTools {
 fn staged(
     store: &Store,
     result: Result<FileToolOutput, resolve_edit::EditError>,
+    languages_inferred: bool,
     output: Output,
 ) -> anyhow::Result<Outcome> {
     let result = match result {
         Ok(FileToolOutput::Staged(staged)) => {
             output.staged_preview(&staged, store.workspace())?;
+            let mut after = String::new();
+            if languages_inferred {
+                after = languages_line(&staged.record.change_set)? + "\n";
+            }
+            output.human(&format!("\n{after}{}", next_commands(&staged.record.id)));
             return Ok(Outcome::Success);
         }
         Ok(FileToolOutput::Result(result)) => result,
+        // Nothing to do is done (exit 0); a language that does not exist is a usage error.
+        Err(error @ resolve_edit::EditError::NoChange { .. }) => {
+            output.result(&ToolResult::text(error.to_string()));
+            return Ok(Outcome::Success);
+        }
+        Err(error @ resolve_edit::EditError::UnknownLanguage { .. }) => {
+            crate::output::failure(output, &error.to_string());
+            return Ok(Outcome::Usage);
+        }
         Err(error) => ToolResult::error(error.to_string()),
+    };
+    let result = ToolResult {
+        text: in_person_words(&result.text),
+        ..result
     };
     output.result(&result);
     Ok(if result.is_error {
@@ -205,14 +312,63 @@ fn staged(
     })
 }
 
-/// Stage the preview of a producer subcommand (`ast-edit`, `edit`, `write`) from its typed
-/// request, and print it.
-fn produce(store: &Store, args: &dyn ProducerArgs, output: Output) -> anyhow::Result<Outcome> {
-    let request = args.request()?;
+/// `Languages (no --lang given): markdown 1 file, rust 3 files.`: what each changed file was
+/// parsed as, so a rewrite reaching an unexpected language shows at once.
+fn languages_line(change_set: &SpooledChangeSet) -> anyhow::Result<String> {
+    let mut languages: BTreeMap<String, usize> = BTreeMap::new();
+    change_set.for_each_file(
+        |error| error,
+        |path, _| {
+            let lang = language_of_path(Path::new(path)).unwrap_or_else(|| "unknown".to_owned());
+            *languages.entry(lang).or_insert(0) += 1;
+            Ok(())
+        },
+    )?;
+    let listed: Vec<String> = languages
+        .iter()
+        .map(|(lang, files)| format!("{lang} {}", count_noun(*files, "file")))
+        .collect();
+    Ok(format!(
+        "Languages (no --lang given): {}.",
+        listed.join(", ")
+    ))
+}
+
+/// Stage the preview of a producer subcommand (`ast-edit`, `edit`, `write`, `patch`) from its
+/// typed request, and print it. A preview changing more files than `--max-files` allows is
+/// refused whole: nothing is staged and the message gives the real count.
+fn produce(
+    store: &Store,
+    args: &dyn ProducerArgs,
+    located: &Located,
+    output: Output,
+) -> anyhow::Result<Outcome> {
+    let request = args.request(located)?;
     let progress = args.progress().map(|text| output.progress(text));
-    let result = cli_tools(store, args.max_files()).produce(&request);
+    let tools = cli_tools(store);
+    let result = match args.max_files() {
+        None => tools.produce(&request),
+        Some(cap) => match request.produce(store.workspace(), ProduceLimits { max_files: None }) {
+            Ok(Produced::Preview(preview)) if preview.change_set.len() > cap => {
+                drop(progress);
+                crate::output::failure(output, &too_many_files(preview.change_set.len(), cap));
+                return Ok(Outcome::Failed);
+            }
+            Ok(Produced::Preview(preview)) => tools.stage(*preview),
+            Ok(Produced::Nothing(text)) => Ok(FileToolOutput::Result(ToolResult::text(text))),
+            Err(error) => Err(error),
+        },
+    };
     drop(progress);
-    staged(store, result, output)
+    staged(store, result, args.infers_languages(), output)
+}
+
+/// The refusal of a preview over `--max-files`.
+fn too_many_files(count: usize, cap: usize) -> String {
+    format!(
+        "The rewrite would change {count} files, more than --max-files {cap}; nothing was staged. \
+Narrow it with PATH arguments (a directory, a file or a glob) or --lang, or raise --max-files."
+    )
 }
 
 /// Apply or discard through the core dispatch, over every origin's pending actions, as the
@@ -260,6 +416,10 @@ fn resolve(
         }
         Err(error) => failed_result(store, &error, &args, id),
     };
+    let result = ToolResult {
+        text: in_person_words(&result.text),
+        ..result
+    };
     output.resolve_outcome(&result);
     Ok(if result.is_error {
         Outcome::Failed
@@ -294,6 +454,15 @@ fn failed_result(
     ToolResult::from_error(error).with_details(Value::Object(details))
 }
 
+/// An action's id in a listing.
+const ID: Style = Style::new().bold();
+/// A passed check, an applied action.
+const PASSED: Style = AnsiColor::Green.on_default();
+/// A failed check.
+const FAILED: Style = AnsiColor::Red.on_default();
+/// A discarded or undone action.
+const DROPPED: Style = AnsiColor::Yellow.on_default();
+
 fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     let records = store.pending()?;
     let states = records
@@ -317,27 +486,31 @@ fn pending(store: &Store, output: Output) -> anyhow::Result<Outcome> {
             }))
             .collect::<Vec<_>>()
     );
-    let human = if records.is_empty() {
+    let now = chrono::Utc::now().timestamp().try_into().unwrap_or(0);
+    // Ages and states (which read every file's base) only for a person.
+    let human = if output.is_json() {
+        String::new()
+    } else if records.is_empty() {
         "No pending actions.".to_owned()
     } else {
         records
             .iter()
             .zip(&states)
             .map(|(record, state)| {
-                let rebase = rebase_state::state_mark(state.as_ref());
                 let mark = match record.last_check() {
-                    Some(check) if check.passed => "  ✓ checked",
-                    Some(_) => "  ✗ check failed",
-                    None => "",
+                    Some(check) if check.passed => output.paint("  ✓ checked", PASSED),
+                    Some(_) => output.paint("  ✗ check failed", FAILED),
+                    None => String::new(),
                 };
+                let state = state::pending_state(record, state.as_ref(), now, output);
                 let foreign = if record.foreign {
                     format!("\n    {}", foreign_warning(&record.id))
                 } else {
                     String::new()
                 };
                 format!(
-                    "{}  {}  [{}]{mark}{rebase}{foreign}",
-                    visible_line(&record.id),
+                    "{}  {}  [{}]{mark}{state}{foreign}",
+                    output.paint(&visible_line(&record.id), ID),
                     visible_line(&record.label),
                     visible_line(&record.origin.to_string())
                 )
@@ -377,12 +550,16 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
             };
             let rebase = rebase_state::state_of(store, &record);
             let human = format!(
-                "{} — pending ({}): {}{foreign}{check}{}\n\n{}",
+                "{} — pending ({}): {}{foreign}{check}{}\n\n{}\n\n{}",
                 visible_line(&record.id),
                 visible_line(&record.origin.to_string()),
                 visible_line(&record.label),
                 visible_text(&rebase_state::state_text(rebase.as_ref())),
-                visible_text(&shown_addressed_preview(store, &record)?)
+                visible_text(&with_person_banner(
+                    &shown_addressed_preview(store, &record)?,
+                    "Files are NOT modified yet."
+                )),
+                next_commands(&record.id)
             );
             let preview = if output.is_json() {
                 shown_preview(store, &record)?
@@ -404,7 +581,14 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
             let preview = shown_preview(store, &entry.action)?;
             (
                 history_json(&entry, store)?,
-                format!("{}\n\n{}", history_line(&entry), visible_text(&preview)),
+                format!(
+                    "{}\n\n{}",
+                    history_line(&entry, output),
+                    visible_text(&with_person_banner(
+                        &preview,
+                        "The preview as it was staged:"
+                    ))
+                ),
             )
         }
     };
@@ -422,11 +606,10 @@ fn undo(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
         {
             Some(entry) => entry.action.id,
             None => {
-                crate::output::failure(
-                    output,
-                    "Nothing to undo: no applied change in the history.",
-                );
-                return Ok(Outcome::Failed);
+                // Nothing to do is done, as `Nothing to discard` is.
+                let text = "Nothing to undo: no applied change in the history.";
+                output.data(&json!({"text": text, "isError": false}), text);
+                return Ok(Outcome::Success);
             }
         },
     };
@@ -435,7 +618,7 @@ fn undo(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
             let text = format!(
                 "Undid {}: restored {}.",
                 entry.action.id,
-                entry.applied_files.join(", ")
+                listed_files(&entry.applied_files)
             );
             output.data(
                 &json!({"text": text, "isError": false, "details": history_json(&entry, store)?}),
@@ -450,6 +633,23 @@ fn undo(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
     }
 }
 
+/// How many paths a line names before it summarizes the rest.
+const LISTED_PATHS: usize = 5;
+
+/// `a, b, c` for a few files; `909 files: a, b, c, d, e and 904 more (--json lists all)` for
+/// many, so one line stays readable.
+fn listed_files(paths: &[String]) -> String {
+    if paths.len() <= LISTED_PATHS {
+        return paths.join(", ");
+    }
+    format!(
+        "{} files: {} and {} more (--json lists all)",
+        paths.len(),
+        paths[..LISTED_PATHS].join(", "),
+        paths.len() - LISTED_PATHS
+    )
+}
+
 fn log(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     let history = store.history()?;
     let human = if history.is_empty() {
@@ -457,7 +657,7 @@ fn log(store: &Store, output: Output) -> anyhow::Result<Outcome> {
     } else {
         history
             .iter()
-            .map(history_line)
+            .map(|entry| history_line(entry, output))
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -477,11 +677,11 @@ fn log(store: &Store, output: Output) -> anyhow::Result<Outcome> {
 
 /// One line of `resolve log`: when it was resolved (local time), id, outcome, label, where it
 /// was staged and where resolved, and the reason.
-fn history_line(entry: &HistoryRecord) -> String {
-    let outcome = match (entry.outcome, entry.undone) {
-        (HistoryOutcome::Applied, false) => "applied",
-        (HistoryOutcome::Applied, true) => "applied, undone",
-        (HistoryOutcome::Discarded, _) => "discarded",
+fn history_line(entry: &HistoryRecord, output: Output) -> String {
+    let (outcome, style) = match (entry.outcome, entry.undone) {
+        (HistoryOutcome::Applied, false) => ("applied", PASSED),
+        (HistoryOutcome::Applied, true) => ("applied, undone", DROPPED),
+        (HistoryOutcome::Discarded, _) => ("discarded", DROPPED),
     };
     let resolved_by = entry
         .resolved_by
@@ -499,16 +699,21 @@ fn history_line(entry: &HistoryRecord) -> String {
     } else {
         ""
     };
-    let line = format!(
-        "{}  {}  {outcome}  {}  (staged: {}, resolved: {resolved_by}, decided: {decided_by}){}{foreign}  — {}{model_reason}",
-        local_time(entry.resolved_at),
-        entry.action.id,
+    // Made visible before it is painted, so the color codes stay codes.
+    let rest = format!(
+        "{}  (staged: {}, resolved: {resolved_by}, decided: {decided_by}){}{foreign}  — {}{model_reason}",
         entry.action.label,
         entry.action.origin,
         review_summary(entry),
         entry.reason
     );
-    visible_line(&line).into_owned()
+    format!(
+        "{}  {}  {}  {}",
+        local_time(entry.resolved_at),
+        output.paint(&visible_line(&entry.action.id), ID),
+        output.paint(outcome, style),
+        visible_line(&rest)
+    )
 }
 
 /// The loud line under a foreign pending action in `pending` and `show`.

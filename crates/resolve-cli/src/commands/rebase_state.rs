@@ -28,16 +28,6 @@ pub(super) fn state_json(state: Option<&RebaseState>) -> Value {
     json
 }
 
-/// The mark `resolve pending` puts after an action that does not apply as staged.
-pub(super) fn state_mark(state: Option<&RebaseState>) -> &'static str {
-    match state {
-        None | Some(RebaseState::Fresh) => "",
-        Some(RebaseState::Rebases { .. }) => "  ↻ rebases",
-        Some(RebaseState::Conflicts { .. }) => "  ✗ conflicts",
-        Some(RebaseState::Stale { .. }) => "  ✗ stale",
-    }
-}
-
 /// The paragraph `resolve show` gives an action that does not apply as staged.
 pub(super) fn state_text(state: Option<&RebaseState>) -> String {
     match state {

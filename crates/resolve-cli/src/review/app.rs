@@ -35,6 +35,8 @@ pub enum Mode {
     Help,
     /// A one-line prompt at the bottom.
     Prompt(Prompt),
+    /// `q` with hunk decisions made: asks whether to quit and lose them.
+    ConfirmQuit,
 }
 
 /// A rejected hunk and its reason.
@@ -141,6 +143,17 @@ impl App {
         self.current_file_mut()?.hunks.get_mut(hunk)
     }
 
+    /// How many hunks the reviewer rejected, over every action: what quitting would lose.
+    pub fn decisions(&self) -> usize {
+        self.actions
+            .iter()
+            .map(|action| {
+                let (kept, total) = action.kept_of_total();
+                total - kept
+            })
+            .sum()
+    }
+
     /// Handle one key; key releases and repeats of nothing are ignored.
     pub fn handle_key(&mut self, key: KeyEvent) -> Effect {
         if key.kind == KeyEventKind::Release {
@@ -155,6 +168,14 @@ impl App {
                 Effect::None
             }
             Mode::Prompt(prompt) => self.prompt_key(prompt, key),
+            Mode::ConfirmQuit => {
+                self.mode = Mode::Browse;
+                if matches!(key.code, KeyCode::Char('y' | 'q')) {
+                    return Effect::Quit;
+                }
+                self.status = Some("Still reviewing; nothing was lost.".to_owned());
+                Effect::None
+            }
             Mode::Browse => self.browse_key(key),
         }
     }
@@ -203,7 +224,8 @@ impl App {
                 self.open_prompt(PromptPurpose::Discard);
             }
             KeyCode::Char('?') => self.mode = Mode::Help,
-            KeyCode::Char('q') => return Effect::Quit,
+            KeyCode::Char('q') if self.decisions() == 0 => return Effect::Quit,
+            KeyCode::Char('q') => self.mode = Mode::ConfirmQuit,
             _ => {}
         }
         Effect::None

@@ -24,6 +24,7 @@ use resolve_edit::{Decision, Store};
 pub(crate) use adapter::HubFactory;
 use adapter::ReviewStore;
 use app::{App, ApplyRequest, Effect};
+pub(crate) use model::age_text;
 use render::Theme;
 use terminal::Screen;
 
@@ -89,22 +90,31 @@ pub const DECLINED: &str = "The user declined without a reason.";
 pub const LEFT_PENDING: &str = "Not applied: the person left the review without deciding. Nothing was written; the preview stays pending. Call `resolve` again to ask again, or discard it.";
 
 /// The terminal review of `resolve agent --approve ask|review`: review the pending action
-/// `id` the model asks to apply, and say what lands (amendments are made at once). `q` leaves
-/// it pending; at `deadline` the screen closes and nothing is decided (`None`).
+/// `id` the model asks to apply, and say what lands (amendments are made at once), with the
+/// person's reason for an apply. `q` leaves it pending; at `deadline` the screen closes and
+/// nothing is decided (`None`).
 pub(crate) fn review_decision(
     store: &Store,
     id: &str,
     color: bool,
     deadline: Option<Instant>,
-) -> anyhow::Result<Option<Decision>> {
+) -> anyhow::Result<Option<(Decision, Option<String>)>> {
     let review = ReviewStore::deciding(store.clone());
     Ok(Some(match decide(&review, id, color, deadline)? {
-        Decided::Apply(request) if request.rejected.is_empty() => Decision::Apply,
-        Decided::Apply(request) => Decision::ApplyPart(adapter::review_decision(&request)?),
-        Decided::Discard(reason) => Decision::Discard { reason },
-        Decided::Quit => Decision::LeavePending {
-            why: LEFT_PENDING.to_owned(),
-        },
+        Decided::Apply(request) if request.rejected.is_empty() => {
+            (Decision::Apply, Some(request.reason))
+        }
+        Decided::Apply(request) => (
+            Decision::ApplyPart(adapter::review_decision(&request)?),
+            Some(request.reason),
+        ),
+        Decided::Discard(reason) => (Decision::Discard { reason }, None),
+        Decided::Quit => (
+            Decision::LeavePending {
+                why: LEFT_PENDING.to_owned(),
+            },
+            None,
+        ),
         Decided::TimedOut => return Ok(None),
     }))
 }

@@ -9,6 +9,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use resolve_core::{quote_path, visible_line};
+use unicode_width::UnicodeWidthChar;
 
 use super::app::{App, Mode, PromptPurpose};
 use super::model::{ActionView, Decision, DiffLine, FileKind, FileView, HunkView, LineKind};
@@ -94,7 +95,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
     frame.render_widget(header_lines(app, action, theme), header);
     frame.render_widget(file_list(app, action, file_rows), files);
     frame.render_widget(diff_rule(app.current_file(), rule.width), rule);
-    frame.render_widget(diff_view(app, action, diff.height, theme), diff);
+    frame.render_widget(diff_view(app, action, diff, theme), diff);
     frame.render_widget(status_line(app, theme), status);
     frame.render_widget(
         Paragraph::new(FOOTER.map(Line::from).to_vec())
@@ -214,7 +215,9 @@ fn diff_rule(file: Option<&FileView>, width: u16) -> Paragraph<'static> {
         .style(Style::new().add_modifier(Modifier::DIM))
 }
 
-fn diff_view<'a>(app: &'a App, action: &'a ActionView, height: u16, theme: Theme) -> Paragraph<'a> {
+/// The current file's hunks, each diff line wrapped to the area's width (see [`wrapped`]), the
+/// cursor hunk's header at the top when the rest fits.
+fn diff_view<'a>(app: &'a App, action: &'a ActionView, area: Rect, theme: Theme) -> Paragraph<'a> {
     let Some(file) = app.current_file() else {
         return Paragraph::new(action.note.clone().unwrap_or_default());
     };
@@ -235,14 +238,18 @@ fn diff_view<'a>(app: &'a App, action: &'a ActionView, height: u16, theme: Theme
         }
         lines.push(hunk_header(hunk, under_cursor, theme));
         let gutter = if under_cursor { "│" } else { " " };
-        lines.extend(
-            hunk.lines
-                .iter()
-                .map(|line| diff_line(line, gutter, hunk.decision.is_rejected(), theme)),
-        );
+        for line in &hunk.lines {
+            lines.extend(diff_line(
+                line,
+                gutter,
+                hunk.decision.is_rejected(),
+                theme,
+                usize::from(area.width),
+            ));
+        }
     }
     // The cursor hunk at the top, unless the rest of the file fits below an earlier start.
-    let last_top = lines.len().saturating_sub(usize::from(height));
+    let last_top = lines.len().saturating_sub(usize::from(area.height));
     let top = (cursor_at + app.scroll).min(last_top);
     Paragraph::new(lines).scroll((u16::try_from(top).unwrap_or(u16::MAX), 0))
 }
@@ -272,12 +279,15 @@ fn hunk_header(hunk: &HunkView, under_cursor: bool, theme: Theme) -> Line<'stati
     ])
 }
 
-fn diff_line<'a>(
-    line: &'a DiffLine,
+/// One diff line as screen rows: the gutter, its `-`/`+` sign and its text, changed words
+/// highlighted, wrapped at `width` columns.
+fn diff_line(
+    line: &DiffLine,
     gutter: &'static str,
     rejected: bool,
     theme: Theme,
-) -> Line<'a> {
+    width: usize,
+) -> Vec<Line<'static>> {
     let prefix = match line.kind {
         LineKind::Added => "+",
         LineKind::Removed => "-",
@@ -288,10 +298,7 @@ fn diff_line<'a>(
     if rejected {
         base = base.add_modifier(Modifier::DIM | Modifier::CROSSED_OUT);
     }
-    let mut spans = vec![
-        Span::styled(gutter, theme.colored(Color::Cyan)),
-        Span::styled(format!(" {prefix}"), base),
-    ];
+    let mut text = Vec::new();
     let mut at = 0;
     for range in &line.changed_words {
         let (Some(before), Some(word)) =
@@ -299,18 +306,64 @@ fn diff_line<'a>(
         else {
             continue;
         };
-        spans.push(Span::styled(printable(before), base));
-        spans.push(Span::styled(
+        text.push(Span::styled(printable(before), base));
+        text.push(Span::styled(
             printable(word),
             base.patch(theme.word_style(line.kind)),
         ));
         at = range.end;
     }
-    spans.push(Span::styled(
+    text.push(Span::styled(
         printable(line.text.get(at..).unwrap_or("")),
         base,
     ));
-    Line::from(spans)
+    let gutter = Span::styled(gutter, theme.colored(Color::Cyan));
+    wrapped(
+        [gutter.clone(), Span::styled(format!(" {prefix}"), base)],
+        [gutter, Span::styled(format!(" {CONTINUATION}"), base)],
+        text,
+        width,
+    )
+}
+
+/// The mark that starts a row continuing the diff line above it, in place of its sign.
+pub const CONTINUATION: char = '↪';
+
+/// `text` cut into rows of at most `width` columns: the first row starts with `first`, every
+/// further row with `continued` (the same width), so no changed column is ever past the right
+/// edge.
+fn wrapped(
+    first: [Span<'static>; 2],
+    continued: [Span<'static>; 2],
+    text: Vec<Span<'static>>,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let lead = first.iter().map(Span::width).sum::<usize>();
+    // At least one column of text per row, however narrow the terminal.
+    let room = width.saturating_sub(lead).max(1);
+    let mut rows = Vec::new();
+    let mut row = Vec::from(first);
+    let mut used = 0;
+    for span in text {
+        let mut piece = String::new();
+        for character in span.content.chars() {
+            let columns = UnicodeWidthChar::width(character).unwrap_or(0);
+            if used + columns > room && used > 0 {
+                if !piece.is_empty() {
+                    row.push(Span::styled(std::mem::take(&mut piece), span.style));
+                }
+                rows.push(std::mem::replace(&mut row, Vec::from(continued.clone())));
+                used = 0;
+            }
+            piece.push(character);
+            used += columns;
+        }
+        if !piece.is_empty() {
+            row.push(Span::styled(piece, span.style));
+        }
+    }
+    rows.push(row);
+    rows.into_iter().map(Line::from).collect()
 }
 
 /// `text` safe to draw: tabs as four spaces, other control characters and bidi overrides
@@ -358,6 +411,14 @@ fn status_line<'a>(app: &'a App, theme: Theme) -> Paragraph<'a> {
             }
             Paragraph::new(Line::from(spans))
         }
+        Mode::ConfirmQuit => Paragraph::new(format!(
+            "Quit and lose {}? y quits, any other key goes back.",
+            match app.decisions() {
+                1 => "1 rejected hunk".to_owned(),
+                n => format!("{n} rejected hunks"),
+            }
+        ))
+        .style(theme.colored(Color::Yellow).add_modifier(Modifier::BOLD)),
         Mode::Browse | Mode::Help => {
             Paragraph::new(app.status.as_deref().unwrap_or("")).style(theme.colored(Color::Yellow))
         }

@@ -64,7 +64,8 @@ fn the_lock_makes_a_second_process_wait_then_fail_naming_it() {
         .unwrap();
     lock.lock().unwrap();
     let started = std::time::Instant::now();
-    let run = workspace.run(&["pending"]).expect_code(1);
+    // A writer waits (reads do not: issue #32, `person::reads_do_not_wait_…`).
+    let run = workspace.run(&["discard", "--reason", "r"]).expect_code(1);
     assert!(
         started.elapsed() >= std::time::Duration::from_secs(9),
         "waited {:?}",

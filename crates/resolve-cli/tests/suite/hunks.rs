@@ -220,7 +220,8 @@ fn a_hunk_that_does_not_exist_is_refused_and_nothing_is_written() {
     );
     let run = workspace
         .run(&["apply", "--reason", "x", "--only", "a.py#0"])
-        .expect_code(1);
+        // A malformed address is a usage error (issue #32 §13).
+        .expect_code(2);
     assert!(run.stderr.contains("numbered from 1"), "{}", run.stderr);
     assert!(workspace.read("a.py").starts_with("x = foo(1)"));
     assert_eq!(workspace.pending_ids().len(), 1);

@@ -39,7 +39,12 @@ fn a_failed_apply_block_names_the_action_and_the_reason_given() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains(" try "), "{}", run.stderr);
+    // The block's reason line (not padded into a pipe: issue #32 §9).
+    assert!(
+        run.stderr.lines().any(|line| line == " try"),
+        "{}",
+        run.stderr
+    );
     assert!(!run.stderr.contains("No reason provided"), "{}", run.stderr);
     assert_eq!(
         workspace.pending_ids().len(),

@@ -5,7 +5,13 @@ use serde_json::Value;
 
 use super::common::Workspace;
 
+/// The model's banner, which `--json` keeps in the result's text.
 const BANNER: &str = "Staged as a preview — files are NOT modified yet. Call `resolve` with action \"apply\" to apply it or \"discard\" to drop it.";
+
+/// The person's banner on the command line (issue #32 §7): the new pending id.
+fn person_banner(id: &str) -> String {
+    format!("Staged as {id} — files are NOT modified yet.\n")
+}
 
 const LIB: &str = "fn main() {\n    let a = foo(1);\n    let b = foo(foo(2));\n}\n";
 
@@ -17,7 +23,12 @@ fn rewrite_foo(workspace: &Workspace) -> super::common::Run {
 fn ast_edit_stages_a_preview_and_touches_no_file() {
     let workspace = Workspace::with(&[("src/lib.rs", LIB)]);
     let run = rewrite_foo(&workspace).expect_code(0);
-    assert!(run.stdout.starts_with(BANNER), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .starts_with(&person_banner("pending-action:ast_edit:1")),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("--- a/src/lib.rs"), "{}", run.stdout);
     assert!(
         run.stdout.contains("+    let b = bar(foo(2));"),
@@ -496,7 +507,12 @@ fn write_creates_a_file_only_on_apply() {
     let run = workspace
         .run(&["write", "notes/todo.md", "--content", "- ship it\n"])
         .expect_code(0);
-    assert!(run.stdout.starts_with(BANNER), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .starts_with(&person_banner("pending-action:write:1")),
+        "{}",
+        run.stdout
+    );
     assert!(!workspace.path("notes/todo.md").exists());
     let run = workspace
         .run(&["apply", "--reason", "Keep notes."])

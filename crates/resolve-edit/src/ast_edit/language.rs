@@ -88,6 +88,14 @@ pub(super) fn detect_language(file: &ScopedFile) -> Option<AstLang> {
     AstLang::of_path(&file.absolute).filter(|lang| is_compiled(*lang))
 }
 
+/// The language `ast_edit` parses `path` as when no `lang` is given (its lowercase name, as
+/// `lang` takes it), from the extension; `None` when it parses no such file.
+pub fn language_of_path(path: &std::path::Path) -> Option<String> {
+    AstLang::of_path(path)
+        .filter(|lang| is_compiled(*lang))
+        .map(|lang| lang.to_string().to_lowercase())
+}
+
 /// An op compiled for one language.
 pub(super) struct CompiledOp {
     pub(super) pattern: Pattern,

@@ -62,7 +62,7 @@ use crate::preview::{Produce, ProduceLimits, Produced};
 use crate::producer::Producer;
 use crate::scope::{Scope, ScopedFile};
 
-pub use self::language::supported_languages;
+pub use self::language::{language_of_path, supported_languages};
 pub use self::prefilter::Prefilter;
 pub use self::request::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,

@@ -208,6 +208,16 @@ impl Store {
         transaction::recover(&self.workspace)
     }
 
+    /// [`Store::recover`] without waiting: [`StoreError::LockTimeout`] at once while another
+    /// process (or thread) holds the lock, so a caller can say it will wait, or go on reading.
+    pub fn recover_now(&self) -> Result<Option<String>, StoreError> {
+        if !self.workspace.layout().exists() {
+            return Ok(None);
+        }
+        let _lock = StoreLock::acquire_with_timeout(&self.workspace, Duration::ZERO)?;
+        transaction::recover(&self.workspace)
+    }
+
     /// Take the lock without recovering.
     pub(super) fn lock(&self) -> Result<StoreLock, StoreError> {
         StoreLock::acquire_with_timeout(&self.workspace, self.lock_timeout)

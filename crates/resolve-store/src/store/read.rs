@@ -1,9 +1,11 @@
 //! Reading the store: the pending stack, single records, the history, and the record files
-//! behind them. Every reader takes the lock and recovers first; none creates anything when
-//! there is no state yet.
+//! behind them. None creates anything when there is no state yet, and none waits on a writer:
+//! when the lock is free a reader takes it and recovers first; while another process (or
+//! thread) holds it, the reader reads the records as they are, without it ([`ReadGuard`]).
 
 use std::cmp::Reverse;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 
@@ -15,11 +17,44 @@ use super::records::{
 use crate::error::StoreError;
 use crate::fs;
 use crate::layout::{RecordKind, record_seq};
+use crate::lock::StoreLock;
+use crate::transaction;
+
+/// How a reader holds the store while it reads.
+///
+/// Every record file is replaced whole (written aside, then renamed), so a reader without the
+/// lock still reads each record whole: the one before a writer's change or the one after it.
+/// Recovery needs the lock, so an unlocked reader leaves an interrupted apply to the next
+/// taker of the lock.
+#[derive(Debug)]
+pub(super) enum ReadGuard {
+    /// The lock was free: taken, and the store recovered, for the read.
+    Locked(#[expect(dead_code, reason = "held for the read, released on drop")] StoreLock),
+    /// The lock is held by a writer (a `resolve check`, an apply): the records are read as
+    /// they stand, without waiting.
+    Unlocked,
+}
 
 impl Store {
+    /// Take the lock if it is free (and recover), or read without it while a writer holds it;
+    /// `None` when there is no state yet.
+    pub(super) fn reading(&self) -> Result<Option<ReadGuard>, StoreError> {
+        if !self.workspace.layout().exists() {
+            return Ok(None);
+        }
+        match StoreLock::acquire_with_timeout(&self.workspace, Duration::ZERO) {
+            Ok(lock) => {
+                transaction::recover(&self.workspace)?;
+                Ok(Some(ReadGuard::Locked(lock)))
+            }
+            Err(StoreError::LockTimeout { .. }) => Ok(Some(ReadGuard::Unlocked)),
+            Err(error) => Err(error),
+        }
+    }
+
     /// Every pending action, head (highest `order`) first.
     pub fn pending(&self) -> Result<Vec<PendingRecord>, StoreError> {
-        let Some(_lock) = self.read_session()? else {
+        let Some(_lock) = self.reading()? else {
             return Ok(Vec::new());
         };
         let records: Vec<PendingRecord> = self.load_all(RecordKind::Pending, pending_key)?;
@@ -34,7 +69,7 @@ impl Store {
     /// Every pending action's identifying fields, head first: [`Store::pending`] without
     /// reading change sets into memory.
     pub fn pending_summaries(&self) -> Result<Vec<PendingSummary>, StoreError> {
-        let Some(_lock) = self.read_session()? else {
+        let Some(_lock) = self.reading()? else {
             return Ok(Vec::new());
         };
         let mut records: Vec<PendingSummary> = self
@@ -47,7 +82,7 @@ impl Store {
 
     /// The pending action with this id, or `None` when it is not pending.
     pub fn pending_record(&self, id: &str) -> Result<Option<PendingRecord>, StoreError> {
-        let Some(_lock) = self.read_session()? else {
+        let Some(_lock) = self.reading()? else {
             return Ok(None);
         };
         self.find_pending(id)
@@ -63,7 +98,7 @@ impl Store {
     /// The pending or history record with this id; [`StoreError::UnknownAction`] when neither.
     pub fn get(&self, id: &str) -> Result<StoredAction, StoreError> {
         let unknown = || StoreError::UnknownAction { id: id.to_owned() };
-        let Some(_lock) = self.read_session()? else {
+        let Some(_lock) = self.reading()? else {
             return Err(unknown());
         };
         if let Some(record) = self.find_pending(id)? {
@@ -76,7 +111,7 @@ impl Store {
 
     /// Every resolved action, most recently resolved first.
     pub fn history(&self) -> Result<Vec<HistoryRecord>, StoreError> {
-        let Some(_lock) = self.read_session()? else {
+        let Some(_lock) = self.reading()? else {
             return Ok(Vec::new());
         };
         let records: Vec<HistoryRecord> = self.load_all(RecordKind::History, history_key)?;
@@ -93,7 +128,7 @@ impl Store {
         &self,
         fingerprint: &str,
     ) -> Result<Option<HistoryRecord>, StoreError> {
-        let Some(_lock) = self.read_session()? else {
+        let Some(_lock) = self.reading()? else {
             return Ok(None);
         };
         let mut summaries: Vec<HistorySummary> = self

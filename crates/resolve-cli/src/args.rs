@@ -7,7 +7,6 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
-use crate::codex::hook::HookMode;
 use resolve_edit::{
     ApplyPatchRequest, ApprovalMode, ApproveTimeout, AstEditOp, AstEditRequest, EditRequest,
     HunkAddress, ProducerRequest, WriteRequest,
@@ -225,7 +224,9 @@ inside the root (`sed -i`, `>` redirects, `tee`, `cp`/`mv`, `python -c` writing 
 refused unless --shell-writes allow.\n\n\
 Fails closed: when it cannot stage an edit (malformed input, a path outside the root, a binary \
 file, an internal error) it exits 2 with the reason on stderr, which blocks the tool call; it \
-never exits with another non-zero code."
+never exits with another non-zero code.\n\n\
+For codex: Codex's `apply_patch` (which it runs as a shell heredoc) is staged as one preview of \
+every file it touches, and Codex is told not to run it; only --approve stage is available yet."
     )]
     Hook(HookArgs),
     /// Make a project (or, with --user, every project) use resolve in a host.
@@ -235,7 +236,10 @@ For claude-code: adds the `resolve hook claude-code` PreToolUse hook, the permis
 `resolve` MCP server's tools and its enabling to <ROOT>/.claude/settings.json, and the \
 `resolve mcp` server to <ROOT>/.mcp.json (--user: ~/.claude/settings.json and ~/.claude.json), \
 merging with what is there. Running it again changes nothing (or only the mode); --dry-run \
-prints the change as a diff and writes nothing; --remove takes out exactly what it adds."
+prints the change as a diff and writes nothing; --remove takes out exactly what it adds.\n\n\
+For codex: adds the `resolve hook codex` PreToolUse hook (with Codex's trust entry for exactly \
+that hook) and the `resolve mcp` server to <ROOT>/.codex/config.toml (--user: \
+$CODEX_HOME/config.toml, by default ~/.codex/config.toml), keeping comments and order."
     )]
     Setup(SetupArgs),
 }
@@ -258,16 +262,6 @@ pub enum HookApprovalChoice {
     Review,
     /// The edit lands at once through resolve, with history and undo.
     Auto,
-}
-
-impl From<HookApprovalChoice> for HookMode {
-    fn from(choice: HookApprovalChoice) -> Self {
-        match choice {
-            HookApprovalChoice::Stage => Self::Stage,
-            HookApprovalChoice::Review => Self::Review,
-            HookApprovalChoice::Auto => Self::Auto,
-        }
-    }
 }
 
 impl From<HookApprovalChoice> for resolve_edit::HookApproval {
@@ -360,19 +354,6 @@ pub enum ReasoningEffortChoice {
     Medium,
     /// `"reasoning_effort": "high"`.
     High,
-}
-
-/// Options of `resolve setup codex` (from `resolve setup`'s own).
-#[derive(Debug)]
-pub struct CodexSetupArgs {
-    /// Configure the user's Codex (every project) instead of this project's.
-    pub user: bool,
-    /// Print the change as a unified diff; write nothing.
-    pub dry_run: bool,
-    /// Take out what setup added; leave everything else.
-    pub remove: bool,
-    /// The hook's mode: stage (default), review or auto.
-    pub approve: HookMode,
 }
 
 /// Options of `resolve mcp`.

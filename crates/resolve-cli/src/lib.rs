@@ -78,7 +78,7 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         };
         return ExitCode::from(codex::hook::run(
             located.root(),
-            codex::hook::HookMode::from(hook.approve),
+            resolve_edit::HookApproval::from(hook.approve),
         ));
     }
     let output = output::Output::new(&cli.global);

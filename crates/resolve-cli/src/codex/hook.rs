@@ -7,8 +7,9 @@
 use std::io::{Read as _, Write as _};
 use std::path::Path;
 
-use clap::ValueEnum;
-use resolve_edit::{FileToolOutput, FileTools, Origin, ProducerRequest, Store, Workspace};
+use resolve_edit::{
+    FileToolOutput, FileTools, HookApproval, Origin, ProducerRequest, Store, Workspace,
+};
 
 use super::protocol::{
     CodexPatchCall, HookAnswer, HostReply, block_with, parse_pre_tool_use, render,
@@ -17,28 +18,6 @@ use super::protocol::{
 /// The most hook input read from stdin (a patch rewriting a large file fits many times).
 const MAX_INPUT: u64 = 64 * 1024 * 1024;
 
-/// What the hook does with a patch (`--approve`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum HookMode {
-    /// Stage the patch; the model is told it lands when `resolve` applies it.
-    Stage,
-    /// Wait until a person decides in `resolve review` (or apply/discard from a terminal).
-    Review,
-    /// Land the patch at once through resolve.
-    Auto,
-}
-
-impl HookMode {
-    /// The mode's name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Stage => "stage",
-            Self::Review => "review",
-            Self::Auto => "auto",
-        }
-    }
-}
-
 /// The origin of what a Codex session stages: `mcp:codex-<session id>`.
 pub(crate) fn codex_origin(session_id: &str) -> Origin {
     Origin::Mcp(format!("codex-{session_id}"))
@@ -46,7 +25,7 @@ pub(crate) fn codex_origin(session_id: &str) -> Origin {
 
 /// Run the hook for `root`: read stdin, answer on stdout/stderr, return the exit code (0, or
 /// 2 when the call is blocked without a decision).
-pub(crate) fn run(root: &Path, mode: HookMode) -> u8 {
+pub(crate) fn run(root: &Path, mode: HookApproval) -> u8 {
     let mut input = String::new();
     let answer = match std::io::stdin().take(MAX_INPUT).read_to_string(&mut input) {
         // A panic would exit with 101, which Codex takes for a failed hook and runs the patch.
@@ -63,7 +42,7 @@ pub(crate) fn run(root: &Path, mode: HookMode) -> u8 {
 }
 
 /// The answer to one hook input.
-fn answer(root: &Path, mode: HookMode, input: &str) -> HookAnswer {
+fn answer(root: &Path, mode: HookApproval, input: &str) -> HookAnswer {
     let call = match parse_pre_tool_use(input) {
         Ok(Some(call)) => call,
         // Another shell command: no decision, Codex goes on as without the hook.
@@ -71,11 +50,11 @@ fn answer(root: &Path, mode: HookMode, input: &str) -> HookAnswer {
         Err(error) => return block_with(&format!("{error} Nothing was written.")),
     };
     match mode {
-        HookMode::Stage => render(&stage_patch(root, &call)),
-        HookMode::Review | HookMode::Auto => render(&HostReply::Refused {
+        HookApproval::Stage => render(&stage_patch(root, &call)),
+        HookApproval::Review | HookApproval::Auto => render(&HostReply::Refused {
             diagnostic: format!(
                 "`resolve hook codex --approve {}` is not available yet; set the hook up with `--approve stage`.",
-                mode.name()
+                mode.as_str()
             ),
         }),
     }

@@ -133,13 +133,6 @@ fn patch_of_shell_command(command: &str) -> Option<String> {
 /// What to tell Codex (and through it the model) about one `apply_patch` call. Every variant
 /// blocks Codex's own apply: resolve writes the files, or nothing is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "`Landed` and `Rejected` are the answers of review and auto modes, which the shared hook core gives"
-    )
-)]
 pub(crate) enum HostReply {
     /// The patch waits as pending action `id`; `summary` is its diff summary.
     Staged {
@@ -152,16 +145,6 @@ pub(crate) enum HostReply {
     Unchanged {
         /// The producer's text, naming the files.
         text: String,
-    },
-    /// The patch landed through resolve; `text` says what was written.
-    Landed {
-        /// The result text (`Applied patch to …`, kept and rejected hunks).
-        text: String,
-    },
-    /// A person rejected the patch (or part of it); nothing was written.
-    Rejected {
-        /// The person's reasons and the rejected hunks' addresses.
-        reasons: String,
     },
     /// resolve could not stage the patch (malformed, outside the root, an internal error).
     Refused {
@@ -179,14 +162,6 @@ impl HostReply {
             ),
             Self::Unchanged { text } => {
                 format!("resolve has nothing to stage for this patch; no file was written.\n{text}")
-            }
-            Self::Landed { text } => {
-                format!("resolve applied this patch (Codex did not run it again): {text}")
-            }
-            Self::Rejected { reasons } => {
-                format!(
-                    "A reviewer rejected this patch in resolve; nothing was written.\n{reasons}"
-                )
             }
             Self::Refused { diagnostic } => {
                 format!("resolve refused this patch; nothing was written.\n{diagnostic}")
@@ -325,16 +300,10 @@ mod tests {
                 "resolve staged this patch as pending-action:apply_patch:1; no file was written yet.",
             ),
             (
-                HostReply::Landed {
-                    text: "Applied patch to 2 files.".to_owned(),
+                HostReply::Unchanged {
+                    text: "Patch already applied: a.txt.".to_owned(),
                 },
-                "resolve applied this patch (Codex did not run it again): Applied patch to 2 files.",
-            ),
-            (
-                HostReply::Rejected {
-                    reasons: "Reason: \"no\"".to_owned(),
-                },
-                "A reviewer rejected this patch in resolve; nothing was written.\nReason: \"no\"",
+                "resolve has nothing to stage for this patch; no file was written.\nPatch already applied: a.txt.",
             ),
             (
                 HostReply::Refused {

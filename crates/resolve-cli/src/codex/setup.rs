@@ -22,7 +22,7 @@ use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, value};
 
 use super::hook_trust::{distrust, hook_hash, hook_key, table_at, trust};
 use crate::Outcome;
-use crate::args::CodexSetupArgs;
+use crate::args::SetupArgs;
 use crate::output::{Output, note};
 
 /// The name `resolve mcp` is registered under.
@@ -290,7 +290,7 @@ fn read_config(file: &Path) -> anyhow::Result<String> {
 /// `resolve setup codex`: merge (or with `--remove` take out) the hook and the server in the
 /// file [`config_file`] names, and Codex's trust in that hook in the user's configuration;
 /// with `--dry-run`, print the changes as unified diffs instead.
-pub(crate) fn run(root: &Path, args: &CodexSetupArgs, output: Output) -> anyhow::Result<Outcome> {
+pub(crate) fn run(root: &Path, args: &SetupArgs, output: Output) -> anyhow::Result<Outcome> {
     // Codex names a project's configuration by its real path.
     let root = root
         .canonicalize()
@@ -307,7 +307,9 @@ pub(crate) fn run(root: &Path, args: &CodexSetupArgs, output: Output) -> anyhow:
         let setup = CodexSetup {
             resolve: std::env::current_exe().context("Cannot find the `resolve` executable.")?,
             root: (!args.user).then(|| root.clone()),
-            approve: args.approve.name().to_owned(),
+            approve: resolve_edit::HookApproval::from(args.approve)
+                .as_str()
+                .to_owned(),
         };
         add(&hook_before, &setup, &hook_file)?
     };

@@ -36,13 +36,7 @@ const HOOK_TIMEOUT_SECS: u64 = 120;
 /// Make the host use resolve (or stop, with `--remove`), or print the change (`--dry-run`).
 pub(crate) fn run(root: &Path, args: &SetupArgs, output: Output) -> anyhow::Result<Outcome> {
     if args.host == HostChoice::Codex {
-        let codex = crate::args::CodexSetupArgs {
-            user: args.user,
-            dry_run: args.dry_run,
-            remove: args.remove,
-            approve: args.approve.into(),
-        };
-        return crate::codex::setup::run(root, &codex, output);
+        return crate::codex::setup::run(root, args, output);
     }
     let (settings_path, servers_path) = if args.user {
         let home = std::env::var_os("HOME")

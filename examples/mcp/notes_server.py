@@ -1,5 +1,5 @@
 """A notes server for `resolve agent`: adding a note is staged, and lands only when `resolve`
-applies it. It implements the `resolve/pendingAction` convention (see the README).
+applies it. It implements the `resolve/pendingAction` convention (see docs/custom-tools.md).
 
 Configure it in `<root>/.resolve/config.toml`:
 

@@ -85,8 +85,8 @@ pub use secret::{ANTHROPIC_API_KEY_ENV, ApiKey, OPENAI_API_KEY_ENV};
 pub use session::{AgentSession, AgentSessionBuilder, RunSummary};
 pub use usage::{CallUsage, TokenUsage, Usage};
 
-/// Process-wide set-up: installs rustls' `ring` crypto provider (gotcha G7; without it the
-/// HTTP client panics). Idempotent; sessions call it too, and so should tests.
+/// Process-wide set-up: installs rustls' `ring` crypto provider (rustls
+/// ships none by default, and without one the HTTP client panics). Idempotent; sessions call it too, and so should tests.
 pub fn init() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {

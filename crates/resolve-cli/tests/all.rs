@@ -21,6 +21,7 @@ mod suite {
     mod crash;
     mod custom_tools;
     mod deadlines;
+    mod docs;
     mod faults;
     mod gc;
     mod hostile_model;

@@ -25,7 +25,7 @@ impl ToolChoice {
     }
 }
 
-/// The exact reminder text injected after a preview (design.md "The `resolve` tool").
+/// The exact reminder text injected after a preview (a contract: hosts and tests match it exactly).
 pub const RESOLVE_REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
 
 /// Name of the `resolve` tool.

@@ -111,3 +111,13 @@ pub use visible::{has_hidden_characters, quote_path, visible_line, visible_text}
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;
+
+/// The library guide's Rust examples (docs/library.md), compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/library.md")]
+struct LibraryGuideDoctests;
+
+/// The custom tools guide's Rust examples (docs/custom-tools.md), compiled as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/custom-tools.md")]
+struct CustomToolsGuideDoctests;

@@ -1,4 +1,4 @@
-//! The terminal block for a `resolve` call and its result (reference §7).
+//! The terminal block for a `resolve` call and its result.
 //!
 //! Call and result merge into one block: `Accept`, `Discard` or `Failed`, the label's summary
 //! with its source as a `⟦badge⟧`, and the reason. Functions return strings; printing is the

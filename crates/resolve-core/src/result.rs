@@ -43,7 +43,7 @@ impl ToolResult {
         self
     }
 
-    /// The error result a failed call becomes: its text and empty details (reference §1.6).
+    /// The error result a failed call becomes: its text and empty details.
     pub fn from_error(error: &crate::Error) -> Self {
         Self {
             text: error.to_string(),

@@ -6,7 +6,7 @@
 //! concurrent `resolve` calls act on the stack one after the other and never consume one
 //! pending action twice.
 //!
-//! Cancellation (reference §1.6): a call whose token is already cancelled fails at once with
+//! Cancellation: a call whose token is already cancelled fails at once with
 //! `Aborted: Cancelled` and runs nothing. If the token fires while a callback runs, the call
 //! returns the same error at once, and the callback runs on to its end in the background (on its
 //! own task): the pending action stays registered while it runs, is consumed if it succeeds,

@@ -34,7 +34,7 @@ pub fn skipped_call_text(tool: &str) -> String {
     )
 }
 
-/// The details of a skipped call's result (reference §4.4): it was not executed, and the result
+/// The details of a skipped call's result: it was not executed, and the result
 /// is synthetic.
 pub fn skipped_call_details() -> Value {
     json!({"__synthetic": true, "source": "assistant_stop_skipped", "executed": false})
@@ -53,7 +53,7 @@ pub enum TurnVerdict {
     },
 }
 
-/// Whether a static tool choice keeps the gate from applying to `tool` (reference §4.4).
+/// Whether a static tool choice keeps the gate from applying to `tool`.
 fn static_choice_blocks(choice: Option<&ToolChoice>, tool: &str) -> bool {
     match choice {
         Some(ToolChoice::None) => true,

@@ -1,7 +1,7 @@
 //! Conformance suite of `resolve-core`, through its public API only.
 //!
-//! One test binary; each module covers one part of the runtime and names the reference
-//! checklist items (`spec/reference-behavior.md` §9) it ports.
+//! One test binary; each module covers one part of the runtime, case by case as the original
+//! TypeScript implementation behaves (resolve follows it where the contracts are shared).
 
 #![allow(
     clippy::unwrap_used,

@@ -158,7 +158,7 @@ fn ast_edit_three_replacements_in_two_files_are_counted_per_file() {
     );
 }
 
-// Issue #36, item 4 (reference §8.1, §9.5 #4, §9.6): a preview says it is not applied, and
+// Issue #36, item 4: a preview says it is not applied, and
 // names its scope root-relative, entries joined with `, ` (`.` for the root).
 #[test]
 fn ast_edit_preview_details_say_not_applied_and_name_the_scope() {
@@ -346,7 +346,7 @@ fn ast_edit_unknown_language_is_an_error_listing_the_supported_ones() {
 
 const TLA_SPEC: &str = "---- MODULE Clock ----\nEXTENDS Naturals\nVARIABLE x\n\nInit == x = 0\n\nNext == x' = 1 - x\n\nSpec == Init /\\ [][Next]_x\n====\n";
 
-// Issue #36, item 3 (reference §9.5 #7): TLA⁺ is inferred from `.tla`, and `Init` → `Start`
+// Issue #36, item 3: TLA⁺ is inferred from `.tla`, and `Init` → `Start`
 // renames the definition (the pattern is the definition's identifier; the use in `Spec` is
 // another node kind, as in ast-grep).
 #[test]

@@ -34,7 +34,7 @@ async fn submit_plan(
         return Err(ActionError::Tool("Plan mode is not active.".to_owned()));
     }
     // A title that is not a string (a grammar-constrained model may send `{}`) is no title:
-    // the plan's first heading, then its file stem, then `plan` (reference §5.2, #1179).
+    // the plan's first heading, then its file stem, then `plan`.
     let supplied = extra
         .as_ref()
         .and_then(|extra| extra.get("title"))

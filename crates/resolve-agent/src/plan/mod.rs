@@ -20,7 +20,7 @@
 //!   `plan-mode-decision`, at most [`PLAN_MODE_REMINDER_MAX`] times; a `resolve` call resets
 //!   the count. After that the run ends, still in plan mode.
 //!
-//! Locating the plan on `apply` (reference §5.2): `extra.title` is normalized
+//! Locating the plan on `apply`: `extra.title` is normalized
 //! ([`normalize_plan_title`], with a trailing `-plan` dropped) and names
 //! `.resolve/plans/<title>-plan.md` (`plan.md` for the title `plan`); if that file does not
 //! exist, the plan file written last in this session is used, then the newest plan file on

@@ -1,5 +1,6 @@
-//! Tool schemas as providers receive them: `$schema` stripped (gotcha G9), and OpenAI's
-//! `strict` flag only where OpenAI's strict rules accept the schema.
+//! Tool schemas as providers receive them: `$schema` stripped (some providers reject a schema
+//! that carries it), and OpenAI's `strict` flag only where OpenAI's strict rules accept the
+//! schema.
 //!
 //! Owned here: those two schema rules. Not owned: the rest of the wire formats (`openai`,
 //! `anthropic`).

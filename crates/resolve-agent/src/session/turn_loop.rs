@@ -1,6 +1,6 @@
 //! The turn loop: one [`AgentSession::run`], from the task to the model's final answer.
 //!
-//! Per model call, following reference §4.4 through [`SoftGate`]:
+//! Per model call, through [`SoftGate`]:
 //! 1. the directive is resolved once per logical turn (a consumed hard choice, or a soft
 //!    requirement for the head pending action); a soft requirement with a new id injects the
 //!    reminder as its own message, after the tool results;
@@ -92,7 +92,7 @@ impl AgentSession {
     ) -> Result<RunSummary, AgentError> {
         let mut usage = Usage::default();
         let outcome = self.run_loop(task, &mut usage, sink, cancel).await;
-        // Safety net (reference §3.5): a hard directive still in flight is rejected as aborted.
+        // Safety net: a hard directive still in flight is rejected as aborted.
         self.resolve.abort();
         if let Some(plan) = &self.plan {
             plan.finish_run(&self.resolve);
@@ -273,8 +273,8 @@ impl AgentSession {
         })
     }
 
-    /// This turn's directive; a soft requirement for a tool that is not offered is dropped
-    /// (reference §4.3), so an inactive `resolve` means no reminder and no gate.
+    /// This turn's directive; a soft requirement for a tool that is not offered is dropped,
+    /// so an inactive `resolve` means no reminder and no gate.
     fn directive(&self) -> Option<ToolChoiceDirective> {
         match self
             .resolve

@@ -543,7 +543,7 @@ async fn a_check_call_while_pending_without_a_check_tool_is_skipped_and_forces_r
 }
 both_providers!(a_check_call_while_pending_without_a_check_tool_is_skipped_and_forces_resolve);
 
-// Issue #36, item 6 (reference §4.3): a static choice naming a tool that is not offered is
+// Issue #36, item 6: a static choice naming a tool that is not offered is
 // dropped, so no `tool_choice` goes on the wire, and the soft requirement works as usual.
 async fn a_static_choice_naming_a_tool_not_offered_is_not_sent(kind: ProviderKind) {
     let server = MockServer::start(vec![
@@ -576,7 +576,7 @@ async fn a_static_choice_naming_a_tool_not_offered_is_not_sent(kind: ProviderKin
 }
 both_providers!(a_static_choice_naming_a_tool_not_offered_is_not_sent);
 
-// Issue #36, item 6 (reference §4.4, §4.6): a static `none` keeps the gate inactive, so a
+// Issue #36, item 6: a static `none` keeps the gate inactive, so a
 // detour runs while a preview is pending, nothing is forced, and the reminder is still sent.
 async fn a_static_none_lets_a_detour_run_while_pending_and_still_reminds(kind: ProviderKind) {
     let server = MockServer::start(vec![

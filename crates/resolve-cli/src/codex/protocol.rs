@@ -1,5 +1,5 @@
 //! Codex's `PreToolUse` hook protocol for `apply_patch`, as the pinned Codex 0.171.0 speaks it
-//! (measured; see README's "Codex" section): the JSON Codex writes on the hook's stdin, and the
+//! (measured; see docs/codex.md): the JSON Codex writes on the hook's stdin, and the
 //! answer the hook gives on stdout, stderr and its exit code. Pure: no I/O.
 //!
 //! Measured with Codex 0.171.0 and a model without an `apply_patch` tool in its catalog: the

@@ -18,7 +18,7 @@ fn test_server() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp_test_server.py")
 }
 
-/// The README's example server.
+/// The custom tools guide's example server (docs/custom-tools.md).
 fn notes_server() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/mcp/notes_server.py")
 }
@@ -528,10 +528,11 @@ fn a_missing_config_file_given_with_config_is_an_error_naming_it() {
 }
 
 #[test]
-fn the_readme_shows_the_example_notes_server_verbatim() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
-            .unwrap();
+fn the_custom_tools_guide_shows_the_example_notes_server_verbatim() {
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/custom-tools.md"),
+    )
+    .unwrap();
     let block = readme
         .split("```python\n")
         .nth(1)
@@ -541,6 +542,6 @@ fn the_readme_shows_the_example_notes_server_verbatim() {
     let body = &example[example.find("import os").unwrap()..];
     assert_eq!(
         block, body,
-        "keep README.md and examples/mcp/notes_server.py in step"
+        "keep docs/custom-tools.md and examples/mcp/notes_server.py in step"
     );
 }

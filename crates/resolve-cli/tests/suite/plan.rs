@@ -644,7 +644,7 @@ fn a_one_line_plan_is_reported_as_1_line() {
     );
 }
 
-// Issue #36, item 7 (reference §5.2): approval clears the standing handler, so a later
+// Issue #36, item 7: approval clears the standing handler, so a later
 // `resolve` finds nothing pending instead of reaching the plan handler again.
 #[test]
 fn a_resolve_after_plan_approval_finds_nothing_pending() {

@@ -565,7 +565,7 @@ fn output_into_a_closed_pipe_ends_quietly_and_the_action_still_lands() {
     assert_eq!(workspace.read("a.py"), "y = bar(1)\n".repeat(2000));
 }
 
-// Issue #36, items 3 and 4 (reference §9.5 #4, #7): a `.tla` file is TLA⁺; the preview shows
+// Issue #36, items 3 and 4: a `.tla` file is TLA⁺; the preview shows
 // `Start`, one replacement, no parse errors, says it is not applied and names its scope; apply
 // writes `Start == x = 0`.
 #[test]

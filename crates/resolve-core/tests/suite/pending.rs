@@ -1,4 +1,4 @@
-//! The pending-action stack (reference §3.4, the extra cases listed after §9.4) and pending ids.
+//! The pending-action stack and pending ids.
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! The consuming hard-directive queue: reference §3.2 and checklist §9.4 #1–#14.
+//! The consuming hard-directive queue: each directive is handed out once, in order.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,4 +1,4 @@
-//! The merged `resolve` block (reference §7; checklist §9.1 #6–#7).
+//! The merged `resolve` block.
 
 use pretty_assertions::assert_eq;
 use resolve_core::{
@@ -255,7 +255,7 @@ fn call_line_cuts_a_wide_reason_at_72_columns() {
     );
 }
 
-// Issue #36, item 5 (reference §7): each state's background. Accept is green, Discard yellow
+// Issue #36, item 5: each state's background. Accept is green, Discard yellow
 // (red when the result is an error), Failed red; every line of the block carries the color.
 #[test]
 fn each_state_renders_on_its_own_color() {

@@ -1,5 +1,4 @@
-//! The `resolve` tool: schema, argument checks, dispatch outcomes and `run_resolve_invocation`
-//! (reference §1, §2; checklist §9.1 #1–#5; design.md "The `resolve` tool").
+//! The `resolve` tool: schema, argument checks, dispatch outcomes and `run_resolve_invocation`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,6 +1,5 @@
 //! `ResolveSession`: staging, the per-turn directive, dispatch order, failure, abort and
-//! concurrency (reference §1.6, §2, §3.5; checklist §9.3 and the §9.6 force-tool-choice and
-//! sdk-tool-activation cases).
+//! concurrency.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

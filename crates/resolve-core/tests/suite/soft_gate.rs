@@ -1,5 +1,5 @@
-//! The soft tool requirement on `SoftGate`, driven by a scripted agent loop (reference §4;
-//! checklist §9.2 #1–#5), plus the escalation cap and reminder re-injection rules.
+//! The soft tool requirement on `SoftGate`, driven by a scripted agent loop, plus the escalation
+//! cap and reminder re-injection rules.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

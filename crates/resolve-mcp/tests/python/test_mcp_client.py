@@ -40,7 +40,7 @@ TIMEOUT = 20
 
 RESOLVE_BIN = ""
 
-# The literal input schemas (design.md "Preview producers" and "The `resolve` tool").
+# The literal input schemas (the published contract of each tool).
 EXPECTED_SCHEMAS = {
     "ast_edit": {
         "type": "object",

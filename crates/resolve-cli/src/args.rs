@@ -804,12 +804,14 @@ pub struct GcArgs {
     /// Say what would be removed and how much it would free; remove nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Keep every entry resolved within this many days.
-    #[arg(long, value_name = "DAYS", default_value_t = 30)]
-    pub keep_days: u64,
-    /// Keep the newest this many entries, whatever their age.
-    #[arg(long, value_name = "N", default_value_t = 1000)]
-    pub keep_entries: usize,
+    /// Keep every entry resolved within this many days [default: `[gc] keep_days` of
+    /// .resolve/config.toml, else 30].
+    #[arg(long, value_name = "DAYS")]
+    pub keep_days: Option<u64>,
+    /// Keep the newest this many entries, whatever their age [default: `[gc] keep_entries` of
+    /// .resolve/config.toml, else 1000].
+    #[arg(long, value_name = "N")]
+    pub keep_entries: Option<usize>,
 }
 
 /// `resolve undo`.

@@ -1,7 +1,7 @@
 //! `<root>/.resolve/config.toml` (or the file `--config` names), read once into one typed
-//! [`WorkspaceConfig`]: the `[check]` table ([`CheckSettings`]) and the `[mcp_servers.<name>]`
-//! tables ([`McpServerConfig`]), with the file's trust. Any other table is refused, so a
-//! misspelt table never goes unnoticed.
+//! [`WorkspaceConfig`]: the `[check]` table ([`CheckSettings`]), the `[mcp_servers.<name>]`
+//! tables ([`McpServerConfig`]) and the `[gc]` table (the history's [`Retention`]), with the
+//! file's trust. Any other table is refused, so a misspelt table never goes unnoticed.
 //!
 //! Owned here: reading and checking the whole file. Not owned: what the settings do (the
 //! check in `check`, starting servers in `resolve-agent`), nor trust itself (the store's
@@ -10,14 +10,19 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use resolve_store::{CommandTrust, ConfigFile};
+use std::time::Duration;
+
+use resolve_store::{CommandTrust, ConfigFile, Retention};
 use serde::Deserialize;
 
 use crate::check::CheckSettings;
 use crate::error::EditError;
 
 /// The tables `resolve` reads, by their names in the file.
-const KNOWN_TABLES: [&str; 2] = ["check", "mcp_servers"];
+const KNOWN_TABLES: [&str; 3] = ["check", "mcp_servers", "gc"];
+
+/// Seconds in a day, for `[gc] keep_days`.
+const DAY: u64 = 24 * 60 * 60;
 
 /// How to start one MCP server over stdio (a `[mcp_servers.<name>]` table).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -46,16 +51,44 @@ pub struct WorkspaceConfig {
     pub check: CheckSettings,
     /// The `[mcp_servers.<name>]` tables, by name.
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// How much history `resolve gc` and the daily clean-up keep (`[gc] keep_days`,
+    /// `keep_entries`; each defaults to [`Retention::default`]'s). Read whether or not the file
+    /// is trusted: it runs nothing.
+    pub retention: Retention,
     /// The file they were read from, if any.
     pub source: Option<PathBuf>,
     /// Whether the commands it names may run (see [`ConfigFile::command_trust`]).
     pub trust: CommandTrust,
 }
 
+/// The tables read with serde (`[check]` has its own reader, shared with `--config`).
 #[derive(Debug, Deserialize)]
-struct ServersFile {
+struct TablesFile {
     #[serde(default)]
     mcp_servers: BTreeMap<String, McpServerConfig>,
+    #[serde(default)]
+    gc: GcTable,
+}
+
+/// The `[gc]` table as written: either key may be left out.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GcTable {
+    keep_days: Option<u64>,
+    keep_entries: Option<usize>,
+}
+
+impl GcTable {
+    /// The retention it asks for, the default's for what it leaves out.
+    fn retention(&self) -> Retention {
+        let default = Retention::default();
+        Retention {
+            age: self.keep_days.map_or(default.age, |days| {
+                Duration::from_secs(days.saturating_mul(DAY))
+            }),
+            entries: self.keep_entries.unwrap_or(default.entries),
+        }
+    }
 }
 
 impl WorkspaceConfig {
@@ -75,13 +108,13 @@ impl WorkspaceConfig {
             .map(|(name, _)| name)
         {
             return Err(invalid(format!(
-                "unknown table `[{name}]`; resolve reads only the tables `[check]` and `[mcp_servers.<name>]`. Remove it or correct its name."
+                "unknown table `[{name}]`; resolve reads only the tables `[check]`, `[mcp_servers.<name>]` and `[gc]`. Remove it or correct its name."
             )));
         }
         let check = CheckSettings::parse(text, path)?;
-        let servers: ServersFile = toml::from_str(text)
+        let tables: TablesFile = toml::from_str(text)
             .map_err(|error| invalid(error.to_string().trim_end().to_owned()))?;
-        for (name, server) in &servers.mcp_servers {
+        for (name, server) in &tables.mcp_servers {
             if name.is_empty()
                 || !name
                     .chars()
@@ -99,7 +132,8 @@ impl WorkspaceConfig {
         }
         Ok(Self {
             check,
-            mcp_servers: servers.mcp_servers,
+            mcp_servers: tables.mcp_servers,
+            retention: tables.gc.retention(),
             source: Some(path.to_path_buf()),
             trust: CommandTrust::Allowed,
         })
@@ -166,7 +200,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             error.to_string(),
-            "The configuration `c.toml` is invalid: unknown table `[chekc]`; resolve reads only the tables `[check]` and `[mcp_servers.<name>]`. Remove it or correct its name."
+            "The configuration `c.toml` is invalid: unknown table `[chekc]`; resolve reads only the tables `[check]`, `[mcp_servers.<name>]` and `[gc]`. Remove it or correct its name."
         );
     }
 
@@ -226,6 +260,32 @@ tool_timeout_sec = 5
             settings.runnable_command().unwrap(),
             Some(&["touch".to_owned(), "marker".to_owned()][..])
         );
+    }
+
+    #[test]
+    fn the_gc_table_sets_the_retention_and_each_key_defaults() {
+        let config = WorkspaceConfig::parse("[gc]\nkeep_days = 7\n", Path::new("c.toml")).unwrap();
+        assert_eq!(
+            config.retention,
+            Retention {
+                age: Duration::from_secs(7 * DAY),
+                entries: Retention::default().entries,
+            }
+        );
+        let config =
+            WorkspaceConfig::parse("[gc]\nkeep_entries = 5\n", Path::new("c.toml")).unwrap();
+        assert_eq!(config.retention.entries, 5);
+        assert_eq!(config.retention.age, Retention::default().age);
+        let empty = WorkspaceConfig::parse("", Path::new("c.toml")).unwrap();
+        assert_eq!(empty.retention, Retention::default());
+        for text in [
+            "[gc]\nkeep = 1\n",
+            "[gc]\nkeep_days = -1\n",
+            "[gc]\nkeep_days = \"7\"\n",
+        ] {
+            let error = WorkspaceConfig::parse(text, Path::new("c.toml")).unwrap_err();
+            assert!(error.to_string().contains("c.toml"), "{text}: {error}");
+        }
     }
 
     #[test]

@@ -140,7 +140,7 @@ pub use review::{
 pub use reviewer_note::reviewer_note_text;
 pub use selection::{HunkAddress, HunkRejection, Selection};
 pub use shell_writes::visible_shell_writes;
-pub use shown::{shown_addressed_preview, shown_preview};
+pub use shown::{shown_addressed_preview, shown_history_preview, shown_preview};
 pub use text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
 pub use tools::{FileToolOutput, FileTools, StagedPreview, file_tool_specs};
 pub use word_diff::{WordDiff, word_diff};

@@ -93,10 +93,12 @@ fn landed_clauses(resolution: &NoteResolution) -> Vec<String> {
     clauses
 }
 
+/// `what` with its reason in parentheses, or a word that none was given (so the model does not
+/// read a rejection without one as an oversight of the note).
 fn with_reason(what: String, reason: Option<&str>) -> String {
     match reason {
         Some(reason) => format!("{what} ({})", quoted(reason)),
-        None => what,
+        None => format!("{what} (no reason given)"),
     }
 }
 
@@ -127,7 +129,8 @@ mod tests {
     }
 
     #[test]
-    fn a_partial_apply_names_the_landed_and_rejected_hunks_and_the_reasons() {
+    fn a_partial_apply_names_the_landed_and_rejected_hunks_and_the_reasons_or_that_none_was_given()
+    {
         let resolution = NoteResolution {
             outcome: Outcome::Applied,
             reason: "Rename inside the module only.".into(),
@@ -137,11 +140,17 @@ mod tests {
                 hunks: vec![HunkReview {
                     path: "src/a.rs".into(),
                     hunks: 3,
-                    landed: vec![1, 3],
-                    rejected: vec![RejectedHunk {
-                        hunk: 2,
-                        reason: Some("keep the public name".into()),
-                    }],
+                    landed: vec![1],
+                    rejected: vec![
+                        RejectedHunk {
+                            hunk: 2,
+                            reason: Some("keep the public name".into()),
+                        },
+                        RejectedHunk {
+                            hunk: 3,
+                            reason: None,
+                        },
+                    ],
                 }],
                 rejected_files: vec![RejectedFile {
                     path: "src/c.rs".into(),
@@ -151,7 +160,7 @@ mod tests {
         };
         assert_eq!(
             reviewer_note_text(&note(Some(resolution), Vec::new())),
-            "<system-reminder>\nA reviewer resolved pending-action:edit:4 (Edit: src/a.rs): applied src/a.rs#1, src/a.rs#3, src/b.rs; rejected src/a.rs#2 (\"keep the public name\"); dropped src/c.rs (\"not now\").\nReason: \"Rename inside the module only.\"\n</system-reminder>"
+            "<system-reminder>\nA reviewer resolved pending-action:edit:4 (Edit: src/a.rs): applied src/a.rs#1, src/b.rs; rejected src/a.rs#2 (\"keep the public name\"), src/a.rs#3 (no reason given); dropped src/c.rs (\"not now\").\nReason: \"Rename inside the module only.\"\n</system-reminder>"
         );
     }
 

@@ -35,6 +35,23 @@ pub fn shown_addressed_preview(store: &Store, record: &PendingRecord) -> Result<
     shown(store, record, Diffs::Addressed)
 }
 
+/// The preview of a history entry, and whether it was derived from its contents: while the
+/// store holds them it is [`shown_preview`]; a discarded or undone action's contents go at the
+/// next clean-up (nothing of it will land), and then it is the text it was staged with.
+pub fn shown_history_preview(
+    store: &Store,
+    record: &PendingRecord,
+) -> Result<(String, bool), EditError> {
+    for (_, change) in record.change_set.files() {
+        if let Some(content) = change.new_content()
+            && !store.blobs().holds(content)?
+        {
+            return Ok((store.blobs().read_text(&record.preview_text)?, false));
+        }
+    }
+    Ok((shown_preview(store, record)?, true))
+}
+
 fn shown(store: &Store, record: &PendingRecord, diffs: Diffs) -> Result<String, EditError> {
     let stored = store.blobs().read_text(&record.preview_text)?;
     if let Some(action) = &record.mcp {

@@ -68,6 +68,15 @@ impl Blobs {
         }
     }
 
+    /// Whether the store still holds `content` (a text always is): the contents of a
+    /// discarded or undone action go at the next clean-up while its record stays in history.
+    pub fn holds(&self, content: &Content) -> Result<bool, StoreError> {
+        match content.blob_name() {
+            None => Ok(true),
+            Some(name) => fs::exists(&self.path(name)?),
+        }
+    }
+
     /// `content` as text (a byte that is not UTF-8 shows as U+FFFD), read from the store when
     /// kept there.
     pub fn read_text(&self, content: &Content) -> Result<String, StoreError> {

@@ -11,11 +11,19 @@ use crate::Outcome;
 use crate::args::GcArgs;
 use crate::output::Output;
 
-/// Run `resolve gc` on `store`.
-pub(crate) fn run(store: &Store, args: &GcArgs, output: Output) -> anyhow::Result<Outcome> {
+/// Run `resolve gc` on `store`, keeping what `configured` (the `[gc]` table) says unless the
+/// arguments say otherwise.
+pub(crate) fn run(
+    store: &Store,
+    args: &GcArgs,
+    configured: Retention,
+    output: Output,
+) -> anyhow::Result<Outcome> {
     let retention = Retention {
-        age: Duration::from_secs(args.keep_days.saturating_mul(24 * 60 * 60)),
-        entries: args.keep_entries,
+        age: args.keep_days.map_or(configured.age, |days| {
+            Duration::from_secs(days.saturating_mul(24 * 60 * 60))
+        }),
+        entries: args.keep_entries.unwrap_or(configured.entries),
     };
     let report = store.gc(&retention, args.dry_run)?;
     let json = json!({

@@ -26,8 +26,8 @@ use resolve_core::{
 use resolve_edit::{
     ApprovalMode, ApproveTimeout, AutoApprover, FileToolOutput, FileTools, HistoryRecord,
     LOCK_TIMEOUT, OpenedWorkspace, Origin, Outcome as HistoryOutcome, ProduceLimits, Produced,
-    Retention, SpooledChangeSet, Store, StoreError, StoredAction, Workspace, WorkspaceConfig,
-    check_report, language_of_path, shown_addressed_preview, shown_preview,
+    SpooledChangeSet, Store, StoreError, StoredAction, Workspace, WorkspaceConfig, check_report,
+    language_of_path, shown_addressed_preview, shown_history_preview, shown_preview,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -81,10 +81,14 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
     if let Some(message) = recover(&store, &cli.command)? {
         note(&message);
     }
-    // History past the default retention goes at most once a day (`resolve gc` on demand). A
-    // failure here is not the command's: the pass is tried again by the next one.
+    // History past the retention (`[gc]` of the configuration) goes at most once a day
+    // (`resolve gc` on demand). A failure here is not the command's: the pass is tried again by
+    // the next one. While the configuration does not parse the pass waits: keeping less than
+    // the person asked for would lose history, and the commands that read the file say why.
+    let retention = WorkspaceConfig::read(root, None, None).map(|config| config.retention);
     if !matches!(cli.command, Command::Gc(_))
-        && let Err(error) = store.gc_if_due(&Retention::default())
+        && let Ok(retention) = &retention
+        && let Err(error) = store.gc_if_due(retention)
     {
         note(&format!(
             "note: the daily clean-up of old history failed: {error}"
@@ -146,7 +150,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         ),
         Command::Amend(args) => amend::run(&store, args, &located, output),
         Command::Log => log(&store, output),
-        Command::Gc(args) => gc::run(&store, args, output),
+        Command::Gc(args) => gc::run(&store, args, retention?, output),
         Command::Review(args) => {
             let (hub_store, config) = (store.clone(), args.config.clone());
             let hub = Arc::new(move || configured_hub(&hub_store, config.as_deref()));
@@ -578,7 +582,7 @@ fn show(store: &Store, id: Option<&str>, output: Output) -> anyhow::Result<Outco
             )
         }
         StoredAction::Resolved(entry) => {
-            let preview = shown_preview(store, &entry.action)?;
+            let (preview, _) = shown_history_preview(store, &entry.action)?;
             (
                 history_json(&entry, store)?,
                 format!(
@@ -786,6 +790,7 @@ fn local_time(seconds: u64) -> String {
 
 /// The JSON shape of a history entry in `log`, `show` and `undo`.
 fn history_json(entry: &HistoryRecord, store: &Store) -> anyhow::Result<Value> {
+    let (preview, contents_kept) = shown_history_preview(store, &entry.action)?;
     Ok(json!({
         "id": entry.action.id,
         "state": match entry.outcome { HistoryOutcome::Applied => "applied", HistoryOutcome::Discarded => "discarded" },
@@ -804,6 +809,7 @@ fn history_json(entry: &HistoryRecord, store: &Store) -> anyhow::Result<Value> {
         "decidedBy": entry.decided_by.map(|decider| decider.to_string()),
         "modelReason": entry.model_reason,
         "foreign": entry.action.foreign,
-        "preview": shown_preview(store, &entry.action)?,
+        "preview": preview,
+        "contentsKept": contents_kept,
     }))
 }

@@ -493,7 +493,7 @@ fn a_misspelt_table_is_refused_by_every_command_that_reads_the_configuration() {
         assert_ne!(run.code, 0, "{command:?}");
         assert!(
             run.stderr.contains(
-                "is invalid: unknown table `[chekc]`; resolve reads only the tables `[check]` and `[mcp_servers.<name>]`. Remove it or correct its name."
+                "is invalid: unknown table `[chekc]`; resolve reads only the tables `[check]`, `[mcp_servers.<name>]` and `[gc]`. Remove it or correct its name."
             ),
             "{command:?}: {}",
             run.stderr

@@ -115,3 +115,95 @@ fn gc_keeps_the_newest_entries_and_the_recent_ones_by_default() {
     assert_eq!(kept["historyEntries"], 0, "{kept}");
     assert_eq!(log_ids(&workspace).len(), 1);
 }
+
+#[test]
+fn the_gc_table_of_the_config_sets_what_gc_and_the_daily_pass_keep() {
+    let workspace = Workspace::with(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    workspace.write(
+        ".resolve/config.toml",
+        b"[gc]\nkeep_days = 0\nkeep_entries = 0\n",
+    );
+    edit(&workspace, "a.txt", "a", "A");
+    workspace
+        .run(&["discard", "--reason", "No."])
+        .expect_code(0);
+    // The daily pass (its last run made a day old) keeps what the table says; the default
+    // would keep a fresh entry.
+    assert_eq!(log_ids(&workspace), ["pending-action:edit:1"]);
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("find .resolve/history -name '.*' -type f -exec touch -d '25 hours ago' {} +")
+        .current_dir(workspace.root())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(log_ids(&workspace), Vec::<String>::new());
+    for (path, new) in [("a.txt", "A"), ("b.txt", "B")] {
+        edit(&workspace, path, &path[..1], new);
+        workspace
+            .run(&["discard", "--reason", "Not this either."])
+            .expect_code(0);
+    }
+    // `resolve gc` reads the table too; its arguments win over it.
+    let configured = gc_json(&workspace, &["--dry-run"]);
+    assert_eq!(configured["historyEntries"], 2, "{configured}");
+    let argued = gc_json(&workspace, &["--dry-run", "--keep-entries", "1"]);
+    assert_eq!(argued["historyEntries"], 1, "{argued}");
+}
+
+#[test]
+fn gc_refuses_a_gc_table_it_cannot_read_and_removes_nothing() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    edit(&workspace, "a.txt", "a", "A");
+    workspace
+        .run(&["discard", "--reason", "No."])
+        .expect_code(0);
+    workspace.write(".resolve/config.toml", b"[gc]\nkeep_day = 0\n");
+    let run = workspace.run(&["gc", "--keep-entries", "0"]).expect_code(1);
+    assert!(
+        run.stderr.contains("config.toml") && run.stderr.contains("keep_day"),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_file(workspace.root().join(".resolve/config.toml")).unwrap();
+    assert_eq!(log_ids(&workspace).len(), 1);
+}
+
+#[test]
+fn the_log_of_a_discard_whose_contents_gc_removed_still_reads() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    edit(&workspace, "a.txt", "a", "A");
+    workspace
+        .run(&["discard", "--reason", "No."])
+        .expect_code(0);
+    age_blobs(&workspace);
+    gc_json(&workspace, &[]);
+    let blobs = std::fs::read_dir(workspace.root().join(".resolve/blobs"))
+        .unwrap()
+        .count();
+    for args in [
+        &["log"][..],
+        &["show", "pending-action:edit:1"][..],
+        &["show", "pending-action:edit:1", "--json"][..],
+    ] {
+        let run = workspace.run(args).expect_code(0);
+        assert!(
+            run.stdout.contains("pending-action:edit:1"),
+            "{}",
+            run.stdout
+        );
+    }
+    let run = workspace.run(&["log", "--json"]).expect_code(0);
+    let log: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    let entry = &log["history"][0];
+    // The contents went; the preview it was staged with stays, and says so.
+    assert_eq!(
+        entry["contentsKept"], false,
+        "{entry} ({blobs} blob files left)"
+    );
+    let preview = entry["preview"].as_str().unwrap();
+    assert!(
+        preview.contains("-a") && preview.contains("+A"),
+        "{preview}"
+    );
+}

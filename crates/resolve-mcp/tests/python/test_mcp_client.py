@@ -482,7 +482,7 @@ async def check_a_persons_decision_in_another_process_is_told_once_to_the_stagin
             told = await call(first, "read", {"path": "b.txt"})
             note = (
                 "<system-reminder>\n"
-                f"A reviewer resolved {pending_id} (Write: a.txt): applied a.txt#1; rejected a.txt#2.\n"
+                f"A reviewer resolved {pending_id} (Write: a.txt): applied a.txt#1; rejected a.txt#2 (no reason given).\n"
                 'Reason: "Only line 2."\n'
                 "</system-reminder>"
             )

@@ -8,6 +8,10 @@ use std::str::FromStr;
 
 use crate::error::EditError;
 
+/// The highest hunk number an address may name: a range is expanded into its numbers, so
+/// `a.rs#1-99999999999` must not take all memory (no preview has this many hunks in a file).
+pub const MAX_HUNK_NUMBER: usize = 100_000;
+
 /// A file of a preview, or some of its hunks.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct HunkAddress {
@@ -40,8 +44,9 @@ impl HunkAddress {
     }
 
     /// Parse `src/a.rs`, `src/a.rs#2`, `src/a.rs#1,3` or `src/a.rs#2-4`. A `#` followed by
-    /// anything but hunk numbers is part of the file name; `#` with nothing after it, and
-    /// hunk 0, are errors.
+    /// anything but hunk numbers is part of the file name; `#` with nothing after it or
+    /// nothing before it (`./` is nothing), hunk 0 and hunks past [`MAX_HUNK_NUMBER`] are
+    /// errors.
     pub fn parse(text: &str) -> Result<Self, EditError> {
         let invalid = |reason: &str| EditError::InvalidHunkAddress {
             address: text.to_owned(),
@@ -62,14 +67,19 @@ impl HunkAddress {
         {
             return Ok(Self::file(normalize(text)));
         }
+        let path = normalize(path);
         if path.is_empty() {
             return Err(invalid("name the file before `#`"));
         }
         let number = |digits: &str| -> Result<usize, EditError> {
+            if digits.is_empty() || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+                return Err(invalid("expected hunk numbers like `1,3` or `2-4`"));
+            }
             match digits.parse::<usize>() {
                 Ok(0) => Err(invalid("hunks are numbered from 1")),
-                Ok(number) => Ok(number),
-                Err(_) => Err(invalid("expected hunk numbers like `1,3` or `2-4`")),
+                Ok(number) if number <= MAX_HUNK_NUMBER => Ok(number),
+                // Past the limit, or too many digits for any number.
+                _ => Err(invalid(&format!("hunk numbers go up to {MAX_HUNK_NUMBER}"))),
             }
         };
         let mut hunks = Vec::new();
@@ -87,10 +97,7 @@ impl HunkAddress {
         }
         hunks.sort_unstable();
         hunks.dedup();
-        Ok(Self {
-            path: normalize(path),
-            hunks,
-        })
+        Ok(Self { path, hunks })
     }
 
     /// Whether it names hunk `number` (a whole-file address names every hunk).
@@ -204,6 +211,9 @@ mod tests {
             ("a.rs#3-1", "lower number to the higher"),
             ("a.rs#1,,2", "expected hunk numbers"),
             ("#2", "name the file"),
+            ("./#2", "name the file"),
+            ("a.rs#1-100001", "go up to 100000"),
+            ("a.rs#99999999999999999999999", "go up to 100000"),
         ] {
             let error = HunkAddress::parse(text).unwrap_err().to_string();
             assert!(error.contains(reason), "{text}: {error}");

@@ -16,6 +16,8 @@
 //! | [`apply_patch`] | `parse_patch` and `preview_apply_patch` of a random patch over a one-file workspace | no panic; nothing written; a patch the parser refuses is refused |
 //! | [`three_way_merge`] | `merge_lines`, the merge a stale preview is rebased with | no panic; an unchanged side gives the other byte for byte; conflicts quote both files where they say; the result does not depend on which side is which |
 //! | [`sse_stream`] | the OpenAI and Anthropic SSE readers | no panic; the outcome does not depend on where the byte stream was split into chunks |
+//! | [`hunk_addresses`] | `HunkAddress::parse` and `Selection::only` over typed or sent addresses | no panic, no unbounded range; accepted addresses are well formed and print back to themselves; refusals quote the address |
+//! | [`workspace_config`] | `WorkspaceConfig::parse` of a `.resolve/config.toml` | no panic; refusals name the file; accepted servers are usable; parsing is deterministic |
 //!
 //! Input formats are documented on each function; every format is plain text where it can be,
 //! so corpus files can be read and written by hand.
@@ -36,18 +38,22 @@ mod apply_patch;
 mod ast_edit;
 mod file_tools;
 mod fixture;
+mod hunk_addresses;
 mod resolve_args;
 mod sse_stream;
 mod store_readers;
 mod three_way_merge;
+mod workspace_config;
 
 pub use apply_patch::apply_patch;
 pub use ast_edit::ast_edit;
 pub use file_tools::file_tools;
+pub use hunk_addresses::hunk_addresses;
 pub use resolve_args::resolve_args;
 pub use sse_stream::sse_stream;
 pub use store_readers::store_readers;
 pub use three_way_merge::three_way_merge;
+pub use workspace_config::workspace_config;
 
 /// The names of the fuzz targets, as `fuzz/` and the corpus directories spell them.
 pub const TARGETS: &[&str] = &[
@@ -58,6 +64,8 @@ pub const TARGETS: &[&str] = &[
     "sse_stream",
     "apply_patch",
     "three_way_merge",
+    "hunk_addresses",
+    "workspace_config",
 ];
 
 /// Run the target called `name` on `data`; `false` when no target has that name.
@@ -70,6 +78,8 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "sse_stream" => sse_stream(data),
         "apply_patch" => apply_patch(data),
         "three_way_merge" => three_way_merge(data),
+        "hunk_addresses" => hunk_addresses(data),
+        "workspace_config" => workspace_config(data),
         _ => return false,
     }
     true

@@ -100,3 +100,13 @@ fn patches_from_the_corpus_parse_and_preview_without_panicking_or_writing() {
 fn merges_from_the_corpus_keep_bytes_and_do_not_depend_on_the_side() {
     replay("three_way_merge");
 }
+
+#[test]
+fn hunk_addresses_from_the_corpus_are_well_formed_or_refused_by_name() {
+    replay("hunk_addresses");
+}
+
+#[test]
+fn config_files_from_the_corpus_parse_or_are_refused_naming_the_file() {
+    replay("workspace_config");
+}

@@ -75,7 +75,7 @@ pub use store::{
     RecordVersion, RejectedFile, RejectedHunk, Retention, Review, ReviewedApply, ReviewerNote,
     StagedRecord, Store, StoredAction, default_decider,
 };
-pub use transaction::{CRASH_AT_ENV, CRASH_STEPS};
+pub use transaction::{CRASH_AT_ENV, CRASH_STEPS, GC_CRASH_STEPS};
 pub use trust::{
     CONFIG_MAX_LEN, CommandTrust, ConfigFile, ConfiguredCommand, TRUST_FILE, TrustRecord,
     TrustState, TrustedFiles, Untrusted, shell_words,

@@ -187,3 +187,103 @@ fn notes_of_actions_gone_are_dropped_and_each_origin_keeps_the_newest_hundred() 
             .is_empty()
     );
 }
+
+const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_GC_ROOT";
+const CHILD_TEST: &str = "gc_crash_child_cleans_up";
+
+/// Run in a child process by the crash test: a full clean-up of the root it is given.
+#[test]
+#[ignore = "run by the crash test in a child process"]
+fn gc_crash_child_cleans_up() {
+    let Ok(root) = std::env::var(CHILD_ROOT_ENV) else {
+        return;
+    };
+    let store = Store::open(Workspace::open(root).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
+    store.gc(&NOTHING, false).unwrap();
+}
+
+/// A root whose clean-up has work at every step: an apply that can still be undone (kept),
+/// two discards and an apply whose file changed since (removed), a pending action (kept), all
+/// contents past their grace. Returns the ids of the undoable apply and of the pending action.
+fn root_for_a_crashing_gc() -> (TempDir, Store, String, String) {
+    let (dir, store) = setup();
+    for (name, text) in [
+        ("a.txt", "a\n"),
+        ("b.txt", "b\n"),
+        ("c.txt", "c\n"),
+        ("d.txt", "d\n"),
+    ] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let undoable = stage(&store, "a.txt", "a\n", "A\n");
+    store.apply(&undoable.id, None, "yes", None).unwrap();
+    for content in ["B\n", "bee\n"] {
+        let discarded = stage(&store, "b.txt", "b\n", content);
+        store.discard(&discarded.id, "no", None).unwrap();
+    }
+    let changed = stage(&store, "c.txt", "c\n", "C\n");
+    store.apply(&changed.id, None, "yes", None).unwrap();
+    std::fs::write(dir.path().join("c.txt"), "C by hand\n").unwrap();
+    let pending = stage(&store, "d.txt", "d\n", "D\n");
+    let past_grace = std::time::SystemTime::now() - Duration::from_secs(3 * 60 * 60);
+    for entry in std::fs::read_dir(dir.path().join(STATE_DIR).join("blobs")).unwrap() {
+        std::fs::File::options()
+            .write(true)
+            .open(entry.unwrap().path())
+            .unwrap()
+            .set_modified(past_grace)
+            .unwrap();
+    }
+    (dir, store, undoable.id, pending.id)
+}
+
+#[test]
+fn a_gc_killed_at_any_step_loses_nothing_still_needed_and_the_next_pass_finishes() {
+    use std::os::unix::process::ExitStatusExt;
+    // gc-notes, gc-history:1-3, gc-blobs; then one run that is not cut short.
+    const POINTS: usize = 5;
+    for step in 1..=POINTS + 1 {
+        let (dir, store, undoable, pending) = root_for_a_crashing_gc();
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", CHILD_TEST, "--ignored", "--nocapture"])
+            .env(CHILD_ROOT_ENV, dir.path())
+            .env(resolve_store::CRASH_AT_ENV, step.to_string())
+            .output()
+            .unwrap();
+        let aborted = output.status.signal() == Some(6);
+        assert_eq!(
+            aborted,
+            step <= POINTS,
+            "step {step}: {:?}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        // Whatever is left reads: every history entry and its preview text.
+        for entry in store.history().unwrap() {
+            store.blobs().read(&entry.action.preview_text).unwrap();
+        }
+        // The next pass finishes the job.
+        store.gc(&NOTHING, false).unwrap();
+        let left: Vec<String> = store
+            .history()
+            .unwrap()
+            .into_iter()
+            .map(|entry| entry.action.id)
+            .collect();
+        assert_eq!(left, std::slice::from_ref(&undoable), "step {step}");
+        // The pending action still applies, and the apply that could be undone still undoes.
+        store.apply(&pending, None, "now", None).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("d.txt")).unwrap(),
+            "D\n",
+            "step {step}"
+        );
+        store.undo(&undoable).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "a\n",
+            "step {step}"
+        );
+    }
+}

@@ -14,6 +14,7 @@ use crate::change_set::{ChangeSet, Content, FileChange};
 use crate::error::StoreError;
 use crate::fs;
 use crate::layout::RecordKind;
+use crate::transaction::CrashHook;
 
 /// How long an unneeded blob is kept before an apply, discard or undo removes it: a preview
 /// writes its blobs before it is staged, and it is computed without the lock.
@@ -218,12 +219,20 @@ impl Store {
         self.for_each_record(RecordKind::Pending, blob_use_key, |record: BlobUse| {
             live.insert(record.seq);
         })?;
+        // The crash tests abort after each step (`GC_CRASH_STEPS`); a dry run has none.
+        let mut crash = if dry_run {
+            CrashHook::disabled()
+        } else {
+            CrashHook::from_env()
+        };
         report.notes = self.prune_notes_locked(&live, dry_run)?;
-        for seq in &leaving {
+        crash.point("gc-notes");
+        for (n, seq) in leaving.iter().enumerate() {
             let path = self.record_path(RecordKind::History, *seq);
             report.history_bytes += fs::file_size(&path)?;
             if !dry_run {
                 fs::remove_file(&path)?;
+                crash.point(&format!("gc-history:{}", n + 1));
             }
         }
         let (blobs, blob_bytes) = self.blobs().unneeded(&needed, BLOB_GRACE)?;
@@ -231,6 +240,7 @@ impl Store {
         report.blob_bytes = blob_bytes;
         if !dry_run {
             self.blobs().remove_unneeded(&needed, BLOB_GRACE)?;
+            crash.point("gc-blobs");
             let _ = self.blobs().mark_collected();
         }
         Ok(report)

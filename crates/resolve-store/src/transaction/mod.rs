@@ -52,7 +52,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use self::crash::CrashHook;
+pub(crate) use self::crash::CrashHook;
 use self::journal::{
     JOURNAL_VERSION, Journal, JournalEntry, JournalState, backup_name, mode_of, permissions_from,
     staged_name, write_journal,
@@ -66,7 +66,7 @@ use crate::fs;
 use crate::hash::content_hash;
 use crate::workspace::Workspace;
 
-pub use self::crash::{CRASH_AT_ENV, CRASH_STEPS};
+pub use self::crash::{CRASH_AT_ENV, CRASH_STEPS, GC_CRASH_STEPS};
 pub(crate) use self::journal::Purpose;
 pub(crate) use self::recovery::recover;
 

@@ -149,6 +149,10 @@ fn claude_code_stage_mode_stages_the_edit_and_the_sessions_resolve_applies_it() 
         &format!("the session's resolve should apply the hook's preview: {applied}"),
     );
     run.check(
+        applied.contains("Read a.txt again before you edit it further"),
+        &format!("the apply should tell the model to read a.txt again: {applied}"),
+    );
+    run.check(
         lab.file() == "one\nTWO\nthree\n",
         "a.txt holds the previewed bytes",
     );

@@ -401,6 +401,32 @@ mod tests {
     }
 
     #[test]
+    fn the_sessions_resolve_applies_a_staged_edit_and_says_to_read_the_file_again() {
+        let dir = lab();
+        let opened = session(&dir);
+        intercept(&opened, &edit(), &settings(HookApproval::Stage)).unwrap();
+        let session = opened.session(std::sync::Arc::new(crate::approval::AutoApprover), None);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let result = runtime
+            .block_on(session.execute_resolve(
+                &serde_json::json!({"action": "apply", "reason": "As asked."}),
+                &tokio_util::sync::CancellationToken::new(),
+            ))
+            .unwrap();
+        let text = &result.text;
+        assert!(text.starts_with("Applied edit to a.txt."), "{text}");
+        assert!(
+            text.contains(
+                "Read a.txt again before you edit it further: resolve wrote it, not your edit tool."
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn review_without_a_decision_by_the_deadline_leaves_it_staged() {
         let dir = lab();
         let opened = session(&dir);

@@ -485,6 +485,26 @@ fn rebased_line(path: &str) -> String {
     )
 }
 
+/// The line an apply's result gives when a host's own edit tool staged the action (through
+/// its hook): the host remembers what the model last read of each file and refuses an edit of a
+/// file written since, so the model is told to read them first instead of finding out by a
+/// failed edit.
+fn reread_line(paths: &[String]) -> String {
+    let quoted: Vec<String> = paths
+        .iter()
+        .map(|path| resolve_core::quote_path(path).into_owned())
+        .collect();
+    let (them, were) = if paths.len() == 1 {
+        ("it", "wrote it")
+    } else {
+        ("them", "wrote them")
+    };
+    format!(
+        "Read {} again before you edit {them} further: resolve {were}, not your edit tool.",
+        quoted.join(", ")
+    )
+}
+
 /// The success text and details of an apply: the producer's text, a line per file applied
 /// hunk by hunk, the applied and dropped files when some were dropped, and the person's
 /// reasons for parts they left out.
@@ -513,6 +533,12 @@ fn applied_result(
             "\nThe user left out {}: {}",
             rejection.address, rejection.reason
         ));
+    }
+    if matches!(outcome.record.action.origin, Origin::HostSession { .. })
+        && !outcome.applied_files.is_empty()
+    {
+        text.push('\n');
+        text.push_str(&reread_line(&outcome.applied_files));
     }
     if !outcome.dropped_files.is_empty() {
         text.push_str(&format!(

@@ -408,6 +408,61 @@ fn claude_code_bash_sed_in_place_is_refused() {
     run.check(lab.file() == BEFORE, "a refused command writes nothing");
 }
 
+/// A command whose writes the guard cannot see (a script) runs; what it changed is recorded
+/// in `resolve log` after it, the model reads that in the next request, and `resolve undo`
+/// reverts it.
+#[test]
+fn claude_code_a_scripts_writes_are_recorded_and_undone() {
+    let lab = Lab::new();
+    setup(&lab, "stage");
+    // The person allows the command (print mode asks for nothing).
+    std::fs::write(
+        lab.root.join(".claude/settings.local.json"),
+        json!({"permissions": {"allow": ["Bash(sh tidy.sh)"]}}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        lab.root.join("tidy.sh"),
+        "printf 'one\\nTWO\\nthree\\n' > a.txt\n",
+    )
+    .unwrap();
+    let script = vec![
+        Reply::Turn(Turn::call(
+            "call_bash",
+            "Bash",
+            json!({"command": "sh tidy.sh", "description": "Tidy up"}),
+        )),
+        done(),
+    ];
+    let Some(run) = run_claude(&lab, script, "Run tidy.sh.") else {
+        return;
+    };
+    run.check_finished(2);
+    run.check(
+        lab.file() == "one\nTWO\nthree\n",
+        "the script ran and wrote a.txt",
+    );
+    let next = run.requests[1].body.to_string();
+    run.check(
+        next.contains("pending-action:shell:1") && next.contains("a.txt (changed)"),
+        "the model's next request should say what the command changed and its id",
+    );
+    let history = log(&lab);
+    run.check(
+        history.first().is_some_and(|entry| {
+            entry["id"] == "pending-action:shell:1"
+                && entry["origin"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with("claude-code:")
+        }),
+        &format!("`resolve log` should have the command under the session: {history:?}"),
+    );
+    let undo = person(&lab.root, &lab.home, &["undo", "pending-action:shell:1"]);
+    run.check(undo.status.success(), &format!("undo: {undo:?}"));
+    run.check(lab.file() == BEFORE, "undo restores a.txt");
+}
+
 /// `resolve hook claude-code --approve auto` with `input` on stdin, in `root`.
 fn hook(root: &Path, home: &Path, input: &str) -> Output {
     hook_in_mode(root, home, "auto", input)
@@ -712,4 +767,87 @@ fn setup_for_the_user_merges_into_the_users_files() {
         "{settings}"
     );
     assert!(!lab.root.join(".claude").exists() && !lab.root.join(".mcp.json").exists());
+}
+
+fn bash_input(event: &str, call: &str, command: &str) -> String {
+    json!({"session_id": "s1", "hook_event_name": event, "tool_name": "Bash",
+        "tool_use_id": call, "tool_input": {"command": command}})
+    .to_string()
+}
+
+/// What a shell command changed, which the guard cannot see, is recorded after it ran as an
+/// applied entry of the history; the model is told, and `resolve undo` reverts every file.
+#[test]
+fn what_a_shell_command_changed_is_recorded_and_undone() {
+    let lab = Lab::new();
+    std::fs::write(lab.root.join("gone.txt"), "bye\n").unwrap();
+    let pre = hook(
+        &lab.root,
+        &lab.home,
+        &bash_input("PreToolUse", "toolu_1", "sh tidy.sh"),
+    );
+    assert!(pre.status.success() && pre.stdout.is_empty(), "{pre:?}");
+    // The command runs: it changes a.txt, creates new.txt and removes gone.txt.
+    std::fs::write(lab.root.join("a.txt"), "one\nTWO\nthree\n").unwrap();
+    std::fs::write(lab.root.join("new.txt"), "new\n").unwrap();
+    std::fs::remove_file(lab.root.join("gone.txt")).unwrap();
+    let post = hook(
+        &lab.root,
+        &lab.home,
+        &bash_input("PostToolUse", "toolu_1", "sh tidy.sh"),
+    );
+    assert!(post.status.success(), "{post:?}");
+    let answer: Value = serde_json::from_slice(&post.stdout).unwrap();
+    let told = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "PostToolUse");
+    for part in [
+        "a.txt (changed)",
+        "gone.txt (removed)",
+        "new.txt (created)",
+        "pending-action:shell:1",
+        "resolve undo pending-action:shell:1",
+    ] {
+        assert!(told.contains(part), "{part:?} in {told}");
+    }
+    let history = log(&lab);
+    assert_eq!(history[0]["id"], "pending-action:shell:1", "{history:?}");
+    assert_eq!(history[0]["state"], "applied");
+    assert!(
+        history[0]["preview"].as_str().unwrap().contains("+TWO"),
+        "{history:?}"
+    );
+    assert!(
+        history[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("sh tidy.sh"),
+        "{history:?}"
+    );
+    let undo = person(&lab.root, &lab.home, &["undo", "pending-action:shell:1"]);
+    assert!(undo.status.success(), "{undo:?}");
+    assert_eq!(lab.file(), BEFORE);
+    assert!(!lab.root.join("new.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(lab.root.join("gone.txt")).unwrap(),
+        "bye\n"
+    );
+    // A command that changes nothing is not recorded; nor is one without a snapshot before it
+    // (a snapshot that came with a clone is not this user's, and is ignored).
+    for (call, planted) in [("toolu_2", false), ("toolu_3", true)] {
+        if planted {
+            std::fs::create_dir_all(lab.root.join(".resolve/shell")).unwrap();
+            std::fs::write(
+                lab.root.join(format!(".resolve/shell/{call}.json")),
+                r#"{"version":1,"files":{"a.txt":"0000"},"mac":"00"}"#,
+            )
+            .unwrap();
+        } else {
+            hook(&lab.root, &lab.home, &bash_input("PreToolUse", call, "ls"));
+        }
+        let post = hook(&lab.root, &lab.home, &bash_input("PostToolUse", call, "ls"));
+        assert!(post.status.success() && post.stdout.is_empty(), "{post:?}");
+    }
+    assert_eq!(log(&lab).len(), 1);
 }

@@ -75,6 +75,7 @@ mod tools;
 
 mod builtin;
 mod host_edit;
+mod shell_capture;
 mod shell_writes;
 
 pub use resolve_store::{
@@ -82,13 +83,13 @@ pub use resolve_store::{
     CHECK_TAIL_LINES, CONFIG_MAX_LEN, CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckFacts, CheckMode,
     CheckOutcome, CheckRun, CommandTrust, ConfigFile, ConfiguredCommand, ConflictReason, Content,
     FileChange, FileConflict, FileContent, GcReport, HistoryRecord, HunkReview, JOURNAL_DIR,
-    LOCK_FILE, LOCK_TIMEOUT, Landing, McpAction, McpToolCall, NewAction, NoteResolution, Origin,
-    Outcome, PLANS_DIR, Payload, PendingRecord, PendingSummary, Rebase, RebaseConflict,
-    RebaseState, Rebased, RecordKey, RejectedFile, RejectedHunk, Retention, Review, ReviewedApply,
-    ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
-    StoreLock, StoredAction, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath,
-    atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically, path_order,
-    read_content, read_regular_file, read_state_file, shell_words,
+    LOCK_FILE, LOCK_TIMEOUT, Landing, McpAction, McpToolCall, NewAction, NoteResolution,
+    ObservedFile, Origin, Outcome, PLANS_DIR, Payload, PendingRecord, PendingSummary, Rebase,
+    RebaseConflict, RebaseState, Rebased, RecordKey, RejectedFile, RejectedHunk, Retention, Review,
+    ReviewedApply, ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store,
+    StoreError, StoreLock, StoredAction, TreeSnapshot, TrustState, TrustedFiles, Untrusted,
+    Workspace, WorkspacePath, atomic_write, content_hash, create_dir_all, is_binary,
+    normalize_lexically, path_order, read_content, read_regular_file, read_state_file, shell_words,
 };
 
 pub use apply_patch::{
@@ -139,6 +140,10 @@ pub use review::{
 };
 pub use reviewer_note::reviewer_note_text;
 pub use selection::{HunkAddress, HunkRejection, MAX_HUNK_NUMBER, Selection};
+pub use shell_capture::{
+    MAX_CAPTURED_FILE, MAX_SNAPSHOT_BYTES, MAX_SNAPSHOT_FILES, NotCaptured, changes_since,
+    snapshot_tree,
+};
 pub use shell_writes::visible_shell_writes;
 pub use shown::{shown_addressed_preview, shown_history_preview, shown_preview};
 pub use text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};

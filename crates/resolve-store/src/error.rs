@@ -269,6 +269,14 @@ pub enum StoreError {
         /// The string given.
         origin: String,
     },
+    /// A shell command's call id cannot name its snapshot file.
+    #[error(
+        "The shell call id `{call}` cannot name a snapshot; expected 1 to 128 letters, digits, `_` or `-`."
+    )]
+    BadShellCall {
+        /// The id given.
+        call: String,
+    },
     /// A caller of this crate broke one of its rules: a bug, not a bad request.
     #[error(transparent)]
     Invariant(#[from] Invariant),

@@ -16,6 +16,7 @@
 //!   blobs/.collected    its time says when unneeded blobs were last removed
 //!   journal/            the transaction in flight: journal.json, backups, staged records
 //!   plans/<name>.md     plan files written in plan mode
+//!   shell/<call>.json   the tree as a host's shell command found it, until the command ends
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -55,6 +56,8 @@ const RETAINED_STAMP: &str = ".retained";
 
 /// The directory of reviewer notes, under the state directory.
 const NOTES_DIR: &str = "notes";
+/// The directory of snapshots taken before a host's shell commands, under the state directory.
+const SHELL_DIR: &str = "shell";
 
 /// The journal file inside [`JOURNAL_DIR`].
 const JOURNAL_FILE: &str = "journal.json";
@@ -196,6 +199,11 @@ impl StateLayout {
     /// The directory of plan files.
     pub fn plans_dir(&self) -> PathBuf {
         self.dir.join(PLANS_DIR)
+    }
+
+    /// The snapshot taken before the shell command `call` ran (`shell/<call>.json`).
+    pub fn shell_snapshot(&self, call: &str) -> PathBuf {
+        self.dir.join(SHELL_DIR).join(format!("{call}.json"))
     }
 
     /// Whether anything stands at the state directory's path (nothing was ever staged or

@@ -1,8 +1,11 @@
-//! `resolve hook claude-code`: Claude Code's `PreToolUse` hook, as a thin adapter over
-//! `resolve_edit`'s host edits. It reads the hook's JSON, turns `Edit`, `Write`, `MultiEdit`
-//! and `NotebookEdit` into a [`HostEdit`] of the session (staged and decided by
-//! [`intercept`]), runs the shell guard on `Bash`, and answers in Claude Code's protocol: a
-//! `deny` whose reason is what the model reads (the host's own write never runs).
+//! `resolve hook claude-code`: Claude Code's `PreToolUse` and `PostToolUse` hooks, as a thin
+//! adapter over `resolve_edit`'s host edits. It reads the hook's JSON, turns `Edit`, `Write`,
+//! `MultiEdit` and `NotebookEdit` into a [`HostEdit`] of the session (staged and decided by
+//! [`intercept`]), and answers in Claude Code's protocol: a `deny` whose reason is what the
+//! model reads (the host's own write never runs). On `Bash` it runs the shell guard, keeps a
+//! snapshot of the tree before the command ([`snapshot_tree`]), and after it records what the
+//! command changed as an entry of `resolve log` that `resolve undo` reverts
+//! ([`changes_since`]); the model reads that in the `PostToolUse` answer.
 //!
 //! It fails closed: anything it cannot do ends with exit 2 and the reason on stderr, which
 //! blocks the tool call. Claude Code runs the tool after any other non-zero exit, so no other
@@ -13,8 +16,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, anyhow, bail};
 use resolve_edit::{
-    EditRequest, HookApproval, HookSettings, HostEdit, OpenOptions, OpenedWorkspace, Origin,
-    ProducerRequest, Workspace, WriteRequest, intercept, read_regular_file, visible_shell_writes,
+    Content, EditRequest, HookApproval, HookSettings, HostEdit, NewAction, ObservedFile,
+    OpenOptions, OpenedWorkspace, Origin, ProducerRequest, Store, Workspace, WriteRequest,
+    change_diff, changes_since, intercept, read_regular_file, snapshot_tree, visible_shell_writes,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -32,6 +36,9 @@ struct ClaudeHookInput {
     tool_input: Value,
     #[serde(default)]
     cwd: Option<PathBuf>,
+    /// The call's id (the same in its `PreToolUse` and `PostToolUse`).
+    #[serde(default)]
+    tool_use_id: Option<String>,
 }
 
 /// Answer the hook whose JSON is on stdin; the outcome is success (an answer on stdout, or
@@ -74,28 +81,29 @@ fn answer(root: &Path, args: &HookArgs, input: &str) -> anyhow::Result<Option<Va
     }
     let hook: ClaudeHookInput =
         serde_json::from_str(input).context("the hook input is not Claude Code's hook JSON")?;
-    if hook.hook_event_name != "PreToolUse" {
+    let event = hook.hook_event_name.as_str();
+    if event != "PreToolUse" && event != "PostToolUse" {
         return Ok(None);
     }
     if hook.session_id.is_empty() || hook.session_id.contains(char::is_whitespace) {
         bail!("the hook input has no usable `session_id`");
     }
     let approval = HookApproval::from(args.approve);
-    match hook.tool_name.as_str() {
-        "Bash" => {
+    match (event, hook.tool_name.as_str()) {
+        ("PreToolUse", "Bash") => {
             let refuses = args.shell_writes == ShellWritesChoice::Refuse
                 && matches!(approval, HookApproval::Stage | HookApproval::Review);
-            if !refuses {
-                return Ok(None);
+            if refuses && let Some(reason) = shell_guard(root, &hook)? {
+                return Ok(Some(deny(&reason)));
             }
-            Ok(shell_guard(root, &hook)?.map(|reason| deny(&reason)))
+            snapshot_before(root, &hook)?;
+            Ok(None)
         }
-        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
-            let origin = Origin::HostSession {
-                host: "claude-code".to_owned(),
-                session: hook.session_id.clone(),
-            };
-            let opened = OpenedWorkspace::open(root, origin, &OpenOptions::default())?;
+        ("PostToolUse", "Bash") => record_after(root, &hook),
+        ("PostToolUse", _) => Ok(None),
+        ("PreToolUse", "Edit" | "Write" | "MultiEdit" | "NotebookEdit") => {
+            let opened =
+                OpenedWorkspace::open(root, session_origin(&hook), &OpenOptions::default())?;
             if let Some(message) = opened.store().recover()? {
                 crate::output::note(&message);
             }
@@ -110,6 +118,126 @@ fn answer(root: &Path, args: &HookArgs, input: &str) -> anyhow::Result<Option<Va
         }
         _ => Ok(None),
     }
+}
+
+/// The session's origin in the store.
+fn session_origin(hook: &ClaudeHookInput) -> Origin {
+    Origin::HostSession {
+        host: "claude-code".to_owned(),
+        session: hook.session_id.clone(),
+    }
+}
+
+/// The store of the root, resolving as the session.
+fn session_store(root: &Path, hook: &ClaudeHookInput) -> anyhow::Result<Store> {
+    let store =
+        resolve_edit::rebasing_store(Workspace::open(root)?).resolved_by(session_origin(hook));
+    if let Some(message) = store.recover()? {
+        crate::output::note(&message);
+    }
+    Ok(store)
+}
+
+/// The call id a `Bash` call's snapshot is kept under (Claude Code sends one with every call;
+/// without it nothing is captured).
+fn call_id(hook: &ClaudeHookInput) -> Option<&str> {
+    hook.tool_use_id.as_deref().filter(|id| !id.is_empty())
+}
+
+/// Before a `Bash` call: keep the tree as the command will find it. A tree too large to copy
+/// is not captured (the command still runs).
+fn snapshot_before(root: &Path, hook: &ClaudeHookInput) -> anyhow::Result<()> {
+    let Some(call) = call_id(hook) else {
+        return Ok(());
+    };
+    let store = session_store(root, hook)?;
+    if let Ok(snapshot) = snapshot_tree(&store)? {
+        store.keep_snapshot(call, &snapshot)?;
+    }
+    Ok(())
+}
+
+/// After a `Bash` call: record what the command changed as an applied entry of the history
+/// (reverted by `resolve undo`), and tell the model; `None` when it changed nothing or no
+/// snapshot was kept before it.
+fn record_after(root: &Path, hook: &ClaudeHookInput) -> anyhow::Result<Option<Value>> {
+    let Some(call) = call_id(hook) else {
+        return Ok(None);
+    };
+    let store = session_store(root, hook)?;
+    let Some(before) = store.take_snapshot(call)? else {
+        return Ok(None);
+    };
+    let Ok(changes) = changes_since(&store, &before)? else {
+        return Ok(None);
+    };
+    if changes.is_empty() {
+        return Ok(None);
+    }
+    let command = hook.tool_input["command"].as_str().unwrap_or_default();
+    let one_line: String = command.split_whitespace().collect::<Vec<_>>().join(" ");
+    let short: String = one_line.chars().take(60).collect();
+    let action = NewAction {
+        origin: session_origin(hook),
+        source_tool: "shell".to_owned(),
+        label: format!("Shell: {short}"),
+        preview_text: observed_diff(&store, &changes).into(),
+        details: json!({"command": command}),
+    };
+    let reason = format!(
+        "Claude Code ran a shell command (session {}): {one_line}",
+        hook.session_id
+    );
+    let summary: Vec<String> = changes
+        .iter()
+        .map(|change| {
+            let what = match (&change.before, &change.after) {
+                (None, _) => "created",
+                (_, None) => "removed",
+                _ => "changed",
+            };
+            format!("{} ({what})", resolve_core::quote_path(&change.path))
+        })
+        .collect();
+    let record = store.record_observed(action, changes, &reason)?;
+    let id = record.action.id;
+    Ok(Some(json!({"hookSpecificOutput": {
+        "hookEventName": "PostToolUse",
+        "additionalContext": format!(
+            "This command changed files in the workspace, which resolve did not stage for review: {}. resolve recorded it as {id} in `resolve log`; a person can revert it with `resolve undo {id}`. Make file changes with Edit or Write instead: they are staged as previews.",
+            summary.join(", ")
+        ),
+    }})))
+}
+
+/// The diff of what a command changed, for the record's preview text (a file that is not
+/// text is named without a diff).
+fn observed_diff(store: &Store, changes: &[ObservedFile]) -> String {
+    let text = |hash: &Option<String>| -> Option<Option<String>> {
+        match hash {
+            None => Some(None),
+            Some(hash) => {
+                let kept = Content::Stored { blob: hash.clone() };
+                let bytes = store.blobs().read(&kept).ok()?.into_owned();
+                String::from_utf8(bytes).ok().map(Some)
+            }
+        }
+    };
+    let mut diff = String::new();
+    for change in changes {
+        let after = change
+            .after
+            .as_ref()
+            .and_then(Content::blob_name)
+            .map(str::to_owned);
+        match (text(&change.before), text(&after)) {
+            (Some(old), Some(new)) => {
+                diff.push_str(&change_diff(&change.path, old.as_deref(), new.as_deref()));
+            }
+            _ => diff.push_str(&format!("{}: changed (not text)\n", change.path)),
+        }
+    }
+    diff
 }
 
 /// Claude Code's answer that skips the tool call; the model reads `reason` as its result.

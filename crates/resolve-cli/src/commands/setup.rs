@@ -1,6 +1,7 @@
 //! `resolve setup claude-code`: the entries that make Claude Code use resolve, merged into its
 //! settings files without touching anything else there — the `PreToolUse` hook (`resolve
-//! hook claude-code`), the permission for the `resolve` MCP server's tools and (for a
+//! hook claude-code`) and its `PostToolUse` twin on `Bash` (what a command changed is
+//! recorded), the permission for the `resolve` MCP server's tools and (for a
 //! project) its enabling in `.claude/settings.json`, and the `resolve mcp` server in
 //! `.mcp.json` (`--user`: `~/.claude/settings.json` and `~/.claude.json`).
 //!
@@ -25,6 +26,9 @@ pub(crate) const SERVER_NAME: &str = "resolve";
 
 /// The tools whose calls the hook sees.
 const HOOK_MATCHER: &str = "Edit|Write|MultiEdit|NotebookEdit|Bash";
+
+/// The tools the `PostToolUse` hook answers for: what a shell command changed is recorded.
+const POST_HOOK_MATCHER: &str = "Bash";
 
 /// The permission rule allowing every tool of the `resolve` server.
 const SERVER_PERMISSION: &str = "mcp__resolve";
@@ -174,6 +178,10 @@ fn add_settings(
         {"type": "command", "command": hook_command(resolve, mode), "timeout": timeout}
     ]});
     push(settings, &["hooks", "PreToolUse"], entry);
+    let post = json!({"matcher": POST_HOOK_MATCHER, "hooks": [
+        {"type": "command", "command": hook_command(resolve, mode), "timeout": HOOK_TIMEOUT_SECS}
+    ]});
+    push(settings, &["hooks", "PostToolUse"], post);
     push_unique(
         settings,
         &["permissions", "allow"],
@@ -186,13 +194,15 @@ fn add_settings(
 
 /// Take out every entry [`add_settings`] adds, and the containers it leaves empty.
 fn remove_settings(settings: &mut Map<String, Value>) {
-    retain(settings, &["hooks", "PreToolUse"], |entry| {
-        let hooks = entry["hooks"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        !hooks.iter().any(is_resolve_hook)
-    });
+    for event in ["PreToolUse", "PostToolUse"] {
+        retain(settings, &["hooks", event], |entry| {
+            let hooks = entry["hooks"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            !hooks.iter().any(is_resolve_hook)
+        });
+    }
     retain(settings, &["permissions", "allow"], |rule| {
         rule != SERVER_PERMISSION
     });

@@ -30,6 +30,7 @@ mod rebasing;
 mod records;
 mod resolution;
 mod review;
+mod shell;
 mod signature;
 mod staging;
 mod undo;
@@ -56,6 +57,7 @@ pub use self::records::{
 };
 pub use self::resolution::{Landing, ReviewedApply};
 pub use self::review::{Amendment, HunkReview, RejectedFile, RejectedHunk, Review};
+pub use self::shell::{ObservedFile, TreeSnapshot};
 pub use self::staging::NewAction;
 
 /// The pending store of one workspace. Operations block while they wait for the lock.

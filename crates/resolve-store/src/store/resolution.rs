@@ -391,7 +391,7 @@ impl Store {
                 path: RecordKind::Pending.relative(seq),
             }),
             // A trial is never committed (see `Store::check_in_place`); it keeps its record.
-            Purpose::Undo | Purpose::Trial => {}
+            Purpose::Undo | Purpose::Observe | Purpose::Trial => {}
         }
         state.extend(also_remove.map(|path| StateChange::Remove { path }));
         state.extend(note_file.as_ref().map(|note| StateChange::Write {

@@ -57,7 +57,7 @@ impl Store {
     }
 
     /// The key that signs this store's records.
-    fn record_key(&self) -> Result<&RecordKey, StoreError> {
+    pub(super) fn record_key(&self) -> Result<&RecordKey, StoreError> {
         if let Some(key) = self.key.get() {
             return Ok(key);
         }

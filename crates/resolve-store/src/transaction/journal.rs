@@ -61,6 +61,8 @@ pub(crate) enum Purpose {
     Discard,
     /// Revert an applied action.
     Undo,
+    /// Record what a command outside resolve changed (it becomes history; no files).
+    Observe,
     /// Put a pending action's preview in place for a check, to be rolled back afterwards
     /// whatever happens: a trial is never committed, and its recovery always rolls back.
     Trial,
@@ -72,6 +74,7 @@ impl Purpose {
             Self::Apply => "apply",
             Self::Discard => "discard",
             Self::Undo => "undo",
+            Self::Observe => "record of a shell command",
             Self::Trial => "check trial",
         }
     }
@@ -80,6 +83,7 @@ impl Purpose {
         match self {
             Self::Apply | Self::Discard | Self::Trial => "it is still pending",
             Self::Undo => "it is still applied",
+            Self::Observe => "it is not recorded",
         }
     }
 
@@ -88,6 +92,7 @@ impl Purpose {
             Self::Apply => "it is applied",
             Self::Discard => "it is discarded",
             Self::Undo => "it is undone",
+            Self::Observe => "it is recorded",
             Self::Trial => "it is still pending",
         }
     }

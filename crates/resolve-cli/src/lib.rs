@@ -79,6 +79,7 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         return ExitCode::from(codex::hook::run(
             located.root(),
             resolve_edit::HookApproval::from(hook.approve),
+            hook.approve_timeout,
         ));
     }
     let output = output::Output::new(&cli.global);

@@ -387,6 +387,122 @@ fn codex_patch_is_staged_as_one_preview_and_applies_byte_exactly() {
     );
 }
 
+/// In `auto`, Codex's patch lands at once through resolve (both files, byte-exactly, in the
+/// history under the session), and the model reads that it landed.
+#[test]
+fn codex_auto_mode_lands_the_patch_through_resolve() {
+    let Some(binary) = codex() else {
+        return;
+    };
+    let lab = Lab::new();
+    lab.write("a.txt", A_BEFORE);
+    let run = run_codex_with(
+        &binary,
+        &lab,
+        vec![
+            shell_patch("call_patch", TWO_FILE_PATCH),
+            Reply::Turn(Turn::text("Done.")),
+        ],
+        "Patch a.txt and add b.txt.",
+        Some(&["--approve", "auto"]),
+    );
+    run.check(
+        run.status.is_some_and(|status| status.success()) && run.requests.len() == 2,
+        "codex should exit 0 after 2 requests",
+    );
+    let text = output_of(&run, 2, "call_patch");
+    run.check(
+        text.contains("Landed through resolve as pending-action:apply_patch:1"),
+        &format!("the model should read that the patch landed; it read:\n{text}"),
+    );
+    run.check(
+        lab.read("a.txt").as_deref() == Some(A_AFTER)
+            && lab.read("b.txt").as_deref() == Some("new file\nsecond line\n"),
+        "both files land byte-exactly",
+    );
+    let log = lab.resolve(&["--json", "log"]);
+    let log = String::from_utf8_lossy(&log.stdout);
+    run.check(
+        log.contains("pending-action:apply_patch:1") && log.contains("mcp:codex-"),
+        &format!("the history has the patch under the session: {log}"),
+    );
+}
+
+/// In `review`, the hook waits for a person: they leave out b.txt with a reason and apply the
+/// rest from another terminal; the rest lands, and the model reads what was left out and why.
+#[test]
+fn codex_review_mode_lands_what_a_person_approved_and_tells_the_model_why() {
+    let Some(binary) = codex() else {
+        return;
+    };
+    let lab = Lab::new();
+    lab.write("a.txt", A_BEFORE);
+    let person = {
+        let (root, home) = (lab.root.clone(), lab.home.clone());
+        std::thread::spawn(move || {
+            let started = Instant::now();
+            while started.elapsed() < HOST_TIMEOUT {
+                let resolve = |args: &[&str]| {
+                    Command::new(env!("CARGO_BIN_EXE_resolve"))
+                        .env("HOME", &home)
+                        .arg("--root")
+                        .arg(&root)
+                        .args(args)
+                        .output()
+                        .unwrap()
+                };
+                let pending = resolve(&["pending"]);
+                if String::from_utf8_lossy(&pending.stdout).contains("pending-action:") {
+                    return Some(resolve(&[
+                        "apply",
+                        "--reason",
+                        "No new files, please.",
+                        "--except",
+                        "b.txt",
+                    ]));
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            None
+        })
+    };
+    let run = run_codex_with(
+        &binary,
+        &lab,
+        vec![
+            shell_patch("call_patch", TWO_FILE_PATCH),
+            Reply::Turn(Turn::text("Done.")),
+        ],
+        "Patch a.txt and add b.txt.",
+        Some(&["--approve", "review"]),
+    );
+    let applied = person.join().unwrap();
+    run.check(
+        applied
+            .as_ref()
+            .is_some_and(|output| output.status.success()),
+        &format!("the person's apply: {applied:?}"),
+    );
+    run.check(
+        run.status.is_some_and(|status| status.success()) && run.requests.len() == 2,
+        "codex should exit 0 after 2 requests",
+    );
+    run.check(
+        lab.read("a.txt").as_deref() == Some(A_AFTER) && lab.read("b.txt").is_none(),
+        &format!(
+            "only the approved file lands: a.txt {:?}",
+            lab.read("a.txt")
+        ),
+    );
+    let text = output_of(&run, 2, "call_patch");
+    run.check(
+        text.contains("a person reviewed it")
+            && text.contains("b.txt")
+            && text.contains("No new files, please."),
+        &format!("the model should read what was left out and why; it read:\n{text}"),
+    );
+}
+
 /// A patch whose change block does not match is refused with the diagnostic; nothing is
 /// written and nothing is pending.
 #[test]

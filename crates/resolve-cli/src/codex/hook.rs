@@ -8,7 +8,8 @@ use std::io::{Read as _, Write as _};
 use std::path::Path;
 
 use resolve_edit::{
-    FileToolOutput, FileTools, HookApproval, Origin, ProducerRequest, Store, Workspace,
+    ApproveTimeout, FileToolOutput, FileTools, HookApproval, HookReply, HookSettings, HostEdit,
+    OpenOptions, OpenedWorkspace, Origin, ProducerRequest, Store, Workspace, intercept,
 };
 
 use super::protocol::{
@@ -25,13 +26,14 @@ pub(crate) fn codex_origin(session_id: &str) -> Origin {
 
 /// Run the hook for `root`: read stdin, answer on stdout/stderr, return the exit code (0, or
 /// 2 when the call is blocked without a decision).
-pub(crate) fn run(root: &Path, mode: HookApproval) -> u8 {
+pub(crate) fn run(root: &Path, mode: HookApproval, review_deadline: ApproveTimeout) -> u8 {
     let mut input = String::new();
     let answer = match std::io::stdin().take(MAX_INPUT).read_to_string(&mut input) {
         // A panic would exit with 101, which Codex takes for a failed hook and runs the patch.
-        Ok(_) => std::panic::catch_unwind(|| answer(root, mode, &input)).unwrap_or_else(|_| {
-            block_with("resolve hook codex failed unexpectedly (a bug); nothing was written.")
-        }),
+        Ok(_) => std::panic::catch_unwind(|| answer(root, mode, review_deadline, &input))
+            .unwrap_or_else(|_| {
+                block_with("resolve hook codex failed unexpectedly (a bug); nothing was written.")
+            }),
         Err(error) => block_with(&format!(
             "resolve hook codex could not read the hook input: {error}; nothing was written."
         )),
@@ -42,7 +44,12 @@ pub(crate) fn run(root: &Path, mode: HookApproval) -> u8 {
 }
 
 /// The answer to one hook input.
-fn answer(root: &Path, mode: HookApproval, input: &str) -> HookAnswer {
+fn answer(
+    root: &Path,
+    mode: HookApproval,
+    review_deadline: ApproveTimeout,
+    input: &str,
+) -> HookAnswer {
     let call = match parse_pre_tool_use(input) {
         Ok(Some(call)) => call,
         // Another shell command: no decision, Codex goes on as without the hook.
@@ -51,12 +58,55 @@ fn answer(root: &Path, mode: HookApproval, input: &str) -> HookAnswer {
     };
     match mode {
         HookApproval::Stage => render(&stage_patch(root, &call)),
-        HookApproval::Review | HookApproval::Auto => render(&HostReply::Refused {
-            diagnostic: format!(
-                "`resolve hook codex --approve {}` is not available yet; set the hook up with `--approve stage`.",
-                mode.as_str()
-            ),
-        }),
+        HookApproval::Review | HookApproval::Auto => {
+            render(&decide_patch(root, &call, mode, review_deadline))
+        }
+    }
+}
+
+/// Stage `call`'s patch and decide it as `mode` says, through the same pipeline as Claude
+/// Code's edits ([`intercept`]): `auto` lands it at once, `review` waits (up to
+/// `review_deadline`) for a person's decision in `resolve review` or `resolve apply`/`discard`
+/// from another terminal. Past the deadline it stays staged, as in `stage`.
+fn decide_patch(
+    root: &Path,
+    call: &CodexPatchCall,
+    mode: HookApproval,
+    review_deadline: ApproveTimeout,
+) -> HostReply {
+    let decided = OpenedWorkspace::open(
+        root,
+        codex_origin(&call.session_id),
+        &OpenOptions::default(),
+    )
+    .and_then(|opened| {
+        opened.store().recover()?;
+        let edit = HostEdit {
+            tool: "apply_patch".to_owned(),
+            request: ProducerRequest::ApplyPatch(call.request.clone()),
+            reason: format!("Codex apply_patch (session {})", call.session_id),
+        };
+        let settings = HookSettings {
+            approval: mode,
+            review_deadline,
+            ..HookSettings::default()
+        };
+        intercept(&opened, &edit, &settings)
+    });
+    match decided {
+        // No person decided by the deadline: it waits, as in `stage`.
+        Ok(HookReply::Staged { id, .. }) => HostReply::Staged {
+            id,
+            summary: format!("No person decided within {review_deadline}."),
+        },
+        Ok(reply @ (HookReply::Landed { .. } | HookReply::Discarded { .. })) => {
+            HostReply::Decided {
+                text: reply.text().to_owned(),
+            }
+        }
+        Err(error) => HostReply::Refused {
+            diagnostic: error.to_string(),
+        },
     }
 }
 

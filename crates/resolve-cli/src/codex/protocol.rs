@@ -151,6 +151,12 @@ pub(crate) enum HostReply {
         /// What went wrong, as the model can act on it.
         diagnostic: String,
     },
+    /// The patch was decided at once (`auto`) or by a person (`review`): landed through
+    /// resolve, or rejected with nothing written; `text` says which, with the reasons.
+    Decided {
+        /// What the model reads.
+        text: String,
+    },
 }
 
 impl HostReply {
@@ -166,6 +172,7 @@ impl HostReply {
             Self::Refused { diagnostic } => {
                 format!("resolve refused this patch; nothing was written.\n{diagnostic}")
             }
+            Self::Decided { text } => text.clone(),
         }
     }
 }

@@ -611,6 +611,18 @@ fn setup_codex_merges_is_idempotent_dry_runs_and_removes_exactly_what_it_added()
     );
 }
 
+/// A project configuration setup created holds only what it added: `--remove` takes the file
+/// away again.
+#[test]
+fn setup_codex_remove_deletes_a_file_it_created() {
+    let lab = Lab::new();
+    let project = lab.root.join(".codex/config.toml");
+    setup(&lab, &[]);
+    assert!(project.is_file());
+    setup(&lab, &["--remove"]);
+    assert!(!project.exists(), "the file setup created is gone");
+}
+
 /// `resolve hook codex` on `stdin` for the lab's root: exit code, stdout, stderr.
 fn hook(lab: &Lab, stdin: &str) -> (Option<i32>, String, String) {
     use std::io::Write as _;

@@ -355,10 +355,15 @@ trust this folder when Codex asks (or `codex exec --trust`), or Codex applies pa
         let shown = file.display().to_string();
         let diff = unified_diff(&shown, &before, &after);
         let changed = before != after;
+        // A file that held nothing but what setup added goes with it.
+        let emptied = args.remove && changed && after.trim().is_empty();
         let human = if !changed {
             format!("{shown}: nothing to change.")
         } else if args.dry_run {
             diff.clone()
+        } else if emptied {
+            std::fs::remove_file(&file).with_context(|| format!("Cannot remove `{shown}`."))?;
+            format!("{shown}: removed (it held only what setup added).")
         } else {
             if let Some(dir) = file.parent() {
                 create_dir_all(dir)?;

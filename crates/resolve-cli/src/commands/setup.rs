@@ -94,9 +94,20 @@ pub(crate) fn run(root: &Path, args: &SetupArgs, output: Output) -> anyhow::Resu
         }
         changed += 1;
         let shown = path.to_string_lossy();
+        // A file that held nothing but what setup added goes with it.
+        let emptied = args.remove && object_is_empty(&after);
         if args.dry_run {
-            let diff = change_diff(&shown, old_text.as_deref(), Some(&new_text));
+            let new = (!emptied).then_some(new_text.as_str());
+            let diff = change_diff(&shown, old_text.as_deref(), new);
             write!(std::io::stdout(), "{diff}")?;
+            continue;
+        }
+        if emptied {
+            std::fs::remove_file(path).with_context(|| format!("could not remove `{shown}`"))?;
+            writeln!(
+                std::io::stdout(),
+                "Removed {shown} (it held only what setup added)."
+            )?;
             continue;
         }
         if let Some(parent) = path.parent() {

@@ -89,7 +89,8 @@ pub use resolve_store::{
     ReviewedApply, ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store,
     StoreError, StoreLock, StoredAction, TreeSnapshot, TrustState, TrustedFiles, Untrusted,
     Workspace, WorkspacePath, atomic_write, content_hash, create_dir_all, is_binary,
-    normalize_lexically, path_order, read_content, read_regular_file, read_state_file, shell_words,
+    normalize_lexically, path_order, read_content, read_regular_file, read_state_file, remove_file,
+    shell_words,
 };
 
 pub use apply_patch::{

@@ -651,7 +651,7 @@ pub(crate) fn rename(from: &Path, to: &Path) -> Result<(), StoreError> {
 }
 
 /// Remove the file at `path`; `Ok(false)` when there was none.
-pub(crate) fn remove_file(path: &Path) -> Result<bool, StoreError> {
+pub fn remove_file(path: &Path) -> Result<bool, StoreError> {
     match fs::remove_file(path) {
         Ok(()) => Ok(true),
         Err(error) if is_absent(&error) => Ok(false),

@@ -57,7 +57,7 @@ pub use error::{Invariant, StoreError};
 pub use fs::{
     BINARY_SNIFF_LEN, FileContent, STATE_FILE_MAX_LEN, atomic_write, copy_file, copy_symlink,
     create_dir_all, create_symlink, is_binary, open_regular_file, read_content, read_regular_file,
-    read_state_file,
+    read_state_file, remove_file,
 };
 pub use hash::{content_hash, hex, sha256};
 pub use layout::{

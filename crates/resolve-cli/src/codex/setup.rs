@@ -362,7 +362,7 @@ trust this folder when Codex asks (or `codex exec --trust`), or Codex applies pa
         } else if args.dry_run {
             diff.clone()
         } else if emptied {
-            std::fs::remove_file(&file).with_context(|| format!("Cannot remove `{shown}`."))?;
+            resolve_edit::remove_file(&file)?;
             format!("{shown}: removed (it held only what setup added).")
         } else {
             if let Some(dir) = file.parent() {

@@ -103,7 +103,7 @@ pub(crate) fn run(root: &Path, args: &SetupArgs, output: Output) -> anyhow::Resu
             continue;
         }
         if emptied {
-            std::fs::remove_file(path).with_context(|| format!("could not remove `{shown}`"))?;
+            resolve_edit::remove_file(path)?;
             writeln!(
                 std::io::stdout(),
                 "Removed {shown} (it held only what setup added)."

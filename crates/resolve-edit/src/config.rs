@@ -1,6 +1,7 @@
 //! `<root>/.resolve/config.toml` (or the file `--config` names), read once into one typed
-//! [`WorkspaceConfig`]: the `[check]` table ([`CheckSettings`]) and the `[mcp_servers.<name>]`
-//! tables ([`McpServerConfig`]), with the file's trust. Any other table is refused, so a
+//! [`WorkspaceConfig`]: the top-level `commit = true|false` (a git commit per apply), the
+//! `[check]` table ([`CheckSettings`]) and the `[mcp_servers.<name>]` tables
+//! ([`McpServerConfig`]), with the file's trust. Any other table is refused, so a
 //! misspelt table never goes unnoticed.
 //!
 //! Owned here: reading and checking the whole file. Not owned: what the settings do (the
@@ -46,6 +47,9 @@ pub struct WorkspaceConfig {
     pub check: CheckSettings,
     /// The `[mcp_servers.<name>]` tables, by name.
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// `commit = true`: every apply becomes a git commit (honoured once the file is trusted,
+    /// since a commit runs the repository's hooks).
+    pub commit: bool,
     /// The file they were read from, if any.
     pub source: Option<PathBuf>,
     /// Whether the commands it names may run (see [`ConfigFile::command_trust`]).
@@ -78,6 +82,16 @@ impl WorkspaceConfig {
                 "unknown table `[{name}]`; resolve reads only the tables `[check]` and `[mcp_servers.<name>]`. Remove it or correct its name."
             )));
         }
+        let commit = match table.get("commit") {
+            None => false,
+            Some(toml::Value::Boolean(commit)) => *commit,
+            Some(other) => {
+                return Err(invalid(format!(
+                    "`commit` is {}; write `commit = true` (a git commit per apply) or `commit = false`",
+                    other.type_str()
+                )));
+            }
+        };
         let check = CheckSettings::parse(text, path)?;
         let servers: ServersFile = toml::from_str(text)
             .map_err(|error| invalid(error.to_string().trim_end().to_owned()))?;
@@ -100,6 +114,7 @@ impl WorkspaceConfig {
         Ok(Self {
             check,
             mcp_servers: servers.mcp_servers,
+            commit,
             source: Some(path.to_path_buf()),
             trust: CommandTrust::Allowed,
         })
@@ -155,6 +170,21 @@ mod tests {
         assert!(config.check.require);
         assert_eq!(config.mcp_servers["notes"].args, ["notes.py"]);
         assert!(config.names_commands());
+    }
+
+    #[test]
+    fn commit_is_read_at_the_top_level_and_must_be_a_boolean() {
+        let config = WorkspaceConfig::parse("commit = true\n", Path::new("c.toml")).unwrap();
+        assert!(config.commit);
+        assert!(
+            !WorkspaceConfig::parse("", Path::new("c.toml"))
+                .unwrap()
+                .commit
+        );
+        let error = WorkspaceConfig::parse("commit = \"yes\"\n", Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("`commit = true`"), "{error}");
     }
 
     #[test]

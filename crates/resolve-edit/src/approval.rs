@@ -565,7 +565,7 @@ fn commit_landed(
     rejections: &[HunkRejection],
 ) {
     let fact = match (trust.check(), trust) {
-        (Ok(()), _) => commit_applied(store.workspace().root(), &outcome.record, rejections),
+        (Ok(()), _) => commit_applied(store, &outcome.record, rejections),
         (Err(_), CommandTrust::Refused(untrusted)) => CommitFact::NotCommitted {
             reason: format!(
                 "`{}` asks for a commit per apply (`commit = true`), but it is not trusted, and a commit runs the repository's hooks; read it and run `resolve trust`, or apply with `--commit`",

@@ -15,22 +15,24 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use resolve_store::{CommitFact, HistoryRecord, atomic_write, default_decider, read_regular_file};
+use resolve_store::{
+    CommitFact, Content, HistoryRecord, Store, atomic_write, default_decider, read_regular_file,
+};
 
 use crate::selection::HunkRejection;
 
 /// Why no commit was made, as the person and the model read it.
 type Why = String;
 
-/// Commit the files `record` applied in the git repository around `root`, with the hunks a
+/// Commit the files `record` applied (through `store`) in the git repository around its root, with the hunks a
 /// person left out (`rejections`) named in the message. Never fails the apply: any reason
 /// not to commit comes back as [`CommitFact::NotCommitted`].
 pub fn commit_applied(
-    root: &Path,
+    store: &Store,
     record: &HistoryRecord,
     rejections: &[HunkRejection],
 ) -> CommitFact {
-    match commit(root, record, rejections) {
+    match commit(store, record, rejections) {
         Ok(commit) => CommitFact::Committed { commit },
         Err(reason) => CommitFact::NotCommitted { reason },
     }
@@ -101,10 +103,11 @@ struct Repository {
 }
 
 fn commit(
-    root: &Path,
+    store: &Store,
     record: &HistoryRecord,
     rejections: &[HunkRejection],
 ) -> Result<String, Why> {
+    let root = store.workspace().root();
     if record.applied_files.is_empty() {
         return Err("the apply wrote no file".to_owned());
     }
@@ -132,9 +135,13 @@ fn commit(
         None => vec!["read-tree", "--empty"],
     };
     succeed(&repository.top, temp, &seed, None, "git read-tree")?;
-    let mut add = vec!["update-index", "--add", "--remove", "--"];
-    add.extend(paths.iter().map(String::as_str));
-    succeed(&repository.top, temp, &add, None, "git update-index")?;
+    let git_dir = Git {
+        top: &repository.top,
+        scratch: scratch.path(),
+    };
+    for (path, in_repo) in record.applied_files.iter().zip(&paths) {
+        git_dir.stage(store, record, path, in_repo, old_head.as_deref(), &index)?;
+    }
     let tree = succeed(
         &repository.top,
         temp,
@@ -199,7 +206,7 @@ fn commit(
         None,
         "git update-ref (HEAD moved meanwhile?)",
     )?;
-    refresh_index(&repository.top, temp, old_head.as_deref(), &paths);
+    git_dir.refresh_index(&index, old_head.as_deref(), &paths);
     Ok(new_head)
 }
 
@@ -256,43 +263,6 @@ fn hook(top: &Path, index: Option<&Path>, name: &str, args: &[&str]) -> Result<(
     } else {
         format!("the {name} hook failed ({status}): {said}")
     })
-}
-
-/// Point the person's own index at the new commit for each committed path they had not
-/// staged anything for (their entry equals the old HEAD's); a path they staged differently
-/// keeps their staged version. Best effort: the commit stands either way.
-fn refresh_index(top: &Path, temp: Option<&Path>, old_head: Option<&str>, paths: &[String]) {
-    let mut lines = String::new();
-    for path in paths {
-        let staged = entry(top, None, &["ls-files", "-s", "--", path]);
-        let before = match old_head {
-            Some(head) => entry(top, None, &["ls-tree", head, "--", path]),
-            None => Some(None),
-        };
-        let (Some(staged), Some(before)) = (staged, before) else {
-            continue;
-        };
-        if staged != before {
-            continue;
-        }
-        match entry(top, temp, &["ls-files", "-s", "--", path]) {
-            Some(Some((mode, id))) => lines.push_str(&format!("{mode} {id}\t{path}\n")),
-            Some(None) => {
-                if let Some((_, id)) = staged {
-                    lines.push_str(&format!("0 {}\t{path}\n", "0".repeat(id.len())));
-                }
-            }
-            None => {}
-        }
-    }
-    if !lines.is_empty() {
-        let _ = git(
-            top,
-            None,
-            &["update-index", "--index-info"],
-            Some(lines.as_bytes()),
-        );
-    }
 }
 
 /// The (mode, object id) one line of `ls-files -s` or `ls-tree` names; `Some(None)` when
@@ -383,4 +353,171 @@ fn text_of(output: &Output) -> Option<String> {
         .status
         .success()
         .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// The repository's top directory and a scratch directory for the files git reads.
+struct Git<'a> {
+    top: &'a Path,
+    scratch: &'a Path,
+}
+
+/// The mode and blob id of one index or tree entry.
+type Entry = (String, String);
+
+impl Git<'_> {
+    /// Put into the temporary `index` what the commit holds for the applied file `path`
+    /// (`in_repo` in the repository): the old HEAD's version with the action's change alone,
+    /// so changes of the person's own in that file (staged or not) stay out of the commit.
+    fn stage(
+        &self,
+        store: &Store,
+        record: &HistoryRecord,
+        path: &str,
+        in_repo: &str,
+        old_head: Option<&str>,
+        index: &Path,
+    ) -> Result<(), Why> {
+        let temp = Some(index);
+        let change = record
+            .action
+            .change_set
+            .get(path)
+            .ok_or_else(|| format!("`{path}` is not in the applied change set"))?;
+        let Some(after) = change.new_content() else {
+            let args = ["update-index", "--force-remove", "--", in_repo];
+            succeed(self.top, temp, &args, None, "git update-index")?;
+            return Ok(());
+        };
+        let head = match old_head {
+            Some(head) => entry(self.top, None, &["ls-tree", head, "--", in_repo])
+                .ok_or_else(|| format!("git could not list `{in_repo}` in HEAD"))?,
+            None => None,
+        };
+        let (Some((mode, head_id)), Some(base)) = (head, record.original(path).flatten()) else {
+            // New to git: the file as it landed.
+            let args = ["update-index", "--add", "--", in_repo];
+            succeed(self.top, temp, &args, None, "git update-index")?;
+            return Ok(());
+        };
+        let base_id = self.hash_content(store, &base, in_repo, "base")?;
+        let after_id = self.hash_content(store, after, in_repo, "after")?;
+        let id = if base_id == head_id {
+            after_id
+        } else {
+            self.merge(&head_id, &base_id, &after_id)?.ok_or_else(|| {
+                format!(
+                    "`{in_repo}` held changes of yours (staged or not) that the applied change overlaps, so no commit could hold the applied change alone"
+                )
+            })?
+        };
+        let cacheinfo = format!("{mode},{id},{in_repo}");
+        let args = ["update-index", "--add", "--cacheinfo", &cacheinfo];
+        succeed(self.top, temp, &args, None, "git update-index")?;
+        Ok(())
+    }
+
+    /// Write `content` of `store` as a git blob, cleaned as git cleans `in_repo`; its id.
+    fn hash_content(
+        &self,
+        store: &Store,
+        content: &Content,
+        in_repo: &str,
+        name: &str,
+    ) -> Result<String, Why> {
+        let bytes = store.blobs().read(content).map_err(|error| {
+            format!("the applied content of `{in_repo}` could not be read ({error})")
+        })?;
+        let file = self.scratch.join(name);
+        atomic_write(&file, &bytes)
+            .map_err(|error| format!("a scratch file could not be written ({error})"))?;
+        let file = file.to_string_lossy().into_owned();
+        let path = format!("--path={in_repo}");
+        let args = ["hash-object", "-w", &path, &file];
+        succeed(self.top, None, &args, None, "git hash-object")
+    }
+
+    /// The blob of `ours` with the changes from `base` to `theirs` merged in, written; `None`
+    /// when they conflict.
+    fn merge(&self, ours: &str, base: &str, theirs: &str) -> Result<Option<String>, Why> {
+        let mut files = Vec::new();
+        for (name, id) in [("ours", ours), ("base", base), ("theirs", theirs)] {
+            let output = git(self.top, None, &["cat-file", "blob", id], None)?;
+            if !output.status.success() {
+                return Err(format!("git could not read the blob {id}"));
+            }
+            let file = self.scratch.join(name);
+            atomic_write(&file, &output.stdout)
+                .map_err(|error| format!("a scratch file could not be written ({error})"))?;
+            files.push(file.to_string_lossy().into_owned());
+        }
+        let mut args = vec!["merge-file", "-p", "-q"];
+        args.extend(files.iter().map(String::as_str));
+        let merged = git(self.top, None, &args, None)?;
+        match merged.status.code() {
+            Some(0) => {}
+            Some(code) if code > 0 && code < 128 => return Ok(None),
+            _ => {
+                return Err(format!(
+                    "`git merge-file` failed: {}",
+                    one_line(&String::from_utf8_lossy(&merged.stderr))
+                ));
+            }
+        }
+        let args = ["hash-object", "-w", "--no-filters", "--stdin"];
+        succeed(
+            self.top,
+            None,
+            &args,
+            Some(&merged.stdout),
+            "git hash-object",
+        )
+        .map(Some)
+    }
+
+    /// Bring the person's own index along with the new commit for each committed path: an
+    /// entry nothing was staged for (it equals the old HEAD's) becomes the commit's; a staged
+    /// one keeps what they staged, with the applied change merged in when it merges cleanly
+    /// (so `git diff --cached` still shows exactly their change). Best effort: the commit
+    /// stands either way.
+    fn refresh_index(&self, index: &Path, old_head: Option<&str>, paths: &[String]) {
+        let mut lines = String::new();
+        for path in paths {
+            let staged = entry(self.top, None, &["ls-files", "-s", "--", path]);
+            let before = match old_head {
+                Some(head) => entry(self.top, None, &["ls-tree", head, "--", path]),
+                None => Some(None),
+            };
+            let committed = entry(self.top, Some(index), &["ls-files", "-s", "--", path]);
+            let (Some(staged), Some(before), Some(committed)) = (staged, before, committed) else {
+                continue;
+            };
+            if let Some(line) = self.index_line(path, staged, before, committed) {
+                lines.push_str(&line);
+            }
+        }
+        if !lines.is_empty() {
+            let args = ["update-index", "--index-info"];
+            let _ = git(self.top, None, &args, Some(lines.as_bytes()));
+        }
+    }
+
+    /// The `--index-info` line that brings the person's entry of `path` along, if any.
+    fn index_line(
+        &self,
+        path: &str,
+        staged: Option<Entry>,
+        before: Option<Entry>,
+        committed: Option<Entry>,
+    ) -> Option<String> {
+        if staged == before {
+            return match (committed, staged) {
+                (Some((mode, id)), _) => Some(format!("{mode} {id}\t{path}\n")),
+                (None, Some((_, id))) => Some(format!("0 {}\t{path}\n", "0".repeat(id.len()))),
+                (None, None) => None,
+            };
+        }
+        let ((mode, ours), (_, base), (_, theirs)) = (staged?, before?, committed?);
+        let merged = self.merge(&ours, &base, &theirs).ok()??;
+        Some(format!("{mode} {merged}\t{path}\n"))
+    }
 }

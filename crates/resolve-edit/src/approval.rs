@@ -546,7 +546,7 @@ pub fn land(
     let reason = decided.note.as_deref().unwrap_or(&model.reason);
     let mut outcome = apply_reviewed_as(store, id, &review, reason, extra, &attribution)?;
     if let Some(trust) = store.commit_request() {
-        commit_landed(store, trust, &mut outcome, &review.rejections);
+        commit_landed(store, trust, &mut outcome);
     }
     Ok(Landed::Applied {
         outcome: Box::new(outcome),
@@ -558,14 +558,9 @@ pub fn land(
 /// came of it in the history and in `outcome`. A configuration's `commit = true` counts only
 /// once its file is trusted (committing runs the repository's hooks); the person's own
 /// `--commit` always does. The apply stands whatever happens here.
-fn commit_landed(
-    store: &Store,
-    trust: &CommandTrust,
-    outcome: &mut ApplyOutcome,
-    rejections: &[HunkRejection],
-) {
+fn commit_landed(store: &Store, trust: &CommandTrust, outcome: &mut ApplyOutcome) {
     let fact = match (trust.check(), trust) {
-        (Ok(()), _) => commit_applied(store, &outcome.record, rejections),
+        (Ok(()), _) => commit_applied(store, &outcome.record),
         (Err(_), CommandTrust::Refused(untrusted)) => CommitFact::NotCommitted {
             reason: format!(
                 "`{}` asks for a commit per apply (`commit = true`), but it is not trusted, and a commit runs the repository's hooks; read it and run `resolve trust`, or apply with `--commit`",

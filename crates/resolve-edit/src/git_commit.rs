@@ -19,20 +19,14 @@ use resolve_store::{
     CommitFact, Content, HistoryRecord, Store, atomic_write, default_decider, read_regular_file,
 };
 
-use crate::selection::HunkRejection;
-
 /// Why no commit was made, as the person and the model read it.
 type Why = String;
 
-/// Commit the files `record` applied (through `store`) in the git repository around its root, with the hunks a
-/// person left out (`rejections`) named in the message. Never fails the apply: any reason
+/// Commit the files `record` applied (through `store`) in the git repository around its root,
+/// with what was left out named in the message. Never fails the apply: any reason
 /// not to commit comes back as [`CommitFact::NotCommitted`].
-pub fn commit_applied(
-    store: &Store,
-    record: &HistoryRecord,
-    rejections: &[HunkRejection],
-) -> CommitFact {
-    match commit(store, record, rejections) {
+pub fn commit_applied(store: &Store, record: &HistoryRecord) -> CommitFact {
+    match commit(store, record) {
         Ok(commit) => CommitFact::Committed { commit },
         Err(reason) => CommitFact::NotCommitted { reason },
     }
@@ -40,22 +34,13 @@ pub fn commit_applied(
 
 /// The message of the commit for `record`: the label as subject, the reason as body, what was
 /// left out, and the `Resolve-*` trailers.
-pub fn commit_message(record: &HistoryRecord, rejections: &[HunkRejection]) -> String {
+pub fn commit_message(record: &HistoryRecord) -> String {
     let mut message = format!(
         "{}\n\n{}\n",
         one_line(&record.action.label),
         record.reason.trim()
     );
-    let mut left_out: Vec<String> = rejections
-        .iter()
-        .map(|rejection| format!("- {}: {}", rejection.address, one_line(&rejection.reason)))
-        .collect();
-    left_out.extend(
-        record
-            .dropped_files
-            .iter()
-            .map(|path| format!("- {path}: not selected")),
-    );
+    let left_out = not_taken(record);
     if !left_out.is_empty() {
         message.push_str("\nNot taken:\n");
         message.push_str(&left_out.join("\n"));
@@ -92,6 +77,27 @@ pub fn short_id(commit: &str) -> &str {
     commit.get(..7).unwrap_or(commit)
 }
 
+/// One line per hunk and file of `record` that did not land, with the reason given.
+fn not_taken(record: &HistoryRecord) -> Vec<String> {
+    let mut lines = Vec::new();
+    let review = record.review.clone().unwrap_or_default();
+    for file in &review.hunks {
+        for hunk in &file.rejected {
+            let reason = hunk.reason.as_deref().map_or("left out".into(), one_line);
+            lines.push(format!("- {}: {reason}", file.address(hunk.hunk)));
+        }
+    }
+    for path in &record.dropped_files {
+        let reason = review
+            .rejected_files
+            .iter()
+            .find(|file| &file.path == path)
+            .map_or("left out".into(), |file| one_line(&file.reason));
+        lines.push(format!("- {path}: {reason}"));
+    }
+    lines
+}
+
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -102,11 +108,7 @@ struct Repository {
     prefix: String,
 }
 
-fn commit(
-    store: &Store,
-    record: &HistoryRecord,
-    rejections: &[HunkRejection],
-) -> Result<String, Why> {
+fn commit(store: &Store, record: &HistoryRecord) -> Result<String, Why> {
     let root = store.workspace().root();
     if record.applied_files.is_empty() {
         return Err("the apply wrote no file".to_owned());
@@ -166,7 +168,7 @@ fn commit(
     }
     hook(&repository.top, temp, "pre-commit", &[])?;
     let message_file = scratch.path().join("COMMIT_EDITMSG");
-    atomic_write(&message_file, commit_message(record, rejections).as_bytes())
+    atomic_write(&message_file, commit_message(record).as_bytes())
         .map_err(|error| format!("the commit message could not be written ({error})"))?;
     let message_arg = message_file.to_string_lossy().into_owned();
     hook(&repository.top, temp, "commit-msg", &[message_arg.as_str()])?;
@@ -174,7 +176,7 @@ fn commit(
         .ok()
         .flatten()
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-        .unwrap_or_else(|| commit_message(record, rejections));
+        .unwrap_or_else(|| commit_message(record));
     let mut commit_tree = vec!["commit-tree", tree.as_str()];
     if let Some(head) = &old_head {
         commit_tree.extend(["-p", head.as_str()]);
@@ -189,10 +191,17 @@ fn commit(
         let stderr = String::from_utf8_lossy(&output.stderr);
         if stderr.contains("ident") || stderr.contains("user.email") || stderr.contains("user.name")
         {
+            let fatal = stderr
+                .lines()
+                .rev()
+                .find(|line| line.starts_with("fatal:"))
+                .unwrap_or("");
             return Err(format!(
-                "git has no user identity (set `git config user.name` and `git config user.email`): {}",
-                one_line(&stderr)
-            ));
+                "git has no user identity (set `git config user.name` and `git config user.email`) {}",
+                one_line(fatal)
+            )
+            .trim_end()
+            .to_owned());
         }
         return Err(format!("`git commit-tree` failed: {}", one_line(&stderr)));
     }

@@ -10,7 +10,9 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use super::common::{Run, Workspace};
+use resolve_test_support::Turn;
+
+use super::common::{Model, Run, Workspace, run_agent};
 
 /// The identity every git run of these tests uses (the test's `HOME` has no git config).
 const IDENTITY: [(&str, &str); 5] = [
@@ -43,6 +45,12 @@ fn git(workspace: &Workspace, args: &[&str]) -> String {
 fn repository(files: &[(&str, &str)]) -> Workspace {
     let workspace = Workspace::with(files);
     git(&workspace, &["init", "-q"]);
+    // Also for runs that do not carry the test identity (`run_agent`).
+    git(&workspace, &["config", "user.name", "Tester"]);
+    git(
+        &workspace,
+        &["config", "user.email", "tester@example.invalid"],
+    );
     git(&workspace, &["add", "-A"]);
     git(&workspace, &["commit", "-q", "-m", "initial"]);
     workspace
@@ -367,4 +375,38 @@ fn resolve_mcp_honours_commit_true_and_the_details_name_the_commit() {
     assert!(message.contains("Resolve-Decided-By: model"), "{message}");
     assert_eq!(files_of(&workspace, "HEAD"), ["a.txt"]);
     assert!(Path::new(&workspace.path("a.txt")).exists());
+}
+
+#[test]
+fn resolve_agent_honours_commit_true_and_the_model_reads_the_commit() {
+    let workspace = repository(&[("a.txt", "one\n")]);
+    workspace.write(".resolve/config.toml", b"commit = true\n");
+    workspace.trust();
+    let model = Model::start(vec![
+        Turn::call(
+            "c1",
+            "edit",
+            json!({"path": "a.txt", "old_text": "one", "new_text": "uno"}),
+        ),
+        Turn::call(
+            "c2",
+            "resolve",
+            json!({"action": "apply", "reason": "Matches the task."}),
+        ),
+        Turn::text("Done."),
+    ]);
+    run_agent(&workspace, &model, &[], "Change one to uno.", "").expect_code(0);
+    assert_eq!(commit_count(&workspace), 2);
+    let head = git(&workspace, &["rev-parse", "HEAD"]).trim().to_owned();
+    let message = git(&workspace, &["log", "-1", "--format=%B"]);
+    assert!(
+        message.starts_with("Edit: a.txt\n\nMatches the task.\n"),
+        "{message}"
+    );
+    assert!(message.contains("Resolve-Origin: agent"), "{message}");
+    let last = model.bodies().last().unwrap().to_string();
+    assert!(
+        last.contains(&format!("Committed {}.", &head[..7])),
+        "{last}"
+    );
 }

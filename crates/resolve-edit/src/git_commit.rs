@@ -35,6 +35,12 @@ pub fn commit_applied(store: &Store, record: &HistoryRecord) -> CommitFact {
 /// The message of the commit for `record`: the label as subject, the reason as body, what was
 /// left out, and the `Resolve-*` trailers.
 pub fn commit_message(record: &HistoryRecord) -> String {
+    message_with(record, &[])
+}
+
+/// [`commit_message`], naming the applied files left out of the commit because git ignores
+/// them.
+fn message_with(record: &HistoryRecord, ignored: &[String]) -> String {
     let mut message = format!(
         "{}\n\n{}\n",
         one_line(&record.action.label),
@@ -45,6 +51,12 @@ pub fn commit_message(record: &HistoryRecord) -> String {
         message.push_str("\nNot taken:\n");
         message.push_str(&left_out.join("\n"));
         message.push('\n');
+    }
+    if !ignored.is_empty() {
+        message.push_str("\nApplied but not committed (git ignores them):\n");
+        for path in ignored {
+            message.push_str(&format!("- {path}\n"));
+        }
     }
     let decided_by = record
         .decided_by
@@ -141,8 +153,11 @@ fn commit(store: &Store, record: &HistoryRecord) -> Result<String, Why> {
         top: &repository.top,
         scratch: scratch.path(),
     };
+    let mut ignored = Vec::new();
     for (path, in_repo) in record.applied_files.iter().zip(&paths) {
-        git_dir.stage(store, record, path, in_repo, old_head.as_deref(), &index)?;
+        if !git_dir.stage(store, record, path, in_repo, old_head.as_deref(), &index)? {
+            ignored.push(path.clone());
+        }
     }
     let tree = succeed(
         &repository.top,
@@ -160,15 +175,17 @@ fn commit(store: &Store, record: &HistoryRecord) -> Result<String, Why> {
             "git rev-parse",
         )?;
         if head_tree == tree {
-            return Err(
+            return Err(if ignored.len() == record.applied_files.len() {
+                "git ignores the applied files (`.gitignore`); there is nothing to commit"
+            } else {
                 "the applied files hold what HEAD already has; there is nothing to commit"
-                    .to_owned(),
-            );
+            }
+            .to_owned());
         }
     }
     hook(&repository.top, temp, "pre-commit", &[])?;
     let message_file = scratch.path().join("COMMIT_EDITMSG");
-    atomic_write(&message_file, commit_message(record).as_bytes())
+    atomic_write(&message_file, message_with(record, &ignored).as_bytes())
         .map_err(|error| format!("the commit message could not be written ({error})"))?;
     let message_arg = message_file.to_string_lossy().into_owned();
     hook(&repository.top, temp, "commit-msg", &[message_arg.as_str()])?;
@@ -176,7 +193,7 @@ fn commit(store: &Store, record: &HistoryRecord) -> Result<String, Why> {
         .ok()
         .flatten()
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-        .unwrap_or_else(|| commit_message(record));
+        .unwrap_or_else(|| message_with(record, &ignored));
     let mut commit_tree = vec!["commit-tree", tree.as_str()];
     if let Some(head) = &old_head {
         commit_tree.extend(["-p", head.as_str()]);
@@ -377,6 +394,7 @@ impl Git<'_> {
     /// Put into the temporary `index` what the commit holds for the applied file `path`
     /// (`in_repo` in the repository): the old HEAD's version with the action's change alone,
     /// so changes of the person's own in that file (staged or not) stay out of the commit.
+    /// `false` when the file stays out: untracked and ignored by git.
     fn stage(
         &self,
         store: &Store,
@@ -385,7 +403,7 @@ impl Git<'_> {
         in_repo: &str,
         old_head: Option<&str>,
         index: &Path,
-    ) -> Result<(), Why> {
+    ) -> Result<bool, Why> {
         let temp = Some(index);
         let change = record
             .action
@@ -395,18 +413,22 @@ impl Git<'_> {
         let Some(after) = change.new_content() else {
             let args = ["update-index", "--force-remove", "--", in_repo];
             succeed(self.top, temp, &args, None, "git update-index")?;
-            return Ok(());
+            return Ok(true);
         };
         let head = match old_head {
             Some(head) => entry(self.top, None, &["ls-tree", head, "--", in_repo])
                 .ok_or_else(|| format!("git could not list `{in_repo}` in HEAD"))?,
             None => None,
         };
+        if head.is_none() && self.ignored(in_repo) {
+            // Untracked and ignored (`.gitignore`): `git add` would refuse it too.
+            return Ok(false);
+        }
         let (Some((mode, head_id)), Some(base)) = (head, record.original(path).flatten()) else {
             // New to git: the file as it landed.
             let args = ["update-index", "--add", "--", in_repo];
             succeed(self.top, temp, &args, None, "git update-index")?;
-            return Ok(());
+            return Ok(true);
         };
         let base_id = self.hash_content(store, &base, in_repo, "base")?;
         let after_id = self.hash_content(store, after, in_repo, "after")?;
@@ -422,7 +444,22 @@ impl Git<'_> {
         let cacheinfo = format!("{mode},{id},{in_repo}");
         let args = ["update-index", "--add", "--cacheinfo", &cacheinfo];
         succeed(self.top, temp, &args, None, "git update-index")?;
-        Ok(())
+        Ok(true)
+    }
+
+    /// Whether git ignores `in_repo` (`.gitignore`, `info/exclude`, `core.excludesFile`).
+    fn ignored(&self, in_repo: &str) -> bool {
+        // `check-ignore` takes plain paths (it refuses `GIT_LITERAL_PATHSPECS`).
+        Command::new("git")
+            .arg("-C")
+            .arg(self.top)
+            .args(["check-ignore", "-q", "--", in_repo])
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success())
     }
 
     /// Write `content` of `store` as a git blob, cleaned as git cleans `in_repo`; its id.

@@ -410,3 +410,85 @@ fn resolve_agent_honours_commit_true_and_the_model_reads_the_commit() {
         "{last}"
     );
 }
+
+#[test]
+fn the_message_names_what_was_not_taken_and_ignored_files_stay_out() {
+    let workspace = repository(&[
+        ("a.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"),
+        (".gitignore", "*.log\n"),
+    ]);
+    run(
+        &workspace,
+        &[
+            "write",
+            "a.txt",
+            "--content",
+            "ONE\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\nTWELVE\n",
+        ],
+    )
+    .expect_code(0);
+    run(
+        &workspace,
+        &[
+            "apply",
+            "--reason",
+            "the first only",
+            "--except",
+            "a.txt#2",
+            "--commit",
+        ],
+    )
+    .expect_code(0);
+    let message = git(&workspace, &["log", "-1", "--format=%B"]);
+    assert!(
+        message.starts_with(
+            "Write: a.txt\n\nthe first only\n\nNot taken:\n- a.txt#2: left out\n\nResolve-Id: "
+        ),
+        "{message}"
+    );
+    assert_eq!(
+        git(&workspace, &["show", "HEAD:a.txt"]),
+        "ONE\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"
+    );
+    // An ignored file the apply writes is applied, not committed.
+    run(&workspace, &["write", "run.log", "--content", "x\n"]).expect_code(0);
+    let applied = run(&workspace, &["apply", "--reason", "r", "--commit"]).expect_code(0);
+    assert_eq!(workspace.read("run.log"), "x\n");
+    assert!(
+        applied
+            .stdout
+            .contains("Not committed: git ignores the applied files"),
+        "{}",
+        applied.stdout
+    );
+    assert_eq!(commit_count(&workspace), 2);
+}
+
+#[test]
+fn without_a_git_identity_the_apply_lands_and_says_so() {
+    let workspace = repository(&[("a.txt", "one\n")]);
+    // No identity from the environment or a guess: only configured ones, and there are none.
+    git(&workspace, &["config", "--unset", "user.name"]);
+    git(&workspace, &["config", "--unset", "user.email"]);
+    git(&workspace, &["config", "user.useConfigOnly", "true"]);
+    run(
+        &workspace,
+        &["edit", "a.txt", "--old", "one", "--new", "two"],
+    )
+    .expect_code(0);
+    let applied = workspace
+        .command(&["apply", "--reason", "r", "--commit"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    let applied = Run::from(applied).expect_code(0);
+    assert_eq!(workspace.read("a.txt"), "two\n");
+    assert!(
+        applied
+            .stdout
+            .contains("Not committed: git has no user identity"),
+        "{}",
+        applied.stdout
+    );
+    assert_eq!(commit_count(&workspace), 1);
+}

@@ -305,8 +305,8 @@ impl Store {
             .find_history(id)?
             .ok_or_else(|| StoreError::UnknownAction { id: id.to_owned() })?;
         record.set_commit(fact);
-        // Like an undo, this rewrites the history record alone; no file is written.
-        self.commit(Purpose::Undo, Vec::new(), &record)?;
+        // This rewrites the history record alone; no file is written.
+        self.commit(Purpose::RecordCommit, Vec::new(), &record)?;
         Ok(record)
     }
 
@@ -410,7 +410,7 @@ impl Store {
                 path: RecordKind::Pending.relative(seq),
             }),
             // A trial is never committed (see `Store::check_in_place`); it keeps its record.
-            Purpose::Undo | Purpose::Trial => {}
+            Purpose::Undo | Purpose::Trial | Purpose::RecordCommit => {}
         }
         state.extend(also_remove.map(|path| StateChange::Remove { path }));
         state.extend(note_file.as_ref().map(|note| StateChange::Write {

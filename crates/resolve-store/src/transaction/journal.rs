@@ -64,6 +64,9 @@ pub(crate) enum Purpose {
     /// Put a pending action's preview in place for a check, to be rolled back afterwards
     /// whatever happens: a trial is never committed, and its recovery always rolls back.
     Trial,
+    /// Record in an applied action's history what came of the git commit made after it (no
+    /// files).
+    RecordCommit,
 }
 
 impl Purpose {
@@ -73,6 +76,7 @@ impl Purpose {
             Self::Discard => "discard",
             Self::Undo => "undo",
             Self::Trial => "check trial",
+            Self::RecordCommit => "record of the commit",
         }
     }
 
@@ -80,6 +84,7 @@ impl Purpose {
         match self {
             Self::Apply | Self::Discard | Self::Trial => "it is still pending",
             Self::Undo => "it is still applied",
+            Self::RecordCommit => "its history does not name the commit",
         }
     }
 
@@ -89,6 +94,7 @@ impl Purpose {
             Self::Discard => "it is discarded",
             Self::Undo => "it is undone",
             Self::Trial => "it is still pending",
+            Self::RecordCommit => "its history names the commit",
         }
     }
 }

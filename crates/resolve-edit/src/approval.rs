@@ -573,14 +573,11 @@ fn commit_landed(store: &Store, trust: &CommandTrust, outcome: &mut ApplyOutcome
     };
     outcome.record.set_commit(&fact);
     if let Err(error) = store.record_commit(&outcome.record.action.id, &fact) {
-        let kept = match &fact {
-            CommitFact::Committed { commit } => format!("committed as {commit}, but "),
-            CommitFact::NotCommitted { .. } => String::new(),
-        };
-        outcome.record.not_committed = Some(format!(
-            "{}{kept}the history could not record it ({error})",
-            outcome.record.not_committed.clone().unwrap_or_default()
-        ));
+        let note = format!("the history could not record what came of the commit ({error})");
+        outcome.record.not_committed = Some(match outcome.record.not_committed.take() {
+            Some(why) => format!("{why}; {note}"),
+            None => note,
+        });
     }
 }
 

@@ -110,6 +110,7 @@ fn not_taken(record: &HistoryRecord) -> Vec<String> {
     lines
 }
 
+/// `text` on one line, its runs of white space made single spaces.
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -120,6 +121,7 @@ struct Repository {
     prefix: String,
 }
 
+/// Make the commit of [`commit_applied`]: its id, or why there is none.
 fn commit(store: &Store, record: &HistoryRecord) -> Result<String, Why> {
     let root = store.workspace().root();
     if record.applied_files.is_empty() {

@@ -26,11 +26,22 @@ type Why = String;
 /// with what was left out named in the message. Never fails the apply: any reason
 /// not to commit comes back as [`CommitFact::NotCommitted`].
 pub fn commit_applied(store: &Store, record: &HistoryRecord) -> CommitFact {
-    match commit(store, record) {
-        Ok(commit) => CommitFact::Committed { commit },
-        Err(reason) => CommitFact::NotCommitted { reason },
+    let mut attempt = 1;
+    loop {
+        match commit(store, record) {
+            Ok(commit) => return CommitFact::Committed { commit },
+            // Another commit landed between reading HEAD and moving it: start again from it.
+            Err(reason) if reason.starts_with(HEAD_MOVED) && attempt < ATTEMPTS => attempt += 1,
+            Err(reason) => return CommitFact::NotCommitted { reason },
+        }
     }
 }
+
+/// How many times a commit is built when `HEAD` keeps moving under it.
+const ATTEMPTS: usize = 3;
+
+/// The start of the reason when `HEAD` moved while the commit was built.
+const HEAD_MOVED: &str = "HEAD moved while the commit was made";
 
 /// The message of the commit for `record`: the label as subject, the reason as body, what was
 /// left out, and the `Resolve-*` trailers.
@@ -227,13 +238,14 @@ fn commit(store: &Store, record: &HistoryRecord) -> Result<String, Why> {
     let new_head = String::from_utf8_lossy(&output.stdout).trim().to_owned();
     let reflog = format!("resolve: {}", one_line(&record.action.label));
     let expected = old_head.clone().unwrap_or_default();
-    succeed(
-        &repository.top,
-        None,
-        &["update-ref", "-m", &reflog, "HEAD", &new_head, &expected],
-        None,
-        "git update-ref (HEAD moved meanwhile?)",
-    )?;
+    let args = ["update-ref", "-m", &reflog, "HEAD", &new_head, &expected];
+    let moved = git(&repository.top, None, &args, None)?;
+    if !moved.status.success() {
+        return Err(format!(
+            "{HEAD_MOVED} (`git update-ref` refused: {})",
+            one_line(&String::from_utf8_lossy(&moved.stderr))
+        ));
+    }
     git_dir.refresh_index(&index, old_head.as_deref(), &paths);
     Ok(new_head)
 }

@@ -492,3 +492,28 @@ fn without_a_git_identity_the_apply_lands_and_says_so() {
     );
     assert_eq!(commit_count(&workspace), 1);
 }
+
+#[test]
+fn a_commit_made_meanwhile_is_kept_and_the_apply_commits_on_top_of_it() {
+    let workspace = repository(&[("a.txt", "one\n")]);
+    // The first time it runs, the hook makes a commit of its own: HEAD moves under resolve.
+    let hook = workspace.path(".git/hooks/pre-commit");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\n[ -e .git/intruded ] && exit 0\ntouch .git/intruded\nenv -u GIT_INDEX_FILE git commit -q --allow-empty -m intruder\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    run(
+        &workspace,
+        &["edit", "a.txt", "--old", "one", "--new", "two"],
+    )
+    .expect_code(0);
+    let applied = run(&workspace, &["apply", "--reason", "r", "--commit"]).expect_code(0);
+    assert!(applied.stdout.contains("Committed "), "{}", applied.stdout);
+    assert_eq!(
+        git(&workspace, &["log", "--format=%s"]),
+        "Edit: a.txt\nintruder\ninitial\n"
+    );
+    assert_eq!(files_of(&workspace, "HEAD"), ["a.txt"]);
+}

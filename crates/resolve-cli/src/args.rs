@@ -727,6 +727,15 @@ pub struct ApplyArgs {
     /// it (a three-way merge by lines, as `git merge-file` makes it).
     #[arg(long)]
     pub no_rebase: bool,
+    /// Make the applied change one git commit: exactly the action's files, its label as the
+    /// subject, the reason as the body (and the hunks left out, with their reasons), and
+    /// `Resolve-Id`, `Resolve-Origin`, `Resolve-Decided-By` trailers. What you staged stays
+    /// staged and out of the commit (it is built from a temporary index); the pre-commit and
+    /// commit-msg hooks run. Outside a git repository, or when a hook fails, the change still
+    /// lands and the output says why nothing was committed. `commit = true` in
+    /// .resolve/config.toml makes this the default (once the file is trusted).
+    #[arg(long)]
+    pub commit: bool,
     /// Where the MCP servers are configured, for actions staged by their tools (and the
     /// `[check]` table). By default <ROOT>/.resolve/config.toml, whose commands run only once
     /// trusted (`resolve trust`); a file named here is yours and needs no trust.

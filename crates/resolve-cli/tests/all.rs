@@ -16,6 +16,7 @@ mod suite {
     mod agent;
     mod agent_providers;
     mod check;
+    mod commit;
     mod concurrency;
     mod confinement;
     mod crash;

@@ -229,6 +229,13 @@ pub struct AppliedFacts {
     /// absent when none did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rebased_files: Vec<String>,
+    /// The git commit made for this apply (`resolve apply --commit`, `commit = true`);
+    /// absent when none was asked for or none was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// Why no commit was made although one was asked for; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_committed: Option<String>,
 }
 
 impl Facts for AppliedFacts {}
@@ -296,6 +303,13 @@ pub struct ResolveFacts {
     /// Files that received the preview rebased onto changes made since it was staged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rebased_files: Vec<String>,
+    /// The git commit made for this apply (`resolve apply --commit`, `commit = true`);
+    /// absent when none was asked for or none was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// Why no commit was made although one was asked for; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_committed: Option<String>,
 }
 
 impl ResolveFacts {
@@ -312,6 +326,8 @@ impl ResolveFacts {
             dropped_files: Vec::new(),
             dropped_hunks: Vec::new(),
             rebased_files: Vec::new(),
+            commit: None,
+            not_committed: None,
         }
     }
 }

@@ -145,6 +145,8 @@ impl ResolveFacts {
             facts.dropped_files = applied.dropped_files;
             facts.dropped_hunks = applied.dropped_hunks;
             facts.rebased_files = applied.rebased_files;
+            facts.commit = applied.commit;
+            facts.not_committed = applied.not_committed;
         }
         facts
     }

@@ -21,10 +21,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use resolve_core::{DecidedBy, Extra, ResolveAction};
-use resolve_store::{ApplyOutcome, Attribution, HistoryRecord, PendingRecord, Store};
+use resolve_store::{
+    ApplyOutcome, Attribution, CommandTrust, CommitFact, HistoryRecord, PendingRecord, Store,
+};
 
 use crate::blocking::run_blocking;
 use crate::error::EditError;
+use crate::git_commit::commit_applied;
 use crate::review::{ReviewDecision, apply_reviewed_as};
 use crate::selection::{HunkRejection, Selection};
 
@@ -541,11 +544,41 @@ pub fn land(
         Decision::ApplyPart(review) => review,
     };
     let reason = decided.note.as_deref().unwrap_or(&model.reason);
-    let outcome = apply_reviewed_as(store, id, &review, reason, extra, &attribution)?;
+    let mut outcome = apply_reviewed_as(store, id, &review, reason, extra, &attribution)?;
+    if let Some(trust) = store.commit_request() {
+        commit_landed(store, trust, &mut outcome);
+    }
     Ok(Landed::Applied {
         outcome: Box::new(outcome),
         rejections: review.rejections,
     })
+}
+
+/// Make the commit asked for after `outcome` landed (see [`commit_applied`]) and record what
+/// came of it in the history and in `outcome`. A configuration's `commit = true` counts only
+/// once its file is trusted (committing runs the repository's hooks); the person's own
+/// `--commit` always does. The apply stands whatever happens here.
+fn commit_landed(store: &Store, trust: &CommandTrust, outcome: &mut ApplyOutcome) {
+    let fact = match (trust.check(), trust) {
+        (Ok(()), _) => commit_applied(store, &outcome.record),
+        (Err(_), CommandTrust::Refused(untrusted)) => CommitFact::NotCommitted {
+            reason: format!(
+                "`{}` asks for a commit per apply (`commit = true`), but it is not trusted, and a commit runs the repository's hooks; read it and run `resolve trust`, or apply with `--commit`",
+                untrusted.path.display()
+            ),
+        },
+        (Err(error), CommandTrust::Allowed) => CommitFact::NotCommitted {
+            reason: error.to_string(),
+        },
+    };
+    outcome.record.set_commit(&fact);
+    if let Err(error) = store.record_commit(&outcome.record.action.id, &fact) {
+        let note = format!("the history could not record what came of the commit ({error})");
+        outcome.record.not_committed = Some(match outcome.record.not_committed.take() {
+            Some(why) => format!("{why}; {note}"),
+            None => note,
+        });
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! `<root>/.resolve/config.toml` (or the file `--config` names), read once into one typed
-//! [`WorkspaceConfig`]: the `[check]` table ([`CheckSettings`]), the `[mcp_servers.<name>]`
-//! tables ([`McpServerConfig`]) and the `[gc]` table (the history's [`Retention`]), with the
-//! file's trust. Any other table is refused, so a misspelt table never goes unnoticed.
+//! [`WorkspaceConfig`]: the top-level `commit = true|false` (a git commit per apply), the
+//! `[check]` table ([`CheckSettings`]), the `[mcp_servers.<name>]` tables ([`McpServerConfig`])
+//! and the `[gc]` table (the history's [`Retention`]), with the file's trust. Any other table
+//! is refused, so a misspelt table never goes unnoticed.
 //!
 //! Owned here: reading and checking the whole file. Not owned: what the settings do (the
 //! check in `check`, starting servers in `resolve-agent`), nor trust itself (the store's
@@ -55,6 +56,9 @@ pub struct WorkspaceConfig {
     /// `keep_entries`; each defaults to [`Retention::default`]'s). Read whether or not the file
     /// is trusted: it runs nothing.
     pub retention: Retention,
+    /// `commit = true`: every apply becomes a git commit (honoured once the file is trusted,
+    /// since a commit runs the repository's hooks).
+    pub commit: bool,
     /// The file they were read from, if any.
     pub source: Option<PathBuf>,
     /// Whether the commands it names may run (see [`ConfigFile::command_trust`]).
@@ -111,6 +115,16 @@ impl WorkspaceConfig {
                 "unknown table `[{name}]`; resolve reads only the tables `[check]`, `[mcp_servers.<name>]` and `[gc]`. Remove it or correct its name."
             )));
         }
+        let commit = match table.get("commit") {
+            None => false,
+            Some(toml::Value::Boolean(commit)) => *commit,
+            Some(other) => {
+                return Err(invalid(format!(
+                    "`commit` is {}; write `commit = true` (a git commit per apply) or `commit = false`",
+                    other.type_str()
+                )));
+            }
+        };
         let check = CheckSettings::parse(text, path)?;
         let tables: TablesFile = toml::from_str(text)
             .map_err(|error| invalid(error.to_string().trim_end().to_owned()))?;
@@ -134,6 +148,7 @@ impl WorkspaceConfig {
             check,
             mcp_servers: tables.mcp_servers,
             retention: tables.gc.retention(),
+            commit,
             source: Some(path.to_path_buf()),
             trust: CommandTrust::Allowed,
         })
@@ -189,6 +204,21 @@ mod tests {
         assert!(config.check.require);
         assert_eq!(config.mcp_servers["notes"].args, ["notes.py"]);
         assert!(config.names_commands());
+    }
+
+    #[test]
+    fn commit_is_read_at_the_top_level_and_must_be_a_boolean() {
+        let config = WorkspaceConfig::parse("commit = true\n", Path::new("c.toml")).unwrap();
+        assert!(config.commit);
+        assert!(
+            !WorkspaceConfig::parse("", Path::new("c.toml"))
+                .unwrap()
+                .commit
+        );
+        let error = WorkspaceConfig::parse("commit = \"yes\"\n", Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("`commit = true`"), "{error}");
     }
 
     #[test]

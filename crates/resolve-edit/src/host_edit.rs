@@ -23,6 +23,7 @@ use resolve_store::{Blobs, Origin, Outcome, StoredAction};
 
 use crate::approval::{ApproveTimeout, Decided, Decision, Landed, ResolveRequest, land};
 use crate::error::EditError;
+use crate::git_commit::commit_line;
 use crate::opened::OpenedWorkspace;
 use crate::preview::PREVIEW_BANNER;
 use crate::producers::{ProducerRequest, applied_text};
@@ -196,10 +197,13 @@ fn decide(
     let request = ResolveRequest::model(ResolveAction::Apply, edit.reason.clone());
     match land(opened.store(), &summary.id, decided, &request, None)? {
         Landed::Applied { outcome, .. } => {
-            let done = applied_text(
+            let mut done = applied_text(
                 &outcome.record.action.source_tool,
                 &outcome.record.action.change_set,
             );
+            if let Some(line) = commit_line(&outcome.record) {
+                done = format!("{done} {line}");
+            }
             Ok(HookReply::Landed {
                 text: format!(
                     "{done} Landed through resolve as {id} ({label}); your {tool} call itself did not run and need not be repeated: the file already holds exactly this change. `resolve undo {id}` reverts it.\n\n{diff}",

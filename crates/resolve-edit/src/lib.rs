@@ -59,6 +59,7 @@ mod read_tools;
 mod text_edit;
 
 mod approval;
+mod git_commit;
 mod producers;
 mod read_only;
 
@@ -81,16 +82,16 @@ mod shell_writes;
 pub use resolve_store::{
     AmendFile, Amendment, ApplyOutcome, Attribution, BINARY_SNIFF_LEN, BLOB_GRACE, Blobs,
     CHECK_TAIL_LINES, CONFIG_MAX_LEN, CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckFacts, CheckMode,
-    CheckOutcome, CheckRun, CommandTrust, ConfigFile, ConfiguredCommand, ConflictReason, Content,
-    FileChange, FileConflict, FileContent, GcReport, HistoryRecord, HunkReview, JOURNAL_DIR,
-    LOCK_FILE, LOCK_TIMEOUT, Landing, McpAction, McpToolCall, NewAction, NoteResolution,
-    ObservedFile, Origin, Outcome, PLANS_DIR, Payload, PendingRecord, PendingSummary, Rebase,
-    RebaseConflict, RebaseState, Rebased, RecordKey, RejectedFile, RejectedHunk, Retention, Review,
-    ReviewedApply, ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store,
-    StoreError, StoreLock, StoredAction, TreeSnapshot, TrustState, TrustedFiles, Untrusted,
-    Workspace, WorkspacePath, atomic_write, content_hash, create_dir_all, is_binary,
-    normalize_lexically, path_order, read_content, read_regular_file, read_state_file, remove_file,
-    shell_words,
+    CheckOutcome, CheckRun, CommandTrust, CommitFact, ConfigFile, ConfiguredCommand,
+    ConflictReason, Content, FileChange, FileConflict, FileContent, GcReport, HistoryRecord,
+    HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing, McpAction, McpToolCall, NewAction,
+    NoteResolution, ObservedFile, Origin, Outcome, PLANS_DIR, Payload, PendingRecord,
+    PendingSummary, Rebase, RebaseConflict, RebaseState, Rebased, RecordKey, RejectedFile,
+    RejectedHunk, Retention, Review, ReviewedApply, ReviewerNote, STATE_DIR, SpooledChangeSet,
+    StagedRecord, StateLayout, Store, StoreError, StoreLock, StoredAction, TreeSnapshot,
+    TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath, atomic_write, content_hash,
+    create_dir_all, is_binary, normalize_lexically, path_order, read_content, read_regular_file,
+    read_state_file, remove_file, shell_words,
 };
 
 pub use apply_patch::{
@@ -117,6 +118,7 @@ pub use config::{McpServerConfig, WorkspaceConfig};
 pub use diff::{change_diff, unified_diff};
 pub use error::EditError;
 pub use external::ExternalActionRunner;
+pub use git_commit::{commit_applied, commit_line, commit_message, short_id};
 pub use host_edit::{HookApproval, HookReply, HookSettings, HostEdit, intercept};
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
 pub use merge::{LineConflict, LineMerge, LineRebase, merge_lines};

@@ -1,9 +1,10 @@
 //! The one composition root: [`OpenedWorkspace`] opens a workspace for one origin (the
 //! command line, `resolve agent`, an MCP connection) the same way everywhere: its state
 //! checked, its configuration read once ([`WorkspaceConfig`]), the store resolving as that
-//! origin (and requiring a check when the configuration says so), the file tools, the check
-//! tool when a command is configured, and the `resolve` session whose pending actions are
-//! decided by the given [`Approver`] (or by a decision made ahead, [`DecisionsAhead`]).
+//! origin (requiring a check, and asking for a git commit per apply, when the configuration
+//! says so), the file tools, the check tool when a command is configured, and the `resolve`
+//! session whose pending actions are decided by the given [`Approver`] (or by a decision made
+//! ahead, [`DecisionsAhead`]).
 //!
 //! Not owned here: what each front end adds (the agent's MCP servers and provider, the MCP
 //! server's protocol, the terminal's screens).
@@ -63,7 +64,11 @@ impl OpenedWorkspace {
     /// when `[check] require` says so (or the store already did).
     pub fn with_store(store: Store, origin: Origin, config: WorkspaceConfig) -> Self {
         let require = store.requires_check() || config.check.require;
-        let store = store.resolved_by(origin.clone()).requiring_check(require);
+        let mut store = store.resolved_by(origin.clone()).requiring_check(require);
+        // The person's own `--commit` stands; else the file's `commit = true`, with its trust.
+        if store.commit_request().is_none() && config.commit {
+            store = store.committing(Some(config.trust.clone()));
+        }
         let tools = FileTools::new(store.clone(), origin.clone());
         let check = CheckTool::new(store.clone(), origin.clone(), &config.check);
         Self {

@@ -24,6 +24,7 @@ use crate::approval::{
 use crate::blocking::run_blocking;
 use crate::error::EditError;
 use crate::external::ExternalActionRunner;
+use crate::git_commit::commit_line;
 use crate::producer::applied_label;
 use crate::producers::applied_text_for;
 use crate::review::partial_apply_lines;
@@ -556,6 +557,10 @@ fn applied_result(
         .filter(|file| !file.landed.is_empty())
         .flat_map(|file| file.rejected.iter().map(|hunk| file.address(hunk.hunk)))
         .collect();
+    if let Some(line) = commit_line(&outcome.record) {
+        text.push('\n');
+        text.push_str(&line);
+    }
     let hunks_dropped = dropped_hunks.len();
     let mut details = Value::Object(
         AppliedFacts {
@@ -565,6 +570,8 @@ fn applied_result(
             dropped_hunks,
             total_replacements: outcome.total_replacements,
             rebased_files: outcome.rebased_files.clone(),
+            commit: outcome.record.commit.clone(),
+            not_committed: outcome.record.not_committed.clone(),
         }
         .to_details(),
     );

@@ -69,8 +69,8 @@ pub use rebase::{ConflictReason, FileConflict, Rebase, RebaseConflict, Rebased};
 pub use record_key::{RECORD_KEY_FILE, RecordKey};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
 pub use store::{
-    AUTO_GC_PERIOD, AmendFile, Amendment, ApplyOutcome, Attribution, BLOB_GRACE, GcReport,
-    HOST_NAMES, HistoryRecord, HunkReview, Landing, MAX_NOTES_PER_ORIGIN, NewAction,
+    AUTO_GC_PERIOD, AmendFile, Amendment, ApplyOutcome, Attribution, BLOB_GRACE, CommitFact,
+    GcReport, HOST_NAMES, HistoryRecord, HunkReview, Landing, MAX_NOTES_PER_ORIGIN, NewAction,
     NoteResolution, ObservedFile, Origin, Outcome, PendingRecord, PendingSummary, RECORD_VERSION,
     RebaseState, RecordVersion, RejectedFile, RejectedHunk, Retention, Review, ReviewedApply,
     ReviewerNote, StagedRecord, Store, StoredAction, TreeSnapshot, default_decider,

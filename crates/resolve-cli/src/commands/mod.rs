@@ -24,10 +24,11 @@ use resolve_core::{
     count_noun, visible_line, visible_text,
 };
 use resolve_edit::{
-    ApprovalMode, ApproveTimeout, AutoApprover, FileToolOutput, FileTools, HistoryRecord,
-    LOCK_TIMEOUT, OpenedWorkspace, Origin, Outcome as HistoryOutcome, ProduceLimits, Produced,
-    SpooledChangeSet, Store, StoreError, StoredAction, Workspace, WorkspaceConfig, check_report,
-    language_of_path, shown_addressed_preview, shown_history_preview, shown_preview,
+    ApprovalMode, ApproveTimeout, AutoApprover, CommandTrust, FileToolOutput, FileTools,
+    HistoryRecord, LOCK_TIMEOUT, OpenedWorkspace, Origin, Outcome as HistoryOutcome, ProduceLimits,
+    Produced, SpooledChangeSet, Store, StoreError, StoredAction, Workspace, WorkspaceConfig,
+    check_report, language_of_path, short_id, shown_addressed_preview, shown_history_preview,
+    shown_preview,
 };
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -110,6 +111,10 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
             let mut store = store.requiring_check(args.require_check);
             if args.no_rebase {
                 store = store.rebasing(None);
+            }
+            if args.commit {
+                // The person's own flag: no file's trust is involved.
+                store = store.committing(Some(CommandTrust::Allowed));
             }
             let mut resolve_args = ResolveArgs::new(ResolveAction::Apply, args.reason.clone());
             let mut extra = Map::new();
@@ -703,9 +708,14 @@ fn history_line(entry: &HistoryRecord, output: Output) -> String {
     } else {
         ""
     };
+    let commit = match (&entry.commit, &entry.not_committed) {
+        (Some(commit), _) => format!("  [commit {}]", short_id(commit)),
+        (None, Some(why)) => format!("  [not committed: {why}]"),
+        (None, None) => String::new(),
+    };
     // Made visible before it is painted, so the color codes stay codes.
     let rest = format!(
-        "{}  (staged: {}, resolved: {resolved_by}, decided: {decided_by}){}{foreign}  — {}{model_reason}",
+        "{}  (staged: {}, resolved: {resolved_by}, decided: {decided_by}){}{foreign}{commit}  — {}{model_reason}",
         entry.action.label,
         entry.action.origin,
         review_summary(entry),
@@ -809,6 +819,8 @@ fn history_json(entry: &HistoryRecord, store: &Store) -> anyhow::Result<Value> {
         "decidedBy": entry.decided_by.map(|decider| decider.to_string()),
         "modelReason": entry.model_reason,
         "foreign": entry.action.foreign,
+        "commit": entry.commit,
+        "notCommitted": entry.not_committed,
         "preview": preview,
         "contentsKept": contents_kept,
     }))

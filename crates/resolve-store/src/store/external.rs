@@ -136,6 +136,8 @@ impl Store {
                     applied_files: Vec::new(),
                     dropped_files: Vec::new(),
                     undone: false,
+                    commit: None,
+                    not_committed: None,
                     review: None,
                 };
                 let purpose = match outcome {

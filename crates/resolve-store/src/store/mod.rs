@@ -45,6 +45,7 @@ use resolve_core::DecidedBy;
 use crate::lock::{LOCK_TIMEOUT, StoreLock};
 use crate::rebase::Rebase;
 use crate::transaction;
+use crate::trust::CommandTrust;
 use crate::workspace::Workspace;
 
 pub use self::amend::AmendFile;
@@ -52,8 +53,9 @@ pub use self::gc::{AUTO_GC_PERIOD, BLOB_GRACE, GcReport, Retention};
 pub use self::notes::{MAX_NOTES_PER_ORIGIN, NoteResolution, ReviewerNote};
 pub use self::rebasing::RebaseState;
 pub use self::records::{
-    ApplyOutcome, Attribution, HOST_NAMES, HistoryRecord, Origin, Outcome, PendingRecord,
-    PendingSummary, RECORD_VERSION, RecordVersion, StagedRecord, StoredAction, default_decider,
+    ApplyOutcome, Attribution, CommitFact, HOST_NAMES, HistoryRecord, Origin, Outcome,
+    PendingRecord, PendingSummary, RECORD_VERSION, RecordVersion, StagedRecord, StoredAction,
+    default_decider,
 };
 pub use self::resolution::{Landing, ReviewedApply};
 pub use self::review::{Amendment, HunkReview, RejectedFile, RejectedHunk, Review};
@@ -104,6 +106,9 @@ pub struct Store {
     accept_foreign: bool,
     /// What merges a stale file's preview onto it at apply (see [`Store::rebasing`]).
     rebase: Option<Arc<dyn Rebase>>,
+    /// Whether each apply becomes a git commit, and on whose word (see
+    /// [`Store::committing`]).
+    commit: Option<CommandTrust>,
 }
 
 impl Store {
@@ -117,7 +122,25 @@ impl Store {
             key: signature::KeyCell::default(),
             accept_foreign: false,
             rebase: None,
+            commit: None,
         }
+    }
+
+    /// This store asking for one git commit per apply when `commit` is given: on the word of
+    /// a file whose trust it carries (`commit = true` in a configuration), or
+    /// [`CommandTrust::Allowed`] for the person's own `--commit`. The store only carries the
+    /// request; the front end's pipeline makes the commit and records it
+    /// ([`Store::record_commit`]). By default no commit is asked for.
+    #[must_use]
+    pub fn committing(mut self, commit: Option<CommandTrust>) -> Self {
+        self.commit = commit;
+        self
+    }
+
+    /// Whether each apply through this store is to become a git commit, and on whose word
+    /// (see [`Store::committing`]).
+    pub fn commit_request(&self) -> Option<&CommandTrust> {
+        self.commit.as_ref()
     }
 
     /// This store rebasing, at apply, each file that changed since its preview with `rebase`

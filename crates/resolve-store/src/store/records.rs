@@ -372,9 +372,29 @@ pub struct HistoryRecord {
     /// whole-file apply or a discard. The change set holds what each file received.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<Review>,
+    /// The git commit made for this apply (a commit per apply, `resolve apply --commit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// Why no commit was made although one was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_committed: Option<String>,
 }
 
 impl HistoryRecord {
+    /// Record what came of the commit asked for after this apply.
+    pub fn set_commit(&mut self, fact: &CommitFact) {
+        match fact {
+            CommitFact::Committed { commit } => {
+                self.commit = Some(commit.clone());
+                self.not_committed = None;
+            }
+            CommitFact::NotCommitted { reason } => {
+                self.commit = None;
+                self.not_committed = Some(reason.clone());
+            }
+        }
+    }
+
     /// The content the applied file `path` had before the apply (`None`: it did not exist),
     /// for undo; `None` when `path` is not part of the change set. An apply writes only files
     /// that still hold the base their change was computed from, and keeps that content in the
@@ -434,6 +454,10 @@ struct HistoryFields {
     undone: bool,
     #[serde(default)]
     review: Option<Review>,
+    #[serde(default)]
+    commit: Option<String>,
+    #[serde(default)]
+    not_committed: Option<String>,
 }
 
 impl From<HistoryFields> for HistoryRecord {
@@ -469,8 +493,26 @@ impl From<HistoryFields> for HistoryRecord {
             dropped_files: fields.dropped_files,
             undone: fields.undone,
             review: fields.review,
+            commit: fields.commit,
+            not_committed: fields.not_committed,
         }
     }
+}
+
+/// What came of the git commit asked for after an apply (see
+/// [`Store::record_commit`](super::Store::record_commit)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommitFact {
+    /// One commit holds the apply's files.
+    Committed {
+        /// The commit's full id.
+        commit: String,
+    },
+    /// No commit was made; the apply stands.
+    NotCommitted {
+        /// Why, in a sentence the person and the model can read.
+        reason: String,
+    },
 }
 
 /// What [`Store::get`](super::Store::get) finds.
@@ -654,6 +696,8 @@ mod tests {
             applied_files: Vec::new(),
             dropped_files: Vec::new(),
             undone: false,
+            commit: None,
+            not_committed: None,
             review: None,
         };
         let json = serde_json::to_value(&history).unwrap();

@@ -12,7 +12,9 @@ use serde::Serialize;
 use super::Store;
 use super::notes::{NoteResolution, ReviewerNote};
 use super::rebasing::Keep;
-use super::records::{ApplyOutcome, Attribution, HistoryRecord, Outcome, PendingRecord, unix_now};
+use super::records::{
+    ApplyOutcome, Attribution, CommitFact, HistoryRecord, Outcome, PendingRecord, unix_now,
+};
 use super::review::Review;
 use crate::change_set::{ChangeSet, Content, FileChange};
 use crate::error::{Invariant, StoreError};
@@ -274,6 +276,8 @@ impl Store {
             applied_files,
             dropped_files: dropped_files.clone(),
             undone: false,
+            commit: None,
+            not_committed: None,
             review,
         };
         let written: Vec<String> = history
@@ -291,6 +295,19 @@ impl Store {
             rebased_files,
             record: history,
         })
+    }
+
+    /// Record in the history of the applied action `id` what came of the git commit asked
+    /// for after it (the commit's id, or why none was made); the record as written.
+    pub fn record_commit(&self, id: &str, fact: &CommitFact) -> Result<HistoryRecord, StoreError> {
+        let _lock = self.session()?;
+        let mut record = self
+            .find_history(id)?
+            .ok_or_else(|| StoreError::UnknownAction { id: id.to_owned() })?;
+        record.set_commit(fact);
+        // This rewrites the history record alone; no file is written.
+        self.commit(Purpose::RecordCommit, Vec::new(), &record)?;
+        Ok(record)
     }
 
     /// Discard a pending action: it moves to history with the reason; no file is touched.
@@ -351,6 +368,8 @@ impl Store {
                 .and_then(|attribution| attribution.model_reason_beside(reason)),
             applied_files: Vec::new(),
             undone: false,
+            commit: None,
+            not_committed: None,
             review: None,
         };
         self.commit_noting(Purpose::Discard, Vec::new(), &history, None, note.as_ref())?;
@@ -391,7 +410,7 @@ impl Store {
                 path: RecordKind::Pending.relative(seq),
             }),
             // A trial is never committed (see `Store::check_in_place`); it keeps its record.
-            Purpose::Undo | Purpose::Observe | Purpose::Trial => {}
+            Purpose::Undo | Purpose::Observe | Purpose::Trial | Purpose::RecordCommit => {}
         }
         state.extend(also_remove.map(|path| StateChange::Remove { path }));
         state.extend(note_file.as_ref().map(|note| StateChange::Write {

@@ -208,6 +208,8 @@ impl Store {
             dropped_files: Vec::new(),
             undone: false,
             review: None,
+            commit: None,
+            not_committed: None,
         };
         self.commit(Purpose::Observe, Vec::new(), &history)?;
         Ok(history)

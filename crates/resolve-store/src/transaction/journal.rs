@@ -66,6 +66,9 @@ pub(crate) enum Purpose {
     /// Put a pending action's preview in place for a check, to be rolled back afterwards
     /// whatever happens: a trial is never committed, and its recovery always rolls back.
     Trial,
+    /// Record in an applied action's history what came of the git commit made after it (no
+    /// files).
+    RecordCommit,
 }
 
 impl Purpose {
@@ -76,6 +79,7 @@ impl Purpose {
             Self::Undo => "undo",
             Self::Observe => "record of a shell command",
             Self::Trial => "check trial",
+            Self::RecordCommit => "record of the commit",
         }
     }
 
@@ -84,6 +88,7 @@ impl Purpose {
             Self::Apply | Self::Discard | Self::Trial => "it is still pending",
             Self::Undo => "it is still applied",
             Self::Observe => "it is not recorded",
+            Self::RecordCommit => "its history does not name the commit",
         }
     }
 
@@ -94,6 +99,7 @@ impl Purpose {
             Self::Undo => "it is undone",
             Self::Observe => "it is recorded",
             Self::Trial => "it is still pending",
+            Self::RecordCommit => "its history names the commit",
         }
     }
 }

@@ -322,8 +322,17 @@ fn shell_patch(id: &str, patch: &str) -> Reply {
 fn output_of(run: &CodexRun, number: usize, id: &str) -> String {
     let text = run.requests.get(number - 1).and_then(|request| {
         request.body["input"].as_array()?.iter().find_map(|item| {
-            (item["type"] == "function_call_output" && item["call_id"] == id)
-                .then(|| item["output"].as_str().unwrap_or_default().to_owned())
+            (item["type"] == "function_call_output" && item["call_id"] == id).then(|| {
+                match &item["output"] {
+                    // An MCP tool's output comes as parts.
+                    serde_json::Value::Array(parts) => parts
+                        .iter()
+                        .filter_map(|part| part["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    output => output.as_str().unwrap_or_default().to_owned(),
+                }
+            })
         })
     });
     run.check(
@@ -384,6 +393,50 @@ fn codex_patch_is_staged_as_one_preview_and_applies_byte_exactly() {
             lab.read("a.txt"),
             lab.read("b.txt")
         ),
+    );
+}
+
+/// In `stage`, the session's own `resolve` tool (its `resolve mcp` learns the session from the
+/// call) applies the patch its hook staged; both files land byte-exactly.
+#[test]
+fn codex_sessions_resolve_tool_applies_the_patch_its_hook_staged() {
+    let Some(binary) = codex() else {
+        return;
+    };
+    let lab = Lab::new();
+    lab.write("a.txt", A_BEFORE);
+    let run = run_codex_with(
+        &binary,
+        &lab,
+        vec![
+            shell_patch("call_patch", TWO_FILE_PATCH),
+            Reply::Turn(
+                Turn::default().and_namespaced_call(
+                    "call_resolve",
+                    "mcp__resolve",
+                    "resolve",
+                    &json!({"action": "apply", "reason": "The patch is what the task asks."})
+                        .to_string(),
+                ),
+            ),
+            Reply::Turn(Turn::text("Done.")),
+        ],
+        "Patch a.txt and add b.txt.",
+        Some(&[]),
+    );
+    run.check(
+        run.status.is_some_and(|status| status.success()) && run.requests.len() == 3,
+        "codex should exit 0 after 3 requests",
+    );
+    let applied = output_of(&run, 3, "call_resolve");
+    run.check(
+        applied.contains("Applied patch to"),
+        &format!("the session's resolve should apply the hook's preview; it read:\n{applied}"),
+    );
+    run.check(
+        lab.read("a.txt").as_deref() == Some(A_AFTER)
+            && lab.read("b.txt").as_deref() == Some("new file\nsecond line\n"),
+        "both files land byte-exactly",
     );
 }
 

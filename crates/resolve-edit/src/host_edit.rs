@@ -92,6 +92,12 @@ impl Default for HookSettings {
     }
 }
 
+/// The origin of what a Codex session's hook stages: `mcp:codex-<session id>`. The session's
+/// `resolve mcp` learns the id from each call (Codex sends `_meta.sessionId`) and adopts it.
+pub fn codex_session_origin(session_id: &str) -> Origin {
+    Origin::Mcp(format!("codex-{session_id}"))
+}
+
 /// What happened to an intercepted edit; its text is what the host's model reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HookReply {

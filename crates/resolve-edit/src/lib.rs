@@ -119,11 +119,13 @@ pub use diff::{change_diff, unified_diff};
 pub use error::EditError;
 pub use external::ExternalActionRunner;
 pub use git_commit::{commit_applied, commit_line, commit_message, short_id};
-pub use host_edit::{HookApproval, HookReply, HookSettings, HostEdit, intercept};
+pub use host_edit::{
+    HookApproval, HookReply, HookSettings, HostEdit, codex_session_origin, intercept,
+};
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
 pub use merge::{LineConflict, LineMerge, LineRebase, merge_lines};
 pub use opened::{OpenOptions, OpenedWorkspace, rebasing_store};
-pub use pending_source::StorePendingSource;
+pub use pending_source::{AdoptedOrigins, StorePendingSource};
 pub use preview::{
     PREVIEW_BANNER, Preview, Produce, ProduceLimits, Produced, ResultDetails, addressed_preview,
 };

@@ -21,7 +21,7 @@ use crate::config::WorkspaceConfig;
 use crate::error::EditError;
 use crate::external::ExternalActionRunner;
 use crate::merge::LineRebase;
-use crate::pending_source::StorePendingSource;
+use crate::pending_source::{AdoptedOrigins, StorePendingSource};
 use crate::tools::FileTools;
 
 /// How to open a workspace.
@@ -44,6 +44,7 @@ pub struct OpenedWorkspace {
     tools: FileTools,
     check: Option<CheckTool>,
     ahead: DecisionsAhead,
+    adopted: AdoptedOrigins,
 }
 
 impl OpenedWorkspace {
@@ -78,6 +79,7 @@ impl OpenedWorkspace {
             tools,
             check,
             ahead: DecisionsAhead::new(),
+            adopted: AdoptedOrigins::default(),
         }
     }
 
@@ -121,6 +123,11 @@ impl OpenedWorkspace {
         Ok(())
     }
 
+    /// The origins its sessions resolve besides its own, learnt as it runs.
+    pub fn adopted(&self) -> &AdoptedOrigins {
+        &self.adopted
+    }
+
     /// The `resolve` session of this origin: its pending actions (every origin's at the
     /// command line) decided by `approver` unless a decision was made ahead, stored MCP tool
     /// calls made through `runner` when given.
@@ -137,7 +144,8 @@ impl OpenedWorkspace {
         };
         let mut source = StorePendingSource::new(self.store.clone(), pending_origin)
             .with_approver(approver)
-            .with_decisions_ahead(self.ahead.clone());
+            .with_decisions_ahead(self.ahead.clone())
+            .with_adopted(self.adopted.clone());
         if let Some(runner) = runner {
             source = source.with_external_runner(runner);
         }

@@ -30,12 +30,40 @@ use crate::producers::applied_text_for;
 use crate::review::partial_apply_lines;
 use crate::selection::{HunkRejection, Selection};
 
+/// The origins a session resolves besides its own, learnt while it runs: a Codex session's
+/// `resolve mcp` learns the session from each call, and then resolves what that session's
+/// hook staged (`mcp:codex-<session>`). Shared by clones.
+#[derive(Debug, Clone, Default)]
+pub struct AdoptedOrigins(Arc<Mutex<Vec<Origin>>>);
+
+impl AdoptedOrigins {
+    /// Resolve `origin`'s pending actions too, from now on.
+    pub fn adopt(&self, origin: Origin) {
+        let mut adopted = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !adopted.contains(&origin) {
+            adopted.push(origin);
+        }
+    }
+
+    /// Whether `origin` was adopted.
+    pub fn contains(&self, origin: &Origin) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains(origin)
+    }
+}
+
 /// Keeps a session's pending stack in step with the durable store: previews staged by any
 /// process appear, previews consumed by any process disappear.
 #[derive(Debug)]
 pub struct StorePendingSource {
     store: Store,
     origin: Option<Origin>,
+    adopted: AdoptedOrigins,
     deciders: Deciders,
     runner: Option<Arc<dyn ExternalActionRunner>>,
     known: Mutex<HashSet<String>>,
@@ -48,6 +76,7 @@ impl StorePendingSource {
         Self {
             store,
             origin,
+            adopted: AdoptedOrigins::default(),
             deciders: Deciders {
                 approver: Arc::new(AutoApprover),
                 ahead: DecisionsAhead::new(),
@@ -73,6 +102,14 @@ impl StorePendingSource {
         self
     }
 
+    /// This source also giving the pending actions of the origins `adopted` holds (see
+    /// [`AdoptedOrigins`]).
+    #[must_use]
+    pub fn with_adopted(mut self, adopted: AdoptedOrigins) -> Self {
+        self.adopted = adopted;
+        self
+    }
+
     /// This source carrying out the decisions given to `ahead` for an action instead of
     /// asking its approver (a person answered before the call reached the store). By default
     /// none are given.
@@ -92,9 +129,9 @@ impl PendingSource for StorePendingSource {
         let records: Vec<PendingSummary> = records
             .into_iter()
             .filter(|record| {
-                self.origin
-                    .as_ref()
-                    .is_none_or(|origin| &record.origin == origin)
+                self.origin.as_ref().is_none_or(|origin| {
+                    &record.origin == origin || self.adopted.contains(&record.origin)
+                })
             })
             .collect();
         let live: HashSet<String> = records.iter().map(|record| record.id.clone()).collect();

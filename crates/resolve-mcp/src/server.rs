@@ -9,8 +9,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use resolve_core::{RESOLVE_TOOL_NAME, ToolContext, ToolError, ToolRegistry, ToolResult};
 use resolve_edit::{
-    ApprovalMode, ApproveTimeout, AutoApprover, LiveOutput, OpenedWorkspace, Origin, Store,
-    Workspace, WorkspaceConfig, builtin_tools, reviewer_note_text, run_blocking,
+    AdoptedOrigins, ApprovalMode, ApproveTimeout, AutoApprover, LiveOutput, OpenedWorkspace,
+    Origin, Store, Workspace, WorkspaceConfig, builtin_tools, codex_session_origin,
+    reviewer_note_text, run_blocking,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
@@ -110,6 +111,10 @@ struct Inner {
     listed: Mutex<Vec<String>>,
     /// Resource subscriptions and listen streams.
     watches: Arc<Watches>,
+    /// The host sessions whose hook-staged actions this connection resolves too (a Codex
+    /// session, learnt from its calls' `_meta.sessionId`); `None` when the connection already
+    /// resolves as a host session.
+    adopted: Option<AdoptedOrigins>,
 }
 
 impl std::fmt::Debug for ResolveServer {
@@ -153,6 +158,7 @@ impl ResolveServer {
             user_dir,
             host_session,
         } = options;
+        let adopts_sessions = host_session.is_none();
         let origin = host_session.unwrap_or_else(|| Origin::Mcp(connection_id.clone()));
         // Opening the workspace checks its state directory (a `.resolve/` from a clone may hold
         // links) before its configuration is read.
@@ -200,6 +206,7 @@ impl ResolveServer {
                 tools,
                 calls: AtomicU64::new(0),
                 listed: Mutex::new(listed),
+                adopted: adopts_sessions.then(|| opened.adopted().clone()),
             }),
         })
     }
@@ -223,6 +230,25 @@ impl ResolveServer {
     /// The origin this connection stages under and resolves: `mcp:<connection id>`.
     pub fn origin(&self) -> &Origin {
         &self.inner.resolver.origin
+    }
+
+    /// A call from a Codex session names it (`_meta.sessionId`, which Codex sends with every
+    /// `tools/call`): from then on `resolve` also resolves what that session's hook staged
+    /// (`resolve hook codex`), as it resolves the connection's own previews.
+    fn adopt_host_session(&self, context: &RequestContext<RoleServer>) {
+        let Some(adopted) = &self.inner.adopted else {
+            return;
+        };
+        let session = context.meta.get("sessionId").and_then(Value::as_str);
+        if let Some(session) = session.filter(|session| {
+            !session.is_empty()
+                && session.len() <= 128
+                && session
+                    .bytes()
+                    .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
+        }) {
+            adopted.adopt(codex_session_origin(session));
+        }
     }
 
     /// The connection ended: drop the reviewer notes nobody will be told now (its origin is
@@ -440,6 +466,7 @@ impl ServerHandler for ResolveServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        self.adopt_host_session(&context);
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let retry = Retry {
             request_state: request.request_state,

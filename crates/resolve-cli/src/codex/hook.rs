@@ -9,7 +9,8 @@ use std::path::Path;
 
 use resolve_edit::{
     ApproveTimeout, FileToolOutput, FileTools, HookApproval, HookReply, HookSettings, HostEdit,
-    OpenOptions, OpenedWorkspace, Origin, ProducerRequest, Store, Workspace, intercept,
+    OpenOptions, OpenedWorkspace, ProducerRequest, Store, Workspace, codex_session_origin,
+    intercept,
 };
 
 use super::protocol::{
@@ -18,11 +19,6 @@ use super::protocol::{
 
 /// The most hook input read from stdin (a patch rewriting a large file fits many times).
 const MAX_INPUT: u64 = 64 * 1024 * 1024;
-
-/// The origin of what a Codex session stages: `mcp:codex-<session id>`.
-pub(crate) fn codex_origin(session_id: &str) -> Origin {
-    Origin::Mcp(format!("codex-{session_id}"))
-}
 
 /// Run the hook for `root`: read stdin, answer on stdout/stderr, return the exit code (0, or
 /// 2 when the call is blocked without a decision).
@@ -76,7 +72,7 @@ fn decide_patch(
 ) -> HostReply {
     let decided = OpenedWorkspace::open(
         root,
-        codex_origin(&call.session_id),
+        codex_session_origin(&call.session_id),
         &OpenOptions::default(),
     )
     .and_then(|opened| {
@@ -117,7 +113,7 @@ fn stage_patch(root: &Path, call: &CodexPatchCall) -> HostReply {
         .and_then(|workspace| {
             let store = Store::open(workspace);
             store.recover().map_err(|error| error.to_string())?;
-            let tools = FileTools::new(store, codex_origin(&call.session_id));
+            let tools = FileTools::new(store, codex_session_origin(&call.session_id));
             tools
                 .produce(&ProducerRequest::ApplyPatch(call.request.clone()))
                 .map_err(|error| error.to_string())

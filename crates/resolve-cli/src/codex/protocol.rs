@@ -164,7 +164,7 @@ impl HostReply {
     pub(crate) fn reason(&self) -> String {
         match self {
             Self::Staged { id, summary } => format!(
-                "resolve staged this patch as {id}; no file was written yet. It lands when a person applies it with resolve (`resolve review` or `resolve apply`); until then the files keep their old content.\n{summary}"
+                "resolve staged this patch as {id}; no file was written yet. It lands when you call the `resolve` tool of the `resolve` MCP server with action \"apply\" (or \"discard\") and a reason, or when a person applies it with resolve (`resolve review` or `resolve apply`); until then the files keep their old content.\n{summary}"
             ),
             Self::Unchanged { text } => {
                 format!("resolve has nothing to stage for this patch; no file was written.\n{text}")

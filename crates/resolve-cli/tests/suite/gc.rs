@@ -30,15 +30,22 @@ fn gc_json(workspace: &Workspace, args: &[&str]) -> Value {
     serde_json::from_str(run.stdout.trim()).unwrap()
 }
 
-/// Age every stored content file past the grace a fresh one gets.
-fn age_blobs(workspace: &Workspace) {
+/// Set the time of the files `find` finds with `selection` (relative to the root) to `ago`.
+fn backdate(workspace: &Workspace, selection: &str, ago: &str) {
     let status = std::process::Command::new("sh")
         .arg("-c")
-        .arg("find .resolve/blobs -type f -exec touch -d '3 hours ago' {} +")
+        .arg(format!(
+            "find {selection} -type f -exec touch -d '{ago}' {{}} +"
+        ))
         .current_dir(workspace.root())
         .status()
         .unwrap();
     assert!(status.success());
+}
+
+/// Age every stored content file past the grace a fresh one gets.
+fn age_blobs(workspace: &Workspace) {
+    backdate(workspace, ".resolve/blobs", "3 hours ago");
 }
 
 #[test]
@@ -130,13 +137,7 @@ fn the_gc_table_of_the_config_sets_what_gc_and_the_daily_pass_keep() {
     // The daily pass (its last run made a day old) keeps what the table says; the default
     // would keep a fresh entry.
     assert_eq!(log_ids(&workspace), ["pending-action:edit:1"]);
-    let status = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("find .resolve/history -name '.*' -type f -exec touch -d '25 hours ago' {} +")
-        .current_dir(workspace.root())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    backdate(&workspace, ".resolve/history -name '.*'", "25 hours ago");
     assert_eq!(log_ids(&workspace), Vec::<String>::new());
     for (path, new) in [("a.txt", "A"), ("b.txt", "B")] {
         edit(&workspace, path, &path[..1], new);

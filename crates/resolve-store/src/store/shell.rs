@@ -11,10 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::Store;
-use super::records::{
-    HistoryRecord, ID_PREFIX, Outcome, PendingRecord, RecordVersion, read_json, unix_now,
-    write_json,
-};
+use super::records::{HistoryRecord, Outcome, RecordVersion, read_json, unix_now, write_json};
 use super::staging::NewAction;
 use crate::change_set::{ChangeSet, Content, FileChange};
 use crate::error::StoreError;
@@ -127,15 +124,9 @@ impl Store {
         files: Vec<ObservedFile>,
         reason: &str,
     ) -> Result<HistoryRecord, StoreError> {
-        let NewAction {
-            origin,
-            source_tool,
-            label,
-            mut preview_text,
-            details,
-        } = action;
+        let mut action = action;
         let blobs = self.blobs();
-        blobs.intern(&mut preview_text)?;
+        blobs.intern(&mut action.preview_text)?;
         let mut change_set = ChangeSet::new();
         let mut paths = Vec::with_capacity(files.len());
         for file in files {
@@ -173,28 +164,9 @@ impl Store {
             change_set.insert(file.path, change);
         }
         let _lock = self.session()?;
-        let seq = self.take_seq()?;
         let fingerprint = change_set.fingerprint();
-        let mut record = PendingRecord {
-            version: RecordVersion,
-            id: format!("{ID_PREFIX}{source_tool}:{seq}"),
-            seq,
-            origin,
-            source_tool,
-            label,
-            created_at: unix_now(),
-            order: seq,
-            fingerprint: fingerprint.clone(),
-            change_set,
-            mcp: None,
-            preview_text,
-            details,
-            amendments: Vec::new(),
-            check: None,
-            mac: None,
-            foreign: false,
-        };
-        self.sign(&mut record, &fingerprint)?;
+        let record =
+            self.numbered_record(action, change_set, None, fingerprint.clone(), &fingerprint)?;
         let history = HistoryRecord {
             action: record,
             outcome: Outcome::Applied,

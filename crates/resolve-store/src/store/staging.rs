@@ -102,15 +102,33 @@ impl Store {
         fingerprint: String,
         change_fingerprint: &str,
     ) -> Result<PendingRecord<C>, StoreError> {
+        let mut action = action;
+        self.blobs().intern(&mut action.preview_text)?;
+        let _lock = self.session()?;
+        let record =
+            self.numbered_record(action, change_set, mcp, fingerprint, change_fingerprint)?;
+        let seq = record.seq;
+        write_json(&self.record_path(RecordKind::Pending, seq), &record)?;
+        Ok(record)
+    }
+
+    /// The record of `action` (its preview text already in the blob store), numbered by the
+    /// counter and signed over `change_fingerprint`; the caller holds the lock.
+    pub(super) fn numbered_record<C>(
+        &self,
+        action: NewAction,
+        change_set: C,
+        mcp: Option<McpAction>,
+        fingerprint: String,
+        change_fingerprint: &str,
+    ) -> Result<PendingRecord<C>, StoreError> {
         let NewAction {
             origin,
             source_tool,
             label,
-            mut preview_text,
+            preview_text,
             details,
         } = action;
-        self.blobs().intern(&mut preview_text)?;
-        let _lock = self.session()?;
         let seq = self.take_seq()?;
         let mut record = PendingRecord {
             version: RecordVersion,
@@ -132,7 +150,6 @@ impl Store {
             foreign: false,
         };
         self.sign(&mut record, change_fingerprint)?;
-        write_json(&self.record_path(RecordKind::Pending, seq), &record)?;
         Ok(record)
     }
 

@@ -311,6 +311,29 @@ const A_AFTER: &str = "alpha\nBETA\ngamma\ndelta\nepsilon\nzeta\nETA\ntheta\n";
 /// One update with two change blocks and one added file.
 const TWO_FILE_PATCH: &str = "*** Begin Patch\n*** Update File: a.txt\n@@ alpha\n-beta\n+BETA\n gamma\n@@ zeta\n-eta\n+ETA\n theta\n*** Add File: b.txt\n+new file\n+second line\n*** End Patch\n";
 
+/// Codex, set up by `resolve setup codex SETUP…`, runs a model that patches a.txt (holding
+/// [`A_BEFORE`]) and adds b.txt with [`TWO_FILE_PATCH`], then answers with `then` and ends;
+/// the run must end well with one request per reply.
+fn run_two_file_patch(binary: &Path, lab: &Lab, then: Vec<Reply>, setup: &[&str]) -> CodexRun {
+    lab.write("a.txt", A_BEFORE);
+    let mut script = vec![shell_patch("call_patch", TWO_FILE_PATCH)];
+    script.extend(then);
+    script.push(Reply::Turn(Turn::text("Done.")));
+    let replies = script.len();
+    let run = run_codex_with(
+        binary,
+        lab,
+        script,
+        "Patch a.txt and add b.txt.",
+        Some(setup),
+    );
+    run.check(
+        run.status.is_some_and(|status| status.success()) && run.requests.len() == replies,
+        &format!("codex should exit 0 after {replies} requests"),
+    );
+    run
+}
+
 /// The model's `exec_command` call running `apply_patch` with `patch` (how Codex 0.171.0 has
 /// a model without the `apply_patch` tool patch files).
 fn shell_patch(id: &str, patch: &str) -> Reply {
@@ -350,21 +373,7 @@ fn codex_patch_is_staged_as_one_preview_and_applies_byte_exactly() {
         return;
     };
     let lab = Lab::new();
-    lab.write("a.txt", A_BEFORE);
-    let run = run_codex_with(
-        &binary,
-        &lab,
-        vec![
-            shell_patch("call_patch", TWO_FILE_PATCH),
-            Reply::Turn(Turn::text("Done.")),
-        ],
-        "Patch a.txt and add b.txt.",
-        Some(&[]),
-    );
-    run.check(
-        run.status.is_some_and(|status| status.success()) && run.requests.len() == 2,
-        "codex should exit 0 after 2 requests",
-    );
+    let run = run_two_file_patch(&binary, &lab, vec![], &[]);
     let text = output_of(&run, 2, "call_patch");
     run.check(
         text.contains("resolve staged this patch as pending-action:apply_patch:1")
@@ -404,29 +413,16 @@ fn codex_sessions_resolve_tool_applies_the_patch_its_hook_staged() {
         return;
     };
     let lab = Lab::new();
-    lab.write("a.txt", A_BEFORE);
-    let run = run_codex_with(
+    let run = run_two_file_patch(
         &binary,
         &lab,
-        vec![
-            shell_patch("call_patch", TWO_FILE_PATCH),
-            Reply::Turn(
-                Turn::default().and_namespaced_call(
-                    "call_resolve",
-                    "mcp__resolve",
-                    "resolve",
-                    &json!({"action": "apply", "reason": "The patch is what the task asks."})
-                        .to_string(),
-                ),
-            ),
-            Reply::Turn(Turn::text("Done.")),
-        ],
-        "Patch a.txt and add b.txt.",
-        Some(&[]),
-    );
-    run.check(
-        run.status.is_some_and(|status| status.success()) && run.requests.len() == 3,
-        "codex should exit 0 after 3 requests",
+        vec![Reply::Turn(Turn::default().and_namespaced_call(
+            "call_resolve",
+            "mcp__resolve",
+            "resolve",
+            &json!({"action": "apply", "reason": "The patch is what the task asks."}).to_string(),
+        ))],
+        &[],
     );
     let applied = output_of(&run, 3, "call_resolve");
     run.check(
@@ -448,21 +444,7 @@ fn codex_auto_mode_lands_the_patch_through_resolve() {
         return;
     };
     let lab = Lab::new();
-    lab.write("a.txt", A_BEFORE);
-    let run = run_codex_with(
-        &binary,
-        &lab,
-        vec![
-            shell_patch("call_patch", TWO_FILE_PATCH),
-            Reply::Turn(Turn::text("Done.")),
-        ],
-        "Patch a.txt and add b.txt.",
-        Some(&["--approve", "auto"]),
-    );
-    run.check(
-        run.status.is_some_and(|status| status.success()) && run.requests.len() == 2,
-        "codex should exit 0 after 2 requests",
-    );
+    let run = run_two_file_patch(&binary, &lab, vec![], &["--approve", "auto"]);
     let text = output_of(&run, 2, "call_patch");
     run.check(
         text.contains("Landed through resolve as pending-action:apply_patch:1"),
@@ -489,7 +471,6 @@ fn codex_review_mode_lands_what_a_person_approved_and_tells_the_model_why() {
         return;
     };
     let lab = Lab::new();
-    lab.write("a.txt", A_BEFORE);
     let person = {
         let (root, home) = (lab.root.clone(), lab.home.clone());
         std::thread::spawn(move || {
@@ -519,26 +500,13 @@ fn codex_review_mode_lands_what_a_person_approved_and_tells_the_model_why() {
             None
         })
     };
-    let run = run_codex_with(
-        &binary,
-        &lab,
-        vec![
-            shell_patch("call_patch", TWO_FILE_PATCH),
-            Reply::Turn(Turn::text("Done.")),
-        ],
-        "Patch a.txt and add b.txt.",
-        Some(&["--approve", "review"]),
-    );
+    let run = run_two_file_patch(&binary, &lab, vec![], &["--approve", "review"]);
     let applied = person.join().unwrap();
     run.check(
         applied
             .as_ref()
             .is_some_and(|output| output.status.success()),
         &format!("the person's apply: {applied:?}"),
-    );
-    run.check(
-        run.status.is_some_and(|status| status.success()) && run.requests.len() == 2,
-        "codex should exit 0 after 2 requests",
     );
     run.check(
         lab.read("a.txt").as_deref() == Some(A_AFTER) && lab.read("b.txt").is_none(),

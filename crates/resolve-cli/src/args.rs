@@ -783,6 +783,16 @@ pub struct ReviewArgs {
     /// <ROOT>/.resolve/config.toml.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Review in the browser instead: serve the review on 127.0.0.1 and print its URL (with a
+    /// random token the server asks of every request).
+    #[arg(long)]
+    pub web: bool,
+    /// The port to serve on (with --web); by default a free one.
+    #[arg(long, value_name = "N", requires = "web")]
+    pub port: Option<u16>,
+    /// Open the page in the default browser (with --web).
+    #[arg(long, requires = "web")]
+    pub open: bool,
 }
 
 /// `resolve amend`.

@@ -36,4 +36,5 @@ mod suite {
     mod terminal;
     mod trust;
     mod untrusted_state;
+    mod web;
 }

@@ -154,6 +154,13 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Review(args) => {
             let (hub_store, config) = (store.clone(), args.config.clone());
             let hub = Arc::new(move || configured_hub(&hub_store, config.as_deref()));
+            if args.web {
+                let options = crate::review::web::WebOptions {
+                    port: args.port.unwrap_or(0),
+                    open: args.open,
+                };
+                return crate::review::web::run(&store, hub, &options);
+            }
             crate::review::run(&store, hub, output)
         }
         Command::Agent(args) => agent::run(&store, args, output),

@@ -14,10 +14,9 @@ use resolve_edit::{
 };
 use tokio_util::sync::CancellationToken;
 
-use super::app::ApplyRequest;
 use super::model::{
-    ActionView, Decision, DiffLine, FileKind, FileView, HunkView, LineKind, NO_NEWLINE, age_text,
-    pair_changed_lines,
+    ActionView, ApplyRequest, Decision, DiffLine, FileKind, FileView, HunkView, LineKind,
+    NO_NEWLINE, age_text, pair_changed_lines,
 };
 
 /// Starts the MCP servers that resolve actions staged by their tools (only called when an
@@ -66,6 +65,17 @@ impl ReviewStore {
             .filter(|record| only.is_none_or(|id| record.id == id))
             .map(|record| self.action_view(record, now))
             .collect()
+    }
+
+    /// A short text that changes when the pending actions do (one staged, resolved or
+    /// amended), cheap enough to poll.
+    pub fn version(&self) -> anyhow::Result<String> {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        for record in self.store.pending()? {
+            (&record.id, &record.fingerprint, record.amendments.len()).hash(&mut hasher);
+        }
+        Ok(format!("{:016x}", hasher.finish()))
     }
 
     fn action_view(&self, record: &PendingRecord, now: u64) -> anyhow::Result<ActionView> {

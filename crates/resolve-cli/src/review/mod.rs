@@ -12,6 +12,7 @@ mod app;
 mod model;
 mod render;
 mod terminal;
+pub(crate) mod web;
 
 #[cfg(test)]
 mod sample;
@@ -23,7 +24,8 @@ use resolve_edit::{Decision, Store};
 
 pub(crate) use adapter::HubFactory;
 use adapter::ReviewStore;
-use app::{App, ApplyRequest, Effect};
+use app::{App, Effect};
+use model::ApplyRequest;
 pub(crate) use model::age_text;
 use render::Theme;
 use terminal::Screen;

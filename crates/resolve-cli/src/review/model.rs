@@ -129,6 +129,28 @@ impl Decision {
     }
 }
 
+/// A rejected hunk and its reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// `src/a.rs#2`.
+    pub address: String,
+    /// The reviewer's reason, if one was given.
+    pub reason: Option<String>,
+}
+
+/// What the reviewer decided to apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplyRequest {
+    /// The action to apply.
+    pub id: String,
+    /// The version of the action reviewed.
+    pub version: String,
+    /// Every rejected hunk with its reason; the rest lands.
+    pub rejected: Vec<Rejection>,
+    /// The overall reason.
+    pub reason: String,
+}
+
 /// The text of the line marking a missing final newline.
 pub const NO_NEWLINE: &str = "\\ No newline at end of file";
 

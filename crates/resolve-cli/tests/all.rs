@@ -37,4 +37,5 @@ mod suite {
     mod trust;
     mod untrusted_state;
     mod web;
+    mod web_browser;
 }

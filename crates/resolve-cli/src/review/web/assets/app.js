@@ -57,8 +57,38 @@
     return [all.filter((h) => !(h.hunk.address in rejected)).length, all.length];
   }
 
+  // After an amendment or a change elsewhere, a decision stays on a hunk whose address, header
+  // and lines are unchanged (as in the terminal review); the others start kept again.
+  function hunkKey(hunk) { return hunk.header + '\n' + JSON.stringify(hunk.lines); }
+  function carryDecisions(old, next) {
+    const d = S.decisions[old.id];
+    if (!d || d.version === next.version) return;
+    const before = new Map();
+    old.files.forEach((f) => f.hunks.forEach((h) => before.set(h.address, hunkKey(h))));
+    const rejected = {};
+    next.files.forEach((f) => f.hunks.forEach((h) => {
+      if (h.address in d.rejected && before.get(h.address) === hunkKey(h)) rejected[h.address] = d.rejected[h.address];
+    }));
+    S.decisions[old.id] = { version: next.version, rejected };
+  }
+
+  // The text of line `number` on `side` of `path` in the action now, or null when not shown.
+  function lineNow(action, path, side, number) {
+    const file = action.files.find((f) => f.path === path);
+    if (!file) return null;
+    for (const hunk of file.hunks) {
+      const row = numbered(hunk).find((r) => (side === 'old' ? r.old : r.new) === number);
+      if (row) return row.text;
+    }
+    return null;
+  }
+
   async function load() {
     const data = await api('/api/actions');
+    for (const next of data.actions) {
+      const old = S.actions.find((a) => a.id === next.id);
+      if (old) carryDecisions(old, next);
+    }
     S.actions = data.actions;
     S.version = data.version;
     const shown = visibleActions();
@@ -120,8 +150,12 @@
   function rewriteGroups(action) { return action.label.startsWith('AST Edit') ? action.label.replace(/^AST Edit:\s*/, '') : null; }
 
   function renderFile(action, file, f, rejected, group) {
-    const comments = (S.comments[action.id] || []).filter((c) => c.path === file.path);
-    const hunks = file.hunks.map((hunk) => renderHunk(action, file, hunk, rejected, comments)).join('');
+    const all = (S.comments[action.id] || []).filter((c) => c.path === file.path);
+    // A comment keeps a copy of its line: when the line changed, it is shown apart, never on other code.
+    const comments = all.filter((c) => lineNow(action, c.path, c.side, c.line) === c.text);
+    const moved = all.filter((c) => !comments.includes(c)).map((c) =>
+      `<div class="group">Comment on a line that changed since (${esc(c.path)}:${c.line} was <code>${esc(c.text)}</code>): ${esc(c.comment)}</div>`).join('');
+    const hunks = moved + file.hunks.map((hunk) => renderHunk(action, file, hunk, rejected, comments)).join('');
     const head = `<h3><span class="path">${esc(file.path)}</span><span>${file.kind}</span>` +
       `<span class="count-add">+${file.added}</span><span class="count-del">−${file.removed}</span>` +
       (file.kind !== 'delete' && !file.stale ? `<button type="button" class="edit" data-path="${esc(file.path)}">Edit</button>` : '') + '</h3>';

@@ -138,6 +138,12 @@ fn dechunk(body: &str) -> String {
     }
 }
 
+/// `token` with its first digit changed.
+fn wrong_token(token: &str) -> String {
+    let first = if token.starts_with('0') { '1' } else { '0' };
+    format!("{first}{}", &token[1..])
+}
+
 /// Two files, three hunks: `src/lib.rs` with two far apart, `src/main.rs` with one.
 pub fn two_file_preview() -> Workspace {
     let workspace = Workspace::with(&[
@@ -162,7 +168,7 @@ fn a_request_without_the_token_or_from_another_host_is_refused() {
         assert_eq!(status, 403, "{path} without the token");
         let (status, _, _) = web.request(
             "GET",
-            &format!("{path}?token=0{}", &web.token[1..]),
+            &format!("{path}?token={}", wrong_token(&web.token)),
             &[],
             None,
         );

@@ -83,8 +83,11 @@
     return null;
   }
 
-  async function load() {
+  // Reload the actions; unless `force`, nothing is redrawn when they did not change (a poll and
+  // a reload after a decision may cross).
+  async function load(force) {
     const data = await api('/api/actions');
+    if (!force && data.version === S.version) return;
     for (const next of data.actions) {
       const old = S.actions.find((a) => a.id === next.id);
       if (old) carryDecisions(old, next);
@@ -417,7 +420,7 @@
     if (action) decisionsOf(action).rejected[address] = input.value;
   });
 
-  $('origin').addEventListener('change', (event) => { S.origin = event.target.value; S.current = null; load(); });
+  $('origin').addEventListener('change', (event) => { S.origin = event.target.value; S.current = null; load(true); });
 
   $('reason').addEventListener('keydown', (event) => {
     if (event.key === 'Enter') { event.preventDefault(); resolveAction(S.pending); }

@@ -736,7 +736,7 @@ fn foreign_warning(id: &str) -> String {
 }
 
 /// What a log line says about a review: ` [kept src/a.rs#1,3; rejected src/a.rs#2; amended
-/// src/a.rs]`, or nothing when the action was neither picked hunk by hunk nor amended.
+/// src/a.rs; commented src/a.rs:4]`, or nothing when the action was neither picked hunk by hunk nor amended.
 fn review_summary(entry: &HistoryRecord) -> String {
     let mut parts = Vec::new();
     for file in entry.review.iter().flat_map(|review| &review.hunks) {
@@ -771,6 +771,15 @@ fn review_summary(entry: &HistoryRecord) -> String {
     amended.dedup();
     if !amended.is_empty() {
         parts.push(format!("amended {}", amended.join(", ")));
+    }
+    let commented: Vec<String> = entry
+        .review
+        .iter()
+        .flat_map(|review| &review.comments)
+        .map(|comment| format!("{}:{}", comment.path, comment.line))
+        .collect();
+    if !commented.is_empty() {
+        parts.push(format!("commented {}", commented.join(", ")));
     }
     if parts.is_empty() {
         String::new()

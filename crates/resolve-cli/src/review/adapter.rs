@@ -113,12 +113,12 @@ impl ReviewStore {
             );
         }
         let decision = review_decision(request)?;
-        let outcome = resolve_edit::apply_reviewed(
+        let outcome = resolve_edit::apply_reviewed_commented(
             &self.store,
             &request.id,
             &decision,
+            request.comments.clone(),
             &request.reason,
-            None,
         )?;
         let mut lines = vec![format!(
             "Applied {} to {}.",

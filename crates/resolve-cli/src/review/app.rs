@@ -408,6 +408,7 @@ impl App {
             version: action.version.clone(),
             rejected,
             reason,
+            comments: Vec::new(),
         })
     }
 

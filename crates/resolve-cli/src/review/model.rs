@@ -147,6 +147,8 @@ pub struct ApplyRequest {
     pub version: String,
     /// Every rejected hunk with its reason; the rest lands.
     pub rejected: Vec<Rejection>,
+    /// The reviewer's line comments (the browser review's; the terminal has none).
+    pub comments: Vec<resolve_edit::LineComment>,
     /// The overall reason.
     pub reason: String,
 }

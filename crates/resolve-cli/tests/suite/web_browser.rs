@@ -200,6 +200,19 @@ fn a_review_in_the_browser_lands_what_the_reviewer_chose_and_the_model_hears_it(
     );
     assert!(log.contains("amended src/main.rs"), "{log}");
     assert!(log.contains("Keep g; f and main move."), "{log}");
+    assert!(log.contains("commented src/lib.rs:1"), "{log}");
+    let history = workspace.run(&["log", "--json"]).expect_code(0).stdout;
+    let history: Value = serde_json::from_str(history.trim()).unwrap();
+    let comments = history["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|entry| entry.pointer("/review/comments"))
+        .unwrap_or_else(|| panic!("no comments kept: {history}"));
+    assert_eq!(
+        comments,
+        &json!([{"path": "src/lib.rs", "line": 1, "side": "new", "text": "fn f() { bar(2); }", "comment": "Is bar safe here?"}])
+    );
 
     // The staging connection's next tool result carries the reviewer's note.
     let next = model.tool("ls", json!({}));
@@ -207,6 +220,10 @@ fn a_review_in_the_browser_lands_what_the_reviewer_chose_and_the_model_hears_it(
     assert!(next.contains("g stays on foo."), "{next}");
     assert!(next.contains("The reviewer amended src/main.rs"), "{next}");
     assert!(next.contains("Keep g; f and main move."), "{next}");
+    assert!(
+        next.contains("The reviewer commented on src/lib.rs:1, the line `fn f() { bar(2); }`: \"Is bar safe here?\""),
+        "{next}"
+    );
 }
 
 #[test]

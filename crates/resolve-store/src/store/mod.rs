@@ -55,7 +55,9 @@ pub use self::records::{
     PendingSummary, RECORD_VERSION, RecordVersion, StagedRecord, StoredAction, default_decider,
 };
 pub use self::resolution::{Landing, ReviewedApply};
-pub use self::review::{Amendment, HunkReview, RejectedFile, RejectedHunk, Review};
+pub use self::review::{
+    Amendment, HunkReview, LineComment, LineSide, RejectedFile, RejectedHunk, Review,
+};
 pub use self::staging::NewAction;
 
 /// The pending store of one workspace. Operations block while they wait for the lock.

@@ -8,6 +8,7 @@ use axum::Json;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use resolve_edit::LineComment;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -140,6 +141,9 @@ pub struct ApplyBody {
     reason: String,
     #[serde(default)]
     rejected: Vec<RejectionBody>,
+    /// Line comments: `{path, line, side: "old"|"new", text, comment}`.
+    #[serde(default)]
+    comments: Vec<LineComment>,
 }
 
 /// One rejected hunk of an apply.
@@ -166,6 +170,11 @@ pub async fn apply(
                 address: rejection.address,
                 reason: rejection.reason.filter(|reason| !reason.trim().is_empty()),
             })
+            .collect(),
+        comments: body
+            .comments
+            .into_iter()
+            .filter(|comment| !comment.comment.trim().is_empty())
             .collect(),
     };
     let text = blocking(&review, move |review| review.apply(&request)).await?;

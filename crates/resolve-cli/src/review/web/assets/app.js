@@ -314,8 +314,8 @@
       delete S.decisions[action.id];
       delete S.comments[action.id];
       $('reason').value = '';
-      status(result.text.split('\n')[0]);
       await load();
+      status(result.text.split('\n')[0]);
     } catch (error) {
       status(error.message.split('\n')[0], true);
     } finally {
@@ -382,8 +382,8 @@
     try {
       const result = await api('/api/amend', { id: box.dataset.id, version: box.dataset.version, path, content: $('editor-text').value });
       box.hidden = true;
-      status(result.amended ? `Amended ${path}; its hunks are recomputed.` : `${path} is unchanged; nothing amended.`);
       await load();
+      status(result.amended ? `Amended ${path}; its hunks are recomputed.` : `${path} is unchanged; nothing amended.`);
     } catch (error) {
       status(error.message.split('\n')[0], true);
     }

@@ -2,15 +2,16 @@
 //! and carries out what the reviewer decided (apply what is kept, discard, amend a file).
 //! Nothing else in the review talks to `resolve-edit` or the store.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
 use resolve_agent::mcp::McpHub;
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
 use resolve_edit::{
-    AmendOutcome, ChangeKind, Hunk, HunkAddress, HunkRejection, PendingRecord, PreviewFile,
-    ReviewDecision, Selection, Store, StorePendingSource,
+    AmendOutcome, ChangeKind, CheckPlace, CheckRequest, Hunk, HunkAddress, HunkRejection,
+    LiveOutput, PendingRecord, PreviewFile, ReviewDecision, Selection, Store, StorePendingSource,
+    WorkspaceConfig,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -158,6 +159,40 @@ impl ReviewStore {
         Ok(matches!(outcome, AmendOutcome::Amended(_)))
     }
 
+    /// Run the workspace's configured check command (only from a `config.toml` the person
+    /// trusted; never a command the caller names) against the pending action `id`, in place, as
+    /// `resolve check` does; the verdict, then the end of what the command printed.
+    pub fn check(&self, id: &str) -> anyhow::Result<String> {
+        let settings = WorkspaceConfig::read(self.store.workspace().root(), None, None)?.check;
+        let Some(command) = settings.runnable_command()? else {
+            anyhow::bail!("{}", resolve_edit::EditError::NoCheckCommand);
+        };
+        let request = CheckRequest {
+            id: id.to_owned(),
+            command: command.to_vec(),
+            timeout: settings.timeout,
+            place: CheckPlace::InPlace,
+        };
+        let printed = Arc::new(Mutex::new(Vec::new()));
+        let live = LiveOutput::merged(Tail(Arc::clone(&printed)));
+        let outcome = resolve_edit::run_check(&self.store, &request, live)?;
+        let mut text = resolve_edit::check_summary(&outcome);
+        if let Some(changed) = resolve_edit::changed_files_note(&outcome) {
+            text.push('\n');
+            text.push_str(&changed);
+        }
+        let printed = printed
+            .lock()
+            .map(|bytes| bytes.clone())
+            .unwrap_or_default();
+        let printed = String::from_utf8_lossy(&printed);
+        if !printed.trim().is_empty() {
+            text.push_str("\n\n");
+            text.push_str(printed.trim_end());
+        }
+        Ok(text)
+    }
+
     /// Resolve `id` through the core dispatch, as `resolve apply`/`discard` do.
     fn resolve(&self, args: ResolveArgs, id: &str) -> anyhow::Result<String> {
         let hub = match &self.hub {
@@ -183,6 +218,27 @@ impl ReviewStore {
             anyhow::bail!("{}", result.text);
         }
         Ok(result.text)
+    }
+}
+
+/// The last [`TAIL_BYTES`] bytes written to it.
+struct Tail(Arc<Mutex<Vec<u8>>>);
+
+/// How much of a check's output the review keeps to show.
+const TAIL_BYTES: usize = 16 * 1024;
+
+impl std::io::Write for Tail {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut kept) = self.0.lock() {
+            kept.extend_from_slice(bytes);
+            let over = kept.len().saturating_sub(TAIL_BYTES);
+            kept.drain(..over);
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

@@ -289,3 +289,32 @@ fn an_apply_through_the_page_api_lands_the_kept_hunks_and_logs_the_rejection() {
     );
     assert_eq!(web.get("/api/actions")["actions"], json!([]));
 }
+
+#[test]
+fn the_check_runs_only_the_trusted_command_and_says_how_it_went() {
+    let workspace = two_file_preview();
+    let web = WebReview::start(&workspace);
+    let id = workspace.pending_ids()[0].clone();
+    let (status, body) = web.post("/api/check", &json!({ "id": id }));
+    assert_eq!(status, 409, "no command configured: {body}");
+    workspace.write(
+        ".resolve/config.toml",
+        b"[check]\ncommand = [\"sh\", \"-c\", \"grep bar src/main.rs\"]\n",
+    );
+    let (status, body) = web.post("/api/check", &json!({ "id": id }));
+    assert_eq!(status, 409, "an untrusted command does not run: {body}");
+    workspace.trust();
+    let (status, body) = web.post("/api/check", &json!({ "id": id }));
+    assert_eq!(status, 200, "{body}");
+    let text = body["text"].as_str().unwrap();
+    assert!(text.starts_with("✓ checked"), "{text}");
+    assert!(
+        text.contains("fn main() { bar(1); }"),
+        "the command's output: {text}"
+    );
+    assert_eq!(
+        workspace.read("src/main.rs"),
+        "fn main() { foo(1); }\n",
+        "put back"
+    );
+}

@@ -220,6 +220,21 @@ pub async fn amend(
     Ok(Json(json!({ "amended": amended })))
 }
 
+/// The body of `POST /api/check`.
+#[derive(Debug, Deserialize)]
+pub struct CheckBody {
+    id: String,
+}
+
+/// `POST /api/check`: run the workspace's trusted check command against an action.
+pub async fn check(
+    State(review): State<Shared>,
+    Json(body): Json<CheckBody>,
+) -> Result<Json<Value>, ApiError> {
+    let text = blocking(&review, move |review| review.check(&body.id)).await?;
+    Ok(Json(json!({ "text": text })))
+}
+
 fn required_reason(reason: String) -> Result<String, ApiError> {
     let reason = reason.trim().to_owned();
     if reason.is_empty() {

@@ -86,6 +86,7 @@ fn router(review: api::Shared, guard: Arc<guard::Guard>) -> Router {
         .route("/api/apply", post(api::apply))
         .route("/api/discard", post(api::discard))
         .route("/api/amend", post(api::amend))
+        .route("/api/check", post(api::check))
         .with_state(review)
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&guard),

@@ -323,6 +323,27 @@
     }
   }
 
+  // ---- the check ----
+  async function runCheck() {
+    const action = current();
+    if (!action || S.busy) return;
+    S.busy = true;
+    status(`Running the check against ${action.id}…`);
+    const out = $('check-output');
+    try {
+      const result = await api('/api/check', { id: action.id });
+      const [first, ...rest] = result.text.split('\n');
+      status(first);
+      out.textContent = rest.join('\n').trim();
+      out.hidden = !out.textContent;
+    } catch (error) {
+      status(error.message.split('\n')[0], true);
+      out.hidden = true;
+    } finally {
+      S.busy = false;
+    }
+  }
+
   // ---- line comments ----
   function openCommentForm(cell) {
     const action = current();
@@ -406,6 +427,7 @@
     if (target.classList.contains('edit')) { openEditor(target.dataset.path); return; }
     if (target.id === 'apply') resolveAction('apply');
     else if (target.id === 'discard') resolveAction('discard');
+    else if (target.id === 'check') runCheck();
     else if (target.id === 'view-unified' || target.id === 'view-split') { S.view = target.id === 'view-split' ? 'split' : 'unified'; render(); }
     else if (target.id === 'editor-save') saveEditor();
     else if (target.id === 'editor-cancel') $('editor').hidden = true;

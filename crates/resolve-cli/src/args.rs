@@ -160,7 +160,9 @@ Opens on the head action at its first hunk. Keys: j/↓ k/↑ next/previous hunk
 file, space toggle the hunk kept/rejected, r reject with a reason, R/A reject/keep every hunk of \
 the file, e edit the file's new content in $VISUAL/$EDITOR, a apply what is kept (asks for the \
 reason), d discard (asks for the reason), n/p next/previous action, ? help, q quit without \
-changes. Needs a terminal; without one, use `resolve apply --only PATH#N`."
+changes. Needs a terminal; without one, use `resolve apply --only PATH#N`.\n\n\
+--web serves the same review to a browser instead: on 127.0.0.1 only, at a URL with a random \
+token that every request must carry (--port N, by default a free one; --open opens the browser)."
     )]
     Review(ReviewArgs),
     /// Serve the tools and `resolve` to an MCP client over stdin/stdout.

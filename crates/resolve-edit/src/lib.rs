@@ -138,7 +138,7 @@ pub use review::{
     apply_reviewed, apply_reviewed_as, apply_reviewed_commented, file_hunks, partial_apply_lines,
     previewed_content,
 };
-pub use reviewer_note::reviewer_note_text;
+pub use reviewer_note::{line_comment_text, reviewer_note_text};
 pub use selection::{HunkAddress, HunkRejection, MAX_HUNK_NUMBER, Selection};
 pub use shell_writes::visible_shell_writes;
 pub use shown::{shown_addressed_preview, shown_history_preview, shown_preview};

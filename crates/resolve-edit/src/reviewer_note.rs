@@ -38,7 +38,7 @@ pub fn reviewer_note_text(note: &ReviewerNote) -> String {
         .filter_map(|resolution| resolution.review.as_ref())
         .flat_map(|review| &review.comments);
     for comment in comments {
-        text.push_str(&format!("\n{}", comment_line(comment)));
+        text.push_str(&format!("\n{}", line_comment_text(comment)));
     }
     if let Some(resolution) = &note.resolution {
         text.push_str(&format!("\nReason: {}", quoted(&resolution.reason)));
@@ -112,7 +112,7 @@ fn with_reason(what: String, reason: Option<&str>) -> String {
 
 /// One line comment as the model reads it: where, the line as the reviewer saw it, and what
 /// they said.
-fn comment_line(comment: &LineComment) -> String {
+pub fn line_comment_text(comment: &LineComment) -> String {
     let version = match comment.side {
         LineSide::New => "",
         LineSide::Old => " (before the change)",

@@ -318,3 +318,22 @@ fn the_check_runs_only_the_trusted_command_and_says_how_it_went() {
         "put back"
     );
 }
+
+#[test]
+fn a_discard_keeps_the_line_comments_in_its_reason() {
+    let workspace = two_file_preview();
+    let web = WebReview::start(&workspace);
+    let id = workspace.pending_ids()[0].clone();
+    let comment = json!({"path": "src/main.rs", "line": 1, "side": "new", "text": "fn main() { bar(1); }", "comment": "Not bar."});
+    let (status, body) = web.post(
+        "/api/discard",
+        &json!({ "id": id, "reason": "Wrong rename.", "comments": [comment] }),
+    );
+    assert_eq!(status, 200, "{body}");
+    let log = workspace.run(&["log", "--json"]).expect_code(0).stdout;
+    let log: Value = serde_json::from_str(log.trim()).unwrap();
+    assert_eq!(
+        log["history"][0]["reason"],
+        "Wrong rename.\nThe reviewer commented on src/main.rs:1, the line `fn main() { bar(1); }`: \"Not bar.\""
+    );
+}

@@ -186,6 +186,9 @@ pub async fn apply(
 pub struct DiscardBody {
     id: String,
     reason: String,
+    /// Line comments; a discard keeps them in its reason (the note to the model says it).
+    #[serde(default)]
+    comments: Vec<LineComment>,
 }
 
 /// `POST /api/discard`: discard an action with the reason.
@@ -193,7 +196,15 @@ pub async fn discard(
     State(review): State<Shared>,
     Json(body): Json<DiscardBody>,
 ) -> Result<Json<Value>, ApiError> {
-    let reason = required_reason(body.reason)?;
+    let mut reason = required_reason(body.reason)?;
+    for comment in body
+        .comments
+        .iter()
+        .filter(|c| !c.comment.trim().is_empty())
+    {
+        reason.push('\n');
+        reason.push_str(&resolve_edit::line_comment_text(comment));
+    }
     let id = body.id;
     let text = blocking(&review, move |review| review.discard(&id, &reason)).await?;
     Ok(Json(json!({ "text": text })))

@@ -38,4 +38,5 @@ mod suite {
     mod untrusted_state;
     mod web;
     mod web_browser;
+    mod web_parity;
 }

@@ -79,7 +79,7 @@ fn drive(workspace: &Workspace, web: &WebReview, scenario: &str) -> Value {
 }
 
 /// A `resolve mcp` connection of `workspace`, spoken to line by line.
-struct Connection {
+pub(super) struct Connection {
     child: Child,
     stdin: ChildStdin,
     lines: mpsc::Receiver<String>,
@@ -87,7 +87,7 @@ struct Connection {
 }
 
 impl Connection {
-    fn open(workspace: &Workspace) -> Self {
+    pub(super) fn open(workspace: &Workspace) -> Self {
         let mut child = workspace
             .command(&["mcp"])
             .stdin(Stdio::piped())
@@ -141,7 +141,7 @@ impl Connection {
     }
 
     /// The text of a tool call's result.
-    fn tool(&mut self, name: &str, arguments: Value) -> String {
+    pub(super) fn tool(&mut self, name: &str, arguments: Value) -> String {
         let response = self.call("tools/call", json!({"name": name, "arguments": arguments}));
         response["result"]["content"][0]["text"]
             .as_str()

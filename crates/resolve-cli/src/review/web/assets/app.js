@@ -143,16 +143,12 @@
     }).join('') + '</tbody>';
     const parts = [];
     if (action.note) parts.push(`<p>${esc(action.note.trim())}</p>`);
-    const groups = rewriteGroups(action);
-    action.files.forEach((file, f) => parts.push(renderFile(action, file, f, rejected, groups)));
+    action.files.forEach((file, f) => parts.push(renderFile(action, file, f, rejected)));
     $('diff').innerHTML = parts.join('');
     markCursor(false);
   }
 
-  // An ast_edit preview reads by rewrite: hunks whose changed lines match one another are one row.
-  function rewriteGroups(action) { return action.label.startsWith('AST Edit') ? action.label.replace(/^AST Edit:\s*/, '') : null; }
-
-  function renderFile(action, file, f, rejected, group) {
+  function renderFile(action, file, f, rejected) {
     const all = (S.comments[action.id] || []).filter((c) => c.path === file.path);
     // A comment keeps a copy of its line: when the line changed, it is shown apart, never on other code.
     const comments = all.filter((c) => lineNow(action, c.path, c.side, c.line) === c.text);
@@ -163,8 +159,7 @@
       `<span class="count-add">+${file.added}</span><span class="count-del">−${file.removed}</span>` +
       (file.kind !== 'delete' && !file.stale ? `<button type="button" class="edit" data-path="${esc(file.path)}">Edit</button>` : '') + '</h3>';
     const stale = file.stale ? '<p class="group">This file changed since the preview; its hunks cannot be shown or applied.</p>' : '';
-    const grouped = group && f === 0 ? `<div class="group">${esc(group)}</div>` : '';
-    return `<section class="file" id="file-${f}">${head}${grouped}${stale}${hunks}</section>`;
+    return `<section class="file" id="file-${f}">${head}${stale}${hunks}</section>`;
   }
 
   function renderHunk(action, file, hunk, rejected, comments) {

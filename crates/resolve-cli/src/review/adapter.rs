@@ -96,6 +96,7 @@ impl ReviewStore {
             files: hunks.files.into_iter().map(file_view).collect(),
             note,
             foreign: record.foreign,
+            rewrites: rewrites(&record.details),
         })
     }
 
@@ -219,6 +220,24 @@ impl ReviewStore {
         }
         Ok(result.text)
     }
+}
+
+/// The `rewrites` an `ast_edit` preview's details name (`[{pat, out}]`); none for the others.
+fn rewrites(details: &serde_json::Value) -> Vec<(String, String)> {
+    let Some(rewrites) = details
+        .get("rewrites")
+        .and_then(serde_json::Value::as_array)
+    else {
+        return Vec::new();
+    };
+    rewrites
+        .iter()
+        .filter_map(|rewrite| {
+            let pattern = rewrite.get("pat")?.as_str()?;
+            let out = rewrite.get("out")?.as_str()?;
+            Some((pattern.to_owned(), out.to_owned()))
+        })
+        .collect()
 }
 
 /// The last [`TAIL_BYTES`] bytes written to it.

@@ -22,6 +22,8 @@ pub struct ActionView {
     pub note: Option<String>,
     /// Whether this user's resolve did not stage it (a cloned `.resolve/`): marked loudly.
     pub foreign: bool,
+    /// An `ast_edit` preview's rewrites (pattern, replacement), for reading it by rewrite.
+    pub rewrites: Vec<(String, String)>,
 }
 
 impl ActionView {

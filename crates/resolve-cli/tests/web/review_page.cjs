@@ -29,6 +29,12 @@ async function waitStatus(page, fragment) {
 async function flow(page) {
   await page.goto(url);
   await page.waitForSelector('.hunk');
+  // An ast_edit preview reads by rewrite: one row that opens into its hunks.
+  const row = await page.$eval('.rewrite', (el) => el.textContent);
+  check(row.includes('3 replacements of foo($A) → bar($A)'), `the rewrite row: ${row}`);
+  await page.screenshot({ path: path.join(shots, 'by-rewrite.png') });
+  await page.click('.rewrite');
+  await page.waitForSelector('.file', { visible: true });
   await page.screenshot({ path: path.join(shots, 'review.png'), fullPage: true });
   const addresses = await page.$$eval('.hunk', (all) => all.map((h) => h.dataset.address));
   check(JSON.stringify(addresses) === JSON.stringify(['src/lib.rs#1', 'src/lib.rs#2', 'src/main.rs#1']), `hunks ${addresses}`);

@@ -22,6 +22,11 @@ fn action(action: &ActionView) -> Value {
         "age": action.age,
         "note": action.note,
         "foreign": action.foreign,
+        "rewrites": action
+            .rewrites
+            .iter()
+            .map(|(pattern, out)| json!({ "pat": pattern, "out": out }))
+            .collect::<Vec<_>>(),
         "files": action.files.iter().map(file).collect::<Vec<_>>(),
     })
 }

@@ -8,6 +8,7 @@
     actions: [], version: null, origin: '', current: null, cursor: 0, view: 'unified',
     decisions: {}, // id -> { version, rejected: { address: reason } }
     comments: {}, // id -> [{ path, line, side, text, comment }]
+    open: {}, // id -> whether an ast_edit preview's rewrite row is open
     pending: 'apply', busy: false,
   };
   const $ = (id) => document.getElementById(id);
@@ -143,9 +144,36 @@
     }).join('') + '</tbody>';
     const parts = [];
     if (action.note) parts.push(`<p>${esc(action.note.trim())}</p>`);
+    const rewrite = rewriteRow(action);
+    if (rewrite) parts.push(rewrite);
     action.files.forEach((file, f) => parts.push(renderFile(action, file, f, rejected)));
     $('diff').innerHTML = parts.join('');
+    $('diff').classList.toggle('collapsed', Boolean(rewrite) && !S.open[action.id]);
     markCursor(false);
+  }
+
+  // An ast_edit preview reads by rewrite: "12 replacements of `$X.unwrap()` → `…`" as one row
+  // that opens into its hunks.
+  function rewriteRow(action) {
+    if (!action.rewrites || !action.rewrites.length) return null;
+    const count = (/(\d+) replacements?/.exec(action.label) || [null, '?'])[1];
+    const noun = count === '1' ? 'replacement' : 'replacements';
+    const rules = action.rewrites.map((r) => `<code>${esc(r.pat)}</code> → <code>${esc(r.out)}</code>`).join('; ');
+    const what = action.rewrites.length === 1 ? `of ${rules}` : `by ${action.rewrites.length} rewrites: ${rules}`;
+    const hunks = hunksOf(action).length;
+    const [kept] = keptOfTotal(action);
+    const open = S.open[action.id];
+    return `<div class="rewrite" role="button" tabindex="0">${open ? '▾' : '▸'} ${count} ${noun} ${what}` +
+      ` <span class="meta">(${hunks} hunks in ${action.files.length} files, ${kept} kept)</span></div>`;
+  }
+  function openRewrite() {
+    const action = current();
+    if (action && !S.open[action.id] && action.rewrites && action.rewrites.length) {
+      S.open[action.id] = true;
+      const keep = S.cursor;
+      render();
+      S.cursor = keep;
+    }
   }
 
   function renderFile(action, file, f, rejected) {
@@ -410,6 +438,12 @@
     const target = event.target;
     const item = target.closest('#actions li');
     if (item) { S.current = item.dataset.id; S.cursor = 0; render(); return; }
+    const rewrite = target.closest('.rewrite');
+    if (rewrite) {
+      const action = current();
+      if (action) { S.open[action.id] = !S.open[action.id]; render(); }
+      return;
+    }
     if (target.classList.contains('toggle')) {
       const hunk = target.closest('.hunk');
       S.cursor = hunkElements().indexOf(hunk);
@@ -452,6 +486,8 @@
       return;
     }
     if (typing || event.ctrlKey || event.metaKey || event.altKey || !$('editor').hidden) return;
+    // Moving through hunks or deciding one opens an ast_edit preview's rewrite row first.
+    if (['j', 'k', 'ArrowDown', 'ArrowUp', ' ', 'r', 'c', 'e'].includes(event.key)) openRewrite();
     const hunk = cursorHunk();
     const shown = visibleActions();
     const at = shown.indexOf(current());

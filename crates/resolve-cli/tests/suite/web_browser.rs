@@ -200,7 +200,10 @@ fn a_review_in_the_browser_lands_what_the_reviewer_chose_and_the_model_hears_it(
     );
     assert!(log.contains("amended src/main.rs"), "{log}");
     assert!(log.contains("Keep g; f and main move."), "{log}");
-    assert!(log.contains("commented src/lib.rs:1"), "{log}");
+    assert!(
+        log.contains("commented src/main.rs:1, src/lib.rs:1"),
+        "{log}"
+    );
     let history = workspace.run(&["log", "--json"]).expect_code(0).stdout;
     let history: Value = serde_json::from_str(history.trim()).unwrap();
     let comments = history["history"]
@@ -211,7 +214,10 @@ fn a_review_in_the_browser_lands_what_the_reviewer_chose_and_the_model_hears_it(
         .unwrap_or_else(|| panic!("no comments kept: {history}"));
     assert_eq!(
         comments,
-        &json!([{"path": "src/lib.rs", "line": 1, "side": "new", "text": "fn f() { bar(2); }", "comment": "Is bar safe here?"}])
+        &json!([
+            {"path": "src/main.rs", "line": 1, "side": "new", "text": "fn main() { bar(1); }", "comment": "Why main?"},
+            {"path": "src/lib.rs", "line": 1, "side": "new", "text": "fn f() { bar(2); }", "comment": "Is bar safe here?"}
+        ])
     );
 
     // The staging connection's next tool result carries the reviewer's note.

@@ -53,6 +53,12 @@ async function flow(page) {
   await page.keyboard.press(' ');
   check(!(await page.$eval('.hunk.cursor', (el) => el.classList.contains('rejected'))), 'space keeps again');
 
+  // A comment on src/main.rs:1, which the amendment below changes.
+  await page.click('.hunk[data-address="src/main.rs#1"] tr.added td.ln[data-side="new"]');
+  await page.type('tr.comment-form textarea', 'Why main?');
+  await page.click('tr.comment-form .save-comment');
+  await page.waitForSelector('.hunk[data-address="src/main.rs#1"] tr.comment');
+
   // Amend src/main.rs in the browser.
   await page.click('button.edit[data-path="src/main.rs"]');
   await page.waitForSelector('#editor:not([hidden])');
@@ -60,6 +66,10 @@ async function flow(page) {
   await page.screenshot({ path: path.join(shots, 'amend.png') });
   await page.click('#editor-save');
   await waitStatus(page, 'Amended src/main.rs');
+  // The comment keeps its copy of the line: shown apart, never on the amended line.
+  check(!(await page.$('.hunk[data-address="src/main.rs#1"] tr.comment')), 'the comment moved onto other code');
+  const apart = await page.$eval('#file-1 .group', (el) => el.textContent);
+  check(apart.includes('fn main() { bar(1); }') && apart.includes('Why main?'), `the comment apart: ${apart}`);
 
   // Reject src/lib.rs#2 with a reason (r, then type).
   await page.click('.hunk[data-address="src/lib.rs#2"] .toggle');

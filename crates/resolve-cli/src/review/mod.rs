@@ -3,7 +3,8 @@
 //!
 //! Modules, bottom up: `model` (what is shown), `app` (the state and the keys; pure),
 //! `render` (drawing), `terminal` (raw mode and the alternate screen, restored on every way
-//! out), and `adapter`, the only one that reads or changes the store. The editor is the
+//! out), and `adapter`, the only one that reads or changes the store. `web` serves the same
+//! review to a browser (`resolve review --web`) over the same `model` and `adapter`. The editor is the
 //! crate's (`crate::editor`, shared with `resolve amend`). This module runs the loop: draw,
 //! read a key, carry out its effect.
 

@@ -236,11 +236,13 @@ fn the_server_listens_on_loopback_only() {
         .filter(|line| line.contains(&port) && line.split_whitespace().nth(3) == Some("0A"))
         .map(|line| line.split_whitespace().nth(1).unwrap())
         .collect();
-    assert_eq!(
-        listening,
-        vec![format!("0100007F{}", port.trim_end())],
-        "{tables}"
-    );
+    if cfg!(target_os = "linux") {
+        assert_eq!(
+            listening,
+            vec![format!("0100007F{}", port.trim_end())],
+            "{tables}"
+        );
+    }
     // And from another address of this machine nothing answers.
     let outward = std::net::UdpSocket::bind("0.0.0.0:0")
         .and_then(|socket| socket.connect("192.0.2.1:9").map(|()| socket))

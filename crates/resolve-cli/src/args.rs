@@ -160,7 +160,9 @@ Opens on the head action at its first hunk. Keys: j/↓ k/↑ next/previous hunk
 file, space toggle the hunk kept/rejected, r reject with a reason, R/A reject/keep every hunk of \
 the file, e edit the file's new content in $VISUAL/$EDITOR, a apply what is kept (asks for the \
 reason), d discard (asks for the reason), n/p next/previous action, ? help, q quit without \
-changes. Needs a terminal; without one, use `resolve apply --only PATH#N`."
+changes. Needs a terminal; without one, use `resolve apply --only PATH#N`.\n\n\
+--web serves the same review to a browser instead: on 127.0.0.1 only, at a URL with a random \
+token that every request must carry (--port N, by default a free one; --open opens the browser)."
     )]
     Review(ReviewArgs),
     /// Serve the tools and `resolve` to an MCP client over stdin/stdout.
@@ -792,6 +794,16 @@ pub struct ReviewArgs {
     /// <ROOT>/.resolve/config.toml.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Review in the browser instead: serve the review on 127.0.0.1 and print its URL (with a
+    /// random token the server asks of every request).
+    #[arg(long)]
+    pub web: bool,
+    /// The port to serve on (with --web); by default a free one.
+    #[arg(long, value_name = "N", requires = "web")]
+    pub port: Option<u16>,
+    /// Open the page in the default browser (with --web).
+    #[arg(long, requires = "web")]
+    pub open: bool,
 }
 
 /// `resolve amend`.

@@ -37,4 +37,7 @@ mod suite {
     mod terminal;
     mod trust;
     mod untrusted_state;
+    mod web;
+    mod web_browser;
+    mod web_parity;
 }

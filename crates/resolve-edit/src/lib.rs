@@ -84,14 +84,14 @@ pub use resolve_store::{
     CHECK_TAIL_LINES, CONFIG_MAX_LEN, CRASH_AT_ENV, CRASH_STEPS, ChangeSet, CheckFacts, CheckMode,
     CheckOutcome, CheckRun, CommandTrust, CommitFact, ConfigFile, ConfiguredCommand,
     ConflictReason, Content, FileChange, FileConflict, FileContent, GcReport, HistoryRecord,
-    HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing, McpAction, McpToolCall, NewAction,
-    NoteResolution, ObservedFile, Origin, Outcome, PLANS_DIR, Payload, PendingRecord,
-    PendingSummary, Rebase, RebaseConflict, RebaseState, Rebased, RecordKey, RejectedFile,
-    RejectedHunk, Retention, Review, ReviewedApply, ReviewerNote, STATE_DIR, SpooledChangeSet,
-    StagedRecord, StateLayout, Store, StoreError, StoreLock, StoredAction, TreeSnapshot,
-    TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath, atomic_write, content_hash,
-    create_dir_all, is_binary, normalize_lexically, path_order, read_content, read_regular_file,
-    read_state_file, remove_file, shell_words,
+    HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing, LineComment, LineSide, McpAction,
+    McpToolCall, NewAction, NoteResolution, ObservedFile, Origin, Outcome, PLANS_DIR, Payload,
+    PendingRecord, PendingSummary, Rebase, RebaseConflict, RebaseState, Rebased, RecordKey,
+    RejectedFile, RejectedHunk, Retention, Review, ReviewedApply, ReviewerNote, STATE_DIR,
+    SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError, StoreLock, StoredAction,
+    TreeSnapshot, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath, atomic_write,
+    content_hash, create_dir_all, is_binary, normalize_lexically, path_order, read_content,
+    read_regular_file, read_state_file, remove_file, shell_words,
 };
 
 pub use apply_patch::{
@@ -141,9 +141,10 @@ pub use read_tools::{
 };
 pub use review::{
     ActionHunks, AmendOutcome, PreviewFile, ReviewDecision, action_hunks, amend, amend_target,
-    apply_reviewed, apply_reviewed_as, file_hunks, partial_apply_lines, previewed_content,
+    apply_reviewed, apply_reviewed_as, apply_reviewed_commented, file_hunks, partial_apply_lines,
+    previewed_content,
 };
-pub use reviewer_note::reviewer_note_text;
+pub use reviewer_note::{line_comment_text, reviewer_note_text};
 pub use selection::{HunkAddress, HunkRejection, MAX_HUNK_NUMBER, Selection};
 pub use shell_capture::{
     MAX_CAPTURED_FILE, MAX_SNAPSHOT_BYTES, MAX_SNAPSHOT_FILES, NotCaptured, changes_since,

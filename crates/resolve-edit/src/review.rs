@@ -12,7 +12,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use resolve_core::Extra;
 use resolve_store::{
-    AmendFile, ApplyOutcome, Attribution, ChangeSet, FileChange, HunkReview, Landing,
+    AmendFile, ApplyOutcome, Attribution, ChangeSet, FileChange, HunkReview, Landing, LineComment,
     PendingRecord, RejectedFile, RejectedHunk, Review, ReviewedApply, Store, StoreError,
 };
 
@@ -146,7 +146,31 @@ pub fn apply_reviewed(
     extra: Option<Extra>,
 ) -> Result<ApplyOutcome, EditError> {
     let attribution = store.default_attribution();
-    apply_reviewed_attributed(store, id, decision, reason, extra, attribution.as_ref())
+    let commented = Commented {
+        decision,
+        comments: Vec::new(),
+    };
+    apply_reviewed_attributed(store, id, &commented, reason, extra, attribution.as_ref())
+}
+
+/// [`apply_reviewed`] with the reviewer's line comments, which the history keeps and the note
+/// to the model that staged the action carries.
+pub fn apply_reviewed_commented(
+    store: &Store,
+    id: &str,
+    decision: &ReviewDecision,
+    comments: Vec<LineComment>,
+    reason: &str,
+) -> Result<ApplyOutcome, EditError> {
+    let attribution = store.default_attribution();
+    let commented = Commented { decision, comments };
+    apply_reviewed_attributed(store, id, &commented, reason, None, attribution.as_ref())
+}
+
+/// A decision and the line comments that go with it.
+struct Commented<'a> {
+    decision: &'a ReviewDecision,
+    comments: Vec<LineComment>,
 }
 
 /// [`apply_reviewed`], recording who decided as `attribution` says.
@@ -158,22 +182,28 @@ pub fn apply_reviewed_as(
     extra: Option<Extra>,
     attribution: &Attribution,
 ) -> Result<ApplyOutcome, EditError> {
-    apply_reviewed_attributed(store, id, decision, reason, extra, Some(attribution))
+    let commented = Commented {
+        decision,
+        comments: Vec::new(),
+    };
+    apply_reviewed_attributed(store, id, &commented, reason, extra, Some(attribution))
 }
 
 fn apply_reviewed_attributed(
     store: &Store,
     id: &str,
-    decision: &ReviewDecision,
+    commented: &Commented<'_>,
     reason: &str,
     extra: Option<Extra>,
     attribution: Option<&Attribution>,
 ) -> Result<ApplyOutcome, EditError> {
+    let decision = commented.decision;
     let apply = |only: Option<&[String]>, extra: Option<Extra>| match attribution {
         Some(attribution) => store.apply_as(id, only, reason, extra, attribution),
         None => store.apply(id, only, reason, extra),
     };
     let whole_files_only = decision.fingerprint.is_none()
+        && commented.comments.is_empty()
         && decision.rejections.is_empty()
         && !decision.selection.names_hunks();
     if whole_files_only {
@@ -263,6 +293,7 @@ fn apply_reviewed_attributed(
     if !stale.is_empty() {
         return Err(stale_error(store, &record.change_set, stale, &landings)?.into());
     }
+    review.comments.clone_from(&commented.comments);
     let reviewed = ReviewedApply {
         fingerprint: record.fingerprint,
         landings,

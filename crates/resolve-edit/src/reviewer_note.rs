@@ -4,7 +4,7 @@
 //! overall reason. `resolve agent` sends it as its own message before the next request;
 //! `resolve mcp` appends it to the next tool result of the connection that staged the action.
 
-use resolve_store::{HunkReview, NoteResolution, Outcome, ReviewerNote};
+use resolve_store::{HunkReview, LineComment, LineSide, NoteResolution, Outcome, ReviewerNote};
 
 /// The text that tells the model what the reviewer did (see the module docs).
 pub fn reviewer_note_text(note: &ReviewerNote) -> String {
@@ -31,6 +31,14 @@ pub fn reviewer_note_text(note: &ReviewerNote) -> String {
             amendment.path,
             amendment.diff.trim_end_matches('\n')
         ));
+    }
+    let comments = note
+        .resolution
+        .iter()
+        .filter_map(|resolution| resolution.review.as_ref())
+        .flat_map(|review| &review.comments);
+    for comment in comments {
+        text.push_str(&format!("\n{}", line_comment_text(comment)));
     }
     if let Some(resolution) = &note.resolution {
         text.push_str(&format!("\nReason: {}", quoted(&resolution.reason)));
@@ -102,6 +110,22 @@ fn with_reason(what: String, reason: Option<&str>) -> String {
     }
 }
 
+/// One line comment as the model reads it: where, the line as the reviewer saw it, and what
+/// they said.
+pub fn line_comment_text(comment: &LineComment) -> String {
+    let version = match comment.side {
+        LineSide::New => "",
+        LineSide::Old => " (before the change)",
+    };
+    format!(
+        "The reviewer commented on {}:{}{version}, the line `{}`: {}",
+        comment.path,
+        comment.line,
+        comment.text.trim(),
+        quoted(&comment.comment)
+    )
+}
+
 /// `reason` in double quotes (as JSON writes a string, so quotes inside stay readable).
 fn quoted(reason: &str) -> String {
     serde_json::to_string(reason).unwrap_or_else(|_| format!("\"{reason}\""))
@@ -111,7 +135,9 @@ fn quoted(reason: &str) -> String {
 mod tests {
     use pretty_assertions::assert_eq;
     use resolve_core::DecidedBy;
-    use resolve_store::{Amendment, Origin, RecordVersion, RejectedFile, RejectedHunk, Review};
+    use resolve_store::{
+        Amendment, LineComment, LineSide, Origin, RecordVersion, RejectedFile, RejectedHunk, Review,
+    };
 
     use super::*;
 
@@ -156,6 +182,7 @@ mod tests {
                     path: "src/c.rs".into(),
                     reason: "not now".into(),
                 }],
+                comments: Vec::new(),
             }),
         };
         assert_eq!(
@@ -185,5 +212,32 @@ mod tests {
         let pending = reviewer_note_text(&note(None, vec![amendment]));
         assert!(pending.contains("it now carries the reviewer's version."));
         assert!(!pending.contains("Reason:"), "{pending}");
+    }
+
+    #[test]
+    fn line_comments_reach_the_model_with_their_file_line_and_copied_text() {
+        let resolution = NoteResolution {
+            outcome: Outcome::Applied,
+            reason: "Fine.".into(),
+            applied_files: vec!["src/a.rs".into()],
+            dropped_files: Vec::new(),
+            review: Some(Review {
+                comments: vec![LineComment {
+                    path: "src/a.rs".into(),
+                    line: 7,
+                    side: LineSide::New,
+                    text: "    let x = bar(1);".into(),
+                    comment: "Is bar safe here?".into(),
+                }],
+                ..Review::default()
+            }),
+        };
+        let text = reviewer_note_text(&note(Some(resolution), Vec::new()));
+        assert!(
+            text.contains(
+                "\nThe reviewer commented on src/a.rs:7, the line `let x = bar(1);`: \"Is bar safe here?\"\nReason: \"Fine.\""
+            ),
+            "{text}"
+        );
     }
 }

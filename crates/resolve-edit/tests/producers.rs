@@ -126,6 +126,7 @@ fn ast_edit_one_replacement_has_exact_label_text_and_details() {
             "fileReplacements": [{"path": "a.rs", "count": 1}],
             "skipped": [],
             "limitReached": false,
+            "rewrites": [{"pat": "foo($A)", "out": "bar($A)"}],
             "scopePath": "a.rs",
         })
     );

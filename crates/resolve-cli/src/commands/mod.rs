@@ -159,6 +159,13 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         Command::Review(args) => {
             let (hub_store, config) = (store.clone(), args.config.clone());
             let hub = Arc::new(move || configured_hub(&hub_store, config.as_deref()));
+            if args.web {
+                let options = crate::review::web::WebOptions {
+                    port: args.port.unwrap_or(0),
+                    open: args.open,
+                };
+                return crate::review::web::run(&store, hub, &options);
+            }
             crate::review::run(&store, hub, output)
         }
         Command::Agent(args) => agent::run(&store, args, output),
@@ -739,7 +746,7 @@ fn foreign_warning(id: &str) -> String {
 }
 
 /// What a log line says about a review: ` [kept src/a.rs#1,3; rejected src/a.rs#2; amended
-/// src/a.rs]`, or nothing when the action was neither picked hunk by hunk nor amended.
+/// src/a.rs; commented src/a.rs:4]`, or nothing when the action was neither picked hunk by hunk nor amended.
 fn review_summary(entry: &HistoryRecord) -> String {
     let mut parts = Vec::new();
     for file in entry.review.iter().flat_map(|review| &review.hunks) {
@@ -774,6 +781,15 @@ fn review_summary(entry: &HistoryRecord) -> String {
     amended.dedup();
     if !amended.is_empty() {
         parts.push(format!("amended {}", amended.join(", ")));
+    }
+    let commented: Vec<String> = entry
+        .review
+        .iter()
+        .flat_map(|review| &review.comments)
+        .map(|comment| format!("{}:{}", comment.path, comment.line))
+        .collect();
+    if !commented.is_empty() {
+        parts.push(format!("commented {}", commented.join(", ")));
     }
     if parts.is_empty() {
         String::new()

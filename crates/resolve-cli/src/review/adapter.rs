@@ -2,22 +2,22 @@
 //! and carries out what the reviewer decided (apply what is kept, discard, amend a file).
 //! Nothing else in the review talks to `resolve-edit` or the store.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
 use resolve_agent::mcp::McpHub;
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
 use resolve_edit::{
-    AmendOutcome, ChangeKind, Hunk, HunkAddress, HunkRejection, PendingRecord, PreviewFile,
-    ReviewDecision, Selection, Store, StorePendingSource,
+    AmendOutcome, ChangeKind, CheckPlace, CheckRequest, Hunk, HunkAddress, HunkRejection,
+    LiveOutput, PendingRecord, PreviewFile, ReviewDecision, Selection, Store, StorePendingSource,
+    WorkspaceConfig,
 };
 use tokio_util::sync::CancellationToken;
 
-use super::app::ApplyRequest;
 use super::model::{
-    ActionView, Decision, DiffLine, FileKind, FileView, HunkView, LineKind, NO_NEWLINE, age_text,
-    pair_changed_lines,
+    ActionView, ApplyRequest, Decision, DiffLine, FileKind, FileView, HunkView, LineKind,
+    NO_NEWLINE, age_text, pair_changed_lines,
 };
 
 /// Starts the MCP servers that resolve actions staged by their tools (only called when an
@@ -68,6 +68,17 @@ impl ReviewStore {
             .collect()
     }
 
+    /// A short text that changes when the pending actions do (one staged, resolved or
+    /// amended), cheap enough to poll.
+    pub fn version(&self) -> anyhow::Result<String> {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        for record in self.store.pending()? {
+            (&record.id, &record.fingerprint, record.amendments.len()).hash(&mut hasher);
+        }
+        Ok(format!("{:016x}", hasher.finish()))
+    }
+
     fn action_view(&self, record: &PendingRecord, now: u64) -> anyhow::Result<ActionView> {
         let note = record.mcp.as_ref().map(|mcp| {
             format!(
@@ -85,6 +96,7 @@ impl ReviewStore {
             files: hunks.files.into_iter().map(file_view).collect(),
             note,
             foreign: record.foreign,
+            rewrites: rewrites(&record.details),
         })
     }
 
@@ -103,12 +115,12 @@ impl ReviewStore {
             );
         }
         let decision = review_decision(request)?;
-        let outcome = resolve_edit::apply_reviewed(
+        let outcome = resolve_edit::apply_reviewed_commented(
             &self.store,
             &request.id,
             &decision,
+            request.comments.clone(),
             &request.reason,
-            None,
         )?;
         let mut lines = vec![format!(
             "Applied {} to {}.",
@@ -148,6 +160,40 @@ impl ReviewStore {
         Ok(matches!(outcome, AmendOutcome::Amended(_)))
     }
 
+    /// Run the workspace's configured check command (only from a `config.toml` the person
+    /// trusted; never a command the caller names) against the pending action `id`, in place, as
+    /// `resolve check` does; the verdict, then the end of what the command printed.
+    pub fn check(&self, id: &str) -> anyhow::Result<String> {
+        let settings = WorkspaceConfig::read(self.store.workspace().root(), None, None)?.check;
+        let Some(command) = settings.runnable_command()? else {
+            anyhow::bail!("{}", resolve_edit::EditError::NoCheckCommand);
+        };
+        let request = CheckRequest {
+            id: id.to_owned(),
+            command: command.to_vec(),
+            timeout: settings.timeout,
+            place: CheckPlace::InPlace,
+        };
+        let printed = Arc::new(Mutex::new(Vec::new()));
+        let live = LiveOutput::merged(Tail(Arc::clone(&printed)));
+        let outcome = resolve_edit::run_check(&self.store, &request, live)?;
+        let mut text = resolve_edit::check_summary(&outcome);
+        if let Some(changed) = resolve_edit::changed_files_note(&outcome) {
+            text.push('\n');
+            text.push_str(&changed);
+        }
+        let printed = printed
+            .lock()
+            .map(|bytes| bytes.clone())
+            .unwrap_or_default();
+        let printed = String::from_utf8_lossy(&printed);
+        if !printed.trim().is_empty() {
+            text.push_str("\n\n");
+            text.push_str(printed.trim_end());
+        }
+        Ok(text)
+    }
+
     /// Resolve `id` through the core dispatch, as `resolve apply`/`discard` do.
     fn resolve(&self, args: ResolveArgs, id: &str) -> anyhow::Result<String> {
         let hub = match &self.hub {
@@ -173,6 +219,45 @@ impl ReviewStore {
             anyhow::bail!("{}", result.text);
         }
         Ok(result.text)
+    }
+}
+
+/// The `rewrites` an `ast_edit` preview's details name (`[{pat, out}]`); none for the others.
+fn rewrites(details: &serde_json::Value) -> Vec<(String, String)> {
+    let Some(rewrites) = details
+        .get("rewrites")
+        .and_then(serde_json::Value::as_array)
+    else {
+        return Vec::new();
+    };
+    rewrites
+        .iter()
+        .filter_map(|rewrite| {
+            let pattern = rewrite.get("pat")?.as_str()?;
+            let out = rewrite.get("out")?.as_str()?;
+            Some((pattern.to_owned(), out.to_owned()))
+        })
+        .collect()
+}
+
+/// The last [`TAIL_BYTES`] bytes written to it.
+struct Tail(Arc<Mutex<Vec<u8>>>);
+
+/// How much of a check's output the review keeps to show.
+const TAIL_BYTES: usize = 16 * 1024;
+
+impl std::io::Write for Tail {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut kept) = self.0.lock() {
+            kept.extend_from_slice(bytes);
+            let over = kept.len().saturating_sub(TAIL_BYTES);
+            kept.drain(..over);
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

@@ -4,7 +4,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::model::{ActionView, Decision, FileKind, FileView, HunkView};
+use super::model::{ActionView, ApplyRequest, Decision, FileKind, FileView, HunkView, Rejection};
 
 /// What the one-line prompt asks a reason for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,28 +37,6 @@ pub enum Mode {
     Prompt(Prompt),
     /// `q` with hunk decisions made: asks whether to quit and lose them.
     ConfirmQuit,
-}
-
-/// A rejected hunk and its reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rejection {
-    /// `src/a.rs#2`.
-    pub address: String,
-    /// The reviewer's reason, if one was given.
-    pub reason: Option<String>,
-}
-
-/// What the reviewer decided to apply.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApplyRequest {
-    /// The action to apply.
-    pub id: String,
-    /// The version of the action reviewed.
-    pub version: String,
-    /// Every rejected hunk with its reason; the rest lands.
-    pub rejected: Vec<Rejection>,
-    /// The overall reason.
-    pub reason: String,
 }
 
 /// What a key asks of the outside world.
@@ -430,6 +408,7 @@ impl App {
             version: action.version.clone(),
             rejected,
             reason,
+            comments: Vec::new(),
         })
     }
 

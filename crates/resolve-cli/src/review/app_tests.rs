@@ -169,6 +169,7 @@ fn a_applies_everything_when_nothing_is_rejected() {
             version: "v3".to_owned(),
             rejected: vec![],
             reason: "looks right".to_owned(),
+            comments: Vec::new(),
         })
     );
 }
@@ -190,6 +191,7 @@ fn a_applies_all_but_the_rejected_hunks_and_names_each_rejection_with_its_reason
                 reason: Some("callers use foo".to_owned()),
             }],
             reason: "only the library".to_owned(),
+            comments: Vec::new(),
         })
     );
 }

@@ -3,7 +3,8 @@
 //!
 //! Modules, bottom up: `model` (what is shown), `app` (the state and the keys; pure),
 //! `render` (drawing), `terminal` (raw mode and the alternate screen, restored on every way
-//! out), and `adapter`, the only one that reads or changes the store. The editor is the
+//! out), and `adapter`, the only one that reads or changes the store. `web` serves the same
+//! review to a browser (`resolve review --web`) over the same `model` and `adapter`. The editor is the
 //! crate's (`crate::editor`, shared with `resolve amend`). This module runs the loop: draw,
 //! read a key, carry out its effect.
 
@@ -12,6 +13,7 @@ mod app;
 mod model;
 mod render;
 mod terminal;
+pub(crate) mod web;
 
 #[cfg(test)]
 mod sample;
@@ -23,7 +25,8 @@ use resolve_edit::{Decision, Store};
 
 pub(crate) use adapter::HubFactory;
 use adapter::ReviewStore;
-use app::{App, ApplyRequest, Effect};
+use app::{App, Effect};
+use model::ApplyRequest;
 pub(crate) use model::age_text;
 use render::Theme;
 use terminal::Screen;

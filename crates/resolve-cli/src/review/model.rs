@@ -22,6 +22,8 @@ pub struct ActionView {
     pub note: Option<String>,
     /// Whether this user's resolve did not stage it (a cloned `.resolve/`): marked loudly.
     pub foreign: bool,
+    /// An `ast_edit` preview's rewrites (pattern, replacement), for reading it by rewrite.
+    pub rewrites: Vec<(String, String)>,
 }
 
 impl ActionView {
@@ -127,6 +129,30 @@ impl Decision {
     pub fn is_rejected(&self) -> bool {
         matches!(self, Self::Rejected { .. })
     }
+}
+
+/// A rejected hunk and its reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// `src/a.rs#2`.
+    pub address: String,
+    /// The reviewer's reason, if one was given.
+    pub reason: Option<String>,
+}
+
+/// What the reviewer decided to apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplyRequest {
+    /// The action to apply.
+    pub id: String,
+    /// The version of the action reviewed.
+    pub version: String,
+    /// Every rejected hunk with its reason; the rest lands.
+    pub rejected: Vec<Rejection>,
+    /// The reviewer's line comments (the browser review's; the terminal has none).
+    pub comments: Vec<resolve_edit::LineComment>,
+    /// The overall reason.
+    pub reason: String,
 }
 
 /// The text of the line marking a missing final newline.

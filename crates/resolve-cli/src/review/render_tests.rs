@@ -234,6 +234,7 @@ fn a_carriage_return_and_escape_in_a_line_are_drawn_visibly_and_a_foreign_action
         )],
         note: None,
         foreign: true,
+        rewrites: Vec::new(),
     };
     let app = App::new(actions);
     let screen = text(&drawn(&app, PLAIN));

@@ -128,6 +128,7 @@ pub fn two_actions() -> Vec<ActionView> {
             files: vec![lib, main],
             note: None,
             foreign: false,
+            rewrites: Vec::new(),
         },
         ActionView {
             id: "pending-action:write:2".to_owned(),
@@ -138,6 +139,7 @@ pub fn two_actions() -> Vec<ActionView> {
             files: vec![notes],
             note: None,
             foreign: false,
+            rewrites: Vec::new(),
         },
     ]
 }

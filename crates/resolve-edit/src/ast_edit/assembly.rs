@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::packs::Spooled;
-use super::request::{AstEditOutcome, AstEditRequest, LIMIT_NOTE, NO_REPLACEMENTS};
+use super::request::{AstEditOp, AstEditOutcome, AstEditRequest, LIMIT_NOTE, NO_REPLACEMENTS};
 use super::rewrite::FileResult;
 use resolve_core::{Facts, ProducerFacts, count_noun};
 use resolve_store::{BlobWriter, Blobs, ChangeSetWriter, Content, FileChange, Workspace, hex};
@@ -25,6 +25,8 @@ pub(super) struct Assembly<'a> {
     max_files: Option<usize>,
     /// The request's paths relative to the root, for the details' `scopePath`.
     scope_path: String,
+    /// The request's rewrites (`{pat, out}`), for the details' `rewrites`.
+    rewrites: Vec<Value>,
     searched: usize,
     /// Files changed, also those past the cap.
     changed: usize,
@@ -42,11 +44,16 @@ impl<'a> Assembly<'a> {
         workspace: &'a Workspace,
         max_files: Option<usize>,
         scope_path: String,
+        ops: &[AstEditOp],
     ) -> Self {
         Self {
             workspace,
             max_files,
             scope_path,
+            rewrites: ops
+                .iter()
+                .map(|op| json!({"pat": op.pat, "out": op.out}))
+                .collect(),
             searched: 0,
             changed: 0,
             written: None,
@@ -190,6 +197,7 @@ impl<'a> Assembly<'a> {
             "filesSearched": self.searched,
             "skipped": skipped,
             "limitReached": limit_reached,
+            "rewrites": self.rewrites,
         });
         if let Value::Object(map) = &mut details {
             map.extend(ProducerFacts::searched(self.scope_path).to_details());

@@ -145,7 +145,7 @@ pub fn preview_ast_edit_with(
     let packs = Packs::new(Blobs::of(workspace));
     let compiled: Mutex<HashMap<AstLang, Arc<LanguageOps>>> = Mutex::new(HashMap::new());
     let file_counts: Mutex<HashMap<AstLang, usize>> = Mutex::new(HashMap::new());
-    let mut assembly = Assembly::new(workspace, max_files, scope.display());
+    let mut assembly = Assembly::new(workspace, max_files, scope.display(), &request.ops);
 
     // Each file is searched on a worker thread; its result reaches the assembly in path order.
     let search = |file: ScopedFile| -> Option<FileResult> {

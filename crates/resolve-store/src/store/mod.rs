@@ -58,7 +58,9 @@ pub use self::records::{
     default_decider,
 };
 pub use self::resolution::{Landing, ReviewedApply};
-pub use self::review::{Amendment, HunkReview, RejectedFile, RejectedHunk, Review};
+pub use self::review::{
+    Amendment, HunkReview, LineComment, LineSide, RejectedFile, RejectedHunk, Review,
+};
 pub use self::shell::{ObservedFile, TreeSnapshot};
 pub use self::staging::NewAction;
 

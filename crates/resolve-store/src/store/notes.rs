@@ -268,6 +268,7 @@ mod tests {
                         }],
                     }],
                     rejected_files: Vec::new(),
+                    comments: Vec::new(),
                 }),
             }),
         };

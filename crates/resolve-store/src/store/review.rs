@@ -71,11 +71,41 @@ pub struct Review {
     /// Whole files left out with a reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rejected_files: Vec<RejectedFile>,
+    /// The reviewer's comments on lines of the preview.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comments: Vec<LineComment>,
 }
 
 impl Review {
     /// Whether it records nothing.
     pub fn is_empty(&self) -> bool {
-        self.hunks.is_empty() && self.rejected_files.is_empty()
+        self.hunks.is_empty() && self.rejected_files.is_empty() && self.comments.is_empty()
     }
+}
+
+/// Which version of a file a line comment's number counts in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LineSide {
+    /// The file before the change (a removed line).
+    Old,
+    /// The file as previewed (an added or unchanged line).
+    New,
+}
+
+/// A reviewer's comment on one line of a preview. It keeps a copy of the line, so whoever
+/// reads it knows the code it is about even when line numbers moved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineComment {
+    /// The file, as the change set names it.
+    pub path: String,
+    /// The line's number (from 1) in the version `side` names.
+    pub line: usize,
+    /// The old or the new version of the file.
+    pub side: LineSide,
+    /// The line's text when the comment was made.
+    pub text: String,
+    /// What the reviewer said.
+    pub comment: String,
 }

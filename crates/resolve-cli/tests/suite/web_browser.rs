@@ -1,0 +1,268 @@
+//! `resolve review --web` in a real browser: Chromium (the system's, `RESOLVE_CHROMIUM`) driven
+//! by puppeteer-core (`RESOLVE_PUPPETEER_DIR`) through `tests/web/review_page.cjs`. Without them
+//! the tests fail under CI (`CI` set) and are skipped loudly elsewhere. Screenshots of the main
+//! screens go to `RESOLVE_SCREENSHOTS` (CI keeps them as artifacts).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use super::common::Workspace;
+use super::web::WebReview;
+
+/// The browser and puppeteer-core, or `None` (skipped) outside CI when one is missing.
+fn browser_tools() -> Option<(PathBuf, PathBuf)> {
+    let chromium = std::env::var_os("RESOLVE_CHROMIUM")
+        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+    let puppeteer = std::env::var_os("RESOLVE_PUPPETEER_DIR").map_or_else(
+        || {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/resolve-ci-web")
+        },
+        PathBuf::from,
+    );
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if chromium.is_file() && puppeteer.join("node_modules/puppeteer-core").is_dir() && node {
+        return Some((chromium, puppeteer));
+    }
+    let message = format!(
+        "the browser tests need node, Chromium at {} and puppeteer-core under {} (see .ci/run)",
+        chromium.display(),
+        puppeteer.display()
+    );
+    assert!(std::env::var_os("CI").is_none(), "{message}");
+    eprintln!("SKIPPED: {message}");
+    None
+}
+
+/// Where the screenshots go.
+fn screenshots() -> PathBuf {
+    let dir = std::env::var_os("RESOLVE_SCREENSHOTS").map_or_else(
+        || PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("review-web-screenshots"),
+        PathBuf::from,
+    );
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Run the page script for `scenario` against `web`; its JSON line of measurements.
+fn drive(workspace: &Workspace, web: &WebReview, scenario: &str) -> Value {
+    let (chromium, puppeteer) = browser_tools().expect("checked by the caller");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/web/review_page.cjs");
+    let output = Command::new("node")
+        .arg(script)
+        .env("RESOLVE_CHROMIUM", chromium)
+        .env("RESOLVE_PUPPETEER_DIR", puppeteer)
+        .env("REVIEW_URL", &web.url)
+        .env("SCENARIO", scenario)
+        .env("SCREENSHOTS", screenshots())
+        .env("RESOLVE_BIN", env!("CARGO_BIN_EXE_resolve"))
+        .env("RESOLVE_ROOT", workspace.root())
+        .env("HOME", workspace.home())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the page script failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap()
+}
+
+/// A `resolve mcp` connection of `workspace`, spoken to line by line.
+pub(super) struct Connection {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+    next: u64,
+}
+
+impl Connection {
+    pub(super) fn open(workspace: &Workspace) -> Self {
+        let mut child = workspace
+            .command(&["mcp"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut connection = Self {
+            child,
+            stdin,
+            lines,
+            next: 1,
+        };
+        connection.call(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "web-test", "version": "1"}}),
+        );
+        connection.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        connection
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(30))
+                .expect("the server answers");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    /// The text of a tool call's result.
+    pub(super) fn tool(&mut self, name: &str, arguments: Value) -> String {
+        let response = self.call("tools/call", json!({"name": name, "arguments": arguments}));
+        response["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{response}"))
+            .to_owned()
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_review_in_the_browser_lands_what_the_reviewer_chose_and_the_model_hears_it() {
+    if browser_tools().is_none() {
+        return;
+    }
+    let workspace = Workspace::with(&[
+        ("src/main.rs", "fn main() { foo(1); }\n"),
+        (
+            "src/lib.rs",
+            "fn f() { foo(2); }\n\n\n\n\n\n\n\n\nfn g() { foo(3); }\n",
+        ),
+        ("other.rs", "fn h() { baz(1); }\n"),
+    ]);
+    let mut model = Connection::open(&workspace);
+    let staged = model.tool(
+        "ast_edit",
+        json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": ["src"]}),
+    );
+    assert!(staged.starts_with("Staged as a preview"), "{staged}");
+    let web = WebReview::start(&workspace);
+
+    let measured = drive(&workspace, &web, "flow");
+    assert!(
+        measured["applied"].as_str().unwrap().starts_with("Applied"),
+        "{measured}"
+    );
+
+    assert_eq!(
+        std::fs::read(workspace.path("src/main.rs")).unwrap(),
+        b"fn main() { bar(1); println!(\"amended\"); }\n"
+    );
+    assert_eq!(
+        std::fs::read(workspace.path("src/lib.rs")).unwrap(),
+        b"fn f() { bar(2); }\n\n\n\n\n\n\n\n\nfn g() { foo(3); }\n"
+    );
+    let log = workspace.run(&["log"]).expect_code(0).stdout;
+    assert!(
+        log.contains("[kept src/lib.rs#1, src/main.rs#1; rejected src/lib.rs#2]")
+            || log.contains("rejected src/lib.rs#2"),
+        "{log}"
+    );
+    assert!(log.contains("amended src/main.rs"), "{log}");
+    assert!(log.contains("Keep g; f and main move."), "{log}");
+    assert!(
+        log.contains("commented src/main.rs:1, src/lib.rs:1"),
+        "{log}"
+    );
+    let history = workspace.run(&["log", "--json"]).expect_code(0).stdout;
+    let history: Value = serde_json::from_str(history.trim()).unwrap();
+    let comments = history["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|entry| entry.pointer("/review/comments"))
+        .unwrap_or_else(|| panic!("no comments kept: {history}"));
+    assert_eq!(
+        comments,
+        &json!([
+            {"path": "src/main.rs", "line": 1, "side": "new", "text": "fn main() { bar(1); }", "comment": "Why main?"},
+            {"path": "src/lib.rs", "line": 1, "side": "new", "text": "fn f() { bar(2); }", "comment": "Is bar safe here?"}
+        ])
+    );
+
+    // The staging connection's next tool result carries the reviewer's note.
+    let next = model.tool("ls", json!({}));
+    assert!(next.contains("rejected src/lib.rs#2"), "{next}");
+    assert!(next.contains("g stays on foo."), "{next}");
+    assert!(next.contains("The reviewer amended src/main.rs"), "{next}");
+    assert!(next.contains("Keep g; f and main move."), "{next}");
+    assert!(
+        next.contains("The reviewer commented on src/lib.rs:1, the line `fn f() { bar(2); }`: \"Is bar safe here?\""),
+        "{next}"
+    );
+}
+
+#[test]
+fn a_preview_of_two_thousand_files_shows_without_freezing_the_page() {
+    if browser_tools().is_none() {
+        return;
+    }
+    let files: Vec<(String, String)> = (0..2000)
+        .map(|n| {
+            (
+                format!("src/m{n:04}.rs"),
+                format!("fn f{n}() {{ foo({n}); }}\n"),
+            )
+        })
+        .collect();
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    let workspace = Workspace::with(&borrowed);
+    workspace
+        .run(&[
+            "ast-edit",
+            "-p",
+            "foo($A)",
+            "-r",
+            "bar($A)",
+            "--max-files",
+            "5000",
+            "src",
+        ])
+        .expect_code(0);
+    let web = WebReview::start(&workspace);
+    let measured = drive(&workspace, &web, "large");
+    eprintln!("2,000-file page: {measured}");
+}

@@ -140,7 +140,7 @@
       const off = file.hunks.filter((h) => h.address in rejected).length;
       return `<tr><td><a href="#file-${f}">${esc(file.path)}</a></td><td>${file.kind}</td>` +
         `<td class="count-add">+${file.added}</td><td class="count-del">−${file.removed}</td>` +
-        `<td>${file.stale ? 'changed since the preview' : `${file.hunks.length} hunks${off ? `, ${off} rejected` : ''}`}</td></tr>`;
+        `<td>${file.stale ? 'changed since the preview' : `${file.hunks.length} ${file.hunks.length === 1 ? 'hunk' : 'hunks'}${off ? `, ${off} rejected` : ''}`}</td></tr>`;
     }).join('') + '</tbody>';
     const parts = [];
     if (action.note) parts.push(`<p>${esc(action.note.trim())}</p>`);

@@ -84,11 +84,11 @@ pub use resolve_store::{
     FileChange, FileConflict, FileContent, GcReport, HistoryRecord, HunkReview, JOURNAL_DIR,
     LOCK_FILE, LOCK_TIMEOUT, Landing, McpAction, McpToolCall, NewAction, NoteResolution, Origin,
     Outcome, PLANS_DIR, Payload, PendingRecord, PendingSummary, Rebase, RebaseConflict,
-    RebaseState, Rebased, RecordKey, RejectedFile, RejectedHunk, Retention, Review, ReviewedApply,
-    ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError,
-    StoreLock, StoredAction, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath,
-    atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically, path_order,
-    read_content, read_regular_file, read_state_file, shell_words,
+    RebaseState, Rebased, RecordKey, Rederived, RejectedFile, RejectedHunk, Retention, Review,
+    ReviewedApply, ReviewerNote, STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store,
+    StoreError, StoreLock, StoredAction, TrustState, TrustedFiles, Untrusted, Workspace,
+    WorkspacePath, atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically,
+    path_order, read_content, read_regular_file, read_state_file, shell_words,
 };
 
 pub use apply_patch::{
@@ -103,7 +103,8 @@ pub use approval::{
 };
 pub use ast_edit::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
-    Prefilter, language_of_path, preview_ast_edit, preview_ast_edit_with, supported_languages,
+    Prefilter, language_of_path, preview_ast_edit, preview_ast_edit_with, rederive,
+    supported_languages,
 };
 pub use blocking::{TaskDied, run_blocking};
 pub use builtin::{builtin_tools, check_tool};
@@ -118,7 +119,7 @@ pub use external::ExternalActionRunner;
 pub use host_edit::{HookApproval, HookReply, HookSettings, HostEdit, intercept};
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
 pub use merge::{LineConflict, LineMerge, LineRebase, merge_lines};
-pub use opened::{OpenOptions, OpenedWorkspace, rebasing_store};
+pub use opened::{OpenOptions, OpenedWorkspace, ProducerRebase, rebasing_store};
 pub use pending_source::StorePendingSource;
 pub use preview::{
     PREVIEW_BANNER, Preview, Produce, ProduceLimits, Produced, ResultDetails, addressed_preview,

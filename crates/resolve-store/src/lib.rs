@@ -65,7 +65,7 @@ pub use layout::{
 };
 pub use lock::{LOCK_TIMEOUT, StoreLock};
 pub use mcp_action::{McpAction, McpToolCall, Payload};
-pub use rebase::{ConflictReason, FileConflict, Rebase, RebaseConflict, Rebased};
+pub use rebase::{ConflictReason, FileConflict, Rebase, RebaseConflict, Rebased, Rederived};
 pub use record_key::{RECORD_KEY_FILE, RecordKey};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
 pub use store::{

@@ -164,6 +164,11 @@ pub struct PendingRecord<C = ChangeSet> {
     /// A reviewer's amendments of its files, oldest first (their contents are in the change set).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub amendments: Vec<Amendment>,
+    /// What re-derives its change on a file that moved (an `ast_edit` request), handed to the
+    /// store's [`Rebase::rederive`](crate::Rebase::rederive) at apply; records without it
+    /// (older ones, other producers) rebase by lines only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rederive: Option<Value>,
     /// The outcome of its last check (`resolve check`, the model's `check` tool); records
     /// written before checks existed have none. It counts only while it was made of this
     /// change set (see [`PendingRecord::last_check`]).
@@ -208,6 +213,7 @@ impl StagedRecord {
             details: self.details.clone(),
             fingerprint: self.fingerprint.clone(),
             amendments: self.amendments.clone(),
+            rederive: self.rederive.clone(),
             check: self.check.clone(),
             mac: self.mac.clone(),
             foreign: self.foreign,
@@ -415,6 +421,8 @@ struct HistoryFields {
     fingerprint: String,
     #[serde(default)]
     amendments: Vec<Amendment>,
+    #[serde(default)]
+    rederive: Option<Value>,
     check: Option<CheckOutcome>,
     #[serde(default)]
     mac: Option<String>,
@@ -454,6 +462,7 @@ impl From<HistoryFields> for HistoryRecord {
                 details: fields.details,
                 fingerprint: fields.fingerprint,
                 amendments: fields.amendments,
+                rederive: fields.rederive,
                 check: fields.check,
                 mac: fields.mac,
                 foreign: true,
@@ -499,6 +508,9 @@ pub struct ApplyOutcome {
     pub total_replacements: usize,
     /// Files that changed since the preview and received the preview rebased onto them.
     pub rebased_files: Vec<String>,
+    /// Those of [`ApplyOutcome::rebased_files`] whose change was re-derived (the `ast_edit`
+    /// rewrite run again on their current bytes) rather than merged by lines.
+    pub rederived_files: Vec<String>,
 }
 
 /// The seq of a pending id (`pending-action:<tool>:<seq>`).
@@ -638,6 +650,7 @@ mod tests {
             details: Value::Null,
             fingerprint: "f".into(),
             amendments: Vec::new(),
+            rederive: None,
             check: None,
             mac: None,
             foreign: true,

@@ -35,6 +35,14 @@ pub struct NewAction {
     pub details: Value,
 }
 
+/// What a staged record carries out: its change set, or an MCP call, and what re-derives the
+/// change.
+struct Payload<C> {
+    change_set: C,
+    mcp: Option<McpAction>,
+    rederive: Option<Value>,
+}
+
 /// The id counter's file: `{"nextSeq": N}`.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -75,8 +83,24 @@ impl Store {
         action: NewAction,
         change_set: SpooledChangeSet,
     ) -> Result<StagedRecord, StoreError> {
+        self.stage_rederivable(action, change_set, None)
+    }
+
+    /// [`Store::stage_spooled`] of a change that `rederive` re-derives on a file that moved
+    /// (see [`PendingRecord::rederive`]).
+    pub fn stage_rederivable(
+        &self,
+        action: NewAction,
+        change_set: SpooledChangeSet,
+        rederive: Option<Value>,
+    ) -> Result<StagedRecord, StoreError> {
         let fingerprint = change_set.fingerprint().to_owned();
-        self.stage_payload(action, change_set, None, fingerprint.clone(), &fingerprint)
+        let payload = Payload {
+            change_set,
+            mcp: None,
+            rederive,
+        };
+        self.stage_payload(action, payload, fingerprint.clone(), &fingerprint)
     }
 
     /// Stage an MCP tool call as a pending action at the head of the stack; resolving it makes
@@ -89,7 +113,12 @@ impl Store {
         let encoded = serde_json::to_vec(&call).unwrap_or_default();
         let fingerprint = format!("mcp:{}", content_hash(&encoded));
         let signed = ChangeSet::new().fingerprint();
-        self.stage_payload(action, ChangeSet::new(), Some(call), fingerprint, &signed)
+        let payload = Payload {
+            change_set: ChangeSet::new(),
+            mcp: Some(call),
+            rederive: None,
+        };
+        self.stage_payload(action, payload, fingerprint, &signed)
     }
 
     /// Write the pending record of `action` with its payload, numbered by the counter, signed
@@ -97,8 +126,7 @@ impl Store {
     fn stage_payload<C: Serialize>(
         &self,
         action: NewAction,
-        change_set: C,
-        mcp: Option<McpAction>,
+        payload: Payload<C>,
         fingerprint: String,
         change_fingerprint: &str,
     ) -> Result<PendingRecord<C>, StoreError> {
@@ -109,6 +137,11 @@ impl Store {
             mut preview_text,
             details,
         } = action;
+        let Payload {
+            change_set,
+            mcp,
+            rederive,
+        } = payload;
         self.blobs().intern(&mut preview_text)?;
         let _lock = self.session()?;
         let seq = self.take_seq()?;
@@ -127,6 +160,7 @@ impl Store {
             preview_text,
             details,
             amendments: Vec::new(),
+            rederive,
             check: None,
             mac: None,
             foreign: false,

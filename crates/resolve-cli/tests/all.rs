@@ -30,6 +30,7 @@ mod suite {
     mod person;
     mod plan;
     mod rebase;
+    mod rebase_settle;
     mod rebase_structural;
     mod review;
     mod shown;

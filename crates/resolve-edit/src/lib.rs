@@ -14,7 +14,8 @@
 //! `preview` (with [`Produce`], the trait of a producer's request); the producers `ast_edit/`,
 //! `text_edit`, `apply_patch/` (Codex-format patches) and the read-only `read_tools`;
 //! `producers` (the list of producers, one line each) and `read_only` (the read-only tools by
-//! name); `external`, `review` (hunk-level apply and amend), `reviewer_note` (what the model is told a
+//! name); `external`, `review` (hunk-level apply and amend), `settle` (a conflicting file amended
+//! onto its current bytes, `amend --take`), `reviewer_note` (what the model is told a
 //! person did), `shown` (what a stored action shows, derived from what it lands),
 //! `pending_source`; `check/` (running a command against a preview, in place or in
 //! a scratch copy, and the model's `check` tool); `tools`; `builtin` (every built-in tool as
@@ -66,6 +67,7 @@ mod external;
 mod pending_source;
 mod review;
 mod reviewer_note;
+mod settle;
 mod shown;
 
 mod check;
@@ -118,7 +120,7 @@ pub use error::EditError;
 pub use external::ExternalActionRunner;
 pub use host_edit::{HookApproval, HookReply, HookSettings, HostEdit, intercept};
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
-pub use merge::{LineConflict, LineMerge, LineRebase, merge_lines};
+pub use merge::{LineConflict, LineMerge, LineRebase, MergeSide, merge_lines, merge_lines_taking};
 pub use opened::{OpenOptions, OpenedWorkspace, ProducerRebase, rebasing_store};
 pub use pending_source::StorePendingSource;
 pub use preview::{
@@ -140,6 +142,7 @@ pub use review::{
 };
 pub use reviewer_note::reviewer_note_text;
 pub use selection::{HunkAddress, HunkRejection, MAX_HUNK_NUMBER, Selection};
+pub use settle::{SettleOutcome, settle};
 pub use shell_writes::visible_shell_writes;
 pub use shown::{shown_addressed_preview, shown_history_preview, shown_preview};
 pub use text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};

@@ -320,6 +320,7 @@ pub fn amend(
             content: content.into(),
             preview_text: preview_text.into(),
             diff,
+            rebased_onto: None,
         },
     )?;
     Ok(AmendOutcome::Amended(Box::new(amended)))

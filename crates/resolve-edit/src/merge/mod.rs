@@ -10,7 +10,7 @@ mod three_way;
 
 use resolve_store::{Rebase, RebaseConflict, Rebased};
 
-pub use self::three_way::{LineConflict, LineMerge, merge_lines};
+pub use self::three_way::{LineConflict, LineMerge, MergeSide, merge_lines, merge_lines_taking};
 
 /// The store's rebase: [`merge_lines`] of the current file, the base and the preview.
 #[derive(Debug, Clone, Copy, Default)]

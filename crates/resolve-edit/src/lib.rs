@@ -140,7 +140,7 @@ pub use review::{
     ActionHunks, AmendOutcome, PreviewFile, ReviewDecision, action_hunks, amend, amend_target,
     apply_reviewed, apply_reviewed_as, file_hunks, partial_apply_lines, previewed_content,
 };
-pub use reviewer_note::reviewer_note_text;
+pub use reviewer_note::{moved_note_text, reviewer_note_text, take_origin_notes};
 pub use selection::{HunkAddress, HunkRejection, MAX_HUNK_NUMBER, Selection};
 pub use settle::{SettleOutcome, settle};
 pub use shell_writes::visible_shell_writes;

@@ -70,7 +70,7 @@ pub use record_key::{RECORD_KEY_FILE, RecordKey};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
 pub use store::{
     AUTO_GC_PERIOD, AmendFile, Amendment, ApplyOutcome, Attribution, BLOB_GRACE, GcReport,
-    HOST_NAMES, HistoryRecord, HunkReview, Landing, MAX_NOTES_PER_ORIGIN, NewAction,
+    HOST_NAMES, HistoryRecord, HunkReview, Landing, MAX_NOTES_PER_ORIGIN, MovedNote, NewAction,
     NoteResolution, Origin, Outcome, PendingRecord, PendingSummary, RECORD_VERSION, RebaseState,
     RecordVersion, RejectedFile, RejectedHunk, Retention, Review, ReviewedApply, ReviewerNote,
     StagedRecord, Store, StoredAction, default_decider,

@@ -3,6 +3,7 @@
 //! listing and clean-up read instead of whole records, and reading and writing them as JSON.
 //! Every record carries the format's version; a record of another version is refused.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
@@ -169,6 +170,11 @@ pub struct PendingRecord<C = ChangeSet> {
     /// (older ones, other producers) rebase by lines only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rederive: Option<Value>,
+    /// The files that had moved since the preview when its origin was last told so (path →
+    /// the hash they held then, empty when absent), so each move is told once (see
+    /// [`Store::take_moved_notes`](crate::Store::take_moved_notes)).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub told_moved: BTreeMap<String, String>,
     /// The outcome of its last check (`resolve check`, the model's `check` tool); records
     /// written before checks existed have none. It counts only while it was made of this
     /// change set (see [`PendingRecord::last_check`]).
@@ -214,6 +220,7 @@ impl StagedRecord {
             fingerprint: self.fingerprint.clone(),
             amendments: self.amendments.clone(),
             rederive: self.rederive.clone(),
+            told_moved: self.told_moved.clone(),
             check: self.check.clone(),
             mac: self.mac.clone(),
             foreign: self.foreign,
@@ -423,6 +430,8 @@ struct HistoryFields {
     amendments: Vec<Amendment>,
     #[serde(default)]
     rederive: Option<Value>,
+    #[serde(default)]
+    told_moved: BTreeMap<String, String>,
     check: Option<CheckOutcome>,
     #[serde(default)]
     mac: Option<String>,
@@ -463,6 +472,7 @@ impl From<HistoryFields> for HistoryRecord {
                 fingerprint: fields.fingerprint,
                 amendments: fields.amendments,
                 rederive: fields.rederive,
+                told_moved: fields.told_moved,
                 check: fields.check,
                 mac: fields.mac,
                 foreign: true,
@@ -651,6 +661,7 @@ mod tests {
             fingerprint: "f".into(),
             amendments: Vec::new(),
             rederive: None,
+            told_moved: BTreeMap::new(),
             check: None,
             mac: None,
             foreign: true,

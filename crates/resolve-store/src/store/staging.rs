@@ -161,6 +161,7 @@ impl Store {
             details,
             amendments: Vec::new(),
             rederive,
+            told_moved: std::collections::BTreeMap::new(),
             check: None,
             mac: None,
             foreign: false,

@@ -1,5 +1,5 @@
 //! Settling a conflict in `resolve review` through a real terminal (#29 §2): a preview whose
-//! file changed since shows each conflicting hunk with the current lines and the preview's; `P`
+//! file changed since shows each conflicting hunk with the base's lines, the current ones and the preview's; `P`
 //! takes the preview's side (an amendment, as `resolve amend --take preview`), the file then
 //! shows its hunks, and `a` applies it cleanly.
 //!
@@ -32,7 +32,7 @@ fn resolve(root: &Path, args: &[&str]) -> std::process::Output {
 }
 
 #[test]
-fn a_conflicting_hunk_is_shown_with_both_sides_and_p_settles_it_so_it_applies() {
+fn a_conflicting_hunk_shows_base_current_and_preview_and_p_settles_it_so_it_applies() {
     if !tmux_available() {
         return;
     }
@@ -57,11 +57,13 @@ fn a_conflicting_hunk_is_shown_with_both_sides_and_p_settles_it_so_it_applies() 
     );
     let tmux = Tmux::start(&command);
     let screen = tmux.wait_for("the conflict", |screen| {
-        screen.contains("conflict 1: current (line 2):")
+        screen.contains("current (line 2):")
     });
     for expected in [
         "a.txt  conflicts since the preview (1)",
         "C: take the current lines   P: take the preview's",
+        "conflict 1: base:",
+        "  | b",
         "  | X",
         "preview (line 2):",
         "  | B",

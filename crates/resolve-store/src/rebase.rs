@@ -65,6 +65,8 @@ pub struct RebaseConflict {
     pub preview_line: usize,
     /// The preview's lines there.
     pub preview: Vec<u8>,
+    /// The lines of the base, the file the preview was computed from, that both replace.
+    pub base: Vec<u8>,
 }
 
 /// Why one file of an action cannot be rebased.

@@ -119,6 +119,7 @@ fn a_mismatch_falls_back_to_the_merge_and_a_conflict_names_the_moved_matches() {
         current: b"TWO\n".to_vec(),
         preview_line: 2,
         preview: b"two\n".to_vec(),
+        base: b"two\n".to_vec(),
     };
     let rebase = Scripted {
         rederived: Some(Rederived::Mismatch {

@@ -292,6 +292,7 @@ fn conflict_views(store: &Store, record: &PendingRecord) -> Vec<(String, Vec<Con
                     current: String::from_utf8_lossy(&hunk.current).into_owned(),
                     preview_line: hunk.preview_line,
                     preview: String::from_utf8_lossy(&hunk.preview).into_owned(),
+                    base: String::from_utf8_lossy(&hunk.base).into_owned(),
                 })
                 .collect();
             (file.path.clone(), hunks)

@@ -317,6 +317,7 @@ fn c_and_p_settle_a_conflicting_file_and_only_that() {
         current: "a\n".to_owned(),
         preview_line: 1,
         preview: "b\n".to_owned(),
+        base: "c\n".to_owned(),
     }];
     let mut app = App::new(actions);
     let id = app.actions[0].id.clone();

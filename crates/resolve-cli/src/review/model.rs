@@ -77,6 +77,8 @@ pub struct ConflictView {
     pub preview_line: usize,
     /// The preview's lines there.
     pub preview: String,
+    /// The base's lines (what the preview was computed from) that both replace.
+    pub base: String,
 }
 
 impl FileView {

@@ -188,18 +188,16 @@ fn file_list<'a>(app: &App, action: &'a ActionView, rows: usize) -> Paragraph<'a
     Paragraph::new(lines)
 }
 
-/// A file whose preview conflicts with what changed since: each conflicting hunk, the current
-/// file's lines beside the preview's, and the keys that settle it.
+/// A file whose preview conflicts with what changed since: each conflicting hunk, the base's
+/// lines, the current file's and the preview's, and the keys that settle it.
 fn conflict_view(file: &FileView) -> Paragraph<'static> {
     let mut text = String::from(
         "  The file changed since the preview, and these hunks conflict with that change.\n  C: take the current lines   P: take the preview's   (the rest merges; then a applies)",
     );
     for (index, conflict) in file.conflicts.iter().enumerate() {
-        text.push_str(&format!(
-            "\n\n  conflict {}: current (line {}):",
-            index + 1,
-            conflict.current_line
-        ));
+        text.push_str(&format!("\n\n  conflict {}: base:", index + 1));
+        push_side(&mut text, &conflict.base);
+        text.push_str(&format!("\n  current (line {}):", conflict.current_line));
         push_side(&mut text, &conflict.current);
         text.push_str(&format!("\n  preview (line {}):", conflict.preview_line));
         push_side(&mut text, &conflict.preview);

@@ -187,6 +187,7 @@ fn a_conflicting_file_shows_both_sides_of_each_hunk_and_the_keys_that_settle_it(
         current: "X\n".to_owned(),
         preview_line: 2,
         preview: "B\n".to_owned(),
+        base: "b\n".to_owned(),
     }];
     let mut app = App::new(actions);
     press(&mut app, "J");
@@ -194,7 +195,9 @@ fn a_conflicting_file_shows_both_sides_of_each_hunk_and_the_keys_that_settle_it(
     for expected in [
         "▸ src/main.rs  conflicts since the preview (1)",
         "C: take the current lines   P: take the preview's",
-        "conflict 1: current (line 2):",
+        "conflict 1: base:",
+        "  | b",
+        "current (line 2):",
         "  | X",
         "preview (line 2):",
         "  | B",

@@ -31,6 +31,7 @@ impl Rebase for LineRebase {
                     current: conflict.current,
                     preview_line: conflict.preview_start + 1,
                     preview: conflict.preview,
+                    base: conflict.base,
                 })
                 .collect(),
         )

@@ -51,6 +51,8 @@ pub struct LineConflict {
     pub preview_start: usize,
     /// The preview's lines there, bytes as they are.
     pub preview: Vec<u8>,
+    /// The base's lines both replace, bytes as they are.
+    pub base: Vec<u8>,
 }
 
 /// What a three-way merge gives.
@@ -120,6 +122,7 @@ fn merge_resolving(
             current: slice(&first, region.start1, region.len1).concat(),
             preview_start: usize::try_from(region.start2).unwrap_or(0),
             preview: slice(&second, region.start2, region.len2).concat(),
+            base: base_lines_of(&base_lines, region).concat(),
         })
         .collect();
     LineMerge { merged, conflicts }
@@ -174,6 +177,15 @@ fn slice<'a, 'b>(lines: &'b [&'a [u8]], start: isize, len: isize) -> &'b [&'a [u
     let start = usize::try_from(start).unwrap_or(0);
     let len = usize::try_from(len).unwrap_or(0);
     &lines[start..start + len]
+}
+
+/// The base's lines of a conflict region; none when its base span is only reckoned.
+fn base_lines_of<'a, 'b>(base: &'b [&'a [u8]], region: &Region) -> &'b [&'a [u8]] {
+    let (Ok(start), Ok(len)) = (usize::try_from(region.start0), usize::try_from(region.len0))
+    else {
+        return &[];
+    };
+    base.get(start..start.saturating_add(len)).unwrap_or(&[])
 }
 
 /// Walk both change lists in base order and make the regions.
@@ -489,6 +501,10 @@ mod tests {
         let preview = b"A\nY\nc\nd\ne\nf\ng\n";
         let ours = merge_lines_taking(current, base, preview, MergeSide::Current);
         assert_eq!(ours.conflicts.len(), 1);
+        assert_eq!(
+            ours.conflicts[0].base, b"a\nb\n",
+            "the base lines both replace"
+        );
         assert_eq!(ours.merged, b"a\nX\nc\nd\ne\nf\nG\n");
         let theirs = merge_lines_taking(current, base, preview, MergeSide::Preview);
         assert_eq!(theirs.merged, b"A\nY\nc\nd\ne\nf\nG\n");

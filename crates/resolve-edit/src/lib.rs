@@ -142,7 +142,7 @@ pub use review::{
 };
 pub use reviewer_note::{moved_note_text, reviewer_note_text, take_origin_notes};
 pub use selection::{HunkAddress, HunkRejection, MAX_HUNK_NUMBER, Selection};
-pub use settle::{SettleOutcome, settle};
+pub use settle::{SettleOutcome, conflict_draft, has_conflict_markers, settle};
 pub use shell_writes::visible_shell_writes;
 pub use shown::{shown_addressed_preview, shown_history_preview, shown_preview};
 pub use text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};

@@ -3,6 +3,8 @@
 //! each conflicting hunk taking the side the person chose, becomes the file's new content, and
 //! the file's current bytes its new base, so the action applies as staged. It is an amendment
 //! like any other (the action keeps its id; the amendment is recorded and told to the model).
+//! To write the result by hand, a person edits the merge with conflict markers
+//! ([`conflict_draft`]) and amends the file with it.
 
 use resolve_store::{AmendFile, FileChange, PendingRecord, Store, StoreError, content_hash};
 
@@ -10,7 +12,7 @@ use crate::diff::{change_diff, unified_diff};
 use crate::error::EditError;
 use crate::merge::{MergeSide, merge_lines, merge_lines_taking};
 use crate::preview::replace_file_diff;
-use crate::review::{amend_target, previewed_content};
+use crate::review::{amend_target, moved_bytes, previewed_content};
 
 /// What settling a file did.
 #[derive(Debug)]
@@ -30,6 +32,40 @@ pub enum SettleOutcome {
         /// The file.
         path: String,
     },
+}
+
+/// What a person edits to resolve `path` of `record` by hand: when the file moved since the
+/// preview and the preview conflicts with that change, the merge onto the file as it is now
+/// with `git`'s conflict markers around each conflicting hunk; `None` when it does not conflict
+/// (the previewed content is what to edit). Saved by [`amend`](crate::amend), it becomes the
+/// content and the file's current bytes the base.
+pub fn conflict_draft(
+    store: &Store,
+    record: &PendingRecord,
+    path: &str,
+) -> Result<Option<String>, EditError> {
+    let Some(current) = moved_bytes(store, record, path)? else {
+        return Ok(None);
+    };
+    let Some(FileChange::Update { base_hash, .. }) = record.change_set.get(path) else {
+        return Ok(None);
+    };
+    let Some(base) = store.base_content(path, base_hash)? else {
+        return Ok(None);
+    };
+    let preview = previewed_content(store, record, path)?;
+    let merge = merge_lines(&current, &base, preview.as_bytes());
+    if merge.conflicts.is_empty() {
+        return Ok(None);
+    }
+    Ok(String::from_utf8(merge.merged).ok())
+}
+
+/// Whether `content` still holds a conflict marker line of [`conflict_draft`].
+pub fn has_conflict_markers(content: &str) -> bool {
+    content
+        .lines()
+        .any(|line| line == "<<<<<<< current" || line == ">>>>>>> preview")
 }
 
 /// Settle `path` (or the action's only file) of the pending action `id`, each conflicting hunk

@@ -6,7 +6,7 @@
 use anyhow::Context;
 use resolve_edit::{
     AmendOutcome, MergeSide, PendingRecord, SettleOutcome, Store, action_hunks, amend,
-    amend_target, previewed_content, settle,
+    amend_target, conflict_draft, has_conflict_markers, previewed_content, settle,
 };
 use serde_json::{Value, json};
 
@@ -63,7 +63,12 @@ pub(crate) fn run(
         Some(from) => std::fs::read_to_string(from)
             .with_context(|| format!("could not read `{}`", from.display()))?,
         None => {
-            let previewed = previewed_content(store, &record, &path)?;
+            // A file that conflicts since the preview opens as the merge with conflict
+            // markers: what is saved is the result.
+            let previewed = match conflict_draft(store, &record, &path)? {
+                Some(draft) => draft,
+                None => previewed_content(store, &record, &path)?,
+            };
             match crate::editor::edit_in_editor(&path, &previewed) {
                 Ok(content) => content,
                 Err(error) => {
@@ -73,6 +78,15 @@ pub(crate) fn run(
             }
         }
     };
+    if has_conflict_markers(&content) {
+        failure(
+            output,
+            &format!(
+                "{path} still holds conflict markers (`<<<<<<< current`, `>>>>>>> preview`); nothing was amended. Resolve each conflict, or use --take current|preview."
+            ),
+        );
+        return Ok(Outcome::Failed);
+    }
     match amend(store, &record.id, &path, content, Some(&record.fingerprint)) {
         Ok(AmendOutcome::Amended(amended)) => {
             let diff = amended

@@ -167,6 +167,10 @@ impl ReviewStore {
             .store
             .pending_record(id)?
             .with_context(|| format!("{id} is no longer pending"))?;
+        // A file that conflicts since the preview opens as the merge with conflict markers.
+        if let Some(draft) = resolve_edit::conflict_draft(&self.store, &record, path)? {
+            return Ok(draft);
+        }
         Ok(resolve_edit::previewed_content(&self.store, &record, path)?)
     }
 
@@ -179,6 +183,11 @@ impl ReviewStore {
         path: &str,
         content: String,
     ) -> anyhow::Result<bool> {
+        if resolve_edit::has_conflict_markers(&content) {
+            anyhow::bail!(
+                "{path} still holds conflict markers; nothing was amended (C / P take a side)"
+            );
+        }
         let outcome = resolve_edit::amend(&self.store, id, path, content, Some(version))?;
         Ok(matches!(outcome, AmendOutcome::Amended(_)))
     }

@@ -89,3 +89,59 @@ fn a_file_that_rebases_cleanly_has_nothing_to_settle() {
     );
     assert_eq!(state(&workspace), "rebases");
 }
+
+#[test]
+fn amend_opens_a_conflicting_file_as_the_merge_with_markers_and_the_edited_result_applies() {
+    let workspace = conflicting();
+    let captured = workspace.home().join("draft.txt");
+    let editor = workspace.home().join("editor.sh");
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\ncp \"$1\" '{}'\nsed -i -e '/^<<<<<<< current$/d' -e '/^=======$/d' -e '/^>>>>>>> preview$/d' -e 's/^X$/Xb/' -e '/^B$/d' \"$1\"\n",
+            captured.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let run = workspace
+        .command(&["amend", "a.txt"])
+        .env("VISUAL", &editor)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&captured).unwrap(),
+        "a\n<<<<<<< current\nX\n=======\nB\n>>>>>>> preview\nc\nd\nE\nf\ng\nH\ni\n",
+        "the draft is the merge onto the current file, the conflict marked"
+    );
+    assert_eq!(state(&workspace), "fresh");
+    workspace
+        .run(&["apply", "--reason", "Resolved by hand."])
+        .expect_code(0);
+    assert_eq!(workspace.read("a.txt"), "a\nXb\nc\nd\nE\nf\ng\nH\ni\n");
+}
+
+#[test]
+fn a_result_that_still_holds_conflict_markers_is_refused() {
+    let workspace = conflicting();
+    let draft = workspace.home().join("draft.txt");
+    std::fs::write(
+        &draft,
+        "a\n<<<<<<< current\nX\n=======\nB\n>>>>>>> preview\n",
+    )
+    .unwrap();
+    let run = workspace
+        .run(&["amend", "a.txt", "--from", draft.to_str().unwrap()])
+        .expect_code(1);
+    assert!(
+        run.stderr.contains("still holds conflict markers"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(state(&workspace), "conflicts");
+}

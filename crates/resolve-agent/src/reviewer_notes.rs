@@ -2,14 +2,15 @@
 //! session takes the reviewer notes waiting for it (a person amended, applied all or part of,
 //! or discarded a preview, in this process or another) and appends each as its own reminder
 //! message, like the `resolve` reminder (user role; for Anthropic a text block in the user
-//! turn). A note is taken from the store as it is sent, so it is sent once.
+//! turn). A note is taken from the store as it is sent, so it is sent once. The same way it
+//! learns that a file under one of its pending previews moved since it was staged.
 //!
 //! Owned here: the [`ReviewerNotes`] hook and its store-backed form. Not owned: when notes are
 //! written or their words (`resolve-edit` and `resolve-store`).
 
 use std::fmt;
 
-use resolve_edit::{Origin, Store, reviewer_note_text};
+use resolve_edit::{Origin, Store, take_origin_notes};
 
 /// Where a session learns what a person did to the actions its model staged.
 pub trait ReviewerNotes: Send + Sync + fmt::Debug {
@@ -34,9 +35,6 @@ impl StoreReviewerNotes {
 
 impl ReviewerNotes for StoreReviewerNotes {
     fn take(&self) -> Result<Vec<String>, String> {
-        self.store
-            .take_reviewer_notes(&self.origin)
-            .map(|notes| notes.iter().map(reviewer_note_text).collect())
-            .map_err(|error| error.to_string())
+        take_origin_notes(&self.store, &self.origin).map_err(|error| error.to_string())
     }
 }

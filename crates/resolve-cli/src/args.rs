@@ -140,7 +140,9 @@ or when a build must not see the change. Slower: no build cache unless --with-ig
     /// Opens the content in $VISUAL (or $EDITOR), or takes it from --from FILE. The action
     /// keeps its id and base hashes; its preview shows the new diff, and it remembers the
     /// amendment as the diff from the model's version to yours (which the model that staged it
-    /// is told).
+    /// is told). With --take current|preview, a file whose preview conflicts with changes made
+    /// since is settled instead: the merge onto the file as it is now, each conflicting hunk
+    /// taking that side, becomes its content, and the action applies as staged.
     Amend(AmendArgs),
     /// History of applied and discarded actions, with their reasons, newest first.
     Log,
@@ -815,8 +817,22 @@ pub struct AmendArgs {
     #[arg(value_name = "ID|PATH", num_args = 0..=2)]
     pub targets: Vec<String>,
     /// Take the new content from FILE (`-` for standard input) instead of an editor.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "take")]
     pub from: Option<PathBuf>,
+    /// Settle a file that conflicts with changes made since the preview: merge the preview
+    /// onto the file as it is now, each conflicting hunk taking the current file's lines or
+    /// the preview's.
+    #[arg(long, value_enum, value_name = "SIDE")]
+    pub take: Option<TakeSide>,
+}
+
+/// The side `resolve amend --take` gives each conflicting hunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TakeSide {
+    /// The file's lines as they are now.
+    Current,
+    /// The preview's lines.
+    Preview,
 }
 
 /// `resolve gc`.

@@ -31,6 +31,8 @@ mod suite {
     mod person;
     mod plan;
     mod rebase;
+    mod rebase_settle;
+    mod rebase_structural;
     mod review;
     mod shown;
     mod staging;

@@ -18,127 +18,15 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use resolve_test_support::{MockServer, Reply, Turn};
 use serde_json::{Value, json};
+use tmux_harness::{Tmux, stderr, tmux_available};
 
-/// A private tmux server (its own socket) with one 80×24 session; killed when dropped.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    /// Start `command` (a shell command line) in a new 80×24 session; it should not exit
-    /// before the test has read the screen (the session goes with the server).
-    fn start(command: &str) -> Self {
-        static SESSIONS: AtomicUsize = AtomicUsize::new(0);
-        let tmux = Self {
-            socket: format!(
-                "resolve-review-test-{}-{}",
-                std::process::id(),
-                SESSIONS.fetch_add(1, Ordering::Relaxed)
-            ),
-        };
-        let output = tmux
-            .command()
-            .args(["new-session", "-d", "-s", "review", "-x", "80", "-y", "24"])
-            .arg(command)
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{}", stderr(&output));
-        tmux
-    }
-
-    fn command(&self) -> Command {
-        let mut command = Command::new("tmux");
-        command.args(["-L", &self.socket, "-f", "/dev/null"]);
-        command
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let output = self.command().args(args).output().unwrap();
-        assert!(
-            output.status.success(),
-            "tmux {args:?}: {}",
-            stderr(&output)
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    /// Send keys by tmux name (`j`, `Enter`, `Escape`).
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "review"];
-        args.extend_from_slice(keys);
-        self.run(&args);
-    }
-
-    /// Type `text` literally.
-    fn type_text(&self, text: &str) {
-        self.run(&["send-keys", "-t", "review", "-l", text]);
-    }
-
-    /// The screen as text.
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "review"])
-    }
-
-    /// The screen with its colors and attributes as escape sequences.
-    fn screen_with_styles(&self) -> String {
-        self.run(&["capture-pane", "-p", "-e", "-t", "review"])
-    }
-
-    /// Whether the pane shows the alternate screen.
-    fn in_alternate_screen(&self) -> bool {
-        self.run(&["display-message", "-p", "-t", "review", "#{alternate_on}"])
-            .trim()
-            == "1"
-    }
-
-    /// The screen once `ready` holds for it; fails with the last screen after 20 s.
-    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if ready(&screen) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "timed out waiting for {what}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.command().arg("kill-server").output();
-    }
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// Whether `tmux` runs here; when it does not, the test fails under CI and is skipped
-/// (saying so) elsewhere.
-fn tmux_available() -> bool {
-    let available = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !available {
-        let message = "tmux is not installed; install it (Debian: `apt-get install tmux`) to run the terminal review test";
-        assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("\n!!!!! SKIPPED the `resolve review` terminal test: {message} !!!!!\n");
-    }
-    available
-}
+mod tmux_harness;
 
 /// A `resolve mcp` connection, spoken to line by line.
 struct McpConnection {

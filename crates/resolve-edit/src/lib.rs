@@ -14,7 +14,8 @@
 //! `preview` (with [`Produce`], the trait of a producer's request); the producers `ast_edit/`,
 //! `text_edit`, `apply_patch/` (Codex-format patches) and the read-only `read_tools`;
 //! `producers` (the list of producers, one line each) and `read_only` (the read-only tools by
-//! name); `external`, `review` (hunk-level apply and amend), `reviewer_note` (what the model is told a
+//! name); `external`, `review` (hunk-level apply and amend), `settle` (a conflicting file amended
+//! onto its current bytes, `amend --take`), `reviewer_note` (what the model is told a
 //! person did), `shown` (what a stored action shows, derived from what it lands),
 //! `pending_source`; `check/` (running a command against a preview, in place or in
 //! a scratch copy, and the model's `check` tool); `tools`; `builtin` (every built-in tool as
@@ -67,6 +68,7 @@ mod external;
 mod pending_source;
 mod review;
 mod reviewer_note;
+mod settle;
 mod shown;
 
 mod check;
@@ -87,11 +89,11 @@ pub use resolve_store::{
     HunkReview, JOURNAL_DIR, LOCK_FILE, LOCK_TIMEOUT, Landing, LineComment, LineSide, McpAction,
     McpToolCall, NewAction, NoteResolution, ObservedFile, Origin, Outcome, PLANS_DIR, Payload,
     PendingRecord, PendingSummary, Rebase, RebaseConflict, RebaseState, Rebased, RecordKey,
-    RejectedFile, RejectedHunk, Retention, Review, ReviewedApply, ReviewerNote, STATE_DIR,
-    SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError, StoreLock, StoredAction,
-    TreeSnapshot, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath, atomic_write,
-    content_hash, create_dir_all, is_binary, normalize_lexically, path_order, read_content,
-    read_regular_file, read_state_file, remove_file, shell_words,
+    Rederived, RejectedFile, RejectedHunk, Retention, Review, ReviewedApply, ReviewerNote,
+    STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError, StoreLock,
+    StoredAction, TreeSnapshot, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath,
+    atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically, path_order,
+    read_content, read_regular_file, read_state_file, remove_file, shell_words,
 };
 
 pub use apply_patch::{
@@ -106,7 +108,8 @@ pub use approval::{
 };
 pub use ast_edit::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
-    Prefilter, language_of_path, preview_ast_edit, preview_ast_edit_with, supported_languages,
+    Prefilter, language_of_path, preview_ast_edit, preview_ast_edit_with, rederive,
+    supported_languages,
 };
 pub use blocking::{TaskDied, run_blocking};
 pub use builtin::{builtin_tools, check_tool};
@@ -123,8 +126,8 @@ pub use host_edit::{
     HookApproval, HookReply, HookSettings, HostEdit, codex_session_origin, intercept,
 };
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
-pub use merge::{LineConflict, LineMerge, LineRebase, merge_lines};
-pub use opened::{OpenOptions, OpenedWorkspace, rebasing_store};
+pub use merge::{LineConflict, LineMerge, LineRebase, MergeSide, merge_lines, merge_lines_taking};
+pub use opened::{OpenOptions, OpenedWorkspace, ProducerRebase, rebasing_store};
 pub use pending_source::{AdoptedOrigins, StorePendingSource};
 pub use preview::{
     PREVIEW_BANNER, Preview, Produce, ProduceLimits, Produced, ResultDetails, addressed_preview,
@@ -144,8 +147,11 @@ pub use review::{
     apply_reviewed, apply_reviewed_as, apply_reviewed_commented, file_hunks, partial_apply_lines,
     previewed_content,
 };
-pub use reviewer_note::{line_comment_text, reviewer_note_text};
+pub use reviewer_note::{
+    line_comment_text, moved_note_text, reviewer_note_text, take_origin_notes,
+};
 pub use selection::{HunkAddress, HunkRejection, MAX_HUNK_NUMBER, Selection};
+pub use settle::{SettleOutcome, conflict_draft, has_conflict_markers, settle};
 pub use shell_capture::{
     MAX_CAPTURED_FILE, MAX_SNAPSHOT_BYTES, MAX_SNAPSHOT_FILES, NotCaptured, changes_since,
     snapshot_tree,

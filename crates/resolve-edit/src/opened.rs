@@ -13,9 +13,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use resolve_core::ResolveSession;
-use resolve_store::{Origin, Store, Workspace};
+use resolve_store::{Origin, Rebase, Rebased, Rederived, Store, Workspace};
+use serde_json::Value;
 
 use crate::approval::{Approver, DecisionsAhead};
+use crate::ast_edit::rederive;
 use crate::check::CheckTool;
 use crate::config::WorkspaceConfig;
 use crate::error::EditError;
@@ -156,7 +158,30 @@ impl OpenedWorkspace {
 }
 
 /// The store of `workspace` as every `resolve` front end opens it: rebasing, at apply, each
-/// file that changed since its preview with [`LineRebase`] (see [`Store::rebasing`]).
+/// file that changed since its preview with [`ProducerRebase`] (see [`Store::rebasing`]).
 pub fn rebasing_store(workspace: Workspace) -> Store {
-    Store::open(workspace).rebasing(Some(Arc::new(LineRebase)))
+    Store::open(workspace).rebasing(Some(Arc::new(ProducerRebase)))
+}
+
+/// The store's rebase as the producers make it: an `ast_edit` preview re-derived on the
+/// file's current bytes ([`rederive`]) when its matches are still the preview's, else the
+/// three-way merge by lines ([`LineRebase`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProducerRebase;
+
+impl Rebase for ProducerRebase {
+    fn rebase(&self, base: &[u8], current: &[u8], preview: &[u8]) -> Rebased {
+        LineRebase.rebase(base, current, preview)
+    }
+
+    fn rederive(
+        &self,
+        request: &Value,
+        path: &str,
+        base: &[u8],
+        current: &[u8],
+        preview: &[u8],
+    ) -> Option<Rederived> {
+        rederive(request, path, base, current, preview)
+    }
 }

@@ -515,10 +515,16 @@ fn selection_of(extra: Option<&Map<String, Value>>) -> Result<Selection, ActionE
     selection.map_err(ActionError::from)
 }
 
-/// The line a result gives for a file that received its preview rebased.
-fn rebased_line(path: &str) -> String {
+/// The line a result gives for a file that received its preview rebased (`rederived`: by
+/// running its rewrite again on its current bytes).
+fn rebased_line(path: &str, rederived: bool) -> String {
+    let how = if rederived {
+        " (the rewrite ran again on its current content and found the same matches)"
+    } else {
+        ""
+    };
     format!(
-        "Rebased {} onto changes made since the preview.",
+        "Rebased {} onto changes made since the preview{how}.",
         resolve_core::quote_path(path)
     )
 }
@@ -558,7 +564,7 @@ fn applied_result(
     );
     for path in &outcome.rebased_files {
         text.push('\n');
-        text.push_str(&rebased_line(path));
+        text.push_str(&rebased_line(path, outcome.rederived_files.contains(path)));
     }
     if let Some(review) = &outcome.record.review {
         for line in partial_apply_lines(review) {

@@ -38,6 +38,9 @@ pub struct Preview {
     /// set's, so it is written out from there wherever the details are shown (see
     /// [`ResultDetails`]) and never held as a value.
     pub files_key: Option<&'static str>,
+    /// What re-derives the change on a file that moved since (an `ast_edit` request, see
+    /// [`rederive`](crate::rederive)); `None`: such a file is merged by lines.
+    pub rederive: Option<Value>,
 }
 
 impl Preview {

@@ -14,6 +14,7 @@ use resolve_core::Extra;
 use resolve_store::{
     AmendFile, ApplyOutcome, Attribution, ChangeSet, FileChange, HunkReview, Landing, LineComment,
     PendingRecord, RejectedFile, RejectedHunk, Review, ReviewedApply, Store, StoreError,
+    content_hash,
 };
 
 use crate::diff::{change_diff, unified_diff};
@@ -327,9 +328,16 @@ pub fn amend(
     if previewed == content {
         return Ok(AmendOutcome::Unchanged);
     }
-    let base = match record.change_set.get(&path).and_then(FileChange::base_hash) {
-        None => None,
-        Some(base_hash) => match store.base_content(&path, base_hash)? {
+    // A file that moved since the preview is amended onto what it holds now: the person's
+    // version is the result of resolving the change against it.
+    let moved = moved_bytes(store, &record, &path)?;
+    let base = match (
+        &moved,
+        record.change_set.get(&path).and_then(FileChange::base_hash),
+    ) {
+        (Some(current), _) => Some(text_of(&path, current.clone())?),
+        (None, None) => None,
+        (None, Some(base_hash)) => match store.base_content(&path, base_hash)? {
             Some(bytes) => Some(text_of(&path, bytes)?),
             None => {
                 return Err(StoreError::Stale { files: vec![path] }.into());
@@ -351,9 +359,25 @@ pub fn amend(
             content: content.into(),
             preview_text: preview_text.into(),
             diff,
+            rebased_onto: moved,
         },
     )?;
     Ok(AmendOutcome::Amended(Box::new(amended)))
+}
+
+/// The bytes `path` of `record` holds now when it is a file the preview updates and it moved
+/// since the preview; `None` otherwise.
+pub(crate) fn moved_bytes(
+    store: &Store,
+    record: &PendingRecord,
+    path: &str,
+) -> Result<Option<Vec<u8>>, EditError> {
+    let Some(FileChange::Update { base_hash, .. }) = record.change_set.get(path) else {
+        return Ok(None);
+    };
+    let resolved = store.workspace().resolve(path)?;
+    let real = store.workspace().real_path(&resolved.absolute)?;
+    Ok(resolve_store::read_regular_file(&real)?.filter(|bytes| content_hash(bytes) != *base_hash))
 }
 
 /// The file of `record` to amend: `path` (normalized, and part of the preview), or, when no

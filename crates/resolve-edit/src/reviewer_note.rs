@@ -3,8 +3,68 @@
 //! landed, each rejected hunk with its address and reason, each amendment as a diff, and the
 //! overall reason. `resolve agent` sends it as its own message before the next request;
 //! `resolve mcp` appends it to the next tool result of the connection that staged the action.
+//! The same channel tells a model that a file under one of its pending previews moved
+//! ([`moved_note_text`]), and [`take_origin_notes`] takes both kinds for an origin.
 
-use resolve_store::{HunkReview, LineComment, LineSide, NoteResolution, Outcome, ReviewerNote};
+use resolve_store::{
+    HunkReview, LineComment, LineSide, MovedNote, NoteResolution, Origin, Outcome, RebaseState,
+    ReviewerNote, Store, StoreError,
+};
+
+/// Every note waiting for `origin`, as the model reads them, each taken once: what a person
+/// did to its actions ([`reviewer_note_text`]), then its previews whose files moved since
+/// ([`moved_note_text`]).
+pub fn take_origin_notes(store: &Store, origin: &Origin) -> Result<Vec<String>, StoreError> {
+    let mut texts: Vec<String> = store
+        .take_reviewer_notes(origin)?
+        .iter()
+        .map(reviewer_note_text)
+        .collect();
+    texts.extend(store.take_moved_notes(origin)?.iter().map(moved_note_text));
+    Ok(texts)
+}
+
+/// The text that tells the model a file under its pending preview moved: which, and whether
+/// the preview still rebases cleanly or which of its hunks conflict with which lines.
+pub fn moved_note_text(note: &MovedNote) -> String {
+    let files = note
+        .files
+        .iter()
+        .map(|path| resolve_core::quote_path(path))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let changed = if note.files.len() == 1 {
+        "changed"
+    } else {
+        "each changed"
+    };
+    let mut text = format!(
+        "<system-reminder>\n{files} {changed} since you staged {} ({}).",
+        note.id, note.label
+    );
+    match &note.state {
+        RebaseState::Fresh | RebaseState::Rebases { .. } => text.push_str(
+            " Your preview still rebases onto those changes cleanly: applying it lands your change on the file as it is now.",
+        ),
+        RebaseState::Stale { .. } => text.push_str(
+            " Applying your preview now writes nothing (it is stale); discard it and stage the change again from the current file.",
+        ),
+        RebaseState::Conflicts { files } => {
+            text.push_str(
+                " Your preview now conflicts with those changes, so applying it writes nothing. The conflicting hunks:",
+            );
+            for file in files {
+                text.push('\n');
+                text.push_str(&file.to_string());
+            }
+            text.push_str(
+                "\nDiscard it and stage the change again from the current file (a person can also settle it with `resolve amend --take`).",
+            );
+        }
+    }
+    text.push_str("\n</system-reminder>");
+    text
+}
 
 /// The text that tells the model what the reviewer did (see the module docs).
 pub fn reviewer_note_text(note: &ReviewerNote) -> String {

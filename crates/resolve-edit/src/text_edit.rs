@@ -171,6 +171,7 @@ pub fn preview_edit(workspace: &Workspace, request: &EditRequest) -> Result<Prev
         text: preview_text(&diff).into(),
         details: json!({"path": path, "replacements": replacements}),
         files_key: None,
+        rederive: None,
     })
 }
 
@@ -210,6 +211,7 @@ pub fn preview_write(workspace: &Workspace, request: &WriteRequest) -> Result<Pr
         text: preview_text(&diff).into(),
         details: json!({"path": path, "created": created, "bytes": request.content.len()}),
         files_key: None,
+        rederive: None,
     })
 }
 

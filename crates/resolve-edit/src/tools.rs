@@ -107,6 +107,7 @@ impl FileTools {
             text,
             details,
             files_key,
+            rederive,
         } = preview;
         // The lines the preview adds and removes, from the hunk model (before staging, so a
         // failure leaves nothing staged).
@@ -118,7 +119,7 @@ impl FileTools {
             preview_text: text,
             details,
         };
-        let mut record = self.store.stage_spooled(action, change_set)?;
+        let mut record = self.store.stage_rederivable(action, change_set, rederive)?;
         let note = earlier.map(|earlier| {
             format!(
                 "Note: an identical change was discarded earlier ({}). Reason given then: {}",

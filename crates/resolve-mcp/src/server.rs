@@ -10,8 +10,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use resolve_core::{RESOLVE_TOOL_NAME, ToolContext, ToolError, ToolRegistry, ToolResult};
 use resolve_edit::{
     AdoptedOrigins, ApprovalMode, ApproveTimeout, AutoApprover, LiveOutput, OpenedWorkspace,
-    Origin, Store, Workspace, WorkspaceConfig, builtin_tools, codex_session_origin,
-    reviewer_note_text, run_blocking,
+    Origin, Store, Workspace, WorkspaceConfig, builtin_tools, codex_session_origin, run_blocking,
+    take_origin_notes,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
@@ -299,16 +299,13 @@ impl ResolveServer {
     }
 
     /// The reviewer notes waiting for this connection (what a person did to its previews, in
-    /// any process), as the model reads them; each is taken from the store, so told once.
+    /// any process, and which of its previews' files moved since), as the model reads them;
+    /// each is taken from the store, so told once.
     async fn take_reviewer_notes(&self) -> Vec<String> {
         let store = self.inner.store.clone();
         let origin = self.inner.resolver.origin.clone();
-        let taken = run_blocking("reviewer notes", move || {
-            store
-                .take_reviewer_notes(&origin)
-                .map(|notes| notes.iter().map(reviewer_note_text).collect())
-        })
-        .await;
+        let taken =
+            run_blocking("reviewer notes", move || take_origin_notes(&store, &origin)).await;
         match taken {
             Ok(Ok(notes)) => notes,
             Ok(Err(error)) => {

@@ -24,4 +24,5 @@ mod suite {
     mod resources;
     mod staging;
     mod tools;
+    mod two_agents;
 }

@@ -97,6 +97,7 @@ fn a_conflict_writes_nothing_and_keeps_the_action_pending() {
         current: b"TWO\n".to_vec(),
         preview_line: 2,
         preview: b"two\n".to_vec(),
+        base: b"two\n".to_vec(),
     };
     let (dir, store, id) = staged(Some(Rebased::Conflicts(vec![hunk.clone()])));
     let error = store.apply(&id, None, "Go.", None).unwrap_err();

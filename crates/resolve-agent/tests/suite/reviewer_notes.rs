@@ -186,3 +186,44 @@ async fn a_persons_decisions_reach_the_model_once_before_its_next_request(kind: 
     );
 }
 both_providers!(a_persons_decisions_reach_the_model_once_before_its_next_request);
+
+#[test]
+fn a_file_that_moved_under_a_pending_preview_is_told_to_its_origin_once_with_its_conflict() {
+    use resolve_agent::ReviewerNotes;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "a\nb\nc\nd\ne\nf\n").unwrap();
+    let store = resolve_edit::rebasing_store(Workspace::open(dir.path()).unwrap());
+    let id = stage(&store, Origin::Agent, "a.txt", "a\nB\nc\nd\ne\nf\n");
+    let agent = StoreReviewerNotes::new(store.clone(), Origin::Agent);
+    let other = StoreReviewerNotes::new(store, Origin::Mcp("c1".into()));
+    assert_eq!(
+        agent.take().unwrap(),
+        Vec::<String>::new(),
+        "nothing moved yet"
+    );
+    std::fs::write(dir.path().join("a.txt"), "a\nX\nc\nd\ne\nf\n").unwrap();
+    assert_eq!(
+        other.take().unwrap(),
+        Vec::<String>::new(),
+        "only its origin"
+    );
+    let told = agent.take().unwrap();
+    assert_eq!(told.len(), 1, "{told:?}");
+    for expected in [
+        format!("a.txt changed since you staged {id} (Write: a.txt). Your preview now conflicts"),
+        "a.txt:2 (preview) against a.txt:2 (current):".to_owned(),
+        "  | X".to_owned(),
+        "  | B".to_owned(),
+    ] {
+        assert!(told[0].contains(&expected), "{expected}\n{}", told[0]);
+    }
+    assert_eq!(agent.take().unwrap(), Vec::<String>::new(), "told once");
+    std::fs::write(dir.path().join("a.txt"), "a\nb\nc\nd\ne\nF\n").unwrap();
+    let again = agent.take().unwrap();
+    assert_eq!(again.len(), 1, "a further move is news: {again:?}");
+    assert!(
+        again[0].contains("still rebases onto those changes cleanly"),
+        "{}",
+        again[0]
+    );
+}

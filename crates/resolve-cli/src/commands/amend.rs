@@ -1,15 +1,17 @@
 //! `resolve amend [ID] [PATH]`: replace the previewed new content of one file of a pending
-//! action with a person's version, written in `$VISUAL`/`$EDITOR` or read from `--from FILE`;
-//! and the hunks of a pending action as `resolve show --json` lists them.
+//! action with a person's version, written in `$VISUAL`/`$EDITOR` or read from `--from FILE`,
+//! or settle a conflicting file with `--take current|preview`; and the hunks of a pending
+//! action as `resolve show --json` lists them.
 
 use anyhow::Context;
 use resolve_edit::{
-    AmendOutcome, PendingRecord, Store, action_hunks, amend, amend_target, previewed_content,
+    AmendOutcome, MergeSide, PendingRecord, SettleOutcome, Store, action_hunks, amend,
+    amend_target, conflict_draft, has_conflict_markers, previewed_content, settle,
 };
 use serde_json::{Value, json};
 
 use crate::Outcome;
-use crate::args::AmendArgs;
+use crate::args::{AmendArgs, TakeSide};
 use crate::output::{Output, failure};
 use crate::root::Located;
 
@@ -45,6 +47,9 @@ pub(crate) fn run(
             }
         },
     };
+    if let Some(take) = args.take {
+        return settle_file(store, &record, path.as_deref(), take, output);
+    }
     let path = match amend_target(&record, path.as_deref()) {
         Ok(path) => path,
         Err(error) => {
@@ -58,7 +63,12 @@ pub(crate) fn run(
         Some(from) => std::fs::read_to_string(from)
             .with_context(|| format!("could not read `{}`", from.display()))?,
         None => {
-            let previewed = previewed_content(store, &record, &path)?;
+            // A file that conflicts since the preview opens as the merge with conflict
+            // markers: what is saved is the result.
+            let previewed = match conflict_draft(store, &record, &path)? {
+                Some(draft) => draft,
+                None => previewed_content(store, &record, &path)?,
+            };
             match crate::editor::edit_in_editor(&path, &previewed) {
                 Ok(content) => content,
                 Err(error) => {
@@ -68,6 +78,15 @@ pub(crate) fn run(
             }
         }
     };
+    if has_conflict_markers(&content) {
+        failure(
+            output,
+            &format!(
+                "{path} still holds conflict markers (`<<<<<<< current`, `>>>>>>> preview`); nothing was amended. Resolve each conflict, or use --take current|preview."
+            ),
+        );
+        return Ok(Outcome::Failed);
+    }
     match amend(store, &record.id, &path, content, Some(&record.fingerprint)) {
         Ok(AmendOutcome::Amended(amended)) => {
             let diff = amended
@@ -86,6 +105,54 @@ pub(crate) fn run(
         }
         Ok(AmendOutcome::Unchanged) => {
             let text = format!("{path} is unchanged; nothing was amended.");
+            output.data(&json!({"text": text, "id": record.id, "path": path}), &text);
+            Ok(Outcome::Success)
+        }
+        Err(error) => {
+            failure(output, &error.to_string());
+            Ok(Outcome::Failed)
+        }
+    }
+}
+
+/// `resolve amend --take SIDE`: settle `path` of `record` onto the file as it is now.
+fn settle_file(
+    store: &Store,
+    record: &PendingRecord,
+    path: Option<&str>,
+    take: TakeSide,
+    output: Output,
+) -> anyhow::Result<Outcome> {
+    let (side, name) = match take {
+        TakeSide::Current => (MergeSide::Current, "current"),
+        TakeSide::Preview => (MergeSide::Preview, "preview"),
+    };
+    match settle(store, &record.id, path, side, Some(&record.fingerprint)) {
+        Ok(SettleOutcome::Settled {
+            record: amended,
+            path,
+            hunks,
+        }) => {
+            let diff = amended
+                .amendments
+                .last()
+                .map_or("", |amendment| amendment.diff.as_str());
+            let text = format!(
+                "Settled {path} in {} ({}): {hunks} conflicting {} took the {name} side, merged onto the file as it is now; it is still pending and applies as staged.",
+                amended.id,
+                amended.label,
+                if hunks == 1 { "hunk" } else { "hunks" },
+            );
+            output.data(
+                &json!({"text": text, "id": amended.id, "path": path, "take": name, "conflicts": hunks, "diff": diff}),
+                &format!("{text}\n\n{}", diff.trim_end()),
+            );
+            Ok(Outcome::Success)
+        }
+        Ok(SettleOutcome::Clean { path }) => {
+            let text = format!(
+                "{path} does not conflict with the file as it is now; nothing was amended (`resolve apply` rebases it)."
+            );
             output.data(&json!({"text": text, "id": record.id, "path": path}), &text);
             Ok(Outcome::Success)
         }

@@ -1,5 +1,6 @@
 //! The review's one link to the durable state: it reads pending actions into the view model
-//! and carries out what the reviewer decided (apply what is kept, discard, amend a file).
+//! and carries out what the reviewer decided (apply what is kept, discard, amend a file, settle
+//! a conflicting file).
 //! Nothing else in the review talks to `resolve-edit` or the store.
 
 use std::sync::{Arc, Mutex};
@@ -10,14 +11,14 @@ use resolve_agent::mcp::McpHub;
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
 use resolve_edit::{
     AmendOutcome, ChangeKind, CheckPlace, CheckRequest, Hunk, HunkAddress, HunkRejection,
-    LiveOutput, PendingRecord, PreviewFile, ReviewDecision, Selection, Store, StorePendingSource,
-    WorkspaceConfig,
+    LiveOutput, MergeSide, PendingRecord, PreviewFile, RebaseState, ReviewDecision, Selection,
+    SettleOutcome, Store, StorePendingSource, WorkspaceConfig,
 };
 use tokio_util::sync::CancellationToken;
 
 use super::model::{
-    ActionView, ApplyRequest, Decision, DiffLine, FileKind, FileView, HunkView, LineKind,
-    NO_NEWLINE, age_text, pair_changed_lines,
+    ActionView, ApplyRequest, ConflictView, Decision, DiffLine, FileKind, FileView, HunkView,
+    LineKind, NO_NEWLINE, age_text, pair_changed_lines,
 };
 
 /// Starts the MCP servers that resolve actions staged by their tools (only called when an
@@ -87,17 +88,51 @@ impl ReviewStore {
             )
         });
         let hunks = resolve_edit::action_hunks(&self.store, record)?;
+        let mut files: Vec<FileView> = hunks.files.into_iter().map(file_view).collect();
+        if files.iter().any(|file| file.stale) {
+            for (path, conflicts) in conflict_views(&self.store, record) {
+                if let Some(file) = files.iter_mut().find(|file| file.path == path) {
+                    file.conflicts = conflicts;
+                }
+            }
+        }
         Ok(ActionView {
             id: record.id.clone(),
             version: hunks.fingerprint,
             label: record.label.clone(),
             origin: record.origin.to_string(),
             age: age_text(now.saturating_sub(record.created_at)),
-            files: hunks.files.into_iter().map(file_view).collect(),
+            files,
             note,
             foreign: record.foreign,
             rewrites: rewrites(&record.details),
         })
+    }
+
+    /// Settle `path` of the action `id` (at `version`), each conflicting hunk taking `side`
+    /// (`resolve amend --take`); what to tell the reviewer.
+    pub fn settle(
+        &self,
+        id: &str,
+        version: &str,
+        path: &str,
+        side: MergeSide,
+    ) -> anyhow::Result<String> {
+        let name = match side {
+            MergeSide::Current => "current",
+            MergeSide::Preview => "preview",
+        };
+        Ok(
+            match resolve_edit::settle(&self.store, id, Some(path), side, Some(version))? {
+                SettleOutcome::Settled { hunks, .. } => format!(
+                    "Settled {path}: {hunks} conflicting {} took the {name} side; apply (a) to land it.",
+                    if hunks == 1 { "hunk" } else { "hunks" }
+                ),
+                SettleOutcome::Clean { .. } => {
+                    format!("{path} does not conflict; nothing to settle.")
+                }
+            },
+        )
     }
 
     /// Apply what `request` keeps: everything but the rejected hunks, each rejection with its
@@ -144,6 +179,10 @@ impl ReviewStore {
             .store
             .pending_record(id)?
             .with_context(|| format!("{id} is no longer pending"))?;
+        // A file that conflicts since the preview opens as the merge with conflict markers.
+        if let Some(draft) = resolve_edit::conflict_draft(&self.store, &record, path)? {
+            return Ok(draft);
+        }
         Ok(resolve_edit::previewed_content(&self.store, &record, path)?)
     }
 
@@ -156,6 +195,11 @@ impl ReviewStore {
         path: &str,
         content: String,
     ) -> anyhow::Result<bool> {
+        if resolve_edit::has_conflict_markers(&content) {
+            anyhow::bail!(
+                "{path} still holds conflict markers; nothing was amended (C / P take a side)"
+            );
+        }
         let outcome = resolve_edit::amend(&self.store, id, path, content, Some(version))?;
         Ok(matches!(outcome, AmendOutcome::Amended(_)))
     }
@@ -302,6 +346,7 @@ fn file_view(file: PreviewFile) -> FileView {
             removed: 0,
             stale: true,
             hunks: Vec::new(),
+            conflicts: Vec::new(),
         };
     };
     let hunks: Vec<HunkView> = file_hunks
@@ -320,7 +365,33 @@ fn file_view(file: PreviewFile) -> FileView {
         removed,
         stale: false,
         hunks,
+        conflicts: Vec::new(),
     }
+}
+
+/// The conflicting hunks of each file of `record` that moved since the preview, by path.
+fn conflict_views(store: &Store, record: &PendingRecord) -> Vec<(String, Vec<ConflictView>)> {
+    let Ok(RebaseState::Conflicts { files }) = store.rebase_state(record) else {
+        return Vec::new();
+    };
+    files
+        .iter()
+        .map(|file| {
+            let hunks = file
+                .reason
+                .hunks()
+                .iter()
+                .map(|hunk| ConflictView {
+                    current_line: hunk.current_line,
+                    current: String::from_utf8_lossy(&hunk.current).into_owned(),
+                    preview_line: hunk.preview_line,
+                    preview: String::from_utf8_lossy(&hunk.preview).into_owned(),
+                    base: String::from_utf8_lossy(&hunk.base).into_owned(),
+                })
+                .collect();
+            (file.path.clone(), hunks)
+        })
+        .collect()
 }
 
 /// The view of one hunk: its lines (a line without a final newline followed by the marker),

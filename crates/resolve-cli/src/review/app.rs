@@ -3,6 +3,7 @@
 //! needs the outside world (apply, discard, amend, quit) comes out as an [`Effect`].
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use resolve_edit::MergeSide;
 
 use super::model::{ActionView, ApplyRequest, Decision, FileKind, FileView, HunkView, Rejection};
 
@@ -61,6 +62,15 @@ pub enum Effect {
         id: String,
         /// The file, relative to the root.
         path: String,
+    },
+    /// Settle a file that conflicts since the preview: each conflicting hunk takes `side`.
+    Settle {
+        /// The action.
+        id: String,
+        /// The file, relative to the root.
+        path: String,
+        /// The side its conflicting hunks take.
+        side: MergeSide,
     },
 }
 
@@ -197,6 +207,8 @@ impl App {
             KeyCode::Char('R') => self.decide_file(true),
             KeyCode::Char('A') => self.decide_file(false),
             KeyCode::Char('e') => return self.amend(),
+            KeyCode::Char('C') => return self.settle(MergeSide::Current),
+            KeyCode::Char('P') => return self.settle(MergeSide::Preview),
             KeyCode::Char('a') => self.start_apply(),
             KeyCode::Char('d') if self.current_action().is_some() => {
                 self.open_prompt(PromptPurpose::Discard);
@@ -371,6 +383,26 @@ impl App {
             },
             None => {
                 self.status = Some("This action changes no file to edit.".to_owned());
+                Effect::None
+            }
+        }
+    }
+
+    fn settle(&mut self, side: MergeSide) -> Effect {
+        let Some(action) = self.current_action() else {
+            return Effect::None;
+        };
+        match action.files.get(self.file) {
+            Some(file) if !file.conflicts.is_empty() => Effect::Settle {
+                id: action.id.clone(),
+                path: file.path.clone(),
+                side,
+            },
+            Some(_) | None => {
+                self.status = Some(
+                    "Only a file that conflicts with changes made since the preview can take a side."
+                        .to_owned(),
+                );
                 Effect::None
             }
         }

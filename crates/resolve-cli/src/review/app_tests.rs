@@ -301,3 +301,42 @@ fn q_quits_at_once_without_decisions_and_asks_first_with_them() {
     assert!(decision(&app, 0, 0).is_rejected());
     assert_eq!(press(&mut app, "qy"), Effect::Quit);
 }
+
+#[test]
+fn c_and_p_settle_a_conflicting_file_and_only_that() {
+    let mut actions = two_actions();
+    let mut app = App::new(actions.clone());
+    assert_eq!(
+        press(&mut app, "P"),
+        Effect::None,
+        "no conflict under the cursor"
+    );
+    assert!(app.status.is_some());
+    actions[0].files[0].stale = true;
+    actions[0].files[0].hunks.clear();
+    actions[0].files[0].conflicts = vec![crate::review::model::ConflictView {
+        current_line: 1,
+        current: "a\n".to_owned(),
+        preview_line: 1,
+        preview: "b\n".to_owned(),
+        base: "c\n".to_owned(),
+    }];
+    let mut app = App::new(actions);
+    let id = app.actions[0].id.clone();
+    assert_eq!(
+        press(&mut app, "P"),
+        Effect::Settle {
+            id: id.clone(),
+            path: "src/lib.rs".to_owned(),
+            side: resolve_edit::MergeSide::Preview
+        }
+    );
+    assert_eq!(
+        press(&mut app, "C"),
+        Effect::Settle {
+            id,
+            path: "src/lib.rs".to_owned(),
+            side: resolve_edit::MergeSide::Current
+        }
+    );
+}

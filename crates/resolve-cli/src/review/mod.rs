@@ -21,7 +21,7 @@ mod sample;
 use std::time::Instant;
 
 use crossterm::event::{self, Event};
-use resolve_edit::{Decision, Store};
+use resolve_edit::{Decision, MergeSide, Store};
 
 pub(crate) use adapter::HubFactory;
 use adapter::ReviewStore;
@@ -183,6 +183,7 @@ impl Session<'_> {
                     self.after_resolve(result, format!("discarded {id}"))?;
                 }
                 Effect::Amend { id, path } => self.amend(screen, &id, &path)?,
+                Effect::Settle { id, path, side } => self.settle(&id, &path, side)?,
                 Effect::None => {}
             }
             if self.app.actions.is_empty() {
@@ -202,6 +203,7 @@ impl Session<'_> {
                 Effect::Apply(request) => return Ok(Decided::Apply(request)),
                 Effect::Discard { reason, .. } => return Ok(Decided::Discard(reason)),
                 Effect::Amend { id, path } => self.amend(screen, &id, &path)?,
+                Effect::Settle { id, path, side } => self.settle(&id, &path, side)?,
                 Effect::None => {}
             }
         }
@@ -271,6 +273,26 @@ impl Session<'_> {
                 }
                 Err(error) => first_line(&format!("{error:#}")),
             },
+            Err(error) => first_line(&format!("{error:#}")),
+        });
+        Ok(())
+    }
+
+    /// Settle `path` of `id` onto the file as it is now, each conflicting hunk taking `side`,
+    /// and show its recomputed hunks.
+    fn settle(&mut self, id: &str, path: &str, side: MergeSide) -> anyhow::Result<()> {
+        let version = self
+            .app
+            .current_action()
+            .map(|action| action.version.clone())
+            .unwrap_or_default();
+        self.app.status = Some(match self.review.settle(id, &version, path, side) {
+            Ok(text) => {
+                let only = self.app.actions.len() == 1;
+                self.app
+                    .replace_actions(self.review.load(only.then_some(id))?);
+                text
+            }
             Err(error) => first_line(&format!("{error:#}")),
         });
         Ok(())

@@ -62,6 +62,25 @@ pub struct FileView {
     pub stale: bool,
     /// Its hunks, numbered from 1; empty when the diff has none (an empty file created).
     pub hunks: Vec<HunkView>,
+    /// When it changed since the preview and the preview conflicts with that change: the
+    /// conflicting hunks, which `C` / `P` settle.
+    pub conflicts: Vec<ConflictView>,
+}
+
+/// A hunk of the preview that conflicts with what changed since: the lines of the file as it
+/// is now and the preview's, which replace the same lines of the base differently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConflictView {
+    /// Its first line in the current file, from 1.
+    pub current_line: usize,
+    /// The current file's lines there.
+    pub current: String,
+    /// Its first line in the preview, from 1.
+    pub preview_line: usize,
+    /// The preview's lines there.
+    pub preview: String,
+    /// The base's lines (what the preview was computed from) that both replace.
+    pub base: String,
 }
 
 impl FileView {

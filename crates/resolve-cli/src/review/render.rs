@@ -64,6 +64,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("r", "reject the hunk, with a reason"),
     ("R / A", "reject / keep every hunk of the file"),
     ("e", "edit the file's new content in $VISUAL/$EDITOR"),
+    ("C / P", "a conflict: take the current / preview lines"),
     ("a", "apply the kept hunks, with a reason"),
     ("d", "discard the action, with a reason"),
     ("n / p", "next / previous pending action"),
@@ -187,6 +188,34 @@ fn file_list<'a>(app: &App, action: &'a ActionView, rows: usize) -> Paragraph<'a
     Paragraph::new(lines)
 }
 
+/// A file whose preview conflicts with what changed since: each conflicting hunk, the base's
+/// lines, the current file's and the preview's, and the keys that settle it.
+fn conflict_view(file: &FileView) -> Paragraph<'static> {
+    let mut text = String::from(
+        "  The file changed since the preview, and these hunks conflict with that change.\n  C: take the current lines   P: take the preview's   (the rest merges; then a applies)",
+    );
+    for (index, conflict) in file.conflicts.iter().enumerate() {
+        text.push_str(&format!("\n\n  conflict {}: base:", index + 1));
+        push_side(&mut text, &conflict.base);
+        text.push_str(&format!("\n  current (line {}):", conflict.current_line));
+        push_side(&mut text, &conflict.current);
+        text.push_str(&format!("\n  preview (line {}):", conflict.preview_line));
+        push_side(&mut text, &conflict.preview);
+    }
+    Paragraph::new(text)
+}
+
+/// A conflict's lines, each behind `  | `, made printable.
+fn push_side(text: &mut String, lines: &str) {
+    if lines.is_empty() {
+        text.push_str("\n  | (no lines)");
+    }
+    for line in lines.lines() {
+        text.push_str("\n  | ");
+        text.push_str(&printable(line));
+    }
+}
+
 /// `+3 -2  2 hunks, 1 rejected` (`new`/`deleted` for whole-file changes).
 fn file_counts(file: &FileView) -> String {
     let kind = match file.kind {
@@ -194,6 +223,9 @@ fn file_counts(file: &FileView) -> String {
         FileKind::Delete => "deleted, ",
         FileKind::Update => "",
     };
+    if file.stale && !file.conflicts.is_empty() {
+        return format!("conflicts since the preview ({})", file.conflicts.len());
+    }
     if file.stale {
         return "changed since the preview".to_owned();
     }
@@ -221,6 +253,9 @@ fn diff_view<'a>(app: &'a App, action: &'a ActionView, area: Rect, theme: Theme)
     let Some(file) = app.current_file() else {
         return Paragraph::new(action.note.clone().unwrap_or_default());
     };
+    if file.stale && !file.conflicts.is_empty() {
+        return conflict_view(file);
+    }
     if file.stale {
         return Paragraph::new(
             "  The file changed since the preview: its hunks cannot be shown or applied.\n  Discard this action (d) and stage it again.",

@@ -177,6 +177,36 @@ fn a_file_changed_since_the_preview_says_so_instead_of_showing_hunks() {
 }
 
 #[test]
+fn a_conflicting_file_shows_both_sides_of_each_hunk_and_the_keys_that_settle_it() {
+    let mut actions = two_actions();
+    let file = &mut actions[0].files[1];
+    file.stale = true;
+    file.hunks.clear();
+    file.conflicts = vec![crate::review::model::ConflictView {
+        current_line: 2,
+        current: "X\n".to_owned(),
+        preview_line: 2,
+        preview: "B\n".to_owned(),
+        base: "b\n".to_owned(),
+    }];
+    let mut app = App::new(actions);
+    press(&mut app, "J");
+    let screen = text(&drawn(&app, PLAIN));
+    for expected in [
+        "▸ src/main.rs  conflicts since the preview (1)",
+        "C: take the current lines   P: take the preview's",
+        "conflict 1: base:",
+        "  | b",
+        "current (line 2):",
+        "  | X",
+        "preview (line 2):",
+        "  | B",
+    ] {
+        assert!(screen.contains(expected), "{expected}\n{screen}");
+    }
+}
+
+#[test]
 fn a_long_hunk_under_the_cursor_starts_at_the_top_and_pages_scroll_through_it() {
     let mut actions = two_actions();
     let context: Vec<String> = (1..=30).map(|n| format!(" line {n}")).collect();

@@ -57,6 +57,7 @@ pub fn file(path: &str, kind: FileKind, hunks: Vec<HunkView>) -> FileView {
         removed: count(LineKind::Removed),
         stale: false,
         hunks,
+        conflicts: Vec::new(),
     }
 }
 

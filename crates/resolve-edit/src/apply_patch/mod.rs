@@ -292,6 +292,7 @@ pub fn preview_apply_patch(
         text: text.into(),
         details: json!({"changes": listed, "moves": moves, "alreadyApplied": already_applied}),
         files_key: None,
+        rederive: None,
     })))
 }
 

@@ -209,6 +209,7 @@ impl<'a> Assembly<'a> {
             text: Content::Stored { blob: text },
             details,
             files_key: Some(FILE_REPLACEMENTS),
+            rederive: Some(super::rederive::request_json(request)),
         })))
     }
 }

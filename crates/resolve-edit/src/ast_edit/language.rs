@@ -88,6 +88,11 @@ pub(super) fn detect_language(file: &ScopedFile) -> Option<AstLang> {
     AstLang::of_path(&file.absolute).filter(|lang| is_compiled(*lang))
 }
 
+/// The compiled language of a path, from its extension.
+pub(super) fn language_of(path: &std::path::Path) -> Option<AstLang> {
+    AstLang::of_path(path).filter(|lang| is_compiled(*lang))
+}
+
 /// The language `ast_edit` parses `path` as when no `lang` is given (its lowercase name, as
 /// `lang` takes it), from the extension; `None` when it parses no such file.
 pub fn language_of_path(path: &std::path::Path) -> Option<String> {

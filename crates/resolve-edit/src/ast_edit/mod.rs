@@ -29,7 +29,8 @@
 //! ast-grep's own and TLA⁺), `request` (the call's arguments, outcome and contract texts), `prefilter` (which texts may hold a match of a pattern, without
 //! parsing), `anchored` (finding matches by visiting only nodes that cover an occurrence of
 //! the pattern's first token), `language` (languages and ops compiled per language), `packs` (where
-//! changed files' texts and diffs are stored), `rewrite` (one file: read, rewrite, store) and
+//! changed files' texts and diffs are stored), `rewrite` (one file: read, rewrite, store),
+//! `rederive` (the same request run again on a file that moved, at apply) and
 //! `assembly` (the preview, put together in path order). This module checks the request and
 //! runs the search. Which files are searched (the scope module), the blob store, the change
 //! set's spool and the preview text are not owned here.
@@ -40,6 +41,7 @@ mod grammar;
 mod language;
 mod packs;
 mod prefilter;
+mod rederive;
 mod request;
 mod rewrite;
 
@@ -64,6 +66,7 @@ use crate::scope::{Scope, ScopedFile};
 
 pub use self::language::{language_of_path, supported_languages};
 pub use self::prefilter::Prefilter;
+pub use self::rederive::rederive;
 pub use self::request::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
 };

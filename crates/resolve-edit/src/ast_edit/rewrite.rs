@@ -1,7 +1,8 @@
 //! Per-file work: read one file, rewrite its text with the ops compiled for its language
 //! ([`rewrite_source`]: outermost matches only, overlapping edits of two ops refused, bytes
 //! outside the edits kept), and store the new text and diff of a changed file
-//! ([`process_file`]), reporting what happened as a [`FileResult`].
+//! ([`process_file`]), reporting what happened as a [`FileResult`]; [`rewrite_source_noting`]
+//! also tells each replaced match (what a re-derivation compares).
 
 use std::ops::Range;
 
@@ -103,7 +104,7 @@ pub(super) fn process_file(
 
 /// Why a source was not rewritten.
 #[derive(Debug, PartialEq, Eq)]
-enum SourceProblem {
+pub(super) enum SourceProblem {
     /// The tree has ERROR or MISSING nodes; `line` is 1-based.
     ParseErrors { line: usize },
     /// The parser gave up.
@@ -114,9 +115,11 @@ enum SourceProblem {
 
 /// A rewritten source.
 #[derive(Debug, PartialEq, Eq)]
-struct Rewritten {
-    text: String,
-    replacements: usize,
+pub(super) struct Rewritten {
+    /// The new text.
+    pub(super) text: String,
+    /// How many matches were replaced.
+    pub(super) replacements: usize,
 }
 
 /// One replacement: bytes `range` of the source (after any byte-order mark) become `text`.
@@ -131,6 +134,17 @@ fn rewrite_source(
     source: &str,
     lang: AstLang,
     ops: &LanguageOps,
+) -> Result<Option<Rewritten>, SourceProblem> {
+    rewrite_source_noting(source, lang, ops, |_, _| {})
+}
+
+/// [`rewrite_source`], calling `note` with each replaced match, in order: its offset in
+/// `source` and its original bytes.
+pub(super) fn rewrite_source_noting(
+    source: &str,
+    lang: AstLang,
+    ops: &LanguageOps,
+    mut note: impl FnMut(usize, &[u8]),
 ) -> Result<Option<Rewritten>, SourceProblem> {
     let (bom, body) = split_bom(source);
     // A match contains its pattern's literal tokens; a file lacking them all is not parsed.
@@ -202,6 +216,7 @@ fn rewrite_source(
         if original == span.text.as_slice() {
             continue;
         }
+        note(bom.len() + span.range.start, original);
         out.extend_from_slice(&body_bytes[cursor..span.range.start]);
         out.extend_from_slice(&span.text);
         cursor = span.range.end;

@@ -10,7 +10,7 @@ mod three_way;
 
 use resolve_store::{Rebase, RebaseConflict, Rebased};
 
-pub use self::three_way::{LineConflict, LineMerge, merge_lines};
+pub use self::three_way::{LineConflict, LineMerge, MergeSide, merge_lines, merge_lines_taking};
 
 /// The store's rebase: [`merge_lines`] of the current file, the base and the preview.
 #[derive(Debug, Clone, Copy, Default)]
@@ -31,6 +31,7 @@ impl Rebase for LineRebase {
                     current: conflict.current,
                     preview_line: conflict.preview_start + 1,
                     preview: conflict.preview,
+                    base: conflict.base,
                 })
                 .collect(),
         )

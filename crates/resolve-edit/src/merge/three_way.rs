@@ -51,6 +51,8 @@ pub struct LineConflict {
     pub preview_start: usize,
     /// The preview's lines there, bytes as they are.
     pub preview: Vec<u8>,
+    /// The base's lines both replace, bytes as they are.
+    pub base: Vec<u8>,
 }
 
 /// What a three-way merge gives.
@@ -63,9 +65,40 @@ pub struct LineMerge {
     pub conflicts: Vec<LineConflict>,
 }
 
+/// Which side a conflicting hunk takes when a person settles it ([`merge_lines_taking`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeSide {
+    /// The current file's lines.
+    Current,
+    /// The preview's lines.
+    Preview,
+}
+
 /// Merge the change `base` → `preview` into `current`, deciding as `git merge-file -p
 /// current base preview` does.
 pub fn merge_lines(current: &[u8], base: &[u8], preview: &[u8]) -> LineMerge {
+    merge_resolving(current, base, preview, None)
+}
+
+/// [`merge_lines`] with each conflicting hunk taking `side`'s lines instead of conflict markers
+/// (as `git merge-file --ours` / `--theirs`); [`LineMerge::conflicts`] still lists the hunks
+/// that conflicted.
+pub fn merge_lines_taking(
+    current: &[u8],
+    base: &[u8],
+    preview: &[u8],
+    side: MergeSide,
+) -> LineMerge {
+    merge_resolving(current, base, preview, Some(side))
+}
+
+/// The merge, conflicts marked (`None`) or taking a side.
+fn merge_resolving(
+    current: &[u8],
+    base: &[u8],
+    preview: &[u8],
+    side: Option<MergeSide>,
+) -> LineMerge {
     let base_lines = split_lines(base);
     let first = split_lines(current);
     let second = split_lines(preview);
@@ -80,7 +113,7 @@ pub fn merge_lines(current: &[u8], base: &[u8], preview: &[u8]) -> LineMerge {
     let mut regions = pair_changes(&changes1, &changes2, &first, &second, &base_lines);
     refine_conflicts(&mut regions, &first, &second);
     join_close_conflicts(&mut regions, &first);
-    let merged = fill(&regions, &base_lines, &first, &second);
+    let merged = fill(&regions, &base_lines, &first, &second, side);
     let conflicts = regions
         .iter()
         .filter(|region| region.take == Take::Conflict)
@@ -89,6 +122,7 @@ pub fn merge_lines(current: &[u8], base: &[u8], preview: &[u8]) -> LineMerge {
             current: slice(&first, region.start1, region.len1).concat(),
             preview_start: usize::try_from(region.start2).unwrap_or(0),
             preview: slice(&second, region.start2, region.len2).concat(),
+            base: base_lines_of(&base_lines, region).concat(),
         })
         .collect();
     LineMerge { merged, conflicts }
@@ -143,6 +177,15 @@ fn slice<'a, 'b>(lines: &'b [&'a [u8]], start: isize, len: isize) -> &'b [&'a [u
     let start = usize::try_from(start).unwrap_or(0);
     let len = usize::try_from(len).unwrap_or(0);
     &lines[start..start + len]
+}
+
+/// The base's lines of a conflict region; none when its base span is only reckoned.
+fn base_lines_of<'a, 'b>(base: &'b [&'a [u8]], region: &Region) -> &'b [&'a [u8]] {
+    let (Ok(start), Ok(len)) = (usize::try_from(region.start0), usize::try_from(region.len0))
+    else {
+        return &[];
+    };
+    base.get(start..start.saturating_add(len)).unwrap_or(&[])
 }
 
 /// Walk both change lists in base order and make the regions.
@@ -392,12 +435,25 @@ fn marker_eol(region: &Region, base: &[&[u8]], first: &[&[u8]], second: &[&[u8]]
 }
 
 /// The merged bytes, with conflict markers around each conflict.
-fn fill(regions: &[Region], base: &[&[u8]], first: &[&[u8]], second: &[&[u8]]) -> Vec<u8> {
+fn fill(
+    regions: &[Region],
+    base: &[&[u8]],
+    first: &[&[u8]],
+    second: &[&[u8]],
+    side: Option<MergeSide>,
+) -> Vec<u8> {
     let mut out = Vec::new();
     let mut at = 0;
     for region in regions {
-        match region.take {
-            Take::Conflict => {
+        match (region.take, side) {
+            (Take::Conflict, Some(MergeSide::Current)) => {
+                copy(&mut out, first, at, region.start1 + region.len1 - at, None);
+            }
+            (Take::Conflict, Some(MergeSide::Preview)) => {
+                copy(&mut out, first, at, region.start1 - at, None);
+                copy(&mut out, second, region.start2, region.len2, None);
+            }
+            (Take::Conflict, None) => {
                 let eol = marker_eol(region, base, first, second);
                 copy(&mut out, first, at, region.start1 - at, None);
                 out.extend_from_slice(b"<<<<<<< current");
@@ -409,14 +465,16 @@ fn fill(regions: &[Region], base: &[&[u8]], first: &[&[u8]], second: &[&[u8]]) -
                 out.extend_from_slice(b">>>>>>> preview");
                 out.extend_from_slice(eol);
             }
-            Take::First => copy(&mut out, first, at, region.start1 + region.len1 - at, None),
-            Take::Second => {
+            (Take::First, _) => {
+                copy(&mut out, first, at, region.start1 + region.len1 - at, None);
+            }
+            (Take::Second, _) => {
                 // The second side's line for `at`, and how many lines through the change.
                 let from = region.start2 - region.start1 + at;
                 let len = region.start1 + region.len2 - at;
                 copy(&mut out, second, from, len, None);
             }
-            Take::Same => continue,
+            (Take::Same, _) => continue,
         }
         at = region.start1 + region.len1;
     }
@@ -434,6 +492,22 @@ mod tests {
             String::from_utf8(merged.merged).unwrap(),
             merged.conflicts.len(),
         )
+    }
+
+    #[test]
+    fn a_settled_conflict_takes_one_side_and_keeps_the_clean_changes() {
+        let base = b"a\nb\nc\nd\ne\nf\ng\n";
+        let current = b"a\nX\nc\nd\ne\nf\nG\n";
+        let preview = b"A\nY\nc\nd\ne\nf\ng\n";
+        let ours = merge_lines_taking(current, base, preview, MergeSide::Current);
+        assert_eq!(ours.conflicts.len(), 1);
+        assert_eq!(
+            ours.conflicts[0].base, b"a\nb\n",
+            "the base lines both replace"
+        );
+        assert_eq!(ours.merged, b"a\nX\nc\nd\ne\nf\nG\n");
+        let theirs = merge_lines_taking(current, base, preview, MergeSide::Preview);
+        assert_eq!(theirs.merged, b"A\nY\nc\nd\ne\nf\nG\n");
     }
 
     #[test]

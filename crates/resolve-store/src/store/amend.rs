@@ -26,6 +26,10 @@ pub struct AmendFile {
     pub preview_text: Content,
     /// A unified diff from the version before to the reviewer's version.
     pub diff: String,
+    /// The bytes the file holds now, when the amendment settles a file that moved since the
+    /// preview (see `resolve amend --take`): they become the change's base, so it applies
+    /// as staged; `None` keeps the base.
+    pub rebased_onto: Option<Vec<u8>>,
 }
 
 impl Store {
@@ -41,10 +45,16 @@ impl Store {
             mut content,
             mut preview_text,
             diff,
+            rebased_onto,
         } = amend;
         let blobs = self.blobs();
         blobs.intern(&mut content)?;
         blobs.intern(&mut preview_text)?;
+        // The new base is kept like any base, so a later move rebases from it.
+        let new_base = match rebased_onto {
+            Some(base) => Some(blobs.put(&base)?),
+            None => None,
+        };
         let _lock = self.session()?;
         let mut record = self.require_pending(id)?;
         refuse_external(&record)?;
@@ -59,13 +69,20 @@ impl Store {
                 });
             }
             Some(FileChange::Delete { .. }) => return Err(StoreError::NotEditable { path }),
-            Some(FileChange::Create { .. }) => FileChange::Create { content },
+            Some(FileChange::Create { .. }) => match new_base {
+                Some(base_hash) => FileChange::Update {
+                    base_hash,
+                    content,
+                    replacements: 1,
+                },
+                None => FileChange::Create { content },
+            },
             Some(FileChange::Update {
                 base_hash,
                 replacements,
                 ..
             }) => FileChange::Update {
-                base_hash: base_hash.clone(),
+                base_hash: new_base.unwrap_or_else(|| base_hash.clone()),
                 content,
                 replacements: *replacements,
             },

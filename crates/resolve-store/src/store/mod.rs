@@ -24,6 +24,7 @@ mod amend;
 mod check;
 mod external;
 mod gc;
+mod moved;
 mod notes;
 mod read;
 mod rebasing;
@@ -50,6 +51,7 @@ use crate::workspace::Workspace;
 
 pub use self::amend::AmendFile;
 pub use self::gc::{AUTO_GC_PERIOD, BLOB_GRACE, GcReport, Retention};
+pub use self::moved::MovedNote;
 pub use self::notes::{MAX_NOTES_PER_ORIGIN, NoteResolution, ReviewerNote};
 pub use self::rebasing::RebaseState;
 pub use self::records::{

@@ -1,7 +1,9 @@
 //! Rebasing at apply: each file that changed since its preview is merged with the store's
 //! [`Rebase`] (base → preview into base → current), for an apply (the merged bytes kept, to
 //! land in its transaction) or for a look at whether an action still applies
-//! ([`Store::rebase_state`]).
+//! ([`Store::rebase_state`]). A record that carries a [`PendingRecord::rederive`] request is
+//! first re-derived on the file's current bytes ([`Rebase::rederive`]); the merge decides
+//! when that gives nothing.
 
 use super::Store;
 use super::records::PendingRecord;
@@ -9,7 +11,21 @@ use crate::change_set::{ChangeSet, Content, FileChange, path_order};
 use crate::error::StoreError;
 use crate::fs;
 use crate::hash::content_hash;
-use crate::rebase::{ConflictReason, FileConflict, Rebase, Rebased};
+use crate::rebase::{ConflictReason, FileConflict, Rebase, Rebased, Rederived};
+use serde_json::Value;
+
+/// One file of an action, as [`Store::rebase_file`] takes it.
+#[derive(Clone, Copy)]
+struct RebaseFile<'a> {
+    /// Its path in the change set.
+    path: &'a str,
+    /// Its change.
+    change: &'a FileChange,
+    /// What it holds now (`None`: absent).
+    current: Option<&'a [u8]>,
+    /// The record's re-derivation request.
+    rederive: Option<&'a Value>,
+}
 
 /// Whether a rebase keeps the merged bytes in the blob store (an apply) or only looks (a
 /// state shown to a person).
@@ -64,6 +80,16 @@ pub(super) struct Checked {
     pub(super) rebased: Vec<(String, FileChange)>,
     /// Files already as the preview leaves them, which are not written.
     pub(super) settled: Vec<String>,
+    /// Those of the rebased files whose change was re-derived rather than merged.
+    pub(super) rederived: Vec<String>,
+}
+
+/// A file's change rebased onto its current bytes.
+struct FileRebase {
+    /// What lands.
+    change: FileChange,
+    /// Whether [`Rebase::rederive`] made it.
+    rederived: bool,
 }
 
 impl Store {
@@ -71,7 +97,7 @@ impl Store {
     /// conflicts with them, read without the lock: a snapshot for `resolve pending` and
     /// `resolve show`, never the check before a write (apply makes that one under the lock).
     pub fn rebase_state(&self, record: &PendingRecord) -> Result<RebaseState, StoreError> {
-        match self.check_or_rebase(&record.change_set, Keep::Nothing) {
+        match self.check_or_rebase(&record.change_set, record.rederive.as_ref(), Keep::Nothing) {
             Ok(checked) if checked.rebased.is_empty() && checked.settled.is_empty() => {
                 Ok(RebaseState::Fresh)
             }
@@ -91,10 +117,12 @@ impl Store {
     /// [`Store::check_fresh`], rebasing each changed file when this store rebases (see
     /// [`Store::rebasing`]): the files to write (real root-relative names, in the order of
     /// `set`, without those already as the preview leaves them), the rebased changes (each
-    /// from the bytes the file holds now), and the files that need no write.
+    /// from the bytes the file holds now), and the files that need no write. `rederive` is the
+    /// record's [`PendingRecord::rederive`].
     pub(super) fn check_or_rebase(
         &self,
         set: &ChangeSet,
+        rederive: Option<&Value>,
         keep: Keep,
     ) -> Result<Checked, StoreError> {
         let Some(rebase) = &self.rebase else {
@@ -103,12 +131,14 @@ impl Store {
                 targets,
                 rebased: Vec::new(),
                 settled: Vec::new(),
+                rederived: Vec::new(),
             });
         };
         let mut checked = Checked {
             targets: Vec::with_capacity(set.len()),
             rebased: Vec::new(),
             settled: Vec::new(),
+            rederived: Vec::new(),
         };
         let mut stale = Vec::new();
         let mut conflicts = Vec::new();
@@ -128,10 +158,19 @@ impl Store {
                 checked.targets.push(relative);
                 continue;
             }
-            match self.rebase_file(rebase.as_ref(), change, current.as_deref(), keep)? {
+            let file = RebaseFile {
+                path,
+                change,
+                current: current.as_deref(),
+                rederive,
+            };
+            match self.rebase_file(rebase.as_ref(), &file, keep)? {
                 Ok(Some(rebased)) => {
                     checked.targets.push(relative);
-                    checked.rebased.push((path.to_owned(), rebased));
+                    if rebased.rederived {
+                        checked.rederived.push(path.to_owned());
+                    }
+                    checked.rebased.push((path.to_owned(), rebased.change));
                 }
                 Ok(None) => checked.settled.push(path.to_owned()),
                 Err(reason) => conflicts.push(FileConflict {
@@ -149,15 +188,26 @@ impl Store {
         Ok(checked)
     }
 
-    /// The change that lands `change` on a file that now holds `current` (`None`: absent),
-    /// computed from it: `Ok(None)` when the file is already as the preview leaves it.
+    /// The change that lands `file.change` on a file that now holds `file.current` (`None`:
+    /// absent), computed from it: `Ok(None)` when the file is already as the preview leaves it.
     fn rebase_file(
         &self,
         rebase: &dyn Rebase,
-        change: &FileChange,
-        current: Option<&[u8]>,
+        file: &RebaseFile<'_>,
         keep: Keep,
-    ) -> Result<Result<Option<FileChange>, ConflictReason>, StoreError> {
+    ) -> Result<Result<Option<FileRebase>, ConflictReason>, StoreError> {
+        let RebaseFile {
+            path,
+            change,
+            current,
+            rederive,
+        } = *file;
+        let merged = |change: FileChange| {
+            Ok(Ok(Some(FileRebase {
+                change,
+                rederived: false,
+            })))
+        };
         let blobs = self.blobs();
         let (content, replacements, current) = match (change, current) {
             (FileChange::Delete { .. }, None) => return Ok(Ok(None)),
@@ -166,7 +216,7 @@ impl Store {
             }
             (FileChange::Update { .. }, None) => return Ok(Err(ConflictReason::RemovedSince)),
             // Fresh: the caller took it.
-            (FileChange::Create { .. }, None) => return Ok(Ok(Some(change.clone()))),
+            (FileChange::Create { .. }, None) => return merged(change.clone()),
             (FileChange::Create { content }, Some(current)) => (content, 1, current),
             (
                 FileChange::Update {
@@ -180,11 +230,11 @@ impl Store {
         let current_hash = content_hash(current);
         if *content.hash() == current_hash {
             // Already as the preview leaves it: write the same bytes over it.
-            return Ok(Ok(Some(FileChange::Update {
+            return merged(FileChange::Update {
                 base_hash: current_hash,
                 content: content.clone(),
                 replacements,
-            })));
+            });
         }
         let base_hash = match change {
             FileChange::Update { base_hash, .. } => base_hash,
@@ -201,20 +251,39 @@ impl Store {
         };
         let base = blobs.read(&base_content)?;
         let preview = blobs.read(content)?;
-        match rebase.rebase(&base, current, &preview) {
-            Rebased::Clean(merged) => {
-                let blob = match keep {
-                    Keep::Merged => blobs.put(&merged)?,
-                    Keep::Nothing => content_hash(&merged),
-                };
-                Ok(Ok(Some(FileChange::Update {
-                    base_hash: current_hash,
-                    content: Content::Stored { blob },
-                    replacements,
-                })))
+        let rederived =
+            rederive.and_then(|request| rebase.rederive(request, path, &base, current, &preview));
+        let (bytes, rederived) = match rederived {
+            Some(Rederived::Clean(bytes)) => (bytes, true),
+            Some(Rederived::Mismatch { appeared, vanished }) => {
+                match rebase.rebase(&base, current, &preview) {
+                    Rebased::Clean(bytes) => (bytes, false),
+                    Rebased::Conflicts(hunks) => {
+                        return Ok(Err(ConflictReason::MatchesMoved {
+                            appeared,
+                            vanished,
+                            hunks,
+                        }));
+                    }
+                }
             }
-            Rebased::Conflicts(hunks) => Ok(Err(ConflictReason::Hunks(hunks))),
-        }
+            None => match rebase.rebase(&base, current, &preview) {
+                Rebased::Clean(bytes) => (bytes, false),
+                Rebased::Conflicts(hunks) => return Ok(Err(ConflictReason::Hunks(hunks))),
+            },
+        };
+        let blob = match keep {
+            Keep::Merged => blobs.put(&bytes)?,
+            Keep::Nothing => content_hash(&bytes),
+        };
+        Ok(Ok(Some(FileRebase {
+            change: FileChange::Update {
+                base_hash: current_hash,
+                content: Content::Stored { blob },
+                replacements,
+            },
+            rederived,
+        })))
     }
 
     /// Confine `path`, follow it to the real file, and read it: its root-relative name and

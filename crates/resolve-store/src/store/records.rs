@@ -3,6 +3,7 @@
 //! listing and clean-up read instead of whole records, and reading and writing them as JSON.
 //! Every record carries the format's version; a record of another version is refused.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
@@ -164,6 +165,16 @@ pub struct PendingRecord<C = ChangeSet> {
     /// A reviewer's amendments of its files, oldest first (their contents are in the change set).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub amendments: Vec<Amendment>,
+    /// What re-derives its change on a file that moved (an `ast_edit` request), handed to the
+    /// store's [`Rebase::rederive`](crate::Rebase::rederive) at apply; records without it
+    /// (older ones, other producers) rebase by lines only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rederive: Option<Value>,
+    /// The files that had moved since the preview when its origin was last told so (path →
+    /// the hash they held then, empty when absent), so each move is told once (see
+    /// [`Store::take_moved_notes`](crate::Store::take_moved_notes)).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub told_moved: BTreeMap<String, String>,
     /// The outcome of its last check (`resolve check`, the model's `check` tool); records
     /// written before checks existed have none. It counts only while it was made of this
     /// change set (see [`PendingRecord::last_check`]).
@@ -208,6 +219,8 @@ impl StagedRecord {
             details: self.details.clone(),
             fingerprint: self.fingerprint.clone(),
             amendments: self.amendments.clone(),
+            rederive: self.rederive.clone(),
+            told_moved: self.told_moved.clone(),
             check: self.check.clone(),
             mac: self.mac.clone(),
             foreign: self.foreign,
@@ -435,6 +448,10 @@ struct HistoryFields {
     fingerprint: String,
     #[serde(default)]
     amendments: Vec<Amendment>,
+    #[serde(default)]
+    rederive: Option<Value>,
+    #[serde(default)]
+    told_moved: BTreeMap<String, String>,
     check: Option<CheckOutcome>,
     #[serde(default)]
     mac: Option<String>,
@@ -478,6 +495,8 @@ impl From<HistoryFields> for HistoryRecord {
                 details: fields.details,
                 fingerprint: fields.fingerprint,
                 amendments: fields.amendments,
+                rederive: fields.rederive,
+                told_moved: fields.told_moved,
                 check: fields.check,
                 mac: fields.mac,
                 foreign: true,
@@ -541,6 +560,9 @@ pub struct ApplyOutcome {
     pub total_replacements: usize,
     /// Files that changed since the preview and received the preview rebased onto them.
     pub rebased_files: Vec<String>,
+    /// Those of [`ApplyOutcome::rebased_files`] whose change was re-derived (the `ast_edit`
+    /// rewrite run again on their current bytes) rather than merged by lines.
+    pub rederived_files: Vec<String>,
 }
 
 /// The seq of a pending id (`pending-action:<tool>:<seq>`).
@@ -680,6 +702,8 @@ mod tests {
             details: Value::Null,
             fingerprint: "f".into(),
             amendments: Vec::new(),
+            rederive: None,
+            told_moved: BTreeMap::new(),
             check: None,
             mac: None,
             foreign: true,

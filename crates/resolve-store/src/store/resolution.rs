@@ -232,7 +232,7 @@ impl Store {
             require_passing_check(&record)?;
         }
         let selected_set = selected.as_ref().unwrap_or(&record.change_set);
-        let checked = self.check_or_rebase(selected_set, Keep::Merged)?;
+        let checked = self.check_or_rebase(selected_set, record.rederive.as_ref(), Keep::Merged)?;
         let applied_files = selected_set.paths();
         let total_replacements = selected_set.total_replacements();
         let rebased_files: Vec<String> = checked
@@ -293,6 +293,7 @@ impl Store {
             dropped_files,
             total_replacements,
             rebased_files,
+            rederived_files: checked.rederived,
             record: history,
         })
     }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Store;
 use super::records::{HistoryRecord, Outcome, RecordVersion, read_json, unix_now, write_json};
-use super::staging::NewAction;
+use super::staging::{NewAction, Payload};
 use crate::change_set::{ChangeSet, Content, FileChange};
 use crate::error::StoreError;
 use crate::fs;
@@ -165,8 +165,12 @@ impl Store {
         }
         let _lock = self.session()?;
         let fingerprint = change_set.fingerprint();
-        let record =
-            self.numbered_record(action, change_set, None, fingerprint.clone(), &fingerprint)?;
+        let payload = Payload {
+            change_set,
+            mcp: None,
+            rederive: None,
+        };
+        let record = self.numbered_record(action, payload, fingerprint.clone(), &fingerprint)?;
         let history = HistoryRecord {
             action: record,
             outcome: Outcome::Applied,

@@ -1,7 +1,7 @@
 //! Signing records and telling foreign ones: what this user's `resolve` writes carries an
 //! HMAC ([`RecordKey`]) over what resolving it does — its id and origin, its change set's
 //! fingerprint (every path, base hash and new content hash, computed from the change set, not
-//! the stored field) and its MCP apply and reject calls. A record without a valid one (a cloned
+//! the stored field) and its MCP apply and reject calls, and what re-derives its change when it has that. A record without a valid one (a cloned
 //! `.resolve/`, an older format) is foreign: the store marks it when reading it
 //! ([`PendingRecord::foreign`]), keeps it foreign when writing it back, and runs its payload
 //! (writes its files, calls its MCP tool, puts it in place for a check) only through a store
@@ -30,6 +30,13 @@ fn signed_message<C>(record: &PendingRecord<C>, fingerprint: &str) -> Vec<u8> {
         &mcp,
     ] {
         message.extend_from_slice(part);
+        message.push(0);
+    }
+    // Only records that carry one sign it, so those written before it existed still verify.
+    if let Some(rederive) = &record.rederive {
+        message.extend_from_slice(b"rederive");
+        message.push(0);
+        message.extend_from_slice(rederive.to_string().as_bytes());
         message.push(0);
     }
     message

@@ -35,6 +35,14 @@ pub struct NewAction {
     pub details: Value,
 }
 
+/// What a staged record carries out: its change set, or an MCP call, and what re-derives the
+/// change.
+pub(super) struct Payload<C> {
+    pub(super) change_set: C,
+    pub(super) mcp: Option<McpAction>,
+    pub(super) rederive: Option<Value>,
+}
+
 /// The id counter's file: `{"nextSeq": N}`.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -75,8 +83,24 @@ impl Store {
         action: NewAction,
         change_set: SpooledChangeSet,
     ) -> Result<StagedRecord, StoreError> {
+        self.stage_rederivable(action, change_set, None)
+    }
+
+    /// [`Store::stage_spooled`] of a change that `rederive` re-derives on a file that moved
+    /// (see [`PendingRecord::rederive`]).
+    pub fn stage_rederivable(
+        &self,
+        action: NewAction,
+        change_set: SpooledChangeSet,
+        rederive: Option<Value>,
+    ) -> Result<StagedRecord, StoreError> {
         let fingerprint = change_set.fingerprint().to_owned();
-        self.stage_payload(action, change_set, None, fingerprint.clone(), &fingerprint)
+        let payload = Payload {
+            change_set,
+            mcp: None,
+            rederive,
+        };
+        self.stage_payload(action, payload, fingerprint.clone(), &fingerprint)
     }
 
     /// Stage an MCP tool call as a pending action at the head of the stack; resolving it makes
@@ -89,7 +113,12 @@ impl Store {
         let encoded = serde_json::to_vec(&call).unwrap_or_default();
         let fingerprint = format!("mcp:{}", content_hash(&encoded));
         let signed = ChangeSet::new().fingerprint();
-        self.stage_payload(action, ChangeSet::new(), Some(call), fingerprint, &signed)
+        let payload = Payload {
+            change_set: ChangeSet::new(),
+            mcp: Some(call),
+            rederive: None,
+        };
+        self.stage_payload(action, payload, fingerprint, &signed)
     }
 
     /// Write the pending record of `action` with its payload, numbered by the counter, signed
@@ -97,16 +126,14 @@ impl Store {
     fn stage_payload<C: Serialize>(
         &self,
         action: NewAction,
-        change_set: C,
-        mcp: Option<McpAction>,
+        payload: Payload<C>,
         fingerprint: String,
         change_fingerprint: &str,
     ) -> Result<PendingRecord<C>, StoreError> {
         let mut action = action;
         self.blobs().intern(&mut action.preview_text)?;
         let _lock = self.session()?;
-        let record =
-            self.numbered_record(action, change_set, mcp, fingerprint, change_fingerprint)?;
+        let record = self.numbered_record(action, payload, fingerprint, change_fingerprint)?;
         let seq = record.seq;
         write_json(&self.record_path(RecordKind::Pending, seq), &record)?;
         Ok(record)
@@ -117,8 +144,7 @@ impl Store {
     pub(super) fn numbered_record<C>(
         &self,
         action: NewAction,
-        change_set: C,
-        mcp: Option<McpAction>,
+        payload: Payload<C>,
         fingerprint: String,
         change_fingerprint: &str,
     ) -> Result<PendingRecord<C>, StoreError> {
@@ -129,6 +155,11 @@ impl Store {
             preview_text,
             details,
         } = action;
+        let Payload {
+            change_set,
+            mcp,
+            rederive,
+        } = payload;
         let seq = self.take_seq()?;
         let mut record = PendingRecord {
             version: RecordVersion,
@@ -145,6 +176,8 @@ impl Store {
             preview_text,
             details,
             amendments: Vec::new(),
+            rederive,
+            told_moved: std::collections::BTreeMap::new(),
             check: None,
             mac: None,
             foreign: false,

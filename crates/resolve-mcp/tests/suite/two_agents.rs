@@ -1,0 +1,116 @@
+//! Two agents on one file (#29 §2, §3): MCP connections, each its own origin, stage edits to
+//! one file at once; the first applies; the second is told once, at its next tool result, that
+//! its preview's file moved and still rebases, then applies and rebases cleanly; a third whose
+//! preview touched the same lines is told which hunk now conflicts, and its apply reports the
+//! conflict and writes nothing.
+
+use serde_json::json;
+
+use super::common::{Connection, Workspace, details, is_error, text};
+
+const NINE: &str = "a\nb\nc\nd\ne\nf\ng\nh\ni\n";
+
+fn edit(old: &str, new: &str) -> serde_json::Value {
+    json!({"path": "a.txt", "old_text": old, "new_text": new})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_connections_land_edits_to_one_file_and_a_third_on_the_same_lines_conflicts() {
+    let workspace = Workspace::with(&[("a.txt", NINE)]);
+    let (first, second, third) = tokio::join!(
+        Connection::open(&workspace),
+        Connection::open(&workspace),
+        Connection::open(&workspace)
+    );
+    // All three stage at once, against the same bytes.
+    let (one, two, three) = tokio::join!(
+        first.call("edit", edit("b\n", "B\n")),
+        second.call("edit", edit("h\n", "H\n")),
+        third.call("edit", edit("b\n", "bee\n")),
+    );
+    for staged in [&one, &two, &three] {
+        assert!(!is_error(staged), "{}", text(staged));
+    }
+    let id = |staged: &rmcp::model::CallToolResult| {
+        details(staged)["pendingId"].as_str().unwrap().to_owned()
+    };
+
+    let applied = first
+        .call(
+            "resolve",
+            json!({"action": "apply", "reason": "Mine first."}),
+        )
+        .await;
+    assert_eq!(text(&applied), "Applied edit to a.txt.");
+
+    // The second hears that its file moved, once, before it applies.
+    let told = second.call("ls", json!({})).await;
+    assert!(
+        text(&told).contains(&format!(
+            "a.txt changed since you staged {} (Edit: a.txt). Your preview still rebases onto those changes cleanly",
+            id(&two)
+        )),
+        "{}",
+        text(&told)
+    );
+    let again = second.call("ls", json!({})).await;
+    assert!(
+        !text(&again).contains("changed since you staged"),
+        "told once: {}",
+        text(&again)
+    );
+    let rebased = second
+        .call(
+            "resolve",
+            json!({"action": "apply", "reason": "Mine second."}),
+        )
+        .await;
+    assert!(!is_error(&rebased), "{}", text(&rebased));
+    assert!(
+        text(&rebased).contains("Rebased a.txt onto changes made since the preview."),
+        "{}",
+        text(&rebased)
+    );
+    assert_eq!(workspace.read("a.txt"), "a\nB\nc\nd\ne\nf\ng\nH\ni\n");
+
+    // The third hears which of its hunks conflicts, with which lines.
+    let told = third.call("ls", json!({})).await;
+    for expected in [
+        &format!(
+            "a.txt changed since you staged {} (Edit: a.txt). Your preview now conflicts with those changes",
+            id(&three)
+        ),
+        "a.txt:2 (preview) against a.txt:2 (current):",
+        "  | B",
+        "  | bee",
+    ] {
+        assert!(
+            text(&told).contains(expected),
+            "{expected}\n{}",
+            text(&told)
+        );
+    }
+    let refused = third
+        .call(
+            "resolve",
+            json!({"action": "apply", "reason": "Mine third."}),
+        )
+        .await;
+    assert!(is_error(&refused));
+    assert!(
+        text(&refused).starts_with("Preview is stale: `a.txt` changed"),
+        "{}",
+        text(&refused)
+    );
+    assert!(
+        !text(&refused).contains("changed since you staged"),
+        "told once: {}",
+        text(&refused)
+    );
+    assert_eq!(
+        workspace.read("a.txt"),
+        "a\nB\nc\nd\ne\nf\ng\nH\ni\n",
+        "the conflict writes nothing"
+    );
+    assert_eq!(workspace.store().pending().unwrap().len(), 1);
+}

@@ -305,11 +305,11 @@ fn probe_codex_apply_patch_hook_protocol() {
 }
 
 /// `a.txt` before the patch, and after (two change blocks).
-const A_BEFORE: &str = "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\n";
-const A_AFTER: &str = "alpha\nBETA\ngamma\ndelta\nepsilon\nzeta\nETA\ntheta\n";
+const A_BEFORE: &str = "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\niota\nkappa\nlambda\nmu\nnu\nxi\nomicron\npi\n";
+const A_AFTER: &str = "alpha\nBETA\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\niota\nkappa\nlambda\nmu\nnu\nxi\nOMICRON\npi\n";
 
 /// One update with two change blocks and one added file.
-const TWO_FILE_PATCH: &str = "*** Begin Patch\n*** Update File: a.txt\n@@ alpha\n-beta\n+BETA\n gamma\n@@ zeta\n-eta\n+ETA\n theta\n*** Add File: b.txt\n+new file\n+second line\n*** End Patch\n";
+const TWO_FILE_PATCH: &str = "*** Begin Patch\n*** Update File: a.txt\n@@ alpha\n-beta\n+BETA\n gamma\n@@ xi\n-omicron\n+OMICRON\n pi\n*** Add File: b.txt\n+new file\n+second line\n*** End Patch\n";
 
 /// Codex, set up by `resolve setup codex SETUP…`, runs a model that patches a.txt (holding
 /// [`A_BEFORE`]) and adds b.txt with [`TWO_FILE_PATCH`], then answers with `then` and ends;
@@ -463,8 +463,9 @@ fn codex_auto_mode_lands_the_patch_through_resolve() {
     );
 }
 
-/// In `review`, the hook waits for a person: they leave out b.txt with a reason and apply the
-/// rest from another terminal; the rest lands, and the model reads what was left out and why.
+/// In `review`, the hook waits for a person: they reject the second hunk of a.txt with a
+/// reason and apply the rest from another terminal; the rest lands, and the model reads the
+/// rejected hunk's address and the reason.
 #[test]
 fn codex_review_mode_lands_what_a_person_approved_and_tells_the_model_why() {
     let Some(binary) = codex() else {
@@ -490,9 +491,9 @@ fn codex_review_mode_lands_what_a_person_approved_and_tells_the_model_why() {
                     return Some(resolve(&[
                         "apply",
                         "--reason",
-                        "No new files, please.",
+                        "Keep omicron as it is.",
                         "--except",
-                        "b.txt",
+                        "a.txt#2",
                     ]));
                 }
                 std::thread::sleep(Duration::from_millis(200));
@@ -509,18 +510,16 @@ fn codex_review_mode_lands_what_a_person_approved_and_tells_the_model_why() {
         &format!("the person's apply: {applied:?}"),
     );
     run.check(
-        lab.read("a.txt").as_deref() == Some(A_AFTER) && lab.read("b.txt").is_none(),
-        &format!(
-            "only the approved file lands: a.txt {:?}",
-            lab.read("a.txt")
-        ),
+        lab.read("a.txt").as_deref() == Some(&A_AFTER.replace("OMICRON", "omicron"))
+            && lab.read("b.txt").as_deref() == Some("new file\nsecond line\n"),
+        &format!("the approved hunks land: a.txt {:?}", lab.read("a.txt")),
     );
     let text = output_of(&run, 2, "call_patch");
     run.check(
         text.contains("a person reviewed it")
-            && text.contains("b.txt")
-            && text.contains("No new files, please."),
-        &format!("the model should read what was left out and why; it read:\n{text}"),
+            && text.contains("a.txt#2")
+            && text.contains("Keep omicron as it is."),
+        &format!("the model should read the rejected hunk and why; it read:\n{text}"),
     );
 }
 

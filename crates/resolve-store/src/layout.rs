@@ -201,9 +201,14 @@ impl StateLayout {
         self.dir.join(PLANS_DIR)
     }
 
+    /// The directory of snapshots taken before shell commands.
+    pub fn shell_dir(&self) -> PathBuf {
+        self.dir.join(SHELL_DIR)
+    }
+
     /// The snapshot taken before the shell command `call` ran (`shell/<call>.json`).
     pub fn shell_snapshot(&self, call: &str) -> PathBuf {
-        self.dir.join(SHELL_DIR).join(format!("{call}.json"))
+        self.shell_dir().join(format!("{call}.json"))
     }
 
     /// Whether anything stands at the state directory's path (nothing was ever staged or

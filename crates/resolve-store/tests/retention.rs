@@ -287,3 +287,37 @@ fn a_gc_killed_at_any_step_loses_nothing_still_needed_and_the_next_pass_finishes
         );
     }
 }
+
+#[test]
+fn a_shell_snapshot_keeps_its_contents_until_it_is_a_day_old_and_then_goes() {
+    let (dir, store) = setup();
+    let hash = store.blobs().put(b"before the command\n").unwrap();
+    let snapshot = resolve_store::TreeSnapshot {
+        files: [("a.txt".to_owned(), hash.clone())].into(),
+    };
+    store.keep_snapshot("toolu_1", &snapshot).unwrap();
+    let state = dir.path().join(STATE_DIR);
+    let age = |path: std::path::PathBuf, by: Duration| {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() - by)
+            .unwrap();
+    };
+    let blob = state.join("blobs").join(&hash);
+    age(blob.clone(), Duration::from_secs(3 * 60 * 60));
+    // The command is still running: its snapshot and what it names stay.
+    let report = store.gc(&NOTHING, false).unwrap();
+    assert_eq!((report.shell_snapshots, report.blobs), (0, 0));
+    assert!(blob.exists());
+    // A day later no end came (an interrupted command): both go.
+    age(
+        state.join("shell/toolu_1.json"),
+        Duration::from_secs(25 * 60 * 60),
+    );
+    let report = store.gc(&NOTHING, false).unwrap();
+    assert_eq!((report.shell_snapshots, report.blobs), (1, 1));
+    assert!(!blob.exists());
+    assert_eq!(store.take_snapshot("toolu_1").unwrap(), None);
+}

@@ -32,6 +32,7 @@ pub(crate) fn run(
         "historyBytes": report.history_bytes,
         "keptUndoable": report.kept_undoable,
         "notes": report.notes,
+        "shellSnapshots": report.shell_snapshots,
         "blobs": report.blobs,
         "blobBytes": report.blob_bytes,
         "bytes": report.history_bytes + report.blob_bytes,

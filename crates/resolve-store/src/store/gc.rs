@@ -118,6 +118,8 @@ pub struct GcReport {
     pub kept_undoable: usize,
     /// Reviewer notes removed: of actions gone, or past the most kept for one origin.
     pub notes: usize,
+    /// Snapshots of shell commands whose end never came, removed (see `SNAPSHOT_LIFETIME`).
+    pub shell_snapshots: usize,
     /// Blob files removed.
     pub blobs: usize,
     /// Their size, in bytes.
@@ -167,6 +169,9 @@ impl Store {
                 }
             })?;
         }
+        // What a shell command will be compared with when it ends (`resolve undo` of it writes
+        // these contents back).
+        needed.extend(self.snapshot_blobs()?);
         Ok(needed)
     }
 
@@ -206,6 +211,7 @@ impl Store {
             history_bytes: 0,
             kept_undoable,
             notes: 0,
+            shell_snapshots: 0,
             blobs: 0,
             blob_bytes: 0,
             dry_run,
@@ -226,6 +232,7 @@ impl Store {
             CrashHook::from_env()
         };
         report.notes = self.prune_notes_locked(&live, dry_run)?;
+        report.shell_snapshots = self.remove_stale_snapshots(dry_run)?;
         crash.point("gc-notes");
         for (n, seq) in leaving.iter().enumerate() {
             let path = self.record_path(RecordKind::History, *seq);

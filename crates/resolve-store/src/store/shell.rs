@@ -7,6 +7,8 @@
 //! this module owns keeping a snapshot and recording an observed change.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +22,11 @@ use crate::transaction::Purpose;
 
 /// The longest call id that names a snapshot.
 const MAX_CALL_LEN: usize = 128;
+
+/// How long a snapshot waits for the end of its command: one older than this was left by a
+/// command whose end never came (interrupted), and [`Store::gc`] removes it; until then the
+/// contents it names are kept.
+pub const SNAPSHOT_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Each file of the tree, by its root-relative path, with the hash of its content (kept in the
 /// blob store under that name).
@@ -78,6 +85,52 @@ fn checked_call(call: &str) -> Result<&str, StoreError> {
 }
 
 impl Store {
+    /// The snapshots waiting for their command's end: each one's path, and whether it is past
+    /// [`SNAPSHOT_LIFETIME`].
+    fn snapshots(&self) -> Result<Vec<(PathBuf, bool)>, StoreError> {
+        let dir = self.workspace.layout().shell_dir();
+        let now = SystemTime::now();
+        let mut found = Vec::new();
+        for name in fs::list_dir(&dir)? {
+            let path = dir.join(name);
+            let stale = fs::modified(&path)?.is_some_and(|modified| {
+                now.duration_since(modified)
+                    .is_ok_and(|age| age > SNAPSHOT_LIFETIME)
+            });
+            found.push((path, stale));
+        }
+        Ok(found)
+    }
+
+    /// The contents the live snapshots name (a snapshot that cannot be read names none).
+    pub(super) fn snapshot_blobs(&self) -> Result<Vec<String>, StoreError> {
+        let mut blobs = Vec::new();
+        for (path, stale) in self.snapshots()? {
+            if stale {
+                continue;
+            }
+            if let Ok(Some(stored)) = read_json::<StoredSnapshot>(&path) {
+                blobs.extend(stored.files.into_values());
+            }
+        }
+        Ok(blobs)
+    }
+
+    /// Remove the snapshots past [`SNAPSHOT_LIFETIME`]; how many there were (with
+    /// `dry_run`, only count them).
+    pub(super) fn remove_stale_snapshots(&self, dry_run: bool) -> Result<usize, StoreError> {
+        let mut removed = 0;
+        for (path, stale) in self.snapshots()? {
+            if stale {
+                if !dry_run {
+                    fs::remove_file(&path)?;
+                }
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
     /// Keep `snapshot` as the tree the shell command `call` found, until
     /// [`Store::take_snapshot`]. Every content it names must already be in the blob store.
     pub fn keep_snapshot(&self, call: &str, snapshot: &TreeSnapshot) -> Result<(), StoreError> {

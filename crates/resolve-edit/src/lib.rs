@@ -92,8 +92,8 @@ pub use resolve_store::{
     Rederived, RejectedFile, RejectedHunk, Retention, Review, ReviewedApply, ReviewerNote,
     STATE_DIR, SpooledChangeSet, StagedRecord, StateLayout, Store, StoreError, StoreLock,
     StoredAction, TreeSnapshot, TrustState, TrustedFiles, Untrusted, Workspace, WorkspacePath,
-    atomic_write, content_hash, create_dir_all, is_binary, normalize_lexically, path_order,
-    read_content, read_regular_file, read_state_file, remove_file, shell_words,
+    atomic_write, content_hash, create_dir_all, hex, is_binary, normalize_lexically, path_order,
+    read_content, read_regular_file, read_state_file, remove_file, same_secret, shell_words,
 };
 
 pub use apply_patch::{

@@ -24,6 +24,17 @@ pub fn hex(digest: &[u8]) -> String {
     hex
 }
 
+/// Whether two secrets (a MAC, a token) are equal, compared in time independent of where they
+/// differ.
+pub fn same_secret(given: &str, expected: &str) -> bool {
+    given.len() == expected.len()
+        && given
+            .bytes()
+            .zip(expected.bytes())
+            .fold(0u8, |diff, (a, b)| diff | (a ^ b))
+            == 0
+}
+
 /// Whether `name` is a SHA-256 in lowercase hex, as [`content_hash`] writes it.
 pub(crate) fn is_sha256_hex(name: &str) -> bool {
     name.len() == 64

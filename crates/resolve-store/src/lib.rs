@@ -59,7 +59,7 @@ pub use fs::{
     create_dir_all, create_symlink, is_binary, open_regular_file, read_content, read_regular_file,
     read_state_file, remove_file,
 };
-pub use hash::{content_hash, hex, sha256};
+pub use hash::{content_hash, hex, same_secret, sha256};
 pub use layout::{
     CONFIG_FILE, JOURNAL_DIR, LOCK_FILE, PLANS_DIR, RecordKind, STATE_DIR, StateLayout,
 };

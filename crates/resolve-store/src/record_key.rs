@@ -96,13 +96,7 @@ impl RecordKey {
 
     /// Whether `mac` is [`RecordKey::mac`] of `message`, compared in constant time.
     pub fn verifies(&self, message: &[u8], mac: &str) -> bool {
-        let expected = self.mac(message);
-        expected.len() == mac.len()
-            && expected
-                .bytes()
-                .zip(mac.bytes())
-                .fold(0u8, |diff, (a, b)| diff | (a ^ b))
-                == 0
+        crate::hash::same_secret(mac, &self.mac(message))
     }
 }
 

@@ -54,7 +54,7 @@ impl Guard {
                 .get(TOKEN_HEADER)
                 .and_then(|value| value.to_str().ok())
         });
-        if !given.is_some_and(|given| same_secret(given, &self.token)) {
+        if !given.is_some_and(|given| resolve_edit::same_secret(given, &self.token)) {
             return Some("the token of the printed URL is missing or wrong");
         }
         if method != Method::GET && method != Method::HEAD {
@@ -94,22 +94,12 @@ fn token_in_query(query: &str) -> Option<&str> {
         .find_map(|pair| pair.strip_prefix("token="))
 }
 
-/// Compare secrets in time independent of where they differ.
-fn same_secret(given: &str, expected: &str) -> bool {
-    given.len() == expected.len()
-        && given
-            .bytes()
-            .zip(expected.bytes())
-            .fold(0u8, |diff, (a, b)| diff | (a ^ b))
-            == 0
-}
-
 /// A fresh random token: 32 bytes as hex.
 pub fn new_token() -> anyhow::Result<String> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes)
         .map_err(|error| anyhow::anyhow!("no randomness for the token: {error}"))?;
-    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+    Ok(resolve_edit::hex(&bytes))
 }
 
 /// Refuse what the guard refuses (403), and put the security headers on every response.

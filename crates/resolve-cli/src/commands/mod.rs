@@ -86,10 +86,12 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
     // (`resolve gc` on demand). A failure here is not the command's: the pass is tried again by
     // the next one. While the configuration does not parse the pass waits: keeping less than
     // the person asked for would lose history, and the commands that read the file say why.
-    let retention = WorkspaceConfig::read(root, None, None).map(|config| config.retention);
+    // The configuration is read only when a pass is due (once a day), not by every command.
+    let retention = || WorkspaceConfig::read(root, None, None).map(|config| config.retention);
     if !matches!(cli.command, Command::Gc(_))
-        && let Ok(retention) = &retention
-        && let Err(error) = store.gc_if_due(retention)
+        && store.gc_is_due().unwrap_or(true)
+        && let Ok(retention) = retention()
+        && let Err(error) = store.gc_if_due(&retention)
     {
         note(&format!(
             "note: the daily clean-up of old history failed: {error}"
@@ -155,7 +157,7 @@ pub(crate) fn run(cli: &Cli, output: Output) -> anyhow::Result<Outcome> {
         ),
         Command::Amend(args) => amend::run(&store, args, &located, output),
         Command::Log => log(&store, output),
-        Command::Gc(args) => gc::run(&store, args, retention?, output),
+        Command::Gc(args) => gc::run(&store, args, retention()?, output),
         Command::Review(args) => {
             let (hub_store, config) = (store.clone(), args.config.clone());
             let hub = Arc::new(move || configured_hub(&hub_store, config.as_deref()));

@@ -258,19 +258,10 @@ impl Store {
     /// happens, and nothing is created, in a workspace with no history yet, nor while another
     /// process holds the lock (the next command tries again).
     pub fn gc_if_due(&self, retention: &Retention) -> Result<Option<GcReport>, StoreError> {
-        let layout = self.workspace.layout();
-        if !fs::exists(&layout.records_dir(RecordKind::History))? {
+        if !self.gc_is_due()? {
             return Ok(None);
         }
-        let stamp = layout.retained_stamp();
-        let recent = fs::modified(&stamp)?.is_some_and(|stamp| {
-            SystemTime::now()
-                .duration_since(stamp)
-                .is_ok_and(|age| age < AUTO_GC_PERIOD)
-        });
-        if recent {
-            return Ok(None);
-        }
+        let stamp = self.workspace.layout().retained_stamp();
         // Only when nobody holds the lock: a command never waits for this pass.
         let report = match self
             .clone()
@@ -282,6 +273,22 @@ impl Store {
         };
         fs::write_new(&stamp, b"", None)?;
         Ok(Some(report))
+    }
+
+    /// Whether [`Store::gc_if_due`] would run a pass now: there is history, and the last
+    /// automatic pass is more than [`AUTO_GC_PERIOD`] ago (or there was none). Two reads of
+    /// file times: a caller can ask before it reads what the pass needs.
+    pub fn gc_is_due(&self) -> Result<bool, StoreError> {
+        let layout = self.workspace.layout();
+        if !fs::exists(&layout.records_dir(RecordKind::History))? {
+            return Ok(false);
+        }
+        let recent = fs::modified(&layout.retained_stamp())?.is_some_and(|stamp| {
+            SystemTime::now()
+                .duration_since(stamp)
+                .is_ok_and(|age| age < AUTO_GC_PERIOD)
+        });
+        Ok(!recent)
     }
 
     /// Whether `record` is an apply that can still be undone: not undone, no MCP call, and

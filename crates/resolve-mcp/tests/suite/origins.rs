@@ -128,3 +128,40 @@ async fn the_history_records_the_connection_that_resolved_an_action() {
     assert_eq!(entry.action.origin, origin);
     assert_eq!(entry.resolved_by, Some(origin));
 }
+
+/// Resolve as a Codex session would: the call names the session in `_meta.sessionId`.
+async fn resolve_in_session(connection: &Connection, session: &str) -> rmcp::model::CallToolResult {
+    let mut params = rmcp::model::CallToolRequestParams::new("resolve").with_arguments(
+        json!({"action": "apply", "reason": "The session's own patch."})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    params.meta = Some(rmcp::model::RequestMetaObject::from(
+        json!({"sessionId": session}).as_object().unwrap().clone(),
+    ));
+    connection.client.call_tool(params).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_codex_sessions_calls_resolve_what_its_hook_staged_and_no_other_sessions() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    // What `resolve hook codex` stages for the session `sess-a`.
+    resolve_edit::FileTools::new(
+        workspace.store(),
+        resolve_edit::codex_session_origin("sess-a"),
+    )
+    .call(
+        "edit",
+        &json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+    )
+    .unwrap();
+    let connection = Connection::open(&workspace).await;
+    let other = resolve_in_session(&connection, "sess-b").await;
+    assert!(is_error(&other), "another session's call sees nothing");
+    assert_eq!(workspace.read("a.txt"), "a\n");
+    let own = resolve_in_session(&connection, "sess-a").await;
+    assert!(!is_error(&own), "{own:?}");
+    assert!(text(&own).starts_with("Applied edit to a.txt."), "{own:?}");
+    assert_eq!(workspace.read("a.txt"), "A\n");
+}

@@ -1146,14 +1146,19 @@ fn mixed_corpus(root: &Path) {
             ),
             ("ci/build.yaml", b"steps:\n  - run: z.unwrap()\n  - name: foo(4)\n"),
             ("data/config.json", b"{\"call\": \"w.unwrap()\", \"old\": \"foo(5)\"}\n"),
+            (
+                "web/app.html",
+                b"<html>\n<head><style>\np { color: red; }\n</style></head>\n<body>\n\
+<p>v.unwrap() and foo(6)</p>\n<script>\nconst a = foo(7);\nconsole.log(u.unwrap(), foo(8));\n\
+</script>\n</body>\n</html>\n",
+            ),
         ],
     );
 }
 
-/// See: issue #32 §5. Without `lang`, each file is parsed in the language of its extension, as
-/// `ast-grep run` does without `--lang`. Known gaps, not in this corpus: ast-grep also rewrites
-/// code embedded in HTML (`<script>`), which `ast_edit` does not parse; and on some Markdown
-/// paragraphs both rewrite a different span.
+/// See: issue #32 §5. Without `lang`, each file is parsed in the language of its extension, and
+/// the code of an HTML page's `<script>` element in its own, as `ast-grep run` does without
+/// `--lang`.
 #[test]
 fn ast_edit_without_lang_matches_the_ast_grep_cli_on_a_mixed_language_tree() {
     let Some(binary) = ast_grep_binary() else {
@@ -1200,5 +1205,132 @@ fn ast_edit_without_lang_matches_the_ast_grep_cli_on_a_mixed_language_tree() {
             );
         }
         assert_eq!(expected.len(), actual.len());
+    }
+}
+
+/// HTML pages whose code sits in several `<script>` and `<style>` elements, some marked
+/// TypeScript, one with a match in the page's own text.
+fn html_corpus(root: &Path) {
+    write_files(
+        root,
+        &[
+            (
+                "site/index.html",
+                b"<!DOCTYPE html>\n<html>\n<head>\n<style>\na { color: red; }\n</style>\n\
+<script>\nconsole.log(x.unwrap());\nlet y = foo(foo(1)).unwrap();\n</script>\n</head>\n\
+<body><p>x.unwrap() and foo(2)</p>\n<script type=\"module\">\nbar.unwrap()\n</script>\n\
+<script lang=\"ts\">\nconst z: number = baz.unwrap() + foo(3);\nconsole.log(z);\n</script>\n\
+</body>\n</html>\n",
+            ),
+            (
+                "site/plain.html",
+                b"<html><body><script>\n  if (ok) { console.log(w.unwrap()); }\n</script></body></html>\n",
+            ),
+            ("site/app.js", b"console.log(q.unwrap());\n"),
+        ],
+    );
+}
+
+/// What ast-grep's `--json` output says `root`'s files become: each file's reported
+/// replacements applied to its bytes, outermost first, a match nested in an applied one left
+/// alone (what `ast-grep run -U` writes when a file has one region of matches).
+#[expect(
+    clippy::unwrap_used,
+    reason = "a test helper panics when ast-grep's output is not what it documents"
+)]
+fn ast_grep_reported(binary: &Path, root: &Path, args: &[&str]) -> BTreeMap<String, Vec<u8>> {
+    let output = Command::new(binary)
+        .args(["run", "--json=compact"])
+        .args(args)
+        .arg(root)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "ast-grep {args:?} failed");
+    let matches: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let mut by_file: BTreeMap<String, Vec<(usize, usize, String)>> = BTreeMap::new();
+    for found in &matches {
+        let file = Path::new(found["file"].as_str().unwrap());
+        let relative = file.strip_prefix(root).unwrap_or(file);
+        let offsets = &found["replacementOffsets"];
+        by_file
+            .entry(relative.to_string_lossy().into_owned())
+            .or_default()
+            .push((
+                offsets["start"].as_u64().unwrap() as usize,
+                offsets["end"].as_u64().unwrap() as usize,
+                found["replacement"].as_str().unwrap().to_owned(),
+            ));
+    }
+    let mut files = snapshot(root);
+    for (path, mut replacements) in by_file {
+        replacements.sort();
+        let old = files[&path].clone();
+        let mut new = Vec::new();
+        let mut cursor = 0;
+        for (start, end, text) in replacements {
+            if start < cursor {
+                continue;
+            }
+            new.extend_from_slice(&old[cursor..start]);
+            new.extend_from_slice(text.as_bytes());
+            cursor = end;
+        }
+        new.extend_from_slice(&old[cursor..]);
+        files.insert(path, new);
+    }
+    files
+}
+
+/// See: issue #32 §5. The code an HTML page embeds is rewritten wherever ast-grep finds a
+/// match, without `lang` and with it. `ast-grep run -U` writes only the last element's rewrites
+/// of a page with several (each element is a document of its own, written over the others);
+/// `ast_edit` keeps every one, so the expected bytes are ast-grep's reported matches applied.
+#[test]
+fn ast_edit_rewrites_the_code_html_embeds_where_ast_grep_reports_matches() {
+    let Some(binary) = ast_grep_binary() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the ast-grep CLI is required in CI: set AST_GREP_BIN or put `ast-grep` on PATH"
+        );
+        eprintln!("\n!!!!!!!! SKIPPED: no ast-grep binary (set AST_GREP_BIN) !!!!!!!!\n");
+        return;
+    };
+    for (pat, out, lang) in [
+        ("$X.unwrap()", "$X.expect(\"todo\")", None),
+        ("foo($A)", "bar($A)", None),
+        ("$X.unwrap()", "$X.expect(\"todo\")", Some("javascript")),
+        ("console.log($$$A)", "logger.info($$$A)", Some("typescript")),
+    ] {
+        let ours = tempfile::tempdir().unwrap();
+        html_corpus(ours.path());
+        let pristine = snapshot(ours.path());
+        let mut args = vec!["-p", pat, "-r", out];
+        if let Some(lang) = lang {
+            args.extend(["-l", lang]);
+        }
+        let expected = ast_grep_reported(&binary, ours.path(), &args);
+        assert_ne!(expected, pristine, "ast-grep matched nothing for `{pat}`");
+        let ws = Workspace::open(ours.path()).unwrap();
+        let AstEditOutcome::Preview(preview) =
+            preview_ast_edit(&ws, &request(&[(pat, out)], &["."], lang), None).unwrap()
+        else {
+            panic!("no replacements for `{pat}` ({lang:?})");
+        };
+        assert_eq!(preview.details["skipped"], json!([]), "`{pat}` ({lang:?})");
+        let mut actual = pristine.clone();
+        for (path, change) in changes(&preview).files() {
+            let new = Blobs::of(&ws)
+                .read(change.new_content().unwrap())
+                .unwrap()
+                .into_owned();
+            actual.insert(path.to_owned(), new);
+        }
+        for (path, bytes) in &expected {
+            assert_eq!(
+                String::from_utf8_lossy(&actual[path]),
+                String::from_utf8_lossy(bytes),
+                "{path} differs from ast-grep's matches for `{pat}` → `{out}` ({lang:?})"
+            );
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! Languages and ops compiled for them: which languages this build parses
 //! ([`COMPILED_LANGUAGES`], and TLA⁺), the language of a file or of a `lang` name, and every op of a
 //! request compiled once per language ([`LanguageOps`]), with the literal prefilter of each
-//! (see the prefilter module) and the errors of ops that do not compile.
+//! (see the prefilter module) and the errors of ops that do not compile, and which of those ops
+//! are searched in one file ([`FileOps`]: its own language's and, in HTML, those of the code
+//! its `<script>` and `<style>` elements embed).
 //!
 //! It reads no file and knows nothing of previews.
 
@@ -9,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use ast_grep_core::replacer::TemplateFix;
-use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
 use ast_grep_core::{AstGrep, Language, Pattern};
 use ast_grep_language::SupportLang;
 
@@ -17,7 +19,6 @@ use super::grammar::AstLang;
 use super::prefilter::{GapRules, LiteralFilter, Prefilter};
 use super::request::AstEditOp;
 use crate::error::EditError;
-use crate::scope::ScopedFile;
 
 /// Languages whose grammars this build compiles (the default features of `ast-grep-language`
 /// compile them all). Parsing a language whose grammar feature is off panics, so every language
@@ -83,14 +84,105 @@ pub fn supported_languages() -> Vec<String> {
         .collect()
 }
 
-/// The compiled language of a file, from its extension.
-pub(super) fn detect_language(file: &ScopedFile) -> Option<AstLang> {
-    AstLang::of_path(&file.absolute).filter(|lang| is_compiled(*lang))
-}
-
 /// The compiled language of a path, from its extension.
 pub(super) fn language_of(path: &std::path::Path) -> Option<AstLang> {
     AstLang::of_path(path).filter(|lang| is_compiled(*lang))
+}
+
+/// The compiled languages whose code files of `host` embed and ast-grep searches too, in the
+/// order ast-grep lists them: for HTML, CSS, JavaScript, TypeScript and TSX (the `<script>` and
+/// `<style>` elements, by their `lang` attribute); for every other language, none.
+pub(super) fn embedded_languages(host: AstLang) -> Vec<AstLang> {
+    let mut languages: Vec<AstLang> = Vec::new();
+    for name in host.injectable_languages().unwrap_or_default() {
+        if let Some(lang) = AstLang::named(name).filter(|lang| is_compiled(*lang))
+            && !languages.contains(&lang)
+        {
+            languages.push(lang);
+        }
+    }
+    languages
+}
+
+/// The ops searched in one file: those of the language it is parsed as (none when a `lang` was
+/// given that the file only embeds) and those of each language embedded in it.
+pub(super) struct FileOps {
+    /// The language the file is parsed as.
+    pub(super) lang: AstLang,
+    /// The ops matched against the file's own tree.
+    pub(super) own: Option<Arc<LanguageOps>>,
+    /// The ops matched inside each embedded language's regions.
+    pub(super) embedded: Vec<(AstLang, Arc<LanguageOps>)>,
+}
+
+impl FileOps {
+    /// What to search in the file at `path` (named on the command line when `explicit`), with
+    /// the request's `lang` if any (`forced`), as `ast-grep run` does: without `lang`, the
+    /// file's language from its extension and every language it embeds; with it, that language
+    /// in files of that language or named explicitly (parsed as `lang` whatever their
+    /// extension), and in the regions of files that embed it. `ops_of` gives the ops compiled
+    /// for a language. `None` when nothing in the file is searched.
+    pub(super) fn of_file(
+        path: &std::path::Path,
+        explicit: bool,
+        forced: Option<AstLang>,
+        ops_of: impl Fn(AstLang) -> Arc<LanguageOps>,
+    ) -> Option<Self> {
+        let detected = language_of(path);
+        match (forced, detected) {
+            (Some(lang), Some(detected)) if detected != lang => {
+                if embedded_languages(detected).contains(&lang) {
+                    return Some(Self {
+                        lang: detected,
+                        own: None,
+                        embedded: vec![(lang, ops_of(lang))],
+                    });
+                }
+                explicit.then(|| Self::own(lang, ops_of(lang)))
+            }
+            (Some(lang), Some(_)) => Some(Self::own(lang, ops_of(lang))),
+            (Some(lang), None) => explicit.then(|| Self::own(lang, ops_of(lang))),
+            (None, detected) => {
+                let lang = detected?;
+                Some(Self {
+                    lang,
+                    own: Some(ops_of(lang)),
+                    embedded: embedded_languages(lang)
+                        .into_iter()
+                        .map(|embedded| (embedded, ops_of(embedded)))
+                        .collect(),
+                })
+            }
+        }
+    }
+
+    fn own(lang: AstLang, ops: Arc<LanguageOps>) -> Self {
+        Self {
+            lang,
+            own: Some(ops),
+            embedded: Vec::new(),
+        }
+    }
+
+    /// Whether at least one op applies to the file.
+    pub(super) fn usable(&self) -> bool {
+        self.own.as_ref().is_some_and(|ops| ops.usable())
+            || self.embedded.iter().any(|(_, ops)| ops.usable())
+    }
+
+    /// Whether `text` may hold a match of any op searched (see [`LanguageOps::may_match`]).
+    pub(super) fn may_match(&self, text: &str) -> bool {
+        self.own.as_ref().is_some_and(|ops| ops.may_match(text))
+            || self.embedded.iter().any(|(_, ops)| ops.may_match(text))
+    }
+
+    /// The ops searched in regions of the embedded language `lang`.
+    pub(super) fn embedded_ops(&self, lang: AstLang) -> Option<&LanguageOps> {
+        self.embedded
+            .iter()
+            .find(|(embedded, _)| *embedded == lang)
+            .map(|(_, ops)| ops.as_ref())
+    }
 }
 
 /// The language `ast_edit` parses `path` as when no `lang` is given (its lowercase name, as

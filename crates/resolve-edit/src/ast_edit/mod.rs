@@ -22,8 +22,11 @@
 //! is an error only when it parses in none of the languages searched. With `lang`, it is always
 //! an error, and directories and globs contribute only files of that language (as with
 //! `ast-grep --lang`), while files named explicitly are parsed as `lang` whatever their
-//! extension. Matches inside macro invocations (Rust token trees) are not found, and HTML files
-//! are not searched inside their embedded scripts and styles.
+//! extension. As with ast-grep, the code an HTML file embeds in `<script>` and `<style>` elements is
+//! searched in its own language (JavaScript, TypeScript or CSS, by the element's `lang`), both
+//! without `lang` and when `lang` names that language; unlike `ast-grep run -U`, which writes
+//! only the last element's rewrites, every element's rewrites land. Matches inside macro
+//! invocations (Rust token trees) are not found.
 //!
 //! The parts, each using only those listed before it: `grammar` (the languages parsed:
 //! ast-grep's own and TLA⁺), `request` (the call's arguments, outcome and contract texts), `prefilter` (which texts may hold a match of a pattern, without
@@ -52,7 +55,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use self::grammar::AstLang;
 
 use self::assembly::Assembly;
-use self::language::{LanguageOps, detect_language, parse_language, unusable_op_error};
+use self::language::{FileOps, LanguageOps, parse_language, unusable_op_error};
 use self::packs::Packs;
 use self::rewrite::{FileResult, process_file};
 use resolve_store::{Blobs, Workspace};
@@ -152,24 +155,7 @@ pub fn preview_ast_edit_with(
 
     // Each file is searched on a worker thread; its result reaches the assembly in path order.
     let search = |file: ScopedFile| -> Option<FileResult> {
-        let lang = match forced {
-            Some(lang) if file.explicit => Some(lang),
-            Some(lang) => detect_language(&file).filter(|detected| *detected == lang),
-            None => detect_language(&file),
-        };
-        let Some(lang) = lang else {
-            return file.explicit.then(|| FileResult::Skipped {
-                path: file.relative,
-                reason: "no supported language for this extension; pass `lang`".to_owned(),
-                searched: false,
-            });
-        };
-        *file_counts
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry(lang)
-            .or_insert(0) += 1;
-        let ops = match &forced_ops {
+        let ops_of = |lang: AstLang| match &forced_ops {
             Some(ops) => Arc::clone(ops),
             None => Arc::clone(
                 compiled
@@ -181,7 +167,19 @@ pub fn preview_ast_edit_with(
                     }),
             ),
         };
-        ops.usable().then(|| process_file(file, lang, &ops, &packs))
+        let Some(ops) = FileOps::of_file(&file.absolute, file.explicit, forced, ops_of) else {
+            return file.explicit.then(|| FileResult::Skipped {
+                path: file.relative,
+                reason: "no supported language for this extension; pass `lang`".to_owned(),
+                searched: false,
+            });
+        };
+        *file_counts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(ops.lang)
+            .or_insert(0) += 1;
+        ops.usable().then(|| process_file(file, &ops, &packs))
     };
     map_in_order(
         scope.files(workspace),

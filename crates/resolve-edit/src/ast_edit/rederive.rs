@@ -5,12 +5,13 @@
 //! appeared or vanished are named and the merge by lines decides.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use resolve_store::Rederived;
 use serde_json::{Value, json};
 
 use super::grammar::AstLang;
-use super::language::{LanguageOps, language_of, parse_language};
+use super::language::{FileOps, LanguageOps, parse_language};
 use super::prefilter::Prefilter;
 use super::request::AstEditRequest;
 use super::rewrite::rewrite_source_noting;
@@ -41,9 +42,9 @@ impl Match {
 }
 
 /// `source` rewritten by `ops` and its replaced matches; `None` when it does not parse.
-fn rewrite(source: &str, lang: AstLang, ops: &LanguageOps) -> Option<(String, Vec<Match>)> {
+fn rewrite(source: &str, ops: &FileOps) -> Option<(String, Vec<Match>)> {
     let mut matches = Vec::new();
-    let rewritten = rewrite_source_noting(source, lang, ops, |offset, original| {
+    let rewritten = rewrite_source_noting(source, ops, |offset, original| {
         let line = 1 + source.as_bytes().get(..offset).map_or(0, |before| {
             before.iter().filter(|byte| **byte == b'\n').count()
         });
@@ -70,16 +71,24 @@ pub fn rederive(
 ) -> Option<Rederived> {
     let request: AstEditRequest =
         serde_json::from_value(request.get(AST_EDIT_KEY)?.clone()).ok()?;
-    let lang = match &request.lang {
-        Some(name) => parse_language(name).ok()?,
-        None => language_of(Path::new(path))?,
-    };
-    let ops = LanguageOps::compile(lang, &request.ops, Prefilter::Literals);
-    let (derived, staged) = rewrite(std::str::from_utf8(base).ok()?, lang, &ops)?;
+    let forced = request
+        .lang
+        .as_deref()
+        .map(parse_language)
+        .transpose()
+        .ok()?;
+    let ops = FileOps::of_file(Path::new(path), true, forced, |lang: AstLang| {
+        Arc::new(LanguageOps::compile(
+            lang,
+            &request.ops,
+            Prefilter::Literals,
+        ))
+    })?;
+    let (derived, staged) = rewrite(std::str::from_utf8(base).ok()?, &ops)?;
     if derived.as_bytes() != preview {
         return None;
     }
-    let (rederived, found) = rewrite(std::str::from_utf8(current).ok()?, lang, &ops)?;
+    let (rederived, found) = rewrite(std::str::from_utf8(current).ok()?, &ops)?;
     let same = staged.len() == found.len()
         && staged
             .iter()

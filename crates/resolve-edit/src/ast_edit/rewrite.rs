@@ -12,7 +12,7 @@ use ast_grep_core::replacer::Replacer;
 use ast_grep_core::tree_sitter::StrDoc;
 
 use super::anchored::find_anchored;
-use super::language::LanguageOps;
+use super::language::{FileOps, LanguageOps};
 use super::packs::{Packs, Spooled};
 use resolve_store::sha256;
 
@@ -55,12 +55,7 @@ impl FileResult {
     }
 }
 
-pub(super) fn process_file(
-    file: ScopedFile,
-    lang: AstLang,
-    ops: &LanguageOps,
-    packs: &Packs,
-) -> FileResult {
+pub(super) fn process_file(file: ScopedFile, ops: &FileOps, packs: &Packs) -> FileResult {
     let skipped = |reason: String| FileResult::Skipped {
         path: file.relative.clone(),
         reason,
@@ -73,7 +68,7 @@ pub(super) fn process_file(
     let Some(old) = decode(bytes) else {
         return skipped("binary or not valid UTF-8; not rewritten".to_owned());
     };
-    match rewrite_source(&old, lang, ops) {
+    match rewrite_source(&old, ops) {
         Ok(None) => FileResult::Unchanged,
         Ok(Some(rewritten)) => {
             let diff = unified_diff(&file.relative, &old, &rewritten.text);
@@ -130,20 +125,15 @@ struct Span {
 }
 
 /// Rewrite `source` with every usable op; `None` when nothing would change.
-fn rewrite_source(
-    source: &str,
-    lang: AstLang,
-    ops: &LanguageOps,
-) -> Result<Option<Rewritten>, SourceProblem> {
-    rewrite_source_noting(source, lang, ops, |_, _| {})
+fn rewrite_source(source: &str, ops: &FileOps) -> Result<Option<Rewritten>, SourceProblem> {
+    rewrite_source_noting(source, ops, |_, _| {})
 }
 
 /// [`rewrite_source`], calling `note` with each replaced match, in order: its offset in
 /// `source` and its original bytes.
 pub(super) fn rewrite_source_noting(
     source: &str,
-    lang: AstLang,
-    ops: &LanguageOps,
+    ops: &FileOps,
     mut note: impl FnMut(usize, &[u8]),
 ) -> Result<Option<Rewritten>, SourceProblem> {
     let (bom, body) = split_bom(source);
@@ -152,37 +142,26 @@ pub(super) fn rewrite_source_noting(
         return Ok(None);
     }
     let root =
-        AstGrep::<StrDoc<AstLang>>::try_new(body, lang).map_err(SourceProblem::Unparsable)?;
-    let top = root.root();
-    if top.get_inner_node().has_error() {
-        let line = top
-            .dfs()
-            .find(|node| node.is_error() || node.is_missing())
-            .map_or(1, |node| node.start_pos().line() + 1);
-        return Err(SourceProblem::ParseErrors { line });
-    }
-
+        AstGrep::<StrDoc<AstLang>>::try_new(body, ops.lang).map_err(SourceProblem::Unparsable)?;
+    refuse_parse_errors(&root)?;
     let mut spans = Vec::new();
-    for (index, op) in ops.ops.iter().enumerate() {
-        let Ok(op) = op else { continue };
-        // Matches come in pre-order; one starting before the end of the previous rewritten
-        // match is nested in it and left alone, as `ast-grep run -U` does.
-        let mut cursor = 0;
-        let found = match ops.anchors(op, body) {
-            Some(anchors) => find_anchored(&top, &op.pattern, &anchors),
-            None => top.find_all(&op.pattern).collect(),
-        };
-        for found in found {
-            let range = op.fixer.get_replaced_range(&found, &op.pattern);
-            if range.start < cursor {
+    if let Some(own) = &ops.own {
+        find_spans(&root, own, body, &mut spans);
+    }
+    if !ops.embedded.is_empty() {
+        // Each `<script>` or `<style>` element is a tree of its own over the file's bytes, so
+        // its matches' offsets are the file's.
+        let regions = root.get_injections(|name| {
+            AstLang::named(name).filter(|lang| ops.embedded_ops(*lang).is_some())
+        });
+        for region in &regions {
+            let Some(region_ops) = ops.embedded_ops(*region.lang()) else {
                 continue;
+            };
+            if region_ops.may_match(region_text(region, body)) {
+                refuse_parse_errors(region)?;
+                find_spans(region, region_ops, body, &mut spans);
             }
-            cursor = range.end;
-            spans.push(Span {
-                text: op.fixer.generate_replacement(&found),
-                range,
-                op: index,
-            });
         }
     }
     spans.sort_by(|a, b| {
@@ -231,16 +210,70 @@ pub(super) fn rewrite_source_noting(
     Ok(Some(Rewritten { text, replacements }))
 }
 
+/// A tree with ERROR or MISSING nodes is not rewritten: [`SourceProblem::ParseErrors`] with the
+/// first one's line.
+fn refuse_parse_errors(root: &AstGrep<StrDoc<AstLang>>) -> Result<(), SourceProblem> {
+    let top = root.root();
+    if !top.get_inner_node().has_error() {
+        return Ok(());
+    }
+    let line = top
+        .dfs()
+        .find(|node| node.is_error() || node.is_missing())
+        .map_or(1, |node| node.start_pos().line() + 1);
+    Err(SourceProblem::ParseErrors { line })
+}
+
+/// The bytes of `body` an embedded region's tree covers.
+fn region_text<'b>(region: &AstGrep<StrDoc<AstLang>>, body: &'b str) -> &'b str {
+    body.get(region.root().range()).unwrap_or(body)
+}
+
+/// Add to `spans` the replacements of every usable op of `ops` under `root`. Matches come in
+/// pre-order; one starting before the end of the previous rewritten match of the same op is
+/// nested in it and left alone, as `ast-grep run -U` does.
+fn find_spans(
+    root: &AstGrep<StrDoc<AstLang>>,
+    ops: &LanguageOps,
+    body: &str,
+    spans: &mut Vec<Span>,
+) {
+    let top = root.root();
+    for (index, op) in ops.ops.iter().enumerate() {
+        let Ok(op) = op else { continue };
+        let mut cursor = 0;
+        let found = match ops.anchors(op, body) {
+            Some(anchors) => find_anchored(&top, &op.pattern, &anchors),
+            None => top.find_all(&op.pattern).collect(),
+        };
+        for found in found {
+            let range = op.fixer.get_replaced_range(&found, &op.pattern);
+            if range.start < cursor {
+                continue;
+            }
+            cursor = range.end;
+            spans.push(Span {
+                text: op.fixer.generate_replacement(&found),
+                range,
+                op: index,
+            });
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use ast_grep_language::SupportLang;
     use pretty_assertions::assert_eq;
 
+    use std::path::Path;
+    use std::sync::Arc;
+
     use super::*;
     use crate::ast_edit::AstEditOp;
     use crate::ast_edit::prefilter::Prefilter;
 
-    fn ops(lang: AstLang, pairs: &[(&str, &str)]) -> LanguageOps {
+    fn ops(lang: AstLang, pairs: &[(&str, &str)]) -> FileOps {
         let ops: Vec<AstEditOp> = pairs
             .iter()
             .map(|(pat, out)| AstEditOp {
@@ -248,11 +281,27 @@ mod tests {
                 out: (*out).to_owned(),
             })
             .collect();
-        LanguageOps::compile(lang, &ops, Prefilter::Literals)
+        let compiled = Arc::new(LanguageOps::compile(lang, &ops, Prefilter::Literals));
+        FileOps::of_file(
+            Path::new(&format!("file.{}", extension(lang))),
+            true,
+            Some(lang),
+            |_| Arc::clone(&compiled),
+        )
+        .unwrap()
+    }
+
+    fn extension(lang: AstLang) -> &'static str {
+        match lang {
+            AstLang::Builtin(SupportLang::Rust) => "rs",
+            AstLang::Builtin(SupportLang::Python) => "py",
+            AstLang::Builtin(SupportLang::TypeScript) => "ts",
+            other => panic!("no extension for {other}"),
+        }
     }
 
     fn rewrite(source: &str, lang: AstLang, pairs: &[(&str, &str)]) -> Option<String> {
-        rewrite_source(source, lang, &ops(lang, pairs))
+        rewrite_source(source, &ops(lang, pairs))
             .unwrap()
             .map(|rewritten| rewritten.text)
     }
@@ -261,7 +310,6 @@ mod tests {
     fn only_the_outermost_of_nested_matches_is_rewritten() {
         let rewritten = rewrite_source(
             "fn main() { foo(foo(1)); }\n",
-            AstLang::Builtin(SupportLang::Rust),
             &ops(
                 AstLang::Builtin(SupportLang::Rust),
                 &[("foo($A)", "bar($A)")],
@@ -290,7 +338,6 @@ mod tests {
     fn overlapping_edits_of_two_ops_are_a_problem_naming_both() {
         let problem = rewrite_source(
             "let a = foo(bar(1));\n",
-            AstLang::Builtin(SupportLang::TypeScript),
             &ops(
                 AstLang::Builtin(SupportLang::TypeScript),
                 &[("foo($A)", "f($A)"), ("bar($A)", "b($A)")],
@@ -310,7 +357,6 @@ mod tests {
     fn identical_edits_of_two_ops_are_merged_not_an_overlap() {
         let rewritten = rewrite_source(
             "let a = foo(1);\n",
-            AstLang::Builtin(SupportLang::TypeScript),
             &ops(
                 AstLang::Builtin(SupportLang::TypeScript),
                 &[("foo($A)", "bar($A)"), ("foo(1)", "bar(1)")],
@@ -340,7 +386,6 @@ mod tests {
     fn a_tree_with_parse_errors_is_a_problem_with_its_line() {
         let problem = rewrite_source(
             "fn ok() {}\nfn broken( { foo(1) }\n",
-            AstLang::Builtin(SupportLang::Rust),
             &ops(
                 AstLang::Builtin(SupportLang::Rust),
                 &[("foo($A)", "bar($A)")],
@@ -359,13 +404,43 @@ mod tests {
         assert_eq!(
             rewrite_source(
                 "fn broken( {\n",
-                AstLang::Builtin(SupportLang::Rust),
                 &ops(
                     AstLang::Builtin(SupportLang::Rust),
                     &[("foo($A)", "bar($A)")]
                 ),
             ),
             Ok(None)
+        );
+    }
+
+    /// `ast-grep run -U` replaces a matched node's whole range, with trailing punctuation its
+    /// pattern lacks (`let a: i32 = 1` without its `;`, a Markdown heading without its line
+    /// break); the range replaced here ends where the pattern does, so nothing it did not
+    /// name is lost.
+    #[test]
+    fn trailing_punctuation_the_pattern_does_not_name_is_kept() {
+        assert_eq!(
+            rewrite(
+                "fn main() {\n    let a = 1;\n}\n",
+                AstLang::Builtin(SupportLang::Rust),
+                &[("let $A = $B", "let $A: i32 = $B")]
+            )
+            .as_deref(),
+            Some("fn main() {\n    let a: i32 = 1;\n}\n")
+        );
+        let markdown = AstLang::named("markdown").unwrap();
+        let ops: Vec<AstEditOp> = vec![AstEditOp {
+            pat: "# $T".to_owned(),
+            out: "## $T".to_owned(),
+        }];
+        let compiled = Arc::new(LanguageOps::compile(markdown, &ops, Prefilter::Literals));
+        let file = FileOps::of_file(Path::new("h.md"), true, None, |_| Arc::clone(&compiled));
+        assert_eq!(
+            rewrite_source("# foo\n# bar baz\n", &file.unwrap())
+                .unwrap()
+                .map(|rewritten| rewritten.text)
+                .as_deref(),
+            Some("## foo\n## bar baz\n")
         );
     }
 
@@ -379,5 +454,101 @@ mod tests {
             ),
             None
         );
+    }
+}
+
+#[cfg(test)]
+mod embedded_tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+    use crate::ast_edit::AstEditOp;
+    use crate::ast_edit::grammar::AstLang;
+    use crate::ast_edit::prefilter::Prefilter;
+
+    const PAGE: &str = "<!DOCTYPE html>\n<html>\n<head>\n<style>\na { color: red; }\n</style>\n\
+<script>\nconsole.log(x.unwrap());\nlet y = foo.unwrap();\n</script>\n</head>\n\
+<body><p>x.unwrap()</p>\n<script type=\"module\">\nbar.unwrap()\n</script>\n\
+<script lang=\"ts\">\nconst z: number = baz.unwrap();\n</script>\n</body>\n</html>\n";
+
+    /// The ops searched in `path` for `pairs`, with `lang` if given.
+    fn file_ops(path: &str, lang: Option<&str>, pairs: &[(&str, &str)]) -> FileOps {
+        let ops: Vec<AstEditOp> = pairs
+            .iter()
+            .map(|(pat, out)| AstEditOp {
+                pat: (*pat).to_owned(),
+                out: (*out).to_owned(),
+            })
+            .collect();
+        let forced = lang.map(|name| AstLang::named(name).unwrap());
+        FileOps::of_file(Path::new(path), false, forced, |lang| {
+            Arc::new(LanguageOps::compile(lang, &ops, Prefilter::Literals))
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn every_script_element_of_an_html_file_is_rewritten_in_its_own_language() {
+        let rewritten = rewrite_source(
+            PAGE,
+            &file_ops("page.html", None, &[("$X.unwrap()", "$X.expect(\"k\")")]),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            rewritten.text,
+            PAGE.replace("x.unwrap());", "x.expect(\"k\"));")
+                .replace("foo.unwrap()", "foo.expect(\"k\")")
+                .replace("bar.unwrap()", "bar.expect(\"k\")")
+                .replace("baz.unwrap()", "baz.expect(\"k\")")
+        );
+        assert_eq!(rewritten.replacements, 4);
+    }
+
+    #[test]
+    fn with_lang_only_the_elements_of_that_language_are_searched() {
+        let rewritten = rewrite_source(
+            PAGE,
+            &file_ops(
+                "page.html",
+                Some("javascript"),
+                &[("$X.unwrap()", "$X.expect(\"k\")")],
+            ),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(rewritten.replacements, 3);
+        assert!(
+            rewritten.text.contains("baz.unwrap()"),
+            "{}",
+            rewritten.text
+        );
+        assert!(rewritten.text.contains("<p>x.unwrap()</p>"));
+    }
+
+    #[test]
+    fn a_script_element_with_a_syntax_error_keeps_the_whole_file_as_it_is() {
+        let page = "<html>\n<script>\nok.unwrap();\n</script>\n<script>\nlet = x.unwrap(;\n</script>\n</html>\n";
+        let problem = rewrite_source(
+            page,
+            &file_ops("page.html", None, &[("$X.unwrap()", "$X.expect(\"k\")")]),
+        )
+        .unwrap_err();
+        assert_eq!(problem, SourceProblem::ParseErrors { line: 6 });
+    }
+
+    #[test]
+    fn html_embeds_css_and_the_script_languages_only() {
+        let embedded = |name: &str| {
+            super::super::language::embedded_languages(AstLang::named(name).unwrap())
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(embedded("html"), ["Css", "JavaScript", "TypeScript", "Tsx"]);
+        assert!(embedded("rust").is_empty());
     }
 }

@@ -113,6 +113,9 @@ pub struct Store {
     /// Whether each apply becomes a git commit, and on whose word (see
     /// [`Store::committing`]).
     commit: Option<CommandTrust>,
+    /// Hashes of workspace files by the metadata they had, shared by this handle's clones,
+    /// so the moved-file check at each tool result reads only files that changed.
+    hashes: Arc<moved::HashMemo>,
 }
 
 impl Store {
@@ -127,6 +130,7 @@ impl Store {
             accept_foreign: false,
             rebase: None,
             commit: None,
+            hashes: Arc::default(),
         }
     }
 

@@ -472,8 +472,7 @@ impl Store {
     /// Confine `path`, follow it to the real file, and hash that: its root-relative name and
     /// its content's hash (`None` when absent).
     pub(super) fn hash_target(&self, path: &str) -> Result<Target, StoreError> {
-        let resolved = self.workspace.resolve(path)?;
-        let real = self.workspace.real_path(&resolved.absolute)?;
+        let real = self.real_target(path)?;
         let relative =
             self.workspace
                 .relative_name(&real)
@@ -483,6 +482,12 @@ impl Store {
                 })?;
         let current = fs::read_bytes(&real)?.map(|bytes| content_hash(&bytes));
         Ok((relative, current))
+    }
+
+    /// Where the workspace file `path` really is, its links followed (confinement checked).
+    pub(super) fn real_target(&self, path: &str) -> Result<std::path::PathBuf, StoreError> {
+        let resolved = self.workspace.resolve(path)?;
+        self.workspace.real_path(&resolved.absolute)
     }
 }
 

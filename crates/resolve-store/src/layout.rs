@@ -17,6 +17,7 @@
 //!   journal/            the transaction in flight: journal.json, backups, staged records
 //!   plans/<name>.md     plan files written in plan mode
 //!   shell/<call>.json   the tree as a host's shell command found it, until the command ends
+//!   reviews/<seq>.json  a review of that pending action in progress: marks, reasons, comments
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -58,6 +59,8 @@ const RETAINED_STAMP: &str = ".retained";
 const NOTES_DIR: &str = "notes";
 /// The directory of snapshots taken before a host's shell commands, under the state directory.
 const SHELL_DIR: &str = "shell";
+/// The directory of reviews in progress, under the state directory.
+const REVIEWS_DIR: &str = "reviews";
 
 /// The journal file inside [`JOURNAL_DIR`].
 const JOURNAL_FILE: &str = "journal.json";
@@ -209,6 +212,16 @@ impl StateLayout {
     /// The snapshot taken before the shell command `call` ran (`shell/<call>.json`).
     pub fn shell_snapshot(&self, call: &str) -> PathBuf {
         self.shell_dir().join(format!("{call}.json"))
+    }
+
+    /// The directory of reviews in progress.
+    pub fn reviews_dir(&self) -> PathBuf {
+        self.dir.join(REVIEWS_DIR)
+    }
+
+    /// The review in progress of the pending action `seq` (`reviews/<seq>.json`).
+    pub fn review_draft(&self, seq: u64) -> PathBuf {
+        self.reviews_dir().join(format!("{seq}.json"))
     }
 
     /// Whether anything stands at the state directory's path (nothing was ever staged or

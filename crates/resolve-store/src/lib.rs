@@ -70,11 +70,11 @@ pub use record_key::{RECORD_KEY_FILE, RecordKey};
 pub use spool::{ChangeSetWriter, FileCounts, SpooledChangeSet};
 pub use store::{
     AUTO_GC_PERIOD, AmendFile, Amendment, ApplyOutcome, Attribution, BLOB_GRACE, CommitFact,
-    GcReport, HOST_NAMES, HistoryRecord, HunkReview, Landing, LineComment, LineSide,
-    MAX_NOTES_PER_ORIGIN, MovedNote, NewAction, NoteResolution, ObservedFile, Origin, Outcome,
-    PendingRecord, PendingSummary, RECORD_VERSION, RebaseState, RecordVersion, RejectedFile,
-    RejectedHunk, Retention, Review, ReviewedApply, ReviewerNote, StagedRecord, Store,
-    StoredAction, TreeSnapshot, default_decider,
+    DraftRejection, GcReport, HOST_NAMES, HistoryRecord, HunkReview, Landing, LineComment,
+    LineSide, MAX_NOTES_PER_ORIGIN, MovedNote, NewAction, NoteResolution, ObservedFile, Origin,
+    Outcome, PendingRecord, PendingSummary, RECORD_VERSION, RebaseState, RecordVersion,
+    RejectedFile, RejectedHunk, Retention, Review, ReviewDraft, ReviewedApply, ReviewerNote,
+    StagedRecord, Store, StoredAction, TreeSnapshot, default_decider,
 };
 pub use transaction::{CRASH_AT_ENV, CRASH_STEPS, GC_CRASH_STEPS};
 pub use trust::{

@@ -33,6 +33,7 @@ pub(crate) fn run(
         "keptUndoable": report.kept_undoable,
         "notes": report.notes,
         "shellSnapshots": report.shell_snapshots,
+        "reviewDrafts": report.review_drafts,
         "blobs": report.blobs,
         "blobBytes": report.blob_bytes,
         "bytes": report.history_bytes + report.blob_bytes,

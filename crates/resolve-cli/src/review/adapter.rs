@@ -69,6 +69,17 @@ impl ReviewStore {
             .collect()
     }
 
+    /// The review in progress of the action `id`, if one was saved (in this review or
+    /// another, terminal or browser).
+    pub fn draft(&self, id: &str) -> anyhow::Result<Option<resolve_edit::ReviewDraft>> {
+        Ok(self.store.review_draft(id)?)
+    }
+
+    /// Keep `draft` as the review in progress of the action `id` (an empty one removes it).
+    pub fn save_draft(&self, id: &str, draft: &resolve_edit::ReviewDraft) -> anyhow::Result<()> {
+        Ok(self.store.save_review_draft(id, draft)?)
+    }
+
     /// A short text that changes when the pending actions do (one staged, resolved or
     /// amended), cheap enough to poll.
     pub fn version(&self) -> anyhow::Result<String> {

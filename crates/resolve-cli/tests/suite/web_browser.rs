@@ -233,6 +233,33 @@ fn a_review_in_the_browser_lands_what_the_reviewer_chose_and_the_model_hears_it(
 }
 
 #[test]
+fn a_review_in_progress_in_the_browser_survives_closing_the_page() {
+    if browser_tools().is_none() {
+        return;
+    }
+    let workspace = Workspace::with(&[
+        ("a.txt", "a\n"),
+        ("b.txt", "b\n"),
+        (
+            "change.patch",
+            "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch\n",
+        ),
+    ]);
+    let patch = workspace.path("change.patch");
+    workspace
+        .run(&["patch", patch.to_str().unwrap()])
+        .expect_code(0);
+    let web = WebReview::start(&workspace);
+    assert_eq!(drive(&workspace, &web, "resume"), json!({"resumed": true}));
+    // The marks are saved in the store, not in the page: nothing landed.
+    assert_eq!(std::fs::read(workspace.path("b.txt")).unwrap(), b"b\n");
+    let drafts: Vec<_> = std::fs::read_dir(workspace.path(".resolve/reviews"))
+        .unwrap()
+        .collect();
+    assert_eq!(drafts.len(), 1, "one review in progress, of the one action");
+}
+
+#[test]
 fn a_preview_of_two_thousand_files_shows_without_freezing_the_page() {
     if browser_tools().is_none() {
         return;

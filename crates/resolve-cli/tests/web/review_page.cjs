@@ -1,8 +1,8 @@
 // Drives the page of `resolve review --web` in Chromium (puppeteer-core, the system browser).
 // Run by crates/resolve-cli/tests/suite/web_browser.rs, which checks the files, `resolve log`
 // and the note the model receives afterwards. Environment: RESOLVE_PUPPETEER_DIR (where
-// puppeteer-core is installed), RESOLVE_CHROMIUM (the browser), REVIEW_URL, SCENARIO (`flow`
-// or `large`), SCREENSHOTS (a directory), RESOLVE_BIN and RESOLVE_ROOT (to stage a preview while
+// puppeteer-core is installed), RESOLVE_CHROMIUM (the browser), REVIEW_URL, SCENARIO (`flow`,
+// `large` or `resume`), SCREENSHOTS (a directory), RESOLVE_BIN and RESOLVE_ROOT (to stage a preview while
 // the page is open). Prints one JSON line of measurements; any failure exits non-zero.
 'use strict';
 const path = require('path');
@@ -96,6 +96,31 @@ async function flow(page) {
   return { applied: await statusText(page) };
 }
 
+// A review in progress survives leaving the page: marks, a reason and a comment made, the page
+// opened again, all three still there (saved as the action's review in progress).
+async function resume(page) {
+  await page.goto(url);
+  await page.waitForSelector('.hunk');
+  await page.click('.hunk[data-address="b.txt#1"] .toggle');
+  await page.type('.hunk[data-address="b.txt#1"] .hunk-reason', 'b stays.');
+  await page.click('.hunk[data-address="a.txt#1"] tr.added td.ln[data-side="new"]');
+  await page.type('tr.comment-form textarea', 'Why A?');
+  await page.click('tr.comment-form .save-comment');
+  await page.waitForSelector('tr.comment');
+  // The reason is saved once typing pauses.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await page.goto('about:blank');
+  await page.goto(url);
+  await page.waitForSelector('.hunk');
+  const rejected = await page.$$eval('.hunk.rejected', (all) => all.map((h) => h.dataset.address));
+  check(JSON.stringify(rejected) === JSON.stringify(['b.txt#1']), `rejected after reopening: ${rejected}`);
+  const reason = await page.$eval('.hunk[data-address="b.txt#1"] .hunk-reason', (el) => el.value);
+  check(reason === 'b stays.', `the reason after reopening: ${reason}`);
+  const comment = await page.$eval('tr.comment', (el) => el.textContent);
+  check(comment.includes('Why A?'), `the comment after reopening: ${comment}`);
+  return { resumed: true };
+}
+
 async function large(page) {
   const started = Date.now();
   await page.goto(url);
@@ -131,7 +156,8 @@ async function large(page) {
     page.on('request', (request) => {
       if (!request.url().startsWith(new URL(url).origin)) problems.push(`loaded from outside: ${request.url()}`);
     });
-    result = process.env.SCENARIO === 'large' ? await large(page) : await flow(page);
+    const scenarios = { flow, large, resume };
+    result = await scenarios[process.env.SCENARIO](page);
   } finally {
     await browser.close();
   }

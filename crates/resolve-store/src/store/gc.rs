@@ -120,6 +120,8 @@ pub struct GcReport {
     pub notes: usize,
     /// Snapshots of shell commands whose end never came, removed (see `SNAPSHOT_LIFETIME`).
     pub shell_snapshots: usize,
+    /// Reviews in progress of actions no longer pending, removed.
+    pub review_drafts: usize,
     /// Blob files removed.
     pub blobs: usize,
     /// Their size, in bytes.
@@ -212,6 +214,7 @@ impl Store {
             kept_undoable,
             notes: 0,
             shell_snapshots: 0,
+            review_drafts: 0,
             blobs: 0,
             blob_bytes: 0,
             dry_run,
@@ -233,6 +236,7 @@ impl Store {
         };
         report.notes = self.prune_notes_locked(&live, dry_run)?;
         report.shell_snapshots = self.remove_stale_snapshots(dry_run)?;
+        report.review_drafts = self.remove_orphan_drafts(dry_run)?;
         crash.point("gc-notes");
         for (n, seq) in leaving.iter().enumerate() {
             let path = self.record_path(RecordKind::History, *seq);

@@ -22,6 +22,7 @@
 
 mod amend;
 mod check;
+mod drafts;
 mod external;
 mod gc;
 mod moved;
@@ -50,6 +51,7 @@ use crate::trust::CommandTrust;
 use crate::workspace::Workspace;
 
 pub use self::amend::AmendFile;
+pub use self::drafts::{DraftRejection, ReviewDraft};
 pub use self::gc::{AUTO_GC_PERIOD, BLOB_GRACE, GcReport, Retention};
 pub use self::moved::MovedNote;
 pub use self::notes::{MAX_NOTES_PER_ORIGIN, NoteResolution, ReviewerNote};

@@ -50,14 +50,58 @@ async fn blocking<T: Send + 'static>(
     }
 }
 
-/// `GET /api/actions`: every pending action with its files and hunks.
+/// `GET /api/actions`: every pending action with its files and hunks, and the reviews in
+/// progress saved for them (`drafts`, by id).
 pub async fn actions(State(review): State<Shared>) -> Result<Json<Value>, ApiError> {
     let value = blocking(&review, |review| {
         let version = review.version()?;
-        Ok(json::actions(&version, &review.load(None)?))
+        let actions = review.load(None)?;
+        let mut drafts = serde_json::Map::new();
+        for action in &actions {
+            if let Some(draft) = review.draft(&action.id)? {
+                drafts.insert(action.id.clone(), serde_json::to_value(draft)?);
+            }
+        }
+        let mut value = json::actions(&version, &actions);
+        value["drafts"] = Value::Object(drafts);
+        Ok(value)
     })
     .await?;
     Ok(Json(value))
+}
+
+/// The body of `POST /api/draft`: the marks made so far on one action.
+#[derive(Debug, Deserialize)]
+pub struct DraftBody {
+    id: String,
+    version: String,
+    #[serde(default)]
+    rejected: Vec<RejectionBody>,
+    #[serde(default)]
+    comments: Vec<LineComment>,
+}
+
+/// `POST /api/draft`: keep the review in progress of one action, so that leaving the page (or
+/// going to the terminal review) loses nothing.
+pub async fn draft(
+    State(review): State<Shared>,
+    Json(body): Json<DraftBody>,
+) -> Result<Json<Value>, ApiError> {
+    let draft = resolve_edit::ReviewDraft {
+        action_version: body.version,
+        rejected: body
+            .rejected
+            .into_iter()
+            .map(|rejection| resolve_edit::DraftRejection {
+                address: rejection.address,
+                reason: rejection.reason.filter(|reason| !reason.trim().is_empty()),
+            })
+            .collect(),
+        comments: body.comments,
+    };
+    let id = body.id;
+    blocking(&review, move |review| review.save_draft(&id, &draft)).await?;
+    Ok(Json(json!({ "saved": true })))
 }
 
 /// `GET /api/version`: changes when an action is staged, resolved or amended anywhere.

@@ -83,6 +83,7 @@ fn router(review: api::Shared, guard: Arc<guard::Guard>) -> Router {
         .route("/api/actions", get(api::actions))
         .route("/api/version", get(api::version))
         .route("/api/content", get(api::content))
+        .route("/api/draft", post(api::draft))
         .route("/api/apply", post(api::apply))
         .route("/api/discard", post(api::discard))
         .route("/api/amend", post(api::amend))

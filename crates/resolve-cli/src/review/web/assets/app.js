@@ -1,6 +1,7 @@
 // The review page of `resolve review --web`: plain script, no build step, nothing loaded from
 // elsewhere. The server holds the truth; this page keeps the reviewer's choices (kept or
-// rejected hunks, line comments) until they are sent with an apply.
+// rejected hunks, line comments) until they are sent with an apply, and saves each change as
+// the action's review in progress, which a reload or the terminal review picks up.
 'use strict';
 (function () {
   const TOKEN = new URL(document.currentScript.src).searchParams.get('token');
@@ -71,6 +72,36 @@
       if (h.address in d.rejected && before.get(h.address) === hunkKey(h)) rejected[h.address] = d.rejected[h.address];
     }));
     S.decisions[old.id] = { version: next.version, rejected };
+    saveDraft(next);
+  }
+
+  // A review in progress saved for an action this page has no choices for yet (by an earlier
+  // page or the terminal review) becomes its choices, when made on the version shown.
+  function adoptDraft(action, draft) {
+    if (!draft || S.decisions[action.id] || S.comments[action.id]) return;
+    if (draft.actionVersion === action.version) {
+      const rejected = {};
+      draft.rejected.forEach((r) => { rejected[r.address] = r.reason || ''; });
+      S.decisions[action.id] = { version: action.version, rejected };
+    }
+    if (draft.comments.length) S.comments[action.id] = draft.comments.slice();
+  }
+
+  // Save the choices made on `action` as its review in progress; typing a reason saves once
+  // the typing pauses.
+  const saving = {};
+  function saveDraft(action, later) {
+    clearTimeout(saving[action.id]);
+    const send = () => {
+      const rejected = decisionsOf(action).rejected;
+      api('/api/draft', {
+        id: action.id, version: action.version,
+        rejected: Object.keys(rejected).map((address) => ({ address, reason: rejected[address] || null })),
+        comments: S.comments[action.id] || [],
+      }).catch((error) => status(`The review in progress was not saved: ${error.message}`, true));
+    };
+    if (later) saving[action.id] = setTimeout(send, 400);
+    else send();
   }
 
   // The text of line `number` on `side` of `path` in the action now, or null when not shown.
@@ -92,6 +123,7 @@
     for (const next of data.actions) {
       const old = S.actions.find((a) => a.id === next.id);
       if (old) carryDecisions(old, next);
+      adoptDraft(next, (data.drafts || {})[next.id]);
     }
     S.actions = data.actions;
     S.version = data.version;
@@ -299,6 +331,7 @@
     const d = decisionsOf(action).rejected;
     if (rejected) d[address] = reason || d[address] || '';
     else delete d[address];
+    saveDraft(action);
     const keep = S.cursor;
     render();
     S.cursor = keep;
@@ -395,6 +428,7 @@
     (S.comments[action.id] = S.comments[action.id] || []).push({
       path: form.dataset.path, line: Number(form.dataset.line), side: form.dataset.side, text: form.dataset.text, comment,
     });
+    saveDraft(action);
     const keep = S.cursor;
     render();
     S.cursor = keep;
@@ -468,7 +502,7 @@
     if (!input.classList.contains('hunk-reason')) return;
     const action = current();
     const address = input.closest('.hunk').dataset.address;
-    if (action) decisionsOf(action).rejected[address] = input.value;
+    if (action) { decisionsOf(action).rejected[address] = input.value; saveDraft(action, true); }
   });
 
   $('origin').addEventListener('change', (event) => { S.origin = event.target.value; S.current = null; load(true); });

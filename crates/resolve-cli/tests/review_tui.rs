@@ -314,7 +314,10 @@ fn ctrl_c_leaves_the_review_without_changes_and_restores_the_terminal() {
     assert!(!tmux.in_alternate_screen());
     let screen = tmux.screen();
     assert!(
-        screen.contains("Review ended without changes; 1 action still pending."),
+        screen.contains(
+            "Review ended without changes; 1 action still pending.\nKept for the next review: 1 \
+             rejected hunk."
+        ),
         "{screen}"
     );
     assert_eq!(
@@ -704,30 +707,41 @@ fn agent_approve_ask_records_the_reason_typed_in_the_review_with_the_models_besi
     assert_eq!(entry["modelReason"], "Translate it.", "{entry}");
     assert_eq!(entry["decidedBy"], "person", "{entry}");
 }
-/// See: issue #32, "`q` in the review UI throws away every hunk decision … without asking".
+/// See: issue #32 ("`q` in the review UI throws away every hunk decision") and #30 §1 (a review
+/// in progress is saved): `q` quits at once, and the next review shows the same marks.
 #[test]
-fn q_asks_before_throwing_away_rejected_hunks() {
+fn q_keeps_the_rejected_hunks_and_their_reasons_for_the_next_review() {
     if !tmux_available() {
         return;
     }
     let (root, _scratch, tmux, exit_file) = review_in_tmux("");
-    tmux.keys(&["Space", "q"]);
-    tmux.wait_for("the question", |screen| {
-        screen.contains("Quit and lose 1 rejected hunk? y quits, any other key goes back.")
+    tmux.keys(&["r"]);
+    tmux.wait_for("the reason prompt", |screen| {
+        screen.contains("reason (optional):")
     });
-    tmux.keys(&["Escape"]);
-    let screen = tmux.wait_for("the review again", |screen| {
-        screen.contains("Still reviewing; nothing was lost.")
-    });
-    assert!(!exited(&exit_file), "{screen}");
-    assert!(screen.contains("1 rejected"), "{screen}");
-    tmux.keys(&["q", "y"]);
+    tmux.type_text("Not this one.");
+    tmux.keys(&["Enter", "q"]);
     tmux.wait_for("the review to end", |_| exited(&exit_file));
     assert_eq!(std::fs::read_to_string(&exit_file).unwrap().trim(), "0");
+    let screen = tmux.screen();
+    assert!(
+        screen.contains("Kept for the next review: 1 rejected hunk."),
+        "{screen}"
+    );
     assert_eq!(
         resolve(root.path(), &["pending", "--json"])
             .matches("pending-action:")
             .count(),
         1
     );
+
+    let again = Tmux::start(&format!(
+        "'{resolve}' --root '{root}' review; sleep 600",
+        resolve = env!("CARGO_BIN_EXE_resolve"),
+        root = root.path().display(),
+    ));
+    let screen = again.wait_for("the review with its marks", |screen| {
+        screen.contains("▶ src/lib.rs#1") && screen.contains("✗ rejected: Not this one.")
+    });
+    assert!(screen.contains("▶ src/lib.rs#1"), "{screen}");
 }

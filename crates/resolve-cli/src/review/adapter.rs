@@ -80,6 +80,21 @@ impl ReviewStore {
         Ok(self.store.save_review_draft(id, draft)?)
     }
 
+    /// Keep the hunks rejected in `action` as its review in progress, with the line comments
+    /// a browser review of it saved.
+    pub fn save_marks(&self, action: &ActionView) -> anyhow::Result<()> {
+        let comments = self
+            .draft(&action.id)?
+            .map(|draft| draft.comments)
+            .unwrap_or_default();
+        let draft = resolve_edit::ReviewDraft {
+            action_version: action.version.clone(),
+            rejected: marks_of(action),
+            comments,
+        };
+        self.save_draft(&action.id, &draft)
+    }
+
     /// A short text that changes when the pending actions do (one staged, resolved or
     /// amended), cheap enough to poll.
     pub fn version(&self) -> anyhow::Result<String> {
@@ -107,7 +122,7 @@ impl ReviewStore {
                 }
             }
         }
-        Ok(ActionView {
+        let mut view = ActionView {
             id: record.id.clone(),
             version: hunks.fingerprint,
             label: record.label.clone(),
@@ -117,7 +132,11 @@ impl ReviewStore {
             note,
             foreign: record.foreign,
             rewrites: rewrites(&record.details),
-        })
+        };
+        if let Some(draft) = self.store.review_draft(&record.id)? {
+            adopt_draft(&mut view, &draft);
+        }
+        Ok(view)
     }
 
     /// Settle `path` of the action `id` (at `version`), each conflicting hunk taking `side`
@@ -442,5 +461,39 @@ fn mark_changed_words(lines: &mut [DiffLine]) {
         let words = resolve_edit::word_diff(&lines[removed].text, &lines[added].text);
         lines[removed].changed_words = words.removed;
         lines[added].changed_words = words.added;
+    }
+}
+
+/// The hunks rejected in `action`, as a review in progress keeps them.
+pub fn marks_of(action: &ActionView) -> Vec<resolve_edit::DraftRejection> {
+    action
+        .files
+        .iter()
+        .flat_map(|file| &file.hunks)
+        .filter_map(|hunk| match &hunk.decision {
+            Decision::Rejected { reason } => Some(resolve_edit::DraftRejection {
+                address: hunk.address.clone(),
+                reason: reason.clone(),
+            }),
+            Decision::Kept => None,
+        })
+        .collect()
+}
+
+/// Mark the hunks `draft` rejected, when it was made on the version shown.
+fn adopt_draft(action: &mut ActionView, draft: &resolve_edit::ReviewDraft) {
+    if draft.action_version != action.version {
+        return;
+    }
+    for hunk in action.files.iter_mut().flat_map(|file| &mut file.hunks) {
+        if let Some(mark) = draft
+            .rejected
+            .iter()
+            .find(|mark| mark.address == hunk.address)
+        {
+            hunk.decision = Decision::Rejected {
+                reason: mark.reason.clone(),
+            };
+        }
     }
 }

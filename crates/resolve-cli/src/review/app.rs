@@ -36,8 +36,6 @@ pub enum Mode {
     Help,
     /// A one-line prompt at the bottom.
     Prompt(Prompt),
-    /// `q` with hunk decisions made: asks whether to quit and lose them.
-    ConfirmQuit,
 }
 
 /// What a key asks of the outside world.
@@ -156,14 +154,6 @@ impl App {
                 Effect::None
             }
             Mode::Prompt(prompt) => self.prompt_key(prompt, key),
-            Mode::ConfirmQuit => {
-                self.mode = Mode::Browse;
-                if matches!(key.code, KeyCode::Char('y' | 'q')) {
-                    return Effect::Quit;
-                }
-                self.status = Some("Still reviewing; nothing was lost.".to_owned());
-                Effect::None
-            }
             Mode::Browse => self.browse_key(key),
         }
     }
@@ -214,8 +204,7 @@ impl App {
                 self.open_prompt(PromptPurpose::Discard);
             }
             KeyCode::Char('?') => self.mode = Mode::Help,
-            KeyCode::Char('q') if self.decisions() == 0 => return Effect::Quit,
-            KeyCode::Char('q') => self.mode = Mode::ConfirmQuit,
+            KeyCode::Char('q') => return Effect::Quit,
             _ => {}
         }
         Effect::None

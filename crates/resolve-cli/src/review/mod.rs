@@ -18,10 +18,12 @@ pub(crate) mod web;
 #[cfg(test)]
 mod sample;
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use crossterm::event::{self, Event};
-use resolve_edit::{Decision, MergeSide, Store};
+use resolve_core::count_noun;
+use resolve_edit::{Decision, DraftRejection, MergeSide, Store};
 
 pub(crate) use adapter::HubFactory;
 use adapter::ReviewStore;
@@ -61,6 +63,7 @@ pub(crate) fn run(store: &Store, hub: HubFactory, output: Output) -> anyhow::Res
         },
         done: Vec::new(),
         deadline: None,
+        marks: HashMap::new(),
     };
     let ended = session.resolve_until_done(&mut screen);
     drop(screen);
@@ -143,6 +146,7 @@ fn decide(
         theme: Theme { color },
         done: Vec::new(),
         deadline,
+        marks: HashMap::new(),
     };
     let decided = session.decide(&mut screen);
     drop(screen);
@@ -163,6 +167,8 @@ struct Session<'a> {
     done: Vec<String>,
     /// When the screen closes by itself if nothing was decided (`None`: never).
     deadline: Option<Instant>,
+    /// The marks last seen on each action, to save its review in progress when they change.
+    marks: HashMap<String, Vec<DraftRejection>>,
 }
 
 impl Session<'_> {
@@ -209,9 +215,10 @@ impl Session<'_> {
         }
     }
 
-    /// Draw the review, then wait for a key and hand it to the state; `None` when the
-    /// deadline passed first.
+    /// Draw the review, then wait for a key and hand it to the state (saving the marks it
+    /// changed); `None` when the deadline passed first.
     fn next_effect(&mut self, screen: &mut Screen) -> anyhow::Result<Option<Effect>> {
+        self.save_marks();
         let (app, theme) = (&self.app, self.theme);
         screen
             .terminal()
@@ -222,10 +229,32 @@ impl Session<'_> {
                 return Ok(None);
             }
         }
-        Ok(Some(match event::read()? {
+        let effect = match event::read()? {
             Event::Key(key) => self.app.handle_key(key),
             _ => Effect::None,
-        }))
+        };
+        self.save_marks();
+        Ok(Some(effect))
+    }
+
+    /// Save the current action's marks as its review in progress when they changed since last
+    /// seen, so that quitting (or going to the browser) loses none of them.
+    fn save_marks(&mut self) {
+        let Some(action) = self.app.current_action() else {
+            return;
+        };
+        let marks = adapter::marks_of(action);
+        let Some(seen) = self.marks.insert(action.id.clone(), marks.clone()) else {
+            return;
+        };
+        if seen != marks
+            && let Err(error) = self.review.save_marks(action)
+        {
+            self.app.status = Some(format!(
+                "Your marks were not saved: {}",
+                first_line(&format!("{error:#}"))
+            ));
+        }
     }
 
     /// Show the outcome of an apply or discard, and the actions still pending.
@@ -298,14 +327,14 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// One line saying what the review did.
+    /// What the review did, and the marks it keeps for the next one.
     fn summary(&self) -> String {
         let left = match self.app.actions.len() {
             0 => "nothing is pending".to_owned(),
             1 => "1 action still pending".to_owned(),
             n => format!("{n} actions still pending"),
         };
-        if self.done.is_empty() {
+        let mut summary = if self.done.is_empty() {
             format!("Review ended without changes; {left}.")
         } else {
             let mut done = self.done.join(", ");
@@ -313,7 +342,15 @@ impl Session<'_> {
                 first.make_ascii_uppercase();
             }
             format!("{done}; {left}.")
+        };
+        let marked = self.app.decisions();
+        if marked > 0 {
+            summary.push_str(&format!(
+                "\nKept for the next review: {}.",
+                count_noun(marked, "rejected hunk")
+            ));
         }
+        summary
     }
 }
 

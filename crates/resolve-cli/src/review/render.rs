@@ -69,7 +69,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("d", "discard the action, with a reason"),
     ("n / p", "next / previous pending action"),
     ("PgDn / PgUp", "scroll the diff"),
-    ("q / Ctrl-C", "quit without changes"),
+    ("q / Ctrl-C", "quit; the marks are kept for next time"),
     ("Enter / Esc", "confirm / cancel a prompt"),
 ];
 
@@ -446,14 +446,6 @@ fn status_line<'a>(app: &'a App, theme: Theme) -> Paragraph<'a> {
             }
             Paragraph::new(Line::from(spans))
         }
-        Mode::ConfirmQuit => Paragraph::new(format!(
-            "Quit and lose {}? y quits, any other key goes back.",
-            match app.decisions() {
-                1 => "1 rejected hunk".to_owned(),
-                n => format!("{n} rejected hunks"),
-            }
-        ))
-        .style(theme.colored(Color::Yellow).add_modifier(Modifier::BOLD)),
         Mode::Browse | Mode::Help => {
             Paragraph::new(app.status.as_deref().unwrap_or("")).style(theme.colored(Color::Yellow))
         }

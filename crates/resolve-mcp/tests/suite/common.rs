@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use resolve_core::RESOLVE_REMINDER;
@@ -75,15 +74,23 @@ impl Workspace {
     }
 }
 
-/// Counts `notifications/resources/list_changed`.
-#[derive(Clone, Default)]
+/// Counts `notifications/resources/list_changed`, and wakes whoever waits for a count.
+#[derive(Clone)]
 pub struct Recorder {
-    list_changed: Arc<AtomicUsize>,
+    list_changed: Arc<tokio::sync::watch::Sender<usize>>,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Self {
+            list_changed: Arc::new(tokio::sync::watch::Sender::new(0)),
+        }
+    }
 }
 
 impl ClientHandler for Recorder {
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.list_changed.fetch_add(1, Ordering::SeqCst);
+        self.list_changed.send_modify(|count| *count += 1);
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -136,18 +143,20 @@ impl Connection {
 
     /// How many `list_changed` notifications arrived so far.
     pub fn list_changed(&self) -> usize {
-        self.recorder.list_changed.load(Ordering::SeqCst)
+        *self.recorder.list_changed.borrow()
     }
 
-    /// Wait (up to 5 s) until at least `count` notifications arrived.
+    /// Wait until at least `count` notifications arrived: woken by each one, never polling
+    /// (the minute is only a failsafe against a hang).
     pub async fn wait_list_changed(&self, count: usize) {
-        for _ in 0..500 {
-            if self.list_changed() >= count {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        panic!(
+        let mut arrivals = self.recorder.list_changed.subscribe();
+        let waited = tokio::time::timeout(
+            Duration::from_secs(60),
+            arrivals.wait_for(|arrived| *arrived >= count),
+        )
+        .await;
+        assert!(
+            waited.is_ok_and(|arrived| arrived.is_ok()),
             "expected {count} list_changed notifications, got {}",
             self.list_changed()
         );

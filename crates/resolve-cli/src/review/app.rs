@@ -245,10 +245,10 @@ impl App {
     }
 
     fn confirm(&mut self, prompt: Prompt) -> Effect {
-        let text = prompt.input.trim().to_owned();
+        let reason = resolve_edit::reviewer_reason(&prompt.input);
+        let text = reason.clone().unwrap_or_default();
         match prompt.purpose {
             PromptPurpose::Reject => {
-                let reason = (!text.is_empty()).then_some(text);
                 if let Some(hunk) = self.current_hunk_mut() {
                     hunk.decision = Decision::Rejected { reason };
                 }

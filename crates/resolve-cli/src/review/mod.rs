@@ -212,6 +212,7 @@ impl Session<'_> {
     /// Draw the review, then wait for a key and hand it to the state; `None` when the
     /// deadline passed first.
     fn next_effect(&mut self, screen: &mut Screen) -> anyhow::Result<Option<Effect>> {
+        self.compute_visible_files()?;
         let (app, theme) = (&self.app, self.theme);
         screen
             .terminal()
@@ -226,6 +227,35 @@ impl Session<'_> {
             Event::Key(key) => self.app.handle_key(key),
             _ => Effect::None,
         }))
+    }
+
+    /// Compute the files the next screen needs (the one under the cursor; all of the action's
+    /// at its apply prompt) that are not computed yet. An action that changed meanwhile is
+    /// read again.
+    fn compute_visible_files(&mut self) -> anyhow::Result<()> {
+        for file in self.app.files_to_load() {
+            let Some(action) = self.app.current_action() else {
+                return Ok(());
+            };
+            let Some(path) = action.files.get(file).map(|view| view.path.clone()) else {
+                continue;
+            };
+            let (id, version) = (action.id.clone(), action.version.clone());
+            match self.review.load_file(&id, &version, &path) {
+                Ok(Some(view)) => self.app.fill_file(file, view),
+                Ok(None) => {
+                    let only = self.app.actions.len() == 1;
+                    self.app
+                        .replace_actions(self.review.load(only.then_some(&id))?);
+                    return Ok(());
+                }
+                Err(error) => {
+                    self.app.status = Some(first_line(&format!("{error:#}")));
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Show the outcome of an apply or discard, and the actions still pending.

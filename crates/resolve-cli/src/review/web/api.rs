@@ -54,7 +54,7 @@ async fn blocking<T: Send + 'static>(
 pub async fn actions(State(review): State<Shared>) -> Result<Json<Value>, ApiError> {
     let value = blocking(&review, |review| {
         let version = review.version()?;
-        Ok(json::actions(&version, &review.load(None)?))
+        Ok(json::actions(&version, &review.load_all(None)?))
     })
     .await?;
     Ok(Json(value))

@@ -10,8 +10,8 @@ use std::time::Instant;
 use resolve_core::{visible_line, visible_text};
 use resolve_edit::{
     ApprovalMode, ApprovalRequest, ApprovalSubject, ApproveTimeout, Approver, AutoApprover,
-    Decision, HunkAddress, HunkRejection, PendingRecord, PlanReview, ReviewDecision, Selection,
-    Store, TerminalApprover, TerminalReview, shown_addressed_preview,
+    Decision, HunkRejection, PendingRecord, PlanReview, ReviewDecision, ReviewerAnswer, Selection,
+    Store, TerminalApprover, TerminalReview, reviewer_reason, shown_addressed_preview,
 };
 
 use crate::output::err_line;
@@ -121,22 +121,15 @@ impl TerminalReviewer {
                 "Apply this change? [a]pply / [d]iscard / or name the hunks or files to leave out (e.g. src/a.rs#2 src/b.rs): "
             );
             let _ = stderr.flush();
-            let answer = prompt.line()?;
-            let answer = answer.trim();
-            let word = answer.to_ascii_lowercase();
-            if ["a", "apply", "y", "yes"].contains(&word.as_str()) {
-                return Some((Decision::Apply, None));
-            }
-            if ["", "d", "discard", "n", "no"].contains(&word.as_str()) {
-                let _ = write!(stderr, "Why discard it (the model reads this)? ");
-                let _ = stderr.flush();
-                let reason = reason_or(prompt.line()?, crate::review::DECLINED);
-                return Some((Decision::Discard { reason }, None));
-            }
-            let left_out: Result<Vec<HunkAddress>, _> =
-                answer.split_whitespace().map(HunkAddress::parse).collect();
-            let left_out = match left_out {
-                Ok(left_out) => left_out,
+            let left_out = match ReviewerAnswer::parse(&prompt.line()?) {
+                Ok(ReviewerAnswer::Apply) => return Some((Decision::Apply, None)),
+                Ok(ReviewerAnswer::Discard) => {
+                    let _ = write!(stderr, "Why discard it (the model reads this)? ");
+                    let _ = stderr.flush();
+                    let reason = reason_or(prompt.line()?, crate::review::DECLINED);
+                    return Some((Decision::Discard { reason }, None));
+                }
+                Ok(ReviewerAnswer::LeaveOut(left_out)) => left_out,
                 Err(error) => {
                     let _ = writeln!(stderr, "{error}");
                     continue;
@@ -193,12 +186,7 @@ fn review_plan(plan: &PlanReview, prompt: &mut Prompt) -> Option<Decision> {
 
 /// `answer` trimmed, or `fallback` when it is empty.
 fn reason_or(answer: String, fallback: &str) -> String {
-    let reason = answer.trim();
-    if reason.is_empty() {
-        fallback.to_owned()
-    } else {
-        reason.to_owned()
-    }
+    reviewer_reason(&answer).unwrap_or_else(|| fallback.to_owned())
 }
 
 /// Questions on standard error answered on standard input, until a deadline.

@@ -15,13 +15,15 @@
 //! `text_edit`, `apply_patch/` (Codex-format patches) and the read-only `read_tools`;
 //! `producers` (the list of producers, one line each) and `read_only` (the read-only tools by
 //! name); `external`, `review` (hunk-level apply and amend), `settle` (a conflicting file amended
-//! onto its current bytes, `amend --take`), `reviewer_note` (what the model is told a
+//! onto its current bytes, `amend --take`), `reviewer_answer` (what a person types at a
+//! review's prompts), `reviewer_note` (what the model is told a
 //! person did), `shown` (what a stored action shows, derived from what it lands),
 //! `pending_source`; `check/` (running a command against a preview, in place or in
 //! a scratch copy, and the model's `check` tool); `tools`; `builtin` (every built-in tool as
 //! one [`ToolRegistry`](resolve_core::ToolRegistry), which the agent and the MCP server both
-//! dispatch through); `shell_writes` (what a shell command line visibly writes) and `host_edit`
-//! (a host's own edit caught by its hook, staged and decided through the same pipeline).
+//! dispatch through); `shell_writes` (what a shell command line visibly writes), `host_input`
+//! (a host hook's stdin JSON, parsed and checked without I/O) and `host_edit` (a host's own
+//! edit caught by its hook, staged and decided through the same pipeline).
 //!
 //! It does not own the durable state, the transaction or the lock (`resolve-store`, whose items
 //! are re-exported here for convenience), nor the `resolve` dispatch, the pending stack or the
@@ -67,6 +69,7 @@ mod read_only;
 mod external;
 mod pending_source;
 mod review;
+mod reviewer_answer;
 mod reviewer_note;
 mod settle;
 mod shown;
@@ -78,6 +81,7 @@ mod tools;
 
 mod builtin;
 mod host_edit;
+mod host_input;
 mod shell_capture;
 mod shell_writes;
 
@@ -126,6 +130,11 @@ pub use git_commit::{commit_applied, commit_line, commit_message, short_id};
 pub use host_edit::{
     HookApproval, HookReply, HookSettings, HostEdit, codex_session_origin, intercept,
 };
+pub use host_input::{
+    CODEX_APPLY_PATCH_TOOL, CODEX_HOOK_MATCHER, CODEX_SHELL_TOOL, ClaudeEdit, ClaudeFileEdit,
+    ClaudeHookInput, ClaudeMultiEdit, ClaudeNotebookEdit, ClaudeOneEdit, ClaudeWrite,
+    CodexPatchCall, HookInputError, parse_codex_pre_tool_use, patch_of_shell_command,
+};
 pub use hunks::{ChangeKind, FileHunks, Hunk, HunkLine, LineKind};
 pub use merge::{LineConflict, LineMerge, LineRebase, MergeSide, merge_lines, merge_lines_taking};
 pub use opened::{OpenOptions, OpenedWorkspace, ProducerRebase, rebasing_store};
@@ -148,6 +157,7 @@ pub use review::{
     apply_reviewed, apply_reviewed_as, apply_reviewed_commented, file_hunks, partial_apply_lines,
     previewed_content,
 };
+pub use reviewer_answer::{ReviewerAnswer, reviewer_reason};
 pub use reviewer_note::{
     line_comment_text, moved_note_text, reviewer_note_text, take_origin_notes,
 };

@@ -18,6 +18,9 @@
 //! | [`sse_stream`] | the OpenAI and Anthropic SSE readers | no panic; the outcome does not depend on where the byte stream was split into chunks |
 //! | [`hunk_addresses`] | `HunkAddress::parse` and `Selection::only` over typed or sent addresses | no panic, no unbounded range; accepted addresses are well formed and print back to themselves; refusals quote the address |
 //! | [`workspace_config`] | `WorkspaceConfig::parse` of a `.resolve/config.toml` | no panic; refusals name the file; accepted servers are usable; parsing is deterministic |
+//! | [`claude_hook`] | `ClaudeHookInput::parse`, `file_edit`, and `MultiEdit`/`NotebookEdit` over a file's text (`resolve hook claude-code`'s stdin) | no panic; accepted input round-trips; refusals say what was wrong; edits apply as Claude Code's tools do |
+//! | [`codex_hook`] | `parse_codex_pre_tool_use` (`resolve hook codex`'s stdin, and the `apply_patch <<EOF` command) | no panic; the call keeps the input's session and ids; the patch is what the command holds; refusals name the event or tool |
+//! | [`reviewer_prompt`] | `ReviewerAnswer::parse`, `reviewer_reason` and the reviewer's note they end in | no panic; words apply or discard, addresses leave out or are quoted in the refusal; the model reads each reason exactly as typed |
 //!
 //! Input formats are documented on each function; every format is plain text where it can be,
 //! so corpus files can be read and written by hand.
@@ -36,10 +39,13 @@
 
 mod apply_patch;
 mod ast_edit;
+mod claude_hook;
+mod codex_hook;
 mod file_tools;
 mod fixture;
 mod hunk_addresses;
 mod resolve_args;
+mod reviewer_prompt;
 mod sse_stream;
 mod store_readers;
 mod three_way_merge;
@@ -47,9 +53,12 @@ mod workspace_config;
 
 pub use apply_patch::apply_patch;
 pub use ast_edit::ast_edit;
+pub use claude_hook::claude_hook;
+pub use codex_hook::codex_hook;
 pub use file_tools::file_tools;
 pub use hunk_addresses::hunk_addresses;
 pub use resolve_args::resolve_args;
+pub use reviewer_prompt::reviewer_prompt;
 pub use sse_stream::sse_stream;
 pub use store_readers::store_readers;
 pub use three_way_merge::three_way_merge;
@@ -66,6 +75,9 @@ pub const TARGETS: &[&str] = &[
     "three_way_merge",
     "hunk_addresses",
     "workspace_config",
+    "claude_hook",
+    "codex_hook",
+    "reviewer_prompt",
 ];
 
 /// Run the target called `name` on `data`; `false` when no target has that name.
@@ -80,6 +92,9 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "three_way_merge" => three_way_merge(data),
         "hunk_addresses" => hunk_addresses(data),
         "workspace_config" => workspace_config(data),
+        "claude_hook" => claude_hook(data),
+        "codex_hook" => codex_hook(data),
+        "reviewer_prompt" => reviewer_prompt(data),
         _ => return false,
     }
     true

@@ -110,3 +110,18 @@ fn hunk_addresses_from_the_corpus_are_well_formed_or_refused_by_name() {
 fn config_files_from_the_corpus_parse_or_are_refused_naming_the_file() {
     replay("workspace_config");
 }
+
+#[test]
+fn claude_code_hook_inputs_from_the_corpus_round_trip_or_are_refused_saying_why() {
+    replay("claude_hook");
+}
+
+#[test]
+fn codex_hook_inputs_from_the_corpus_keep_their_session_and_patch_or_name_what_is_refused() {
+    replay("codex_hook");
+}
+
+#[test]
+fn reviewer_answers_and_reasons_from_the_corpus_reach_the_model_as_typed() {
+    replay("reviewer_prompt");
+}

@@ -12,34 +12,19 @@
 //! one is ever returned, not even on a panic.
 
 use std::io::{Read as _, Write as _};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, anyhow, bail};
 use resolve_edit::{
-    Content, EditRequest, HookApproval, HookSettings, HostEdit, NewAction, ObservedFile,
-    OpenOptions, OpenedWorkspace, Origin, ProducerRequest, Store, Workspace, WriteRequest,
-    change_diff, changes_since, intercept, read_regular_file, snapshot_tree, visible_shell_writes,
+    ClaudeFileEdit, ClaudeHookInput, Content, EditRequest, HookApproval, HookSettings, HostEdit,
+    NewAction, ObservedFile, OpenOptions, OpenedWorkspace, Origin, ProducerRequest, Store,
+    Workspace, WriteRequest, change_diff, changes_since, intercept, read_regular_file,
+    snapshot_tree, visible_shell_writes,
 };
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::Outcome;
 use crate::args::{HookArgs, HostChoice, ShellWritesChoice};
-
-/// The part of Claude Code's hook input the hook reads (it sends more).
-#[derive(Debug, Deserialize)]
-struct ClaudeHookInput {
-    session_id: String,
-    hook_event_name: String,
-    tool_name: String,
-    #[serde(default)]
-    tool_input: Value,
-    #[serde(default)]
-    cwd: Option<PathBuf>,
-    /// The call's id (the same in its `PreToolUse` and `PostToolUse`).
-    #[serde(default)]
-    tool_use_id: Option<String>,
-}
 
 /// Answer the hook whose JSON is on stdin; the outcome is success (an answer on stdout, or
 /// none) or a usage failure (exit 2) with the reason on stderr.
@@ -79,15 +64,11 @@ fn answer(root: &Path, args: &HookArgs, input: &str) -> anyhow::Result<Option<Va
             args.host
         );
     }
-    let hook: ClaudeHookInput =
-        serde_json::from_str(input).context("the hook input is not Claude Code's hook JSON")?;
-    let event = hook.hook_event_name.as_str();
-    if event != "PreToolUse" && event != "PostToolUse" {
+    let hook = ClaudeHookInput::parse(input)?;
+    if !hook.is_tool_event() {
         return Ok(None);
     }
-    if hook.session_id.is_empty() || hook.session_id.contains(char::is_whitespace) {
-        bail!("the hook input has no usable `session_id`");
-    }
+    let event = hook.hook_event_name.as_str();
     let approval = HookApproval::from(args.approve);
     match (event, hook.tool_name.as_str()) {
         ("PreToolUse", "Bash") => {
@@ -138,16 +119,10 @@ fn session_store(root: &Path, hook: &ClaudeHookInput) -> anyhow::Result<Store> {
     Ok(store)
 }
 
-/// The call id a `Bash` call's snapshot is kept under (Claude Code sends one with every call;
-/// without it nothing is captured).
-fn call_id(hook: &ClaudeHookInput) -> Option<&str> {
-    hook.tool_use_id.as_deref().filter(|id| !id.is_empty())
-}
-
 /// Before a `Bash` call: keep the tree as the command will find it. A tree too large to copy
 /// is not captured (the command still runs).
 fn snapshot_before(root: &Path, hook: &ClaudeHookInput) -> anyhow::Result<()> {
-    let Some(call) = call_id(hook) else {
+    let Some(call) = hook.call_id() else {
         return Ok(());
     };
     let store = session_store(root, hook)?;
@@ -161,7 +136,7 @@ fn snapshot_before(root: &Path, hook: &ClaudeHookInput) -> anyhow::Result<()> {
 /// (reverted by `resolve undo`), and tell the model; `None` when it changed nothing or no
 /// snapshot was kept before it.
 fn record_after(root: &Path, hook: &ClaudeHookInput) -> anyhow::Result<Option<Value>> {
-    let Some(call) = call_id(hook) else {
+    let Some(call) = hook.call_id() else {
         return Ok(None);
     };
     let store = session_store(root, hook)?;
@@ -174,7 +149,7 @@ fn record_after(root: &Path, hook: &ClaudeHookInput) -> anyhow::Result<Option<Va
     if changes.is_empty() {
         return Ok(None);
     }
-    let command = hook.tool_input["command"].as_str().unwrap_or_default();
+    let command = hook.command().unwrap_or_default();
     let one_line: String = command.split_whitespace().collect::<Vec<_>>().join(" ");
     let short: String = one_line.chars().take(60).collect();
     let action = NewAction {
@@ -251,8 +226,8 @@ fn deny(reason: &str) -> Value {
 
 /// Why a Bash command is refused, if it visibly writes files inside the root.
 fn shell_guard(root: &Path, hook: &ClaudeHookInput) -> anyhow::Result<Option<String>> {
-    let command = hook.tool_input["command"]
-        .as_str()
+    let command = hook
+        .command()
         .ok_or_else(|| anyhow!("the Bash call has no `command`"))?;
     let root = Workspace::open(root)?.root().to_path_buf();
     let cwd = hook
@@ -270,114 +245,55 @@ fn shell_guard(root: &Path, hook: &ClaudeHookInput) -> anyhow::Result<Option<Str
     )))
 }
 
-/// `Edit` arguments (Claude Code's names).
-#[derive(Debug, Deserialize)]
-struct EditInput {
-    file_path: String,
-    old_string: String,
-    new_string: String,
-    #[serde(default)]
-    replace_all: bool,
-}
-
-/// `Write` arguments.
-#[derive(Debug, Deserialize)]
-struct WriteInput {
-    file_path: String,
-    content: String,
-}
-
-/// `MultiEdit` arguments (a tool of older Claude Code versions).
-#[derive(Debug, Deserialize)]
-struct MultiEditInput {
-    file_path: String,
-    edits: Vec<OneEdit>,
-}
-
-/// One edit of a `MultiEdit`.
-#[derive(Debug, Deserialize)]
-struct OneEdit {
-    old_string: String,
-    new_string: String,
-    #[serde(default)]
-    replace_all: bool,
-}
-
-/// `NotebookEdit` arguments.
-#[derive(Debug, Deserialize)]
-struct NotebookEditInput {
-    notebook_path: String,
-    #[serde(default)]
-    cell_id: Option<String>,
-    new_source: String,
-    #[serde(default)]
-    cell_type: Option<String>,
-    #[serde(default)]
-    edit_mode: Option<String>,
-}
-
 /// The tool call as a producer request with Claude Code's semantics.
 fn host_edit(workspace: &Workspace, hook: &ClaudeHookInput) -> anyhow::Result<HostEdit> {
     let tool = hook.tool_name.clone();
-    let typed =
-        |what: &str| format!("the {tool} input is not the shape Claude Code sends ({what})");
-    let request: ProducerRequest = match tool.as_str() {
-        "Edit" => {
-            let input: EditInput =
-                serde_json::from_value(hook.tool_input.clone()).with_context(|| typed("Edit"))?;
-            if input.old_string.is_empty() {
-                // Claude Code creates a file with an empty `old_string`, when there is none.
-                if current_text(workspace, &input.file_path)?.is_some() {
-                    bail!(
-                        "`old_string` is empty but `{}` exists; Edit creates files only",
-                        input.file_path
-                    );
-                }
-                WriteRequest {
-                    path: input.file_path,
-                    content: input.new_string,
-                }
-                .into()
-            } else {
-                EditRequest {
-                    path: input.file_path,
-                    old_text: input.old_string,
-                    new_text: input.new_string,
-                    replace_all: input.replace_all,
-                }
-                .into()
+    let request: ProducerRequest = match hook.file_edit()? {
+        ClaudeFileEdit::Edit(input) if input.old_string.is_empty() => {
+            // Claude Code creates a file with an empty `old_string`, when there is none.
+            if current_text(workspace, &input.file_path)?.is_some() {
+                bail!(
+                    "`old_string` is empty but `{}` exists; Edit creates files only",
+                    input.file_path
+                );
             }
-        }
-        "Write" => {
-            let input: WriteInput =
-                serde_json::from_value(hook.tool_input.clone()).with_context(|| typed("Write"))?;
             WriteRequest {
                 path: input.file_path,
-                content: input.content,
+                content: input.new_string,
             }
             .into()
         }
-        "MultiEdit" => {
-            let input: MultiEditInput = serde_json::from_value(hook.tool_input.clone())
-                .with_context(|| typed("MultiEdit"))?;
-            let content = multi_edit(workspace, &input)?;
+        ClaudeFileEdit::Edit(input) => EditRequest {
+            path: input.file_path,
+            old_text: input.old_string,
+            new_text: input.new_string,
+            replace_all: input.replace_all,
+        }
+        .into(),
+        ClaudeFileEdit::Write(input) => WriteRequest {
+            path: input.file_path,
+            content: input.content,
+        }
+        .into(),
+        ClaudeFileEdit::MultiEdit(input) => {
+            let current = current_text(workspace, &input.file_path)?.unwrap_or_default();
+            let content = input.apply_to(&current)?;
             WriteRequest {
                 path: input.file_path,
                 content,
             }
             .into()
         }
-        "NotebookEdit" => {
-            let input: NotebookEditInput = serde_json::from_value(hook.tool_input.clone())
-                .with_context(|| typed("NotebookEdit"))?;
-            let content = notebook_edit(workspace, &input)?;
+        ClaudeFileEdit::NotebookEdit(input) => {
+            let current = current_text(workspace, &input.notebook_path)?
+                .ok_or_else(|| anyhow!("the notebook `{}` does not exist", input.notebook_path))?;
+            let content = input.apply_to(&current)?;
             WriteRequest {
                 path: input.notebook_path,
                 content,
             }
             .into()
         }
-        other => bail!("`{other}` is not a file edit"),
     };
     Ok(HostEdit {
         reason: format!(
@@ -401,92 +317,4 @@ fn current_text(workspace: &Workspace, path: &str) -> anyhow::Result<Option<Stri
             )
         }),
     }
-}
-
-/// The file's text after every edit of `input`, in order, each matching as an `Edit` must.
-fn multi_edit(workspace: &Workspace, input: &MultiEditInput) -> anyhow::Result<String> {
-    let mut text = current_text(workspace, &input.file_path)?.unwrap_or_default();
-    for (number, edit) in input.edits.iter().enumerate() {
-        let count = if edit.old_string.is_empty() {
-            0
-        } else {
-            text.matches(edit.old_string.as_str()).count()
-        };
-        match count {
-            0 if edit.old_string.is_empty() && text.is_empty() => {
-                text.clone_from(&edit.new_string);
-            }
-            0 => bail!(
-                "edit {} of MultiEdit: `old_string` was not found",
-                number + 1
-            ),
-            1 => text = text.replacen(edit.old_string.as_str(), &edit.new_string, 1),
-            _ if edit.replace_all => {
-                text = text.replace(edit.old_string.as_str(), &edit.new_string)
-            }
-            _ => bail!(
-                "edit {} of MultiEdit: `old_string` occurs {count} times; give more context or set `replace_all`",
-                number + 1
-            ),
-        }
-    }
-    Ok(text)
-}
-
-/// The notebook's JSON after the cell edit `input` (replace, insert after, or delete).
-fn notebook_edit(workspace: &Workspace, input: &NotebookEditInput) -> anyhow::Result<String> {
-    let text = current_text(workspace, &input.notebook_path)?
-        .ok_or_else(|| anyhow!("the notebook `{}` does not exist", input.notebook_path))?;
-    let mut notebook: Value =
-        serde_json::from_str(&text).context("the notebook is not valid JSON")?;
-    let cells = notebook["cells"]
-        .as_array_mut()
-        .ok_or_else(|| anyhow!("the notebook has no `cells` array"))?;
-    let index = match &input.cell_id {
-        None => None,
-        Some(id) => Some(
-            cells
-                .iter()
-                .position(|cell| cell["id"].as_str() == Some(id.as_str()))
-                .or_else(|| {
-                    id.strip_prefix("cell-")
-                        .and_then(|number| number.parse::<usize>().ok())
-                        .filter(|number| *number < cells.len())
-                })
-                .ok_or_else(|| anyhow!("the notebook has no cell `{id}`"))?,
-        ),
-    };
-    let mode = input.edit_mode.as_deref().unwrap_or("replace");
-    match (mode, index) {
-        ("replace", Some(index)) => {
-            let cell = &mut cells[index];
-            cell["source"] = json!(input.new_source);
-            if let Some(kind) = &input.cell_type {
-                cell["cell_type"] = json!(kind);
-            }
-            if cell["cell_type"] == "code" {
-                cell["execution_count"] = Value::Null;
-                cell["outputs"] = json!([]);
-            }
-        }
-        ("insert", at) => {
-            let kind = input.cell_type.as_deref().unwrap_or("code");
-            let mut cell = json!({"cell_type": kind, "metadata": {}, "source": input.new_source});
-            if kind == "code" {
-                cell["execution_count"] = Value::Null;
-                cell["outputs"] = json!([]);
-            }
-            cells.insert(at.map_or(0, |index| index + 1), cell);
-        }
-        ("delete", Some(index)) => {
-            cells.remove(index);
-        }
-        (mode, _) => bail!("NotebookEdit `{mode}` needs a `cell_id` that names a cell"),
-    }
-    let mut bytes = Vec::new();
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
-    let mut serializer = serde_json::Serializer::with_formatter(&mut bytes, formatter);
-    serde::Serialize::serialize(&notebook, &mut serializer)?;
-    bytes.push(b'\n');
-    Ok(String::from_utf8(bytes)?)
 }

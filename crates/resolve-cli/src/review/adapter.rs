@@ -3,6 +3,7 @@
 //! a conflicting file).
 //! Nothing else in the review talks to `resolve-edit` or the store.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -10,9 +11,9 @@ use anyhow::Context;
 use resolve_agent::mcp::McpHub;
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
 use resolve_edit::{
-    AmendOutcome, ChangeKind, CheckPlace, CheckRequest, Hunk, HunkAddress, HunkRejection,
-    LiveOutput, MergeSide, PendingRecord, PreviewFile, RebaseState, ReviewDecision, Selection,
-    SettleOutcome, Store, StorePendingSource, WorkspaceConfig,
+    AmendOutcome, ChangeKind, CheckPlace, CheckRequest, FileChange, Hunk, HunkAddress,
+    HunkRejection, LiveOutput, MergeSide, PendingRecord, PreviewFile, RebaseState, ReviewDecision,
+    Selection, SettleOutcome, Store, StorePendingSource, WorkspaceConfig,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -31,6 +32,9 @@ pub struct ReviewStore {
     store: Store,
     /// `None` when the review only decides (the caller resolves).
     hub: Option<HubFactory>,
+    /// The records of the actions last loaded, by id: [`ReviewStore::load_file`] computes
+    /// their files one by one without reading them again.
+    records: Arc<Mutex<HashMap<String, PendingRecord>>>,
 }
 
 impl std::fmt::Debug for ReviewStore {
@@ -48,16 +52,52 @@ impl ReviewStore {
         Self {
             store,
             hub: Some(hub),
+            records: Arc::default(),
         }
     }
 
     /// Review the actions of `store` only to decide: applies and discards are the caller's.
     pub fn deciding(store: Store) -> Self {
-        Self { store, hub: None }
+        Self {
+            store,
+            hub: None,
+            records: Arc::default(),
+        }
     }
 
-    /// Every pending action, head first; with `only`, just that one (if it is pending).
+    /// Every pending action, head first, with its files named but not computed (see
+    /// [`ReviewStore::load_file`]); with `only`, just that one (if it is pending).
     pub fn load(&self, only: Option<&str>) -> anyhow::Result<Vec<ActionView>> {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_secs());
+        let records: Vec<PendingRecord> = self
+            .store
+            .pending()?
+            .into_iter()
+            .filter(|record| only.is_none_or(|id| record.id == id))
+            .collect();
+        let views = records
+            .iter()
+            .map(|record| lazy_action_view(record, now))
+            .collect();
+        *self.kept_records() = records
+            .into_iter()
+            .map(|record| (record.id.clone(), record))
+            .collect();
+        Ok(views)
+    }
+
+    /// The records kept by the last [`ReviewStore::load`].
+    fn kept_records(&self) -> std::sync::MutexGuard<'_, HashMap<String, PendingRecord>> {
+        self.records
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Every pending action with every file's hunks computed (the browser review sends them
+    /// all at once); with `only`, just that one.
+    pub fn load_all(&self, only: Option<&str>) -> anyhow::Result<Vec<ActionView>> {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_secs());
@@ -67,6 +107,59 @@ impl ReviewStore {
             .filter(|record| only.is_none_or(|id| record.id == id))
             .map(|record| self.action_view(record, now))
             .collect()
+    }
+
+    /// The file `path` of the action `id` as it was at `version`, its hunks computed; `None`
+    /// when the action is gone or changed since (a reload shows it as it is now). The action's
+    /// record is the one [`ReviewStore::load`] read (read again only when it changed); only
+    /// this file is checked against its base.
+    pub fn load_file(
+        &self,
+        id: &str,
+        version: &str,
+        path: &str,
+    ) -> anyhow::Result<Option<FileView>> {
+        let mut records = self.kept_records();
+        if records
+            .get(id)
+            .is_none_or(|record| record.fingerprint != version)
+        {
+            match self.store.pending_record(id)? {
+                Some(record) if record.fingerprint == version => {
+                    records.insert(id.to_owned(), record);
+                }
+                _ => return Ok(None),
+            }
+        }
+        let Some(record) = records.get(id) else {
+            return Ok(None);
+        };
+        let Some((_, change)) = record.change_set.files().find(|(file, _)| *file == path) else {
+            return Ok(None);
+        };
+        let hunks = if self.store.is_stale(path, change)? {
+            None
+        } else {
+            resolve_edit::file_hunks(&self.store, path, change)?
+        };
+        let mut file = file_view(PreviewFile {
+            path: path.to_owned(),
+            kind: change_kind(change),
+            hunks,
+        });
+        if file.stale {
+            file.conflicts = conflict_views(&self.store, record)
+                .into_iter()
+                .find(|(conflicting, _)| conflicting == path)
+                .map(|(_, conflicts)| conflicts)
+                .unwrap_or_default();
+        }
+        if let Some(draft) = self.store.review_draft(id)?
+            && draft.action_version == version
+        {
+            adopt_marks(&mut file, &draft);
+        }
+        Ok(Some(file))
     }
 
     /// The review in progress of the action `id`, if one was saved (in this review or
@@ -81,17 +174,32 @@ impl ReviewStore {
     }
 
     /// Keep the hunks rejected in `action` as its review in progress, with the line comments
-    /// a browser review of it saved.
+    /// a browser review of it saved and the marks saved on files not computed here yet.
     pub fn save_marks(&self, action: &ActionView) -> anyhow::Result<()> {
-        let comments = self
-            .draft(&action.id)?
-            .map(|draft| draft.comments)
-            .unwrap_or_default();
-        let draft = resolve_edit::ReviewDraft {
+        let mut draft = resolve_edit::ReviewDraft {
             action_version: action.version.clone(),
             rejected: marks_of(action),
-            comments,
+            comments: Vec::new(),
         };
+        if let Some(saved) = self.draft(&action.id)? {
+            draft.comments = saved.comments;
+            if saved.action_version == action.version {
+                let unloaded = |address: &str| {
+                    action.files.iter().any(|file| {
+                        !file.loaded
+                            && address
+                                .strip_prefix(file.path.as_str())
+                                .is_some_and(|hunk| hunk.starts_with('#'))
+                    })
+                };
+                draft.rejected.extend(
+                    saved
+                        .rejected
+                        .into_iter()
+                        .filter(|mark| unloaded(&mark.address)),
+                );
+            }
+        }
         self.save_draft(&action.id, &draft)
     }
 
@@ -107,12 +215,7 @@ impl ReviewStore {
     }
 
     fn action_view(&self, record: &PendingRecord, now: u64) -> anyhow::Result<ActionView> {
-        let note = record.mcp.as_ref().map(|mcp| {
-            format!(
-                "  Calls the tool `{}` of the MCP server `{}` when applied; there is no diff to review.",
-                mcp.apply.tool, mcp.server
-            )
-        });
+        let note = mcp_note(record);
         let hunks = resolve_edit::action_hunks(&self.store, record)?;
         let mut files: Vec<FileView> = hunks.files.into_iter().map(file_view).collect();
         if files.iter().any(|file| file.stale) {
@@ -296,6 +399,37 @@ impl ReviewStore {
     }
 }
 
+/// The view of `record` with its files named but not computed.
+fn lazy_action_view(record: &PendingRecord, now: u64) -> ActionView {
+    ActionView {
+        id: record.id.clone(),
+        version: record.fingerprint.clone(),
+        label: record.label.clone(),
+        origin: record.origin.to_string(),
+        age: age_text(now.saturating_sub(record.created_at)),
+        files: record
+            .change_set
+            .files()
+            .map(|(path, change)| {
+                FileView::unloaded(path.to_owned(), file_kind(change_kind(change)))
+            })
+            .collect(),
+        note: mcp_note(record),
+        foreign: record.foreign,
+        rewrites: rewrites(&record.details),
+    }
+}
+
+/// What an MCP tool call shows instead of a diff.
+fn mcp_note(record: &PendingRecord) -> Option<String> {
+    record.mcp.as_ref().map(|mcp| {
+        format!(
+            "  Calls the tool `{}` of the MCP server `{}` when applied; there is no diff to review.",
+            mcp.apply.tool, mcp.server
+        )
+    })
+}
+
 /// The `rewrites` an `ast_edit` preview's details name (`[{pat, out}]`); none for the others.
 fn rewrites(details: &serde_json::Value) -> Vec<(String, String)> {
     let Some(rewrites) = details
@@ -363,11 +497,7 @@ pub fn review_decision(request: &ApplyRequest) -> anyhow::Result<ReviewDecision>
 
 /// The view of one file of an action.
 fn file_view(file: PreviewFile) -> FileView {
-    let kind = match file.kind {
-        ChangeKind::Create => FileKind::Create,
-        ChangeKind::Update => FileKind::Update,
-        ChangeKind::Delete => FileKind::Delete,
-    };
+    let kind = file_kind(file.kind);
     let Some(file_hunks) = file.hunks else {
         return FileView {
             path: file.path,
@@ -377,6 +507,7 @@ fn file_view(file: PreviewFile) -> FileView {
             stale: true,
             hunks: Vec::new(),
             conflicts: Vec::new(),
+            loaded: true,
         };
     };
     let hunks: Vec<HunkView> = file_hunks
@@ -396,6 +527,25 @@ fn file_view(file: PreviewFile) -> FileView {
         stale: false,
         hunks,
         conflicts: Vec::new(),
+        loaded: true,
+    }
+}
+
+/// How `change` changes its file.
+fn change_kind(change: &FileChange) -> ChangeKind {
+    match change {
+        FileChange::Create { .. } => ChangeKind::Create,
+        FileChange::Update { .. } => ChangeKind::Update,
+        FileChange::Delete { .. } => ChangeKind::Delete,
+    }
+}
+
+/// How a file changes, as the review names it.
+fn file_kind(kind: ChangeKind) -> FileKind {
+    match kind {
+        ChangeKind::Create => FileKind::Create,
+        ChangeKind::Update => FileKind::Update,
+        ChangeKind::Delete => FileKind::Delete,
     }
 }
 
@@ -485,7 +635,14 @@ fn adopt_draft(action: &mut ActionView, draft: &resolve_edit::ReviewDraft) {
     if draft.action_version != action.version {
         return;
     }
-    for hunk in action.files.iter_mut().flat_map(|file| &mut file.hunks) {
+    for file in &mut action.files {
+        adopt_marks(file, draft);
+    }
+}
+
+/// Mark the hunks of `file` that `draft` rejected.
+fn adopt_marks(file: &mut FileView, draft: &resolve_edit::ReviewDraft) {
+    for hunk in &mut file.hunks {
         if let Some(mark) = draft
             .rejected
             .iter()

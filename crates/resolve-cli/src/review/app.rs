@@ -2,6 +2,8 @@
 //! decisions, the one-line prompt and help. Pure: a key goes in, the state changes, and what
 //! needs the outside world (apply, discard, amend, quit) comes out as an [`Effect`].
 
+use std::collections::HashMap;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use resolve_edit::MergeSide;
 
@@ -89,7 +91,17 @@ pub struct App {
     pub mode: Mode,
     /// A one-line message for the reviewer (what just happened, or why a key did nothing).
     pub status: Option<String>,
+    /// Decided hunks of actions reloaded before their files were computed again, by action
+    /// id: they carry over to the same hunks when those files are computed.
+    carried: HashMap<String, Vec<HunkView>>,
 }
+
+/// Rows of the file list at most.
+pub const MAX_FILE_ROWS: usize = 5;
+
+/// The cursor's hunk index when it moved up into a file not computed yet: its last hunk, once
+/// the file is computed.
+const LAST_HUNK: usize = usize::MAX;
 
 impl App {
     /// A review of `actions`, opened on the first hunk of the first file of the head.
@@ -102,6 +114,55 @@ impl App {
             scroll: 0,
             mode: Mode::Browse,
             status: None,
+            carried: HashMap::new(),
+        }
+    }
+
+    /// The rows of the file list shown: the cursor's file and those before it, up to
+    /// [`MAX_FILE_ROWS`].
+    pub fn shown_files(&self) -> std::ops::Range<usize> {
+        let files = self.current_action().map_or(0, |action| action.files.len());
+        let rows = files.clamp(1, MAX_FILE_ROWS);
+        let first = self.file.saturating_sub(rows - 1);
+        first..(first + rows).min(files)
+    }
+
+    /// The files of the current action to compute before the next draw: those the file list
+    /// shows (the cursor's among them), and all of them while the apply prompt is open (it
+    /// counts the hunks kept).
+    pub fn files_to_load(&self) -> Vec<usize> {
+        let Some(action) = self.current_action() else {
+            return Vec::new();
+        };
+        let all =
+            matches!(&self.mode, Mode::Prompt(prompt) if prompt.purpose == PromptPurpose::Apply);
+        let shown = self.shown_files();
+        action
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(index, file)| !file.loaded && (all || shown.contains(index)))
+            .map(|(index, _)| index)
+            .collect()
+    }
+
+    /// Show the computed `view` of the current action's file `file`: decisions made on its
+    /// hunks before a reload carry over, and a cursor that moved up into it lands on its last
+    /// hunk.
+    pub fn fill_file(&mut self, file: usize, mut view: FileView) {
+        let Some(action) = self.actions.get_mut(self.action) else {
+            return;
+        };
+        if let Some(carried) = self.carried.get(&action.id) {
+            let carried: Vec<&HunkView> = carried.iter().collect();
+            carry_hunk_decisions(&carried, &mut view.hunks);
+        }
+        let Some(slot) = action.files.get_mut(file) else {
+            return;
+        };
+        *slot = view;
+        if file == self.file && self.hunk == LAST_HUNK {
+            self.hunk = slot.hunks.len().saturating_sub(1);
         }
     }
 
@@ -129,7 +190,8 @@ impl App {
         self.current_file_mut()?.hunks.get_mut(hunk)
     }
 
-    /// How many hunks the reviewer rejected, over every action: what quitting would lose.
+    /// How many hunks the reviewer rejected, over every action's computed files.
+    #[cfg(test)]
     pub fn decisions(&self) -> usize {
         self.actions
             .iter()
@@ -234,10 +296,10 @@ impl App {
     }
 
     fn confirm(&mut self, prompt: Prompt) -> Effect {
-        let text = prompt.input.trim().to_owned();
+        let reason = resolve_edit::reviewer_reason(&prompt.input);
+        let text = reason.clone().unwrap_or_default();
         match prompt.purpose {
             PromptPurpose::Reject => {
-                let reason = (!text.is_empty()).then_some(text);
                 if let Some(hunk) = self.current_hunk_mut() {
                     hunk.decision = Decision::Rejected { reason };
                 }
@@ -310,6 +372,10 @@ impl App {
             && let Some(previous) = at.checked_sub(1)
         {
             (self.file, self.hunk) = stops[previous];
+            let computed = self.current_file().is_none_or(|file| file.loaded);
+            if !computed && self.file != stops[at].0 {
+                self.hunk = LAST_HUNK;
+            }
             self.scroll = 0;
         }
     }
@@ -441,9 +507,23 @@ impl App {
         let current_id = self.current_action().map(|action| action.id.clone());
         for action in &mut actions {
             if let Some(old) = self.actions.iter().find(|old| old.id == action.id) {
+                if old.version == action.version {
+                    keep_computed_files(old, action);
+                } else {
+                    let decided = self.carried.entry(action.id.clone()).or_default();
+                    decided.extend(
+                        old.files
+                            .iter()
+                            .flat_map(|file| &file.hunks)
+                            .filter(|hunk| hunk.decision != Decision::Kept)
+                            .cloned(),
+                    );
+                }
                 carry_decisions(old, action);
             }
         }
+        self.carried
+            .retain(|id, _| actions.iter().any(|action| &action.id == id));
         let position = current_id.and_then(|id| actions.iter().position(|action| action.id == id));
         self.actions = actions;
         match position {
@@ -467,12 +547,29 @@ impl App {
     }
 }
 
+/// The files of `old` already computed, in place of the same files of `new` not computed yet
+/// (the action is the same version: they did not change).
+fn keep_computed_files(old: &ActionView, new: &mut ActionView) {
+    for (file, old_file) in new.files.iter_mut().zip(&old.files) {
+        if !file.loaded && old_file.loaded && file.path == old_file.path {
+            file.clone_from(old_file);
+        }
+    }
+}
+
 /// Copy the decisions of `old` onto the hunks of `new` that are unchanged (same address,
 /// header and lines).
 fn carry_decisions(old: &ActionView, new: &mut ActionView) {
     let old_hunks: Vec<&HunkView> = old.files.iter().flat_map(|file| &file.hunks).collect();
-    for hunk in new.files.iter_mut().flat_map(|file| &mut file.hunks) {
-        if let Some(previous) = old_hunks.iter().find(|previous| {
+    for file in &mut new.files {
+        carry_hunk_decisions(&old_hunks, &mut file.hunks);
+    }
+}
+
+/// Copy the decisions of `old` onto the hunks of `new` that are unchanged.
+fn carry_hunk_decisions(old: &[&HunkView], new: &mut [HunkView]) {
+    for hunk in new {
+        if let Some(previous) = old.iter().find(|previous| {
             previous.address == hunk.address
                 && previous.header == hunk.header
                 && previous.lines == hunk.lines
@@ -485,3 +582,7 @@ fn carry_decisions(old: &ActionView, new: &mut ActionView) {
 #[cfg(test)]
 #[path = "app_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "app_lazy_tests.rs"]
+mod lazy_tests;

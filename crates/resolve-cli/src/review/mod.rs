@@ -218,6 +218,7 @@ impl Session<'_> {
     /// Draw the review, then wait for a key and hand it to the state (saving the marks it
     /// changed); `None` when the deadline passed first.
     fn next_effect(&mut self, screen: &mut Screen) -> anyhow::Result<Option<Effect>> {
+        self.compute_visible_files()?;
         self.save_marks();
         let (app, theme) = (&self.app, self.theme);
         screen
@@ -235,6 +236,17 @@ impl Session<'_> {
         };
         self.save_marks();
         Ok(Some(effect))
+    }
+
+    /// How many rejected hunks the reviews in progress of the actions still pending keep
+    /// (files not computed in this review included).
+    fn kept_marks(&self) -> usize {
+        self.app
+            .actions
+            .iter()
+            .filter_map(|action| self.review.draft(&action.id).ok().flatten())
+            .map(|draft| draft.rejected.len())
+            .sum()
     }
 
     /// Save the current action's marks as its review in progress when they changed since last
@@ -255,6 +267,35 @@ impl Session<'_> {
                 first_line(&format!("{error:#}"))
             ));
         }
+    }
+
+    /// Compute the files the next screen needs (the one under the cursor; all of the action's
+    /// at its apply prompt) that are not computed yet. An action that changed meanwhile is
+    /// read again.
+    fn compute_visible_files(&mut self) -> anyhow::Result<()> {
+        for file in self.app.files_to_load() {
+            let Some(action) = self.app.current_action() else {
+                return Ok(());
+            };
+            let Some(path) = action.files.get(file).map(|view| view.path.clone()) else {
+                continue;
+            };
+            let (id, version) = (action.id.clone(), action.version.clone());
+            match self.review.load_file(&id, &version, &path) {
+                Ok(Some(view)) => self.app.fill_file(file, view),
+                Ok(None) => {
+                    let only = self.app.actions.len() == 1;
+                    self.app
+                        .replace_actions(self.review.load(only.then_some(&id))?);
+                    return Ok(());
+                }
+                Err(error) => {
+                    self.app.status = Some(first_line(&format!("{error:#}")));
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Show the outcome of an apply or discard, and the actions still pending.
@@ -343,7 +384,7 @@ impl Session<'_> {
             }
             format!("{done}; {left}.")
         };
-        let marked = self.app.decisions();
+        let marked = self.kept_marks();
         if marked > 0 {
             summary.push_str(&format!(
                 "\nKept for the next review: {}.",

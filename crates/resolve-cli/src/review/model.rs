@@ -65,6 +65,9 @@ pub struct FileView {
     /// When it changed since the preview and the preview conflicts with that change: the
     /// conflicting hunks, which `C` / `P` settle.
     pub conflicts: Vec<ConflictView>,
+    /// Whether its hunks, counts and staleness were computed: the review opens with only the
+    /// files' names and kinds and computes a file when the cursor first reaches it.
+    pub loaded: bool,
 }
 
 /// A hunk of the preview that conflicts with what changed since: the lines of the file as it
@@ -84,6 +87,20 @@ pub struct ConflictView {
 }
 
 impl FileView {
+    /// A file whose hunks are not computed yet.
+    pub fn unloaded(path: String, kind: FileKind) -> Self {
+        Self {
+            path,
+            kind,
+            added: 0,
+            removed: 0,
+            stale: false,
+            hunks: Vec::new(),
+            conflicts: Vec::new(),
+            loaded: false,
+        }
+    }
+
     /// How many of its hunks are rejected.
     pub fn rejected(&self) -> usize {
         self.hunks

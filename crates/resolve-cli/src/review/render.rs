@@ -73,9 +73,6 @@ pub const HELP: &[(&str, &str)] = &[
     ("Enter / Esc", "confirm / cancel a prompt"),
 ];
 
-/// Rows of the file list at most.
-const MAX_FILE_ROWS: usize = 5;
-
 /// Draw the whole review.
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
     let area = frame.area();
@@ -83,7 +80,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
         frame.render_widget(Paragraph::new("No pending actions."), area);
         return;
     };
-    let file_rows = action.files.len().clamp(1, MAX_FILE_ROWS);
+    let file_rows = app.shown_files().len().max(1);
     let [header, files, rule, diff, status, footer] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Length(u16::try_from(file_rows).unwrap_or(1)),
@@ -94,7 +91,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
     ])
     .areas(area);
     frame.render_widget(header_lines(app, action, theme), header);
-    frame.render_widget(file_list(app, action, file_rows), files);
+    frame.render_widget(file_list(app, action), files);
     frame.render_widget(diff_rule(app.current_file(), rule.width), rule);
     frame.render_widget(diff_view(app, action, diff, theme), diff);
     frame.render_widget(status_line(app, theme), status);
@@ -141,18 +138,25 @@ fn header_lines<'a>(app: &App, action: &'a ActionView, theme: Theme) -> Paragrap
                 .add_modifier(Modifier::BOLD | Modifier::REVERSED),
         ));
     }
+    let unread = action.files.iter().filter(|file| !file.loaded).count();
+    let unread = match unread {
+        0 => String::new(),
+        1 => " (1 file not read yet)".to_owned(),
+        n => format!(" ({n} files not read yet)"),
+    };
     let second = Line::from(vec![
         Span::raw(visible_line(&action.label).into_owned()),
         Span::styled(
-            format!("  ·  {kept} of {total} hunks kept"),
+            format!("  ·  {kept} of {total} hunks kept{unread}"),
             Style::new().add_modifier(Modifier::DIM),
         ),
     ]);
     Paragraph::new(vec![Line::from(first), second])
 }
 
-fn file_list<'a>(app: &App, action: &'a ActionView, rows: usize) -> Paragraph<'a> {
-    let first = app.file.saturating_sub(rows - 1);
+fn file_list<'a>(app: &App, action: &'a ActionView) -> Paragraph<'a> {
+    let shown = app.shown_files();
+    let (first, rows) = (shown.start, shown.len());
     let width = action
         .files
         .iter()
@@ -223,6 +227,9 @@ fn file_counts(file: &FileView) -> String {
         FileKind::Delete => "deleted, ",
         FileKind::Update => "",
     };
+    if !file.loaded {
+        return format!("{kind}not read yet");
+    }
     if file.stale && !file.conflicts.is_empty() {
         return format!("conflicts since the preview ({})", file.conflicts.len());
     }
@@ -253,6 +260,9 @@ fn diff_view<'a>(app: &'a App, action: &'a ActionView, area: Rect, theme: Theme)
     let Some(file) = app.current_file() else {
         return Paragraph::new(action.note.clone().unwrap_or_default());
     };
+    if !file.loaded {
+        return Paragraph::new("  (its hunks are computed when the cursor reaches it)");
+    }
     if file.stale && !file.conflicts.is_empty() {
         return conflict_view(file);
     }

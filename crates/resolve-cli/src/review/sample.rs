@@ -58,6 +58,7 @@ pub fn file(path: &str, kind: FileKind, hunks: Vec<HunkView>) -> FileView {
         stale: false,
         hunks,
         conflicts: Vec::new(),
+        loaded: true,
     }
 }
 

@@ -439,6 +439,22 @@ impl Store {
         }
     }
 
+    /// Whether the file `path` of a preview no longer holds the base `change` was computed
+    /// from: [`Store::stale_files`] for one file, read without the lock (a review computing
+    /// one file's hunks asks it).
+    pub fn is_stale(&self, path: &str, change: &FileChange) -> Result<bool, StoreError> {
+        match self.hash_target(path) {
+            Ok((_, current)) => Ok(change.base_hash() != current.as_deref()),
+            // A directory now stands where the preview saw a file (or none): it changed.
+            Err(StoreError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::IsADirectory =>
+            {
+                Ok(true)
+            }
+            Err(error) => Err(error),
+        }
+    }
+
     /// Check every file of `set` against its base (absence for a create), reading one file at
     /// a time; on success each file's real root-relative name, in the order of
     /// `set`.

@@ -55,7 +55,7 @@ async fn blocking<T: Send + 'static>(
 pub async fn actions(State(review): State<Shared>) -> Result<Json<Value>, ApiError> {
     let value = blocking(&review, |review| {
         let version = review.version()?;
-        let actions = review.load(None)?;
+        let actions = review.load_all(None)?;
         let mut drafts = serde_json::Map::new();
         for action in &actions {
             if let Some(draft) = review.draft(&action.id)? {

@@ -360,9 +360,9 @@ async def check_resources_list_and_read_previews_and_history(mode: str) -> None:
         async with connect(workspace, mode) as client:
             listed = (await client.list_resources()).resources
             expect_eq([str(resource.uri) for resource in listed], [APP_URI], "only the review app at first")
-            expect_eq(listed[0].mimeType, "text/html;profile=mcp-app", "the app's MIME type")
+            expect_eq(listed[0].mime_type, "text/html;profile=mcp-app", "the app's MIME type")
             app = (await client.read_resource(APP_URI)).contents[0]
-            expect(app.mimeType == "text/html;profile=mcp-app" and app.text.startswith("<!doctype html>"), app.mimeType)
+            expect(app.mime_type == "text/html;profile=mcp-app" and app.text.startswith("<!doctype html>"), app.mime_type)
             staged = await call(client, "edit", {"path": "a.txt", "old_text": "a", "new_text": "A"})
             pending_id = details(staged)["pendingId"]
             pending_uri = f"resolve://pending/{pending_id}"

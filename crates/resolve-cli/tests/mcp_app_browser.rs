@@ -1,8 +1,9 @@
 //! The review MCP App (`ui://resolve/review`) in a real browser, inside a minimal host page
 //! built on the official MCP Apps SDK (`@modelcontextprotocol/ext-apps`' AppBridge), relaying
 //! the app's calls to a real `resolve mcp` child: `tests/web/mcp_app_host.cjs` stages a 2-file
-//! preview, renders the app with that tool result, rejects one hunk with a reason and applies
-//! with a reason. Chromium is the system's (`RESOLVE_CHROMIUM`), driven by puppeteer-core from
+//! preview, renders the app with that tool result (through a sandbox proxy of another origin,
+//! under the CSP built from the resource's `_meta.ui.csp`, as the specification asks of a web
+//! host), rejects one hunk with a reason and applies with a reason. Chromium is the system's (`RESOLVE_CHROMIUM`), driven by puppeteer-core from
 //! `RESOLVE_PUPPETEER_DIR`, where `.ci/run` also installs the SDK and esbuild (which bundles
 //! the AppBridge for the page from node_modules). Without them the test fails under CI (`CI`
 //! set) and is skipped loudly elsewhere. Screenshots go to `RESOLVE_SCREENSHOTS`.
@@ -104,6 +105,14 @@ fn the_review_app_in_an_sdk_host_rejects_a_hunk_with_a_reason_and_applies_the_re
     );
     assert_eq!(run["resourceUri"], "ui://resolve/review");
     assert_eq!(run["mimeType"], "text/html;profile=mcp-app");
+    // The view ran inside a sandbox proxy of another origin than the host page's.
+    assert!(
+        run["sandboxOrigin"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://localhost:"),
+        "{run}"
+    );
     // The app rendered the tool result: its files and hunk addresses.
     assert_eq!(run["files"], json!(["a.txt", "b.txt"]));
     assert_eq!(run["addresses"], json!(["a.txt#1", "a.txt#2", "b.txt#1"]));

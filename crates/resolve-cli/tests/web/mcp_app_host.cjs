@@ -2,7 +2,8 @@
 // it talks to a real `resolve mcp` child over stdio, stages a 2-file preview with `apply_patch`,
 // reads the `ui://` resource the tool links, and renders it in Chromium inside a host page built
 // on the official SDK's AppBridge (@modelcontextprotocol/ext-apps, bundled for the browser by
-// esbuild from node_modules; nothing comes from the network). The app's `tools/call` and
+// esbuild from node_modules; nothing comes from the network), through a sandbox proxy served on
+// another origin (localhost rather than 127.0.0.1). The app's `tools/call` and
 // `resources/read` are relayed to the child. Puppeteer then rejects one hunk with a reason and
 // applies with a reason; the last stdout line is JSON of what happened.
 //
@@ -76,15 +77,16 @@ function mcpChild() {
 
 const HOST_PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>test host</title>
-<style>body{margin:0;font:14px system-ui}iframe{border:1px solid #888;width:900px;height:400px}</style></head>
+<style>body{margin:0;font:14px system-ui}iframe{border:1px solid #888;width:900px;height:400px;display:block}</style></head>
 <body><h1>Minimal MCP Apps host</h1><div id="slot"></div>
 <script type="module">
 import { AppBridge, PostMessageTransport } from "/bridge.js";
-window.startApp = async (html, toolArguments, toolResult) => {
-  const iframe = document.createElement("iframe");
-  iframe.setAttribute("sandbox", "allow-scripts");
-  iframe.id = "app";
-  document.getElementById("slot").append(iframe);
+window.startApp = async (html, csp, toolArguments, toolResult) => {
+  // A web host wraps the view in a sandbox proxy of another origin (localhost, not 127.0.0.1).
+  const proxy = document.createElement("iframe");
+  proxy.setAttribute("sandbox", "allow-scripts allow-same-origin");
+  proxy.id = "sandbox";
+  document.getElementById("slot").append(proxy);
   const bridge = new AppBridge(
     null,
     { name: "resolve-test-host", version: "1.0.0" },
@@ -94,19 +96,53 @@ window.startApp = async (html, toolArguments, toolResult) => {
   bridge.oncalltool = (params) => window.relay("tools/call", params);
   bridge.onreadresource = (params) => window.relay("resources/read", params);
   bridge.onupdatemodelcontext = async (params) => { window.modelContext = params; return {}; };
-  bridge.onsizechange = ({ height }) => { if (height) iframe.style.height = height + "px"; };
+  bridge.onsizechange = ({ height }) => { if (height) proxy.style.height = height + "px"; };
+  bridge.onsandboxready = () => bridge.sendSandboxResourceReady({ html, csp });
   bridge.oninitialized = async () => {
     await bridge.sendToolInput({ arguments: toolArguments });
     await bridge.sendToolResult(toolResult);
     window.appInitialized = true;
   };
-  await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
-  // The specification's restrictive default, for a resource that declares no origin.
-  const csp = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
-    "img-src 'self' data:; media-src 'self' data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'self'";
-  iframe.srcdoc = html.replace("<head>", '<head><meta http-equiv="Content-Security-Policy" content="' + csp + '">');
+  await bridge.connect(new PostMessageTransport(proxy.contentWindow, proxy.contentWindow));
+  proxy.src = location.href.replace("127.0.0.1", "localhost") + "sandbox.html";
 };
 window.hostReady = true;
+</script></body></html>`;
+
+// The sandbox proxy: it loads the view's HTML in an inner iframe under a Content Security
+// Policy built from the resource's `_meta.ui.csp` (the specification's restrictive default for
+// what it leaves out) and passes every message that is not `ui/notifications/sandbox-*` between
+// the host and the view.
+const SANDBOX_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><style>body{margin:0}iframe{border:0;width:100%;height:100vh;display:block}</style></head>
+<body><script>
+const inner = document.createElement("iframe");
+inner.setAttribute("sandbox", "allow-scripts");
+document.body.append(inner);
+const own = (message) => typeof message.method === "string" && message.method.startsWith("ui/notifications/sandbox-");
+function policy(csp) {
+  const list = (domains, otherwise) => (domains && domains.length ? domains.join(" ") : otherwise);
+  const resources = (csp.resourceDomains || []).join(" ");
+  return ["default-src 'none'", "script-src 'self' 'unsafe-inline' " + resources, "style-src 'self' 'unsafe-inline' " + resources,
+    "img-src 'self' data: " + resources, "font-src 'self' " + resources, "media-src 'self' data: " + resources,
+    "connect-src " + list(csp.connectDomains, "'none'"), "frame-src " + list(csp.frameDomains, "'none'"),
+    "object-src 'none'", "base-uri " + list(csp.baseUriDomains, "'self'")].join("; ");
+}
+window.addEventListener("message", (event) => {
+  const message = event.data;
+  if (!message || message.jsonrpc !== "2.0") return;
+  if (event.source === window.parent) {
+    if (message.method === "ui/notifications/sandbox-resource-ready") {
+      const meta = '<meta http-equiv="Content-Security-Policy" content="' + policy(message.params.csp || {}) + '">';
+      inner.srcdoc = message.params.html.replace("<head>", "<head>" + meta);
+    } else if (!own(message)) {
+      inner.contentWindow.postMessage(message, "*");
+    }
+  } else if (event.source === inner.contentWindow && !own(message)) {
+    window.parent.postMessage(message, "*");
+  }
+});
+window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready", params: {} }, "*");
 </script></body></html>`;
 
 async function bridgeBundle() {
@@ -132,6 +168,9 @@ function serve(bridge) {
     } else if (request.url === "/bridge.js") {
       response.writeHead(200, { "content-type": "text/javascript" });
       response.end(bridge);
+    } else if (request.url === "/sandbox.html") {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end(SANDBOX_PAGE);
     } else if (request.url === "/favicon.ico") {
       response.writeHead(204);
       response.end();
@@ -179,7 +218,8 @@ async function main() {
     await page.setViewport({ width: 1000, height: 900 });
     page.on("request", (request) => {
       const target = request.url();
-      if (!target.startsWith(url) && !target.startsWith("about:") && !target.startsWith("data:")) external.push(target);
+      const own = [url, url.replace("127.0.0.1", "localhost"), "about:", "data:"];
+      if (!own.some((prefix) => target.startsWith(prefix))) external.push(target);
     });
     page.on("console", (message) => {
       // The SDK logs every message it parses and sends; keep the rest.
@@ -193,9 +233,16 @@ async function main() {
     });
     await page.goto(url);
     await page.waitForFunction(() => window.hostReady === true);
-    await page.evaluate((html, args, result) => window.startApp(html, args, result), resource.text, toolArguments, staged);
+    const csp = (resource._meta && resource._meta.ui && resource._meta.ui.csp) || {};
+    await page.evaluate((html, policy, args, result) => window.startApp(html, policy, args, result), resource.text, csp, toolArguments, staged);
     await page.waitForFunction(() => window.appInitialized === true, { timeout: 15000 });
-    const frame = await (await page.waitForSelector("iframe#app")).contentFrame();
+    const proxyFrame = await (await page.waitForSelector("iframe#sandbox")).contentFrame();
+    out.sandboxOrigin = await proxyFrame.evaluate(() => location.origin);
+    let frame;
+    for (let tries = 0; !frame && tries < 100; tries += 1) {
+      frame = proxyFrame.childFrames()[0];
+      if (!frame) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     await frame.waitForSelector('.hunk[data-address="a.txt#2"]', { timeout: 15000 });
     out.title = await frame.$eval("#title", (node) => node.textContent);
     out.addresses = await frame.$$eval(".hunk", (nodes) => nodes.map((node) => node.dataset.address));

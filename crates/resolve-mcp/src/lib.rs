@@ -25,6 +25,9 @@
 //!   `resolve://history/<id>` (every resolved action of the workspace), read as text, with
 //!   `notifications/resources/list_changed` when the set changes and
 //!   `notifications/resources/updated` for subscribed ones.
+//! - **The review app** `ui://resolve/review` (MCP Apps, `text/html;profile=mcp-app`): the
+//!   producers and `resolve` link it under `_meta.ui.resourceUri`, so a host that renders apps
+//!   shows their results as a review whose decisions are `resolve` calls through the host.
 //! - **Errors** the model should read (bad arguments, stale preview, confinement, nothing
 //!   pending, unknown tool) are `isError: true` tool results with the CLI's text; JSON-RPC errors
 //!   are only for malformed protocol messages.
@@ -65,6 +68,7 @@ use rmcp::service::ServerInitializeError;
 use rmcp::transport::IntoTransport;
 use rmcp::{RoleServer, ServiceExt};
 
+mod app;
 mod approval;
 mod approval_state;
 mod error;
@@ -74,6 +78,7 @@ mod server;
 mod subscriptions;
 mod tools;
 
+pub use app::{APP_MIME, REVIEW_APP_URI, UI_EXTENSION_ID};
 pub use approval::FormAnswer;
 pub use error::McpError;
 /// Who approves an `apply` the model asks for: the one mode type the agent shares.

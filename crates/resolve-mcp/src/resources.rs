@@ -1,7 +1,8 @@
 //! Pending previews and history as MCP resources: `resolve://pending/<id>` for this
 //! connection's pending actions (head first), `resolve://history/<id>` for every resolved action
 //! of the workspace (most recent first). Reading one gives a header line (for a checked
-//! preview, its last check's outcome and output tail after it) and the preview diff.
+//! preview, its last check's outcome and output tail after it) and the preview diff. The list
+//! ends with the review app ([`crate::app`]), which `read` serves too.
 
 use resolve_edit::{
     HistoryRecord, Origin, Outcome, PendingRecord, Store, StoreError, StoredAction, check_report,
@@ -19,7 +20,7 @@ pub const HISTORY_URI_PREFIX: &str = "resolve://history/";
 const MIME_TEXT: &str = "text/plain";
 
 /// The resources of `origin`: its pending previews (head first), then the workspace history
-/// (most recently resolved first).
+/// (most recently resolved first), then the review app (`ui://resolve/review`).
 pub(crate) fn list(store: &Store, origin: &Origin) -> Result<Vec<Resource>, StoreError> {
     let pending = store.pending_for(origin)?;
     let history = store.history()?;
@@ -27,6 +28,7 @@ pub(crate) fn list(store: &Store, origin: &Origin) -> Result<Vec<Resource>, Stor
         .iter()
         .map(pending_resource)
         .chain(history.iter().map(history_resource))
+        .chain(std::iter::once(crate::app::review_resource()))
         .collect())
 }
 
@@ -90,6 +92,12 @@ fn history_resource(entry: &HistoryRecord) -> Resource {
 
 /// Read the resource at `uri`: a header line, a blank line, then the preview as it was staged.
 pub(crate) fn read(store: &Store, uri: &str) -> Result<ResourceContents, ErrorData> {
+    if crate::app::is_review_uri(uri) {
+        return Ok(crate::app::read_review());
+    }
+    if uri.starts_with("ui://") {
+        return Err(crate::app::unknown_ui(uri));
+    }
     let (id, want_pending) = if let Some(id) = uri.strip_prefix(PENDING_URI_PREFIX) {
         (id, true)
     } else if let Some(id) = uri.strip_prefix(HISTORY_URI_PREFIX) {

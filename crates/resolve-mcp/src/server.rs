@@ -439,6 +439,7 @@ impl ServerHandler for ResolveServer {
                 .enable_resources()
                 .enable_resources_list_changed()
                 .enable_resources_subscribe()
+                .enable_extensions_with(crate::app::extensions())
                 .build(),
         )
         .with_server_info(

@@ -31,6 +31,11 @@ pub(crate) const DETAILS_META_KEY: &str = "resolve/details";
 /// (the producers and `resolve`), where an `outputSchema` would otherwise be.
 pub(crate) const DETAILS_SCHEMA_META_KEY: &str = "resolve/detailsSchema";
 
+/// The `_meta` key under which a producer and `resolve` link the review app
+/// (`{"resourceUri": "ui://resolve/review", "visibility": ["model", "app"]}`, MCP Apps), so a
+/// host that renders apps shows their results in it.
+pub(crate) const UI_META_KEY: &str = "ui";
+
 /// Every built-in file tool (producers first), then `resolve`, as the server lists them
 /// without a check command configured ([`mcp_tools_of`] the file tools' specs).
 pub fn mcp_tools() -> Vec<Tool> {
@@ -49,7 +54,8 @@ pub fn mcp_tools() -> Vec<Tool> {
 /// tool `readOnlyHint: false`. None reaches outside the workspace (`openWorldHint: false`).
 /// None has an `outputSchema` (see the module documentation); the producers, the companion
 /// (`check`, whose details are [`CheckFacts`]) and `resolve` give the schema of their details
-/// under `_meta["resolve/detailsSchema"]`.
+/// under `_meta["resolve/detailsSchema"]`; the producers and `resolve` link the review app
+/// under `_meta.ui` (MCP Apps; hosts that render no apps ignore it).
 pub fn mcp_tools_of<'a>(specs: impl IntoIterator<Item = &'a ToolSpec>) -> Vec<Tool> {
     specs
         .into_iter()
@@ -81,9 +87,13 @@ fn mcp_tool(spec: &ToolSpec) -> Tool {
         Arc::new(schema_object(&spec.input_schema)),
     )
     .with_annotations(annotations.open_world(false));
+    let renders_review = matches!(spec.kind, ToolKind::Producer | ToolKind::Resolve);
     tool.meta = details_schema.map(|schema| {
         let mut meta = MetaObject::new();
         meta.insert(DETAILS_SCHEMA_META_KEY.to_owned(), schema);
+        if renders_review {
+            meta.insert(UI_META_KEY.to_owned(), crate::app::tool_ui_meta());
+        }
         meta
     });
     tool

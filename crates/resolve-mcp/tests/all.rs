@@ -14,6 +14,7 @@
 mod suite {
     pub mod common;
 
+    mod app;
     mod approval;
     mod approver_contract;
     mod check;

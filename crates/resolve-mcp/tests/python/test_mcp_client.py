@@ -37,6 +37,7 @@ BANNER = (
 NOTHING_TO_APPLY = "No pending action to resolve. Nothing to apply or discard."
 NOTHING_TO_DISCARD = "Nothing to discard; no pending action remains."
 TIMEOUT = 20
+APP_URI = "ui://resolve/review"
 
 RESOLVE_BIN = ""
 
@@ -357,12 +358,16 @@ async def check_resources_list_and_read_previews_and_history(mode: str) -> None:
     workspace = Workspace({"a.txt": "a\n"})
     try:
         async with connect(workspace, mode) as client:
-            expect_eq((await client.list_resources()).resources, [], "no resources at first")
+            listed = (await client.list_resources()).resources
+            expect_eq([str(resource.uri) for resource in listed], [APP_URI], "only the review app at first")
+            expect_eq(listed[0].mime_type, "text/html;profile=mcp-app", "the app's MIME type")
+            app = (await client.read_resource(APP_URI)).contents[0]
+            expect(app.mime_type == "text/html;profile=mcp-app" and app.text.startswith("<!doctype html>"), app.mime_type)
             staged = await call(client, "edit", {"path": "a.txt", "old_text": "a", "new_text": "A"})
             pending_id = details(staged)["pendingId"]
             pending_uri = f"resolve://pending/{pending_id}"
             resources = (await client.list_resources()).resources
-            expect_eq([str(resource.uri) for resource in resources], [pending_uri], "pending resource")
+            expect_eq([str(resource.uri) for resource in resources], [pending_uri, APP_URI], "pending resource")
             expect_eq(resources[0].title, "Edit: a.txt", "resource title")
             preview = (await client.read_resource(pending_uri)).contents[0]
             expect(preview.text.startswith(f"{pending_id} — pending (mcp:"), preview.text)
@@ -371,7 +376,7 @@ async def check_resources_list_and_read_previews_and_history(mode: str) -> None:
             await call(client, "resolve", {"action": "apply", "reason": "Capital."})
             history_uri = f"resolve://history/{pending_id}"
             resources = (await client.list_resources()).resources
-            expect_eq([str(resource.uri) for resource in resources], [history_uri], "history resource")
+            expect_eq([str(resource.uri) for resource in resources], [history_uri, APP_URI], "history resource")
             history = (await client.read_resource(history_uri)).contents[0]
             expect(history.text.startswith(f"{pending_id}  applied  Edit: a.txt  — Capital.\n\n"), history.text)
             try:

@@ -23,6 +23,7 @@ async fn read_text(connection: &Connection, uri: &str) -> String {
     }
 }
 
+/// The URIs listed, without the review app (`tests/suite/app.rs` checks it).
 async fn uris(connection: &Connection) -> Vec<String> {
     connection
         .client
@@ -31,6 +32,7 @@ async fn uris(connection: &Connection) -> Vec<String> {
         .unwrap()
         .into_iter()
         .map(|resource| resource.uri)
+        .filter(|uri| !uri.starts_with("ui://"))
         .collect()
 }
 

@@ -1,0 +1,140 @@
+//! The review as an MCP App (io.modelcontextprotocol/ui): the server declares the extension,
+//! lists and serves `ui://resolve/review` as `text/html;profile=mcp-app`, and the producers and
+//! `resolve` link it under `_meta.ui.resourceUri`.
+
+use pretty_assertions::assert_eq;
+use rmcp::model::{ReadResourceRequestParams, ResourceContents};
+use serde_json::{Value, json};
+
+use super::common::{Connection, Workspace, details, text};
+
+const APP_URI: &str = "ui://resolve/review";
+const APP_MIME: &str = "text/html;profile=mcp-app";
+
+#[tokio::test]
+async fn the_server_declares_the_mcp_apps_extension_with_its_mime_type() {
+    let workspace = Workspace::with(&[]);
+    let connection = Connection::open(&workspace).await;
+    let info = connection.client.peer_info().unwrap();
+    let capabilities = serde_json::to_value(&info.capabilities).unwrap();
+    assert_eq!(
+        capabilities["extensions"]["io.modelcontextprotocol/ui"],
+        json!({"mimeTypes": [APP_MIME]})
+    );
+}
+
+#[tokio::test]
+async fn the_review_app_is_listed_and_read_as_one_self_contained_html_page() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    let connection = Connection::open(&workspace).await;
+    let listed = connection.client.list_all_resources().await.unwrap();
+    let app: Vec<_> = listed.iter().filter(|r| r.uri == APP_URI).collect();
+    assert_eq!(app.len(), 1, "{listed:?}");
+    assert_eq!(app[0].mime_type.as_deref(), Some(APP_MIME));
+    assert_eq!(app[0].name, "review");
+    let listed_meta = serde_json::to_value(&app[0].meta).unwrap();
+    assert_eq!(
+        listed_meta["ui"]["csp"],
+        json!({"connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []})
+    );
+
+    let read = connection
+        .client
+        .read_resource(ReadResourceRequestParams::new(APP_URI))
+        .await
+        .unwrap();
+    assert_eq!(read.contents.len(), 1);
+    let ResourceContents::TextResourceContents {
+        uri,
+        mime_type,
+        text,
+        meta,
+    } = &read.contents[0]
+    else {
+        panic!("expected text contents, got {:?}", read.contents[0]);
+    };
+    assert_eq!(uri, APP_URI);
+    assert_eq!(mime_type.as_deref(), Some(APP_MIME));
+    assert_eq!(serde_json::to_value(meta).unwrap(), listed_meta);
+    let page = text.to_ascii_lowercase();
+    assert!(page.starts_with("<!doctype html>"), "{text}");
+    assert!(page.contains("<script>") && page.contains("<style>"));
+    for needed in [
+        "ui/initialize",
+        "ui/notifications/tool-result",
+        "tools/call",
+    ] {
+        assert!(text.contains(needed), "the page speaks {needed}");
+    }
+    for external in ["http://", "https://", " src=", "<link", "@import", "url("] {
+        assert!(
+            !page.contains(external),
+            "the page loads nothing: {external}"
+        );
+    }
+
+    // Listing the app changes nothing else: a preview is still listed first.
+    let staged = connection
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
+        .await;
+    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
+    let uris: Vec<String> = connection
+        .client
+        .list_all_resources()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|resource| resource.uri)
+        .collect();
+    assert_eq!(
+        uris,
+        [format!("resolve://pending/{id}"), APP_URI.to_owned()]
+    );
+
+    let unknown = connection
+        .client
+        .read_resource(ReadResourceRequestParams::new("ui://resolve/other"))
+        .await
+        .unwrap_err();
+    assert!(unknown.to_string().contains(APP_URI), "{unknown}");
+}
+
+#[tokio::test]
+async fn producers_and_resolve_link_the_app_and_the_read_only_tools_do_not() {
+    let workspace = Workspace::with(&[]);
+    let connection = Connection::open(&workspace).await;
+    let tools = connection.client.list_all_tools().await.unwrap();
+    assert!(!tools.is_empty());
+    for tool in &tools {
+        let meta = serde_json::to_value(&tool.meta).unwrap();
+        let linked = matches!(
+            tool.name.as_ref(),
+            "ast_edit" | "edit" | "write" | "apply_patch" | "resolve"
+        );
+        let expected = if linked {
+            json!({"resourceUri": APP_URI, "visibility": ["model", "app"]})
+        } else {
+            Value::Null
+        };
+        assert_eq!(meta["ui"], expected, "{}", tool.name);
+    }
+}
+
+#[tokio::test]
+async fn a_producer_result_is_unchanged_and_carries_what_the_app_renders() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    let connection = Connection::open(&workspace).await;
+    let staged = connection
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
+        .await;
+    assert!(staged.structured_content.is_none());
+    let facts = details(&staged);
+    assert_eq!(facts["files"][0]["hunks"], json!(["a.txt#1"]));
+    assert!(text(&staged).contains("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A"));
+}

@@ -17,15 +17,13 @@
     reason = "tests fail by panicking and explain skips on stderr"
 )]
 
-mod host_harness;
-
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use host_harness::{BEFORE, Host, HostRun, Lab, claude_code_against, person};
+use crate::host_harness::{BEFORE, Host, HostRun, Lab, claude_code_against, person};
 use resolve_test_support::{Reply, Step, Turn};
 use serde_json::{Value, json};
 

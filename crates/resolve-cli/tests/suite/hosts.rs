@@ -22,12 +22,10 @@
     reason = "tests fail by panicking and explain skips on stderr"
 )]
 
-mod host_harness;
-
 use std::process::Output;
 use std::sync::{Arc, Mutex};
 
-use host_harness::{AFTER, BEFORE, Host, Lab, REMINDER, person};
+use crate::host_harness::{AFTER, BEFORE, Host, Lab, REMINDER, person};
 use resolve_test_support::{Reply, Step, Turn};
 use serde_json::json;
 

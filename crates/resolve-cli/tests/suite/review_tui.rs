@@ -22,11 +22,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::tmux_harness::{Tmux, stderr, tmux_available};
 use resolve_test_support::{MockServer, Reply, Turn};
 use serde_json::{Value, json};
-use tmux_harness::{Tmux, stderr, tmux_available};
-
-mod tmux_harness;
 
 /// A `resolve mcp` connection, spoken to line by line.
 struct McpConnection {

@@ -1,7 +1,7 @@
 //! `read` and `grep` read what they are asked for: a huge (sparse) file, a line without end and
 //! a file that is not UTF-8 far past the lines shown are streamed, not loaded; output is capped
 //! with a note; a FIFO is refused before it can block. The peak memory of the same reads in the
-//! real binary is measured in `resolve-cli`'s `tests/mcp.rs`.
+//! real binary is measured in `resolve-cli`'s `tests/suite/mcp.rs`.
 
 #![allow(
     clippy::disallowed_methods,

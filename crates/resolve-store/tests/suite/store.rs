@@ -659,7 +659,7 @@ const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_CHILD_ROOT";
 const CHILD_ID_ENV: &str = "RESOLVE_TEST_CHILD_ID";
 /// `apply` or `undo`.
 const CHILD_OP_ENV: &str = "RESOLVE_TEST_CHILD_OP";
-const CHILD_TEST: &str = "crash_child_resolves_the_action";
+const CHILD_TEST: &str = "suite::store::crash_child_resolves_the_action";
 
 const A_OLD: &str = "fn a() {}\n";
 const A_NEW: &str = "fn a() { 1 }\n";

@@ -1,6 +1,6 @@
 //! Opt-in: the OpenAI-compatible client against a real llama.cpp server (llama-cpp-python with
 //! SmolLM2-135M, both from PyPI). Start one with `scripts/llama-server.sh PORT`, then run
-//! `RESOLVE_LLAMA_URL=http://127.0.0.1:PORT/v1 cargo test -p resolve-agent --test llama`.
+//! `RESOLVE_LLAMA_URL=http://127.0.0.1:PORT/v1 cargo test -p resolve-agent --test all suite::llama`.
 //! Without `RESOLVE_LLAMA_URL` the test returns at once: the server takes minutes to build.
 //!
 //! The 135M model's judgment is not under test; the wire format is: streaming and

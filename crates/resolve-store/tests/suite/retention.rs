@@ -189,7 +189,7 @@ fn notes_of_actions_gone_are_dropped_and_each_origin_keeps_the_newest_hundred() 
 }
 
 const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_GC_ROOT";
-const CHILD_TEST: &str = "gc_crash_child_cleans_up";
+const CHILD_TEST: &str = "suite::retention::gc_crash_child_cleans_up";
 
 /// Run in a child process by the crash test: a full clean-up of the root it is given.
 #[test]

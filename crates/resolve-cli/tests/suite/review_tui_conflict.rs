@@ -18,9 +18,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use tmux_harness::{Tmux, stderr, tmux_available};
-
-mod tmux_harness;
+use crate::tmux_harness::{Tmux, stderr, tmux_available};
 
 fn resolve(root: &Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_resolve"))

@@ -244,7 +244,7 @@ fn an_apply_that_requires_a_check_refuses_until_one_passes() {
 
 const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_CHECK_CHILD_ROOT";
 const CHILD_ID_ENV: &str = "RESOLVE_TEST_CHECK_CHILD_ID";
-const CHILD_TEST: &str = "crash_child_checks_the_action";
+const CHILD_TEST: &str = "suite::check::crash_child_checks_the_action";
 
 /// Run by the crash test as a child process; does nothing when run directly.
 #[test]

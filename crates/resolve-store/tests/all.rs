@@ -1,0 +1,14 @@
+//! Behavior tests of resolve-store through its public API: one test binary, one module per
+//! concern.
+
+mod suite {
+    mod check;
+    mod corrupt_state;
+    mod decisions;
+    mod foreign;
+    mod rebase;
+    mod rederive;
+    mod retention;
+    mod store;
+    mod untrusted_state;
+}

@@ -3,6 +3,8 @@
 //! the process, so it must be the only test running in it).
 
 mod suite {
+    mod common;
+
     mod external;
     mod facts;
     mod filesystem;

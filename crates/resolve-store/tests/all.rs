@@ -2,6 +2,8 @@
 //! concern.
 
 mod suite {
+    mod common;
+
     mod check;
     mod corrupt_state;
     mod decisions;

@@ -16,10 +16,11 @@ use pretty_assertions::assert_eq;
 use resolve_core::{BoxFuture, Error, Extra, ResolveSession, ToolResult};
 use resolve_edit::{
     ExternalActionRunner, McpAction, McpToolCall, NewAction, Origin, Outcome, Payload,
-    PendingRecord, Store, StoreError, StorePendingSource, StoredAction, Workspace,
+    PendingRecord, Store, StoreError, StorePendingSource, StoredAction,
 };
 use serde_json::{Value, json};
-use tempfile::TempDir;
+
+use super::common::setup;
 use tokio_util::sync::CancellationToken;
 
 /// Records every call; answers with `answer`.
@@ -60,13 +61,6 @@ impl ExternalActionRunner for FakeRunner {
     }
 }
 
-fn setup() -> (TempDir, Store) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(Workspace::open(dir.path()).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
-    (dir, store)
-}
-
 fn call(tool: &str) -> McpToolCall {
     McpToolCall {
         tool: tool.to_owned(),
@@ -74,7 +68,7 @@ fn call(tool: &str) -> McpToolCall {
     }
 }
 
-fn stage(store: &Store, with_reject: bool) -> PendingRecord {
+fn stage_note(store: &Store, with_reject: bool) -> PendingRecord {
     let action = NewAction {
         origin: Origin::Agent,
         source_tool: "notes__add".into(),
@@ -107,7 +101,7 @@ fn args(action: &str, reason: &str) -> Value {
 #[test]
 fn an_mcp_action_is_stored_as_data_and_a_record_without_one_is_a_change_set() {
     let (dir, store) = setup();
-    let record = stage(&store, false);
+    let record = stage_note(&store, false);
     assert_eq!(record.id, "pending-action:notes__add:1");
     let stored: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join(".resolve/pending/1.json")).unwrap(),
@@ -133,7 +127,7 @@ fn an_mcp_action_is_stored_as_data_and_a_record_without_one_is_a_change_set() {
 #[test]
 fn store_apply_refuses_an_mcp_action_so_it_is_never_consumed_without_its_call() {
     let (_dir, store) = setup();
-    let record = stage(&store, false);
+    let record = stage_note(&store, false);
     let error = store.apply(&record.id, None, "go", None).unwrap_err();
     assert!(
         matches!(error, StoreError::ExternalPayload { .. }),
@@ -145,7 +139,7 @@ fn store_apply_refuses_an_mcp_action_so_it_is_never_consumed_without_its_call() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn apply_calls_the_runner_with_reason_and_extra_and_moves_the_action_to_history() {
     let (_dir, store) = setup();
-    let record = stage(&store, false);
+    let record = stage_note(&store, false);
     let runner = FakeRunner::answering(Ok(
         ToolResult::text("Added hi.").with_details(json!({"lines": 1}))
     ));
@@ -187,8 +181,8 @@ async fn a_failed_or_error_call_is_apply_failed_and_the_action_stays_pending_at_
         Ok(ToolResult::error("disk full")),
     ] {
         let (_dir, store) = setup();
-        let record = stage(&store, false);
-        let newer = stage(&store, false);
+        let record = stage_note(&store, false);
+        let newer = stage_note(&store, false);
         let session = session(&store, Some(FakeRunner::answering(answer)));
         let error = session
             .resolve_with(
@@ -212,7 +206,7 @@ async fn a_failed_or_error_call_is_apply_failed_and_the_action_stays_pending_at_
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn without_a_runner_apply_fails_with_a_message_and_stays_pending() {
     let (_dir, store) = setup();
-    stage(&store, false);
+    stage_note(&store, false);
     let error = session(&store, None)
         .execute_resolve(&args("apply", "go"), &CancellationToken::new())
         .await
@@ -228,7 +222,7 @@ async fn without_a_runner_apply_fails_with_a_message_and_stays_pending() {
 async fn discard_calls_the_reject_tool_only_when_there_is_one() {
     let (_dir, store) = setup();
     let runner = FakeRunner::answering(Ok(ToolResult::text("Forgot hi.")));
-    stage(&store, false);
+    stage_note(&store, false);
     let plain = session(&store, Some(runner.clone()))
         .execute_resolve(&args("discard", "No."), &CancellationToken::new())
         .await
@@ -236,7 +230,7 @@ async fn discard_calls_the_reject_tool_only_when_there_is_one() {
     assert_eq!(plain.text, "Discarded: Note: hi. Reason: No.");
     assert!(runner.calls().is_empty());
 
-    stage(&store, true);
+    stage_note(&store, true);
     let rejected = session(&store, Some(runner.clone()))
         .execute_resolve(&args("discard", "Nope."), &CancellationToken::new())
         .await
@@ -251,7 +245,7 @@ async fn discard_calls_the_reject_tool_only_when_there_is_one() {
 #[test]
 fn a_call_interrupted_by_a_dying_process_is_reported_once_and_then_made_again() {
     let (dir, store) = setup();
-    let record = stage(&store, false);
+    let record = stage_note(&store, false);
     // The process making the call dies during it: nothing after the call runs.
     let died = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         store.resolve_external(
@@ -306,8 +300,8 @@ fn stack_ids(stack: &resolve_core::PendingStack) -> Vec<String> {
 #[test]
 fn the_source_places_stored_actions_by_their_order_and_follows_it_when_it_changes() {
     let (_dir, store) = setup();
-    let first = stage(&store, false);
-    let second = stage(&store, false);
+    let first = stage_note(&store, false);
+    let second = stage_note(&store, false);
     let source = StorePendingSource::new(store.clone(), None);
     let mut stack = resolve_core::PendingStack::default();
     resolve_core::PendingSource::refresh(&source, &mut stack).unwrap();

@@ -23,6 +23,8 @@ use resolve_edit::{
     AstEditOp, AstEditOutcome, AstEditRequest, Blobs, Prefilter, Workspace, preview_ast_edit_with,
 };
 
+use super::common::workspace;
+
 /// What a preview changed: each changed file's new text and replacements.
 type Changes = BTreeMap<String, (String, usize)>;
 
@@ -177,15 +179,6 @@ const TYPESCRIPT_OPS: &[(&str, &str)] = &[
     ("$X as number", "Number($X)"),
 ];
 
-fn workspace(files: &[(String, String)]) -> (tempfile::TempDir, Workspace) {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, text) in files {
-        std::fs::write(dir.path().join(path), text).unwrap();
-    }
-    let ws = Workspace::open(dir.path()).unwrap();
-    (dir, ws)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -201,7 +194,11 @@ proptest! {
         files.extend(
             typescript.into_iter().enumerate().map(|(i, text)| (format!("t{i}.ts"), text)),
         );
-        let (_dir, ws) = workspace(&files);
+        let pairs: Vec<(&str, &[u8])> = files
+            .iter()
+            .map(|(path, text)| (path.as_str(), text.as_bytes()))
+            .collect();
+        let (_dir, ws) = workspace(&pairs);
         for (ops, lang) in [(RUST_OPS, "rust"), (PYTHON_OPS, "python"), (TYPESCRIPT_OPS, "ts")] {
             for op in ops {
                 let (filtered, everything) = both(&ws, &request(&[*op], Some(lang)));

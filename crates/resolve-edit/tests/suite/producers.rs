@@ -19,16 +19,10 @@ use resolve_edit::{
 };
 use serde_json::json;
 
+use super::common::workspace;
+
 // ---------------------------------------------------------------------------------------------
 // helpers
-
-#[expect(clippy::unwrap_used, reason = "a test helper panics when setup fails")]
-fn workspace(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Workspace) {
-    let dir = tempfile::tempdir().unwrap();
-    write_files(dir.path(), files);
-    let workspace = Workspace::open(dir.path()).unwrap();
-    (dir, workspace)
-}
 
 #[expect(clippy::unwrap_used, reason = "a test helper panics when setup fails")]
 fn write_files(root: &Path, files: &[(&str, &[u8])]) {

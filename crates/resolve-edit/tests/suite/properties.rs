@@ -22,10 +22,12 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use resolve_edit::{
-    ChangeSet, FileChange, FileTools, NewAction, Origin, STATE_DIR, Store, StoredAction, Workspace,
+    ChangeSet, FileChange, FileTools, NewAction, Origin, STATE_DIR, Store, StoredAction,
     content_hash,
 };
 use serde_json::{Value, json};
+
+use super::common::setup_with;
 
 /// Files by relative path, with their bytes.
 type Tree = BTreeMap<String, Vec<u8>>;
@@ -91,18 +93,6 @@ fn plans() -> impl Strategy<Value = Vec<(usize, Plan)>> {
             .prop_map(|(path, content)| Plan::Create(path, content)),
     ];
     prop::collection::vec((any::<usize>(), plan), 1..5)
-}
-
-fn workspace(files: &BTreeMap<String, String>) -> (tempfile::TempDir, Store) {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, content) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
-    }
-    let store = Store::open(Workspace::open(dir.path()).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
-    (dir, store)
 }
 
 /// Every file under `root` except the state directory, with its bytes.
@@ -178,7 +168,7 @@ fn expected_after(store: &Store, before: &Tree, set: &ChangeSet) -> Tree {
     after
 }
 
-fn stage(store: &Store, set: ChangeSet) -> String {
+fn stage_set(store: &Store, set: ChangeSet) -> String {
     let action = NewAction {
         origin: Origin::Agent,
         source_tool: "ast_edit".into(),
@@ -197,10 +187,10 @@ proptest! {
         files in file_set(),
         plans in plans(),
     ) {
-        let (dir, store) = workspace(&files);
+        let (dir, store) = setup_with(&files);
         let before = self::files(dir.path());
         let set = change_set(&files, &plans);
-        let id = stage(&store, set.clone());
+        let id = stage_set(&store, set.clone());
         prop_assert_eq!(&self::files(dir.path()), &before, "staging wrote a file");
         let outcome = store.apply(&id, None, "prop", None).unwrap();
         prop_assert_eq!(outcome.applied_files, set.paths());
@@ -213,9 +203,9 @@ proptest! {
         files in file_set(),
         plans in plans(),
     ) {
-        let (dir, store) = workspace(&files);
+        let (dir, store) = setup_with(&files);
         let before = self::files(dir.path());
-        let id = stage(&store, change_set(&files, &plans));
+        let id = stage_set(&store, change_set(&files, &plans));
         store.discard(&id, "prop", None).unwrap();
         prop_assert_eq!(self::files(dir.path()), before);
         let discarded = matches!(store.get(&id).unwrap(), StoredAction::Resolved(_));
@@ -227,9 +217,9 @@ proptest! {
         files in file_set(),
         plans in plans(),
     ) {
-        let (dir, store) = workspace(&files);
+        let (dir, store) = setup_with(&files);
         let before = self::files(dir.path());
-        let id = stage(&store, change_set(&files, &plans));
+        let id = stage_set(&store, change_set(&files, &plans));
         store.apply(&id, None, "prop", None).unwrap();
         store.undo(&id).unwrap();
         prop_assert_eq!(self::files(dir.path()), before);
@@ -240,7 +230,7 @@ proptest! {
         files in file_set(),
         calls in prop::collection::vec((any::<bool>(), any::<usize>(), any::<usize>(), any::<usize>(), text(), any::<bool>()), 1..6),
     ) {
-        let (dir, store) = workspace(&files);
+        let (dir, store) = setup_with(&files);
         let tools = FileTools::new(store.clone(), Origin::Agent);
         let start = self::files(dir.path());
         let mut applied = Vec::new();

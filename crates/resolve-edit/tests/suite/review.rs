@@ -16,11 +16,12 @@ use proptest::prelude::*;
 use resolve_core::DecidedBy;
 use resolve_edit::{
     AmendOutcome, FileHunks, FileTools, HunkAddress, HunkRejection, Origin, Outcome,
-    ReviewDecision, Selection, Store, StoreError, Workspace, action_hunks, amend, apply_reviewed,
+    ReviewDecision, Selection, Store, StoreError, action_hunks, amend, apply_reviewed,
     reviewer_note_text,
 };
 use serde_json::json;
-use tempfile::TempDir;
+
+use super::common::setup_with;
 
 /// Lines of text ending in `\n`, `\r\n` or nothing (only the last may end in nothing).
 fn text() -> impl Strategy<Value = String> {
@@ -81,20 +82,6 @@ proptest! {
     }
 }
 
-fn setup(files: &[(&str, &str)]) -> (TempDir, Store) {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, content) in files {
-        std::fs::write(dir.path().join(path), content).unwrap();
-    }
-    let store = Store::open(Workspace::open(dir.path()).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
-    (dir, store)
-}
-
-fn read(dir: &TempDir, path: &str) -> String {
-    std::fs::read_to_string(dir.path().join(path)).unwrap()
-}
-
 fn numbered(count: usize, marked: &[usize]) -> String {
     (1..=count)
         .map(|n| {
@@ -108,7 +95,7 @@ fn numbered(count: usize, marked: &[usize]) -> String {
 }
 
 /// Stage a `write` of `a.txt` (20 lines, lines 2 and 19 marked: two hunks) for `origin`.
-fn stage(store: &Store, origin: Origin) -> String {
+fn stage_two_hunks(store: &Store, origin: Origin) -> String {
     let result = FileTools::new(store.clone(), origin)
         .call(
             "write",
@@ -138,8 +125,8 @@ fn reject_second_hunk() -> ReviewDecision {
 
 #[test]
 fn the_hunks_of_an_action_are_numbered_per_file_and_a_changed_file_shows_none() {
-    let (dir, store) = setup(&[("a.txt", &numbered(20, &[]))]);
-    let id = stage(&store, Origin::Agent);
+    let (dir, store) = setup_with([("a.txt", &numbered(20, &[]))]);
+    let id = stage_two_hunks(&store, Origin::Agent);
     let record = store.pending_record(&id).unwrap().unwrap();
     let hunks = action_hunks(&store, &record).unwrap();
     assert_eq!(hunks.fingerprint, record.fingerprint);
@@ -159,8 +146,8 @@ fn the_hunks_of_an_action_are_numbered_per_file_and_a_changed_file_shows_none() 
 
 #[test]
 fn a_reviewed_apply_lands_the_kept_hunks_and_records_the_rejected_ones_with_reasons() {
-    let (dir, store) = setup(&[("a.txt", &numbered(20, &[]))]);
-    let id = stage(&store, Origin::Agent);
+    let (dir, store) = setup_with([("a.txt", &numbered(20, &[]))]);
+    let id = stage_two_hunks(&store, Origin::Agent);
     let outcome = apply_reviewed(
         &person(&store),
         &id,
@@ -169,7 +156,7 @@ fn a_reviewed_apply_lands_the_kept_hunks_and_records_the_rejected_ones_with_reas
         None,
     )
     .unwrap();
-    assert_eq!(read(&dir, "a.txt"), numbered(20, &[2]));
+    assert_eq!(dir.read("a.txt").unwrap(), numbered(20, &[2]));
     let review = outcome.record.review.unwrap();
     assert_eq!(review.hunks[0].landed, [1]);
     assert_eq!(review.hunks[0].rejected[0].hunk, 2);
@@ -179,7 +166,7 @@ fn a_reviewed_apply_lands_the_kept_hunks_and_records_the_rejected_ones_with_reas
     );
     // A reason for a hunk that lands is refused.
     std::fs::write(dir.path().join("a.txt"), numbered(20, &[])).unwrap();
-    let id = stage(&store, Origin::Agent);
+    let id = stage_two_hunks(&store, Origin::Agent);
     let decision = ReviewDecision {
         selection: Selection::All,
         ..reject_second_hunk()
@@ -190,8 +177,8 @@ fn a_reviewed_apply_lands_the_kept_hunks_and_records_the_rejected_ones_with_reas
 
 #[test]
 fn a_decision_on_an_amended_version_is_refused_and_nothing_lands() {
-    let (dir, store) = setup(&[("a.txt", &numbered(20, &[]))]);
-    let id = stage(&store, Origin::Agent);
+    let (dir, store) = setup_with([("a.txt", &numbered(20, &[]))]);
+    let id = stage_two_hunks(&store, Origin::Agent);
     let reviewed = store.pending_record(&id).unwrap().unwrap().fingerprint;
     let amended = amend(&person(&store), &id, "a.txt", numbered(20, &[3]), None).unwrap();
     assert!(matches!(amended, AmendOutcome::Amended(_)));
@@ -207,13 +194,13 @@ fn a_decision_on_an_amended_version_is_refused_and_nothing_lands() {
         ),
         "{error}"
     );
-    assert_eq!(read(&dir, "a.txt"), numbered(20, &[]));
+    assert_eq!(dir.read("a.txt").unwrap(), numbered(20, &[]));
 }
 
 #[test]
 fn a_person_applying_part_of_a_models_action_leaves_one_note_for_that_origin_only() {
-    let (_dir, store) = setup(&[("a.txt", &numbered(20, &[]))]);
-    let id = stage(&store, Origin::Mcp("c1".into()));
+    let (_dir, store) = setup_with([("a.txt", &numbered(20, &[]))]);
+    let id = stage_two_hunks(&store, Origin::Mcp("c1".into()));
     apply_reviewed(
         &person(&store),
         &id,
@@ -257,8 +244,8 @@ fn a_person_applying_part_of_a_models_action_leaves_one_note_for_that_origin_onl
 #[test]
 fn an_amendment_then_a_discard_by_a_person_are_told_together_and_a_models_own_resolve_tells_nothing()
  {
-    let (_dir, store) = setup(&[("a.txt", &numbered(20, &[]))]);
-    let id = stage(&store, Origin::Agent);
+    let (_dir, store) = setup_with([("a.txt", &numbered(20, &[]))]);
+    let id = stage_two_hunks(&store, Origin::Agent);
     let person = person(&store);
     amend(&person, &id, "a.txt", numbered(20, &[2]), None).unwrap();
     person.discard(&id, "Not now.", None).unwrap();
@@ -271,10 +258,10 @@ fn an_amendment_then_a_discard_by_a_person_are_told_together_and_a_models_own_re
 
     // The model resolving its own action (the agent's store) leaves no note.
     let model = store.clone().resolved_by(Origin::Agent);
-    let id = stage(&store, Origin::Agent);
+    let id = stage_two_hunks(&store, Origin::Agent);
     assert_eq!(model.decider(), Some(DecidedBy::Model));
     apply_reviewed(&model, &id, &reject_second_hunk(), "Mine.", None).unwrap();
-    let id = stage(&store, Origin::Agent);
+    let id = stage_two_hunks(&store, Origin::Agent);
     model.discard(&id, "Mine.", None).unwrap();
     assert!(
         store
@@ -284,7 +271,7 @@ fn an_amendment_then_a_discard_by_a_person_are_told_together_and_a_models_own_re
     );
 
     // Nothing staged at the command line has a model to tell.
-    let id = stage(&store, Origin::Cli);
+    let id = stage_two_hunks(&store, Origin::Cli);
     person.discard(&id, "x", None).unwrap();
     assert!(store.take_reviewer_notes(&Origin::Cli).unwrap().is_empty());
     let history = store.history().unwrap();
@@ -297,8 +284,8 @@ fn an_amendment_then_a_discard_by_a_person_are_told_together_and_a_models_own_re
 
 #[test]
 fn amend_keeps_the_id_base_and_order_and_recomputes_the_preview() {
-    let (dir, store) = setup(&[("a.txt", &numbered(20, &[]))]);
-    let id = stage(&store, Origin::Agent);
+    let (dir, store) = setup_with([("a.txt", &numbered(20, &[]))]);
+    let id = stage_two_hunks(&store, Origin::Agent);
     let before = store.pending_record(&id).unwrap().unwrap();
     let AmendOutcome::Amended(after) =
         amend(&person(&store), &id, "./a.txt", numbered(20, &[5]), None).unwrap()
@@ -327,5 +314,5 @@ fn amend_keeps_the_id_base_and_order_and_recomputes_the_preview() {
         AmendOutcome::Unchanged
     );
     store.apply(&id, None, "ok", None).unwrap();
-    assert_eq!(read(&dir, "a.txt"), numbered(20, &[5]));
+    assert_eq!(dir.read("a.txt").unwrap(), numbered(20, &[5]));
 }

@@ -5,38 +5,18 @@
     clippy::disallowed_methods,
     reason = "tests set up and inspect files directly"
 )]
-#![expect(
-    clippy::unwrap_used,
-    reason = "test helpers outside #[test] functions fail the test by panicking"
-)]
 
 use pretty_assertions::assert_eq;
-use resolve_edit::{
-    Content, FileChange, FileTools, Origin, STATE_DIR, Store, StoreError, StoredAction, Workspace,
-};
+use resolve_edit::{Content, FileChange, FileTools, Origin, STATE_DIR, StoreError, StoredAction};
 use serde_json::json;
-use tempfile::TempDir;
 
-fn setup() -> (TempDir, Store) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(Workspace::open(dir.path()).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
-    (dir, store)
-}
-
-fn write(dir: &TempDir, path: &str, text: &str) {
-    std::fs::write(dir.path().join(path), text).unwrap();
-}
-
-fn read(dir: &TempDir, path: &str) -> Option<String> {
-    std::fs::read_to_string(dir.path().join(path)).ok()
-}
+use super::common::setup;
 
 #[test]
 fn an_ast_edit_preview_keeps_its_texts_in_packs_and_a_damaged_pack_fails_the_apply() {
     let (dir, store) = setup();
-    write(&dir, "a.rs", "fn a() { foo(1) }\n");
-    write(&dir, "b.rs", "fn b() { foo(2) }\n");
+    dir.write("a.rs", "fn a() { foo(1) }\n");
+    dir.write("b.rs", "fn b() { foo(2) }\n");
     let tools = FileTools::new(store.clone(), Origin::Cli);
     let result = tools
         .call(
@@ -79,6 +59,6 @@ fn an_ast_edit_preview_keeps_its_texts_in_packs_and_a_damaged_pack_fails_the_app
         matches!(error, StoreError::CorruptState { ref path, .. } if *path == pack),
         "{error}"
     );
-    assert_eq!(read(&dir, "a.rs").as_deref(), Some("fn a() { foo(1) }\n"));
-    assert_eq!(read(&dir, "b.rs").as_deref(), Some("fn b() { foo(2) }\n"));
+    assert_eq!(dir.read("a.rs").as_deref(), Some("fn a() { foo(1) }\n"));
+    assert_eq!(dir.read("b.rs").as_deref(), Some("fn b() { foo(2) }\n"));
 }

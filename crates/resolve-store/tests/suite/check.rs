@@ -12,88 +12,21 @@
 )]
 
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::ExitStatusExt;
-use std::process::Command;
 
 use pretty_assertions::assert_eq;
-use resolve_store::{
-    CRASH_AT_ENV, ChangeSet, CheckMode, CheckRun, FileChange, NewAction, Origin, Store, StoreError,
-    StoredAction, Workspace, content_hash,
-};
-use tempfile::TempDir;
+use resolve_store::{CRASH_AT_ENV, CheckMode, CheckRun, StoreError, StoredAction};
+use resolve_test_support::TestDir;
+use resolve_test_support::crash::{self, CrashChild};
 
-const A_OLD: &str = "fn a() {}\n";
-const A_NEW: &str = "fn a() { 1 }\n";
-const B_OLD: &str = "obsolete\n";
-const C_NEW: &str = "created\n";
-
-fn write(dir: &TempDir, path: &str, content: &str) {
-    let path = dir.path().join(path);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
-
-fn read(dir: &TempDir, path: &str) -> Option<String> {
-    std::fs::read_to_string(dir.path().join(path)).ok()
-}
-
-/// A workspace with a 3-file action staged: update `src/a.rs` (mode 0o755), delete `b.txt`,
-/// create `src/new/c.txt` in a directory that does not exist yet.
-fn three_file_action() -> (TempDir, Store, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(Workspace::open(dir.path()).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
-    write(&dir, "src/a.rs", A_OLD);
-    std::fs::set_permissions(
-        dir.path().join("src/a.rs"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
-    write(&dir, "b.txt", B_OLD);
-    let mut set = ChangeSet::new();
-    set.insert(
-        "src/a.rs",
-        FileChange::Update {
-            base_hash: content_hash(A_OLD.as_bytes()),
-            content: A_NEW.into(),
-            replacements: 1,
-        },
-    );
-    set.insert(
-        "b.txt",
-        FileChange::Delete {
-            base_hash: content_hash(B_OLD.as_bytes()),
-        },
-    );
-    set.insert(
-        "src/new/c.txt",
-        FileChange::Create {
-            content: C_NEW.into(),
-        },
-    );
-    let action = NewAction {
-        origin: Origin::Agent,
-        source_tool: "edit".into(),
-        label: "Edit: three files".into(),
-        preview_text: "preview".into(),
-        details: serde_json::Value::Null,
-    };
-    let id = store.stage(action, set).unwrap().id;
-    (dir, store, id)
-}
+use super::common::{A_NEW, A_OLD, B_OLD, C_NEW, store_at, three_file_action};
 
 /// The three files exactly as before the preview, with nothing left behind.
-fn assert_at_base(dir: &TempDir, context: &str) {
-    assert_eq!(read(dir, "src/a.rs").as_deref(), Some(A_OLD), "{context}");
-    assert_eq!(read(dir, "b.txt").as_deref(), Some(B_OLD), "{context}");
-    assert_eq!(read(dir, "src/new/c.txt"), None, "{context}");
+fn assert_at_base(dir: &TestDir, context: &str) {
+    assert_eq!(dir.read("src/a.rs").as_deref(), Some(A_OLD), "{context}");
+    assert_eq!(dir.read("b.txt").as_deref(), Some(B_OLD), "{context}");
+    assert_eq!(dir.read("src/new/c.txt"), None, "{context}");
     assert!(!dir.path().join("src/new").exists(), "{context}");
-    let mode = std::fs::metadata(dir.path().join("src/a.rs"))
-        .unwrap()
-        .permissions()
-        .mode()
-        & 0o777;
-    assert_eq!(mode, 0o755, "{context}");
+    assert_eq!(dir.mode("src/a.rs"), 0o755, "{context}");
     let journal = dir.path().join(".resolve/journal");
     let left: Vec<_> = std::fs::read_dir(&journal)
         .map(|entries| entries.map(|entry| entry.unwrap().file_name()).collect())
@@ -115,9 +48,9 @@ fn a_check_in_place_sees_the_preview_then_leaves_the_base_and_keeps_the_outcome(
     let outcome = store
         .check_in_place(&id, || {
             // While the command runs, the preview is in place.
-            assert_eq!(read(&dir, "src/a.rs").as_deref(), Some(A_NEW));
-            assert_eq!(read(&dir, "b.txt"), None);
-            assert_eq!(read(&dir, "src/new/c.txt").as_deref(), Some(C_NEW));
+            assert_eq!(dir.read("src/a.rs").as_deref(), Some(A_NEW));
+            assert_eq!(dir.read("b.txt"), None);
+            assert_eq!(dir.read("src/new/c.txt").as_deref(), Some(C_NEW));
             Ok::<_, StoreError>(passing_run())
         })
         .unwrap();
@@ -136,22 +69,22 @@ fn files_the_command_changes_are_named_and_the_previews_put_back_while_others_st
     let (dir, store, id) = three_file_action();
     let outcome = store
         .check_in_place(&id, || {
-            write(&dir, "src/a.rs", "formatted by the command\n");
-            write(&dir, "src/new/generated.rs", "generated\n");
-            write(&dir, "outside.txt", "left by the command\n");
+            dir.write("src/a.rs", "formatted by the command\n");
+            dir.write("src/new/generated.rs", "generated\n");
+            dir.write("outside.txt", "left by the command\n");
             Ok::<_, StoreError>(passing_run())
         })
         .unwrap();
     assert_eq!(outcome.run.changed_files, ["src/a.rs"]);
-    assert_eq!(read(&dir, "src/a.rs").as_deref(), Some(A_OLD));
-    assert_eq!(read(&dir, "b.txt").as_deref(), Some(B_OLD));
-    assert_eq!(read(&dir, "src/new/c.txt"), None);
+    assert_eq!(dir.read("src/a.rs").as_deref(), Some(A_OLD));
+    assert_eq!(dir.read("b.txt").as_deref(), Some(B_OLD));
+    assert_eq!(dir.read("src/new/c.txt"), None);
     assert_eq!(
-        read(&dir, "outside.txt").as_deref(),
+        dir.read("outside.txt").as_deref(),
         Some("left by the command\n")
     );
     assert_eq!(
-        read(&dir, "src/new/generated.rs").as_deref(),
+        dir.read("src/new/generated.rs").as_deref(),
         Some("generated\n"),
         "a file outside the preview stays, and so does its directory"
     );
@@ -160,26 +93,26 @@ fn files_the_command_changes_are_named_and_the_previews_put_back_while_others_st
 #[test]
 fn a_stale_preview_is_not_checked_and_the_command_never_runs() {
     let (dir, store, id) = three_file_action();
-    write(&dir, "src/a.rs", "changed since\n");
+    dir.write("src/a.rs", "changed since\n");
     let error = store
         .check_in_place(&id, || -> Result<CheckRun, StoreError> {
             panic!("the command ran on a stale preview")
         })
         .unwrap_err();
     assert!(matches!(error, StoreError::Stale { .. }), "{error}");
-    assert_eq!(read(&dir, "src/a.rs").as_deref(), Some("changed since\n"));
+    assert_eq!(dir.read("src/a.rs").as_deref(), Some("changed since\n"));
 }
 
 #[test]
 fn a_preview_written_into_a_copy_leaves_the_workspace_alone() {
     let (dir, store, id) = three_file_action();
-    let copy = tempfile::tempdir().unwrap();
-    write(&copy, "src/a.rs", A_OLD);
-    write(&copy, "b.txt", B_OLD);
+    let copy = TestDir::new();
+    copy.write("src/a.rs", A_OLD);
+    copy.write("b.txt", B_OLD);
     let record = store.write_preview_into(&id, copy.path()).unwrap();
-    assert_eq!(read(&copy, "src/a.rs").as_deref(), Some(A_NEW));
-    assert_eq!(read(&copy, "b.txt"), None);
-    assert_eq!(read(&copy, "src/new/c.txt").as_deref(), Some(C_NEW));
+    assert_eq!(copy.read("src/a.rs").as_deref(), Some(A_NEW));
+    assert_eq!(copy.read("b.txt"), None);
+    assert_eq!(copy.read("src/new/c.txt").as_deref(), Some(C_NEW));
     let mode = std::fs::metadata(copy.path().join("src/a.rs"))
         .unwrap()
         .permissions()
@@ -236,7 +169,7 @@ fn an_apply_that_requires_a_check_refuses_until_one_passes() {
         .check_in_place(&id, || Ok::<_, StoreError>(passing_run()))
         .unwrap();
     strict.apply(&id, None, "r", None).unwrap();
-    assert_eq!(read(&dir, "src/a.rs").as_deref(), Some(A_NEW));
+    assert_eq!(dir.read("src/a.rs").as_deref(), Some(A_NEW));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -244,17 +177,20 @@ fn an_apply_that_requires_a_check_refuses_until_one_passes() {
 
 const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_CHECK_CHILD_ROOT";
 const CHILD_ID_ENV: &str = "RESOLVE_TEST_CHECK_CHILD_ID";
-const CHILD_TEST: &str = "suite::check::crash_child_checks_the_action";
+
+/// The crash child's full test name.
+fn child_test() -> String {
+    crash::test_name(module_path!(), "crash_child_checks_the_action")
+}
 
 /// Run by the crash test as a child process; does nothing when run directly.
 #[test]
 #[ignore = "a child process of the crash test"]
 fn crash_child_checks_the_action() {
-    let (Ok(root), Ok(id)) = (std::env::var(CHILD_ROOT_ENV), std::env::var(CHILD_ID_ENV)) else {
+    let (Some(root), Some(id)) = (crash::var(CHILD_ROOT_ENV), crash::var(CHILD_ID_ENV)) else {
         return;
     };
-    let store = Store::open(Workspace::open(root).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
+    let store = store_at(root);
     store
         .check_in_place(&id, || Ok::<_, StoreError>(passing_run()))
         .unwrap();
@@ -267,14 +203,12 @@ fn a_check_killed_at_any_step_is_rolled_back_by_the_next_recovery_and_stays_pend
     const POINTS: usize = 11;
     for step in 1..=POINTS + 1 {
         let (dir, store, id) = three_file_action();
-        let output = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", CHILD_TEST, "--ignored", "--nocapture"])
+        let output = CrashChild::new(&child_test())
             .env(CHILD_ROOT_ENV, dir.path())
             .env(CHILD_ID_ENV, &id)
             .env(CRASH_AT_ENV, step.to_string())
-            .output()
-            .unwrap();
-        let crashed = output.status.signal() == Some(6);
+            .run();
+        let crashed = crash::aborted(&output);
         assert_eq!(crashed, step <= POINTS, "step {step}: {output:?}");
         let message = store.recover().unwrap();
         let context = format!("step {step} (recovery said {message:?})");

@@ -13,25 +13,21 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use resolve_store::{
     ChangeSet, FileChange, MAX_NOTES_PER_ORIGIN, NewAction, Origin, Retention, STATE_DIR,
-    StagedRecord, Store, StoreLock, Workspace, content_hash,
+    StagedRecord, Store, StoreLock, content_hash,
 };
+use resolve_test_support::TestDir;
+use resolve_test_support::crash::{self, CrashChild};
 use serde_json::json;
-use tempfile::TempDir;
 
-fn setup() -> (TempDir, Store) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(Workspace::open(dir.path()).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
-    (dir, store)
-}
+use super::common::{setup, store_at};
 
 /// Stage a change of `path` from `base` to `content`, at the command line.
-fn stage(store: &Store, path: &'static str, base: &str, content: &str) -> StagedRecord {
-    stage_as(store, Origin::Cli, path, base, content)
+fn stage_change(store: &Store, path: &'static str, base: &str, content: &str) -> StagedRecord {
+    stage_change_as(store, Origin::Cli, path, base, content)
 }
 
 /// Stage a change of `path` from `base` to `content` for `origin`.
-fn stage_as(
+fn stage_change_as(
     store: &Store,
     origin: Origin,
     path: &'static str,
@@ -72,7 +68,7 @@ fn the_newest_entries_are_kept_and_the_rest_go_oldest_first() {
     let (dir, store) = setup();
     std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
     for n in 0..5 {
-        let staged = stage(&store, "a.txt", "a\n", &format!("a{n}\n"));
+        let staged = stage_change(&store, "a.txt", "a\n", &format!("a{n}\n"));
         store.discard(&staged.id, "no", None).unwrap();
     }
     let keep_two = Retention {
@@ -104,7 +100,7 @@ fn the_newest_entries_are_kept_and_the_rest_go_oldest_first() {
 fn an_apply_that_can_still_be_undone_is_kept_until_its_file_changes() {
     let (dir, store) = setup();
     std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
-    let applied = stage(&store, "a.txt", "a\n", "A\n");
+    let applied = stage_change(&store, "a.txt", "a\n", "A\n");
     store.apply(&applied.id, None, "yes", None).unwrap();
     let report = store.gc(&NOTHING, false).unwrap();
     assert_eq!((report.history_entries, report.kept_undoable), (0, 1));
@@ -127,7 +123,7 @@ fn the_automatic_pass_runs_once_a_day_and_never_waits_for_the_lock() {
         "nothing is created without history"
     );
     std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
-    let discarded = stage(&store, "a.txt", "a\n", "A\n");
+    let discarded = stage_change(&store, "a.txt", "a\n", "A\n");
     store.discard(&discarded.id, "no", None).unwrap();
 
     // Another process holds the lock: the pass is put off, at once.
@@ -138,7 +134,7 @@ fn the_automatic_pass_runs_once_a_day_and_never_waits_for_the_lock() {
 
     let report = store.gc_if_due(&NOTHING).unwrap().unwrap();
     assert_eq!(report.history_entries, 1);
-    let again = stage(&store, "a.txt", "a\n", "B\n");
+    let again = stage_change(&store, "a.txt", "a\n", "B\n");
     store.discard(&again.id, "no", None).unwrap();
     assert_eq!(
         store.gc_if_due(&NOTHING).unwrap(),
@@ -160,10 +156,10 @@ fn notes_of_actions_gone_are_dropped_and_each_origin_keeps_the_newest_hundred() 
             .count()
     };
     for n in 0..=MAX_NOTES_PER_ORIGIN {
-        let staged = stage_as(&store, Origin::Agent, "a.txt", "a\n", &format!("{n}\n"));
+        let staged = stage_change_as(&store, Origin::Agent, "a.txt", "a\n", &format!("{n}\n"));
         person.discard(&staged.id, "no", None).unwrap();
     }
-    let mcp = stage_as(&store, Origin::Mcp("c".into()), "a.txt", "a\n", "m\n");
+    let mcp = stage_change_as(&store, Origin::Mcp("c".into()), "a.txt", "a\n", "m\n");
     person.discard(&mcp.id, "no", None).unwrap();
     assert_eq!(notes(), MAX_NOTES_PER_ORIGIN + 2);
 
@@ -189,24 +185,27 @@ fn notes_of_actions_gone_are_dropped_and_each_origin_keeps_the_newest_hundred() 
 }
 
 const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_GC_ROOT";
-const CHILD_TEST: &str = "suite::retention::gc_crash_child_cleans_up";
+
+/// The crash child's full test name.
+fn child_test() -> String {
+    crash::test_name(module_path!(), "gc_crash_child_cleans_up")
+}
 
 /// Run in a child process by the crash test: a full clean-up of the root it is given.
 #[test]
 #[ignore = "run by the crash test in a child process"]
 fn gc_crash_child_cleans_up() {
-    let Ok(root) = std::env::var(CHILD_ROOT_ENV) else {
+    let Some(root) = crash::var(CHILD_ROOT_ENV) else {
         return;
     };
-    let store = Store::open(Workspace::open(root).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
+    let store = store_at(root);
     store.gc(&NOTHING, false).unwrap();
 }
 
 /// A root whose clean-up has work at every step: an apply that can still be undone (kept),
 /// two discards and an apply whose file changed since (removed), a pending action (kept), all
 /// contents past their grace. Returns the ids of the undoable apply and of the pending action.
-fn root_for_a_crashing_gc() -> (TempDir, Store, String, String) {
+fn root_for_a_crashing_gc() -> (TestDir, Store, String, String) {
     let (dir, store) = setup();
     for (name, text) in [
         ("a.txt", "a\n"),
@@ -216,16 +215,16 @@ fn root_for_a_crashing_gc() -> (TempDir, Store, String, String) {
     ] {
         std::fs::write(dir.path().join(name), text).unwrap();
     }
-    let undoable = stage(&store, "a.txt", "a\n", "A\n");
+    let undoable = stage_change(&store, "a.txt", "a\n", "A\n");
     store.apply(&undoable.id, None, "yes", None).unwrap();
     for content in ["B\n", "bee\n"] {
-        let discarded = stage(&store, "b.txt", "b\n", content);
+        let discarded = stage_change(&store, "b.txt", "b\n", content);
         store.discard(&discarded.id, "no", None).unwrap();
     }
-    let changed = stage(&store, "c.txt", "c\n", "C\n");
+    let changed = stage_change(&store, "c.txt", "c\n", "C\n");
     store.apply(&changed.id, None, "yes", None).unwrap();
     std::fs::write(dir.path().join("c.txt"), "C by hand\n").unwrap();
-    let pending = stage(&store, "d.txt", "d\n", "D\n");
+    let pending = stage_change(&store, "d.txt", "d\n", "D\n");
     let past_grace = std::time::SystemTime::now() - Duration::from_secs(3 * 60 * 60);
     for entry in std::fs::read_dir(dir.path().join(STATE_DIR).join("blobs")).unwrap() {
         std::fs::File::options()
@@ -240,18 +239,15 @@ fn root_for_a_crashing_gc() -> (TempDir, Store, String, String) {
 
 #[test]
 fn a_gc_killed_at_any_step_loses_nothing_still_needed_and_the_next_pass_finishes() {
-    use std::os::unix::process::ExitStatusExt;
     // gc-notes, gc-history:1-3, gc-blobs; then one run that is not cut short.
     const POINTS: usize = 5;
     for step in 1..=POINTS + 1 {
         let (dir, store, undoable, pending) = root_for_a_crashing_gc();
-        let output = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", CHILD_TEST, "--ignored", "--nocapture"])
+        let output = CrashChild::new(&child_test())
             .env(CHILD_ROOT_ENV, dir.path())
             .env(resolve_store::CRASH_AT_ENV, step.to_string())
-            .output()
-            .unwrap();
-        let aborted = output.status.signal() == Some(6);
+            .run();
+        let aborted = crash::aborted(&output);
         assert_eq!(
             aborted,
             step <= POINTS,

@@ -10,86 +10,22 @@
 )]
 
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use resolve_store::{
-    CRASH_AT_ENV, ChangeSet, Content, FileChange, JOURNAL_DIR, NewAction, Origin, Outcome,
-    STATE_DIR, StagedRecord, Store, StoreError, StoreLock, StoredAction, Workspace, content_hash,
+    CRASH_AT_ENV, Content, JOURNAL_DIR, Origin, Outcome, STATE_DIR, Store, StoreError, StoreLock,
+    StoredAction, content_hash,
 };
+use resolve_test_support::TestDir;
+use resolve_test_support::crash::{self, CrashChild};
 use serde_json::json;
-use tempfile::TempDir;
 
-fn setup() -> (TempDir, Store) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(Workspace::open(dir.path()).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
-    (dir, store)
-}
-
-fn write(dir: &TempDir, path: &str, content: &str) {
-    let path = dir.path().join(path);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
-
-fn read(dir: &TempDir, path: &str) -> Option<String> {
-    std::fs::read_to_string(dir.path().join(path)).ok()
-}
-
-fn mode(dir: &TempDir, path: &str) -> u32 {
-    std::fs::metadata(dir.path().join(path))
-        .unwrap()
-        .permissions()
-        .mode()
-        & 0o777
-}
-
-fn update(base: &str, content: &str) -> FileChange {
-    FileChange::Update {
-        base_hash: content_hash(base.as_bytes()),
-        content: content.into(),
-        replacements: 1,
-    }
-}
-
-fn create(content: &str) -> FileChange {
-    FileChange::Create {
-        content: content.into(),
-    }
-}
-
-fn delete(base: &str) -> FileChange {
-    FileChange::Delete {
-        base_hash: content_hash(base.as_bytes()),
-    }
-}
-
-fn change_set(changes: impl IntoIterator<Item = (&'static str, FileChange)>) -> ChangeSet {
-    let mut set = ChangeSet::new();
-    for (path, change) in changes {
-        set.insert(path, change);
-    }
-    set
-}
-
-fn stage(store: &Store, set: ChangeSet) -> StagedRecord {
-    stage_as(store, Origin::Agent, set)
-}
-
-fn stage_as(store: &Store, origin: Origin, set: ChangeSet) -> StagedRecord {
-    let action = NewAction {
-        origin,
-        source_tool: "edit".into(),
-        label: "Edit: test".into(),
-        preview_text: "preview".into(),
-        details: json!({"k": 1}),
-    };
-    store.stage(action, set).unwrap()
-}
+use super::common::{
+    A_NEW, A_OLD, B_OLD, C_NEW, change_set, create, delete, setup, stage, stage_as, store_at,
+    three_file_action, update,
+};
 
 fn pending_ids(store: &Store) -> Vec<String> {
     store
@@ -103,7 +39,7 @@ fn pending_ids(store: &Store) -> Vec<String> {
 #[test]
 fn stage_then_apply_writes_exactly_the_previewed_bytes() {
     let (dir, store) = setup();
-    write(&dir, "src/a.rs", "\u{feff}fn a() {}\r\nfn b() {}");
+    dir.write("src/a.rs", "\u{feff}fn a() {}\r\nfn b() {}");
     let new = "\u{feff}fn a() { 1 }\r\nfn b() {}";
     let record = stage(
         &store,
@@ -112,7 +48,7 @@ fn stage_then_apply_writes_exactly_the_previewed_bytes() {
     assert_eq!(record.id, "pending-action:edit:1");
     assert_eq!(pending_ids(&store), vec![record.id.clone()]);
     assert_eq!(
-        read(&dir, "src/a.rs").unwrap(),
+        dir.read("src/a.rs").unwrap(),
         "\u{feff}fn a() {}\r\nfn b() {}",
         "staging touches no file"
     );
@@ -138,9 +74,9 @@ fn stage_then_apply_writes_exactly_the_previewed_bytes() {
 #[test]
 fn a_stale_apply_lists_every_changed_file_writes_nothing_and_stays_pending() {
     let (dir, store) = setup();
-    write(&dir, "a.txt", "a");
-    write(&dir, "b.txt", "b");
-    write(&dir, "gone.txt", "g");
+    dir.write("a.txt", "a");
+    dir.write("b.txt", "b");
+    dir.write("gone.txt", "g");
     let record = stage(
         &store,
         change_set([
@@ -150,9 +86,9 @@ fn a_stale_apply_lists_every_changed_file_writes_nothing_and_stays_pending() {
             ("new.txt", create("N")),
         ]),
     );
-    write(&dir, "b.txt", "changed by someone");
+    dir.write("b.txt", "changed by someone");
     std::fs::remove_file(dir.path().join("gone.txt")).unwrap();
-    write(&dir, "new.txt", "appeared");
+    dir.write("new.txt", "appeared");
 
     let err = store.apply(&record.id, None, "go", None).unwrap_err();
 
@@ -163,12 +99,12 @@ fn a_stale_apply_lists_every_changed_file_writes_nothing_and_stays_pending() {
     assert!(err.to_string().starts_with("Preview is stale:"), "{err}");
     assert!(err.is_tool_error());
     assert_eq!(
-        read(&dir, "a.txt").unwrap(),
+        dir.read("a.txt").unwrap(),
         "a",
         "the fresh file is not written either"
     );
-    assert_eq!(read(&dir, "b.txt").unwrap(), "changed by someone");
-    assert_eq!(read(&dir, "new.txt").unwrap(), "appeared");
+    assert_eq!(dir.read("b.txt").unwrap(), "changed by someone");
+    assert_eq!(dir.read("new.txt").unwrap(), "appeared");
     assert_eq!(
         store.get(&record.id).unwrap(),
         StoredAction::Pending(record.load().unwrap())
@@ -179,7 +115,7 @@ fn a_stale_apply_lists_every_changed_file_writes_nothing_and_stays_pending() {
 #[test]
 fn stacked_previews_of_one_file_make_the_other_stale_once_one_applies() {
     let (dir, store) = setup();
-    write(&dir, "a.txt", "base");
+    dir.write("a.txt", "base");
     let first = stage(&store, change_set([("a.txt", update("base", "first"))]));
     let second = stage(&store, change_set([("a.txt", update("base", "second"))]));
     assert_eq!(
@@ -198,15 +134,15 @@ fn stacked_previews_of_one_file_make_the_other_stale_once_one_applies() {
         matches!(&err, StoreError::Stale { files } if files == &["a.txt"]),
         "{err}"
     );
-    assert_eq!(read(&dir, "a.txt").unwrap(), "second");
+    assert_eq!(dir.read("a.txt").unwrap(), "second");
     assert_eq!(pending_ids(&store), vec![first.id]);
 }
 
 #[test]
 fn only_applies_the_named_files_reports_the_dropped_ones_and_consumes_the_action() {
     let (dir, store) = setup();
-    write(&dir, "a.txt", "a");
-    write(&dir, "b.txt", "b");
+    dir.write("a.txt", "a");
+    dir.write("b.txt", "b");
     let record = stage(
         &store,
         change_set([
@@ -223,9 +159,9 @@ fn only_applies_the_named_files_reports_the_dropped_ones_and_consumes_the_action
     assert_eq!(outcome.applied_files, vec!["b.txt"]);
     assert_eq!(outcome.dropped_files, vec!["a.txt", "c.txt"]);
     assert_eq!(outcome.record.dropped_files, vec!["a.txt", "c.txt"]);
-    assert_eq!(read(&dir, "a.txt").unwrap(), "a");
-    assert_eq!(read(&dir, "b.txt").unwrap(), "B");
-    assert_eq!(read(&dir, "c.txt"), None);
+    assert_eq!(dir.read("a.txt").unwrap(), "a");
+    assert_eq!(dir.read("b.txt").unwrap(), "B");
+    assert_eq!(dir.read("c.txt"), None);
     assert!(store.pending().unwrap().is_empty());
     assert!(matches!(
         store.apply(&record.id, None, "again", None).unwrap_err(),
@@ -236,7 +172,7 @@ fn only_applies_the_named_files_reports_the_dropped_ones_and_consumes_the_action
 #[test]
 fn only_refuses_a_file_outside_the_preview_and_an_empty_list() {
     let (dir, store) = setup();
-    write(&dir, "a.txt", "a");
+    dir.write("a.txt", "a");
     let record = stage(&store, change_set([("a.txt", update("a", "A"))]));
     assert!(matches!(
         store
@@ -248,14 +184,14 @@ fn only_refuses_a_file_outside_the_preview_and_an_empty_list() {
         store.apply(&record.id, Some(&[]), "r", None).unwrap_err(),
         StoreError::NothingSelected
     ));
-    assert_eq!(read(&dir, "a.txt").unwrap(), "a");
+    assert_eq!(dir.read("a.txt").unwrap(), "a");
     assert_eq!(pending_ids(&store), vec![record.id]);
 }
 
 #[test]
 fn discard_leaves_files_untouched_and_records_the_reason() {
     let (dir, store) = setup();
-    write(&dir, "a.txt", "a");
+    dir.write("a.txt", "a");
     let set = change_set([("a.txt", update("a", "A")), ("n.txt", create("n"))]);
     let record = stage(&store, set.clone());
     let extra = json!({"note": "x"}).as_object().cloned();
@@ -264,8 +200,8 @@ fn discard_leaves_files_untouched_and_records_the_reason() {
         .discard(&record.id, "wrong approach", extra.clone())
         .unwrap();
 
-    assert_eq!(read(&dir, "a.txt").unwrap(), "a");
-    assert_eq!(read(&dir, "n.txt"), None);
+    assert_eq!(dir.read("a.txt").unwrap(), "a");
+    assert_eq!(dir.read("n.txt"), None);
     assert_eq!(history.outcome, Outcome::Discarded);
     assert_eq!(history.reason, "wrong approach");
     assert_eq!(history.extra, extra);
@@ -289,7 +225,7 @@ fn discard_leaves_files_untouched_and_records_the_reason() {
 #[test]
 fn history_keeps_every_reason_newest_first() {
     let (dir, store) = setup();
-    write(&dir, "a.txt", "a");
+    dir.write("a.txt", "a");
     let applied = stage(&store, change_set([("a.txt", update("a", "A"))]));
     let discarded = stage(&store, change_set([("b.txt", create("b"))]));
     // Resolved in the opposite order of staging.
@@ -333,8 +269,7 @@ fn ids_are_monotonic_and_never_reused_across_store_reopen() {
     store.discard(&first.id, "r", None).unwrap();
     drop(store);
 
-    let reopened = Store::open(Workspace::open(dir.path()).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
+    let reopened = store_at(dir.path());
     let second = stage(&reopened, change_set([("a.txt", create("a"))]));
     assert_eq!(first.seq, 1);
     assert_eq!(shared, 2, "in-memory actions draw from the same counter");
@@ -391,8 +326,8 @@ fn pending_for_sees_only_its_own_origin() {
 #[test]
 fn undo_restores_the_original_bytes_of_every_file() {
     let (dir, store) = setup();
-    write(&dir, "a.txt", "a\r\n");
-    write(&dir, "old.txt", "old");
+    dir.write("a.txt", "a\r\n");
+    dir.write("old.txt", "old");
     let record = stage(
         &store,
         change_set([
@@ -406,9 +341,9 @@ fn undo_restores_the_original_bytes_of_every_file() {
     let undone = store.undo(&record.id).unwrap();
 
     assert!(undone.undone);
-    assert_eq!(read(&dir, "a.txt").unwrap(), "a\r\n");
-    assert_eq!(read(&dir, "old.txt").unwrap(), "old");
-    assert_eq!(read(&dir, "new/n.txt"), None);
+    assert_eq!(dir.read("a.txt").unwrap(), "a\r\n");
+    assert_eq!(dir.read("old.txt").unwrap(), "old");
+    assert_eq!(dir.read("new/n.txt"), None);
     match store.get(&record.id).unwrap() {
         StoredAction::Resolved(history) => assert!(history.undone),
         StoredAction::Pending(_) => panic!("an undone action is not pending again"),
@@ -425,14 +360,14 @@ fn undo_restores_the_original_bytes_of_every_file() {
 #[test]
 fn undo_refuses_after_a_later_change_and_reverts_nothing() {
     let (dir, store) = setup();
-    write(&dir, "a.txt", "a");
-    write(&dir, "b.txt", "b");
+    dir.write("a.txt", "a");
+    dir.write("b.txt", "b");
     let record = stage(
         &store,
         change_set([("a.txt", update("a", "A")), ("b.txt", update("b", "B"))]),
     );
     store.apply(&record.id, None, "r", None).unwrap();
-    write(&dir, "b.txt", "B, then edited by hand");
+    dir.write("b.txt", "B, then edited by hand");
 
     let err = store.undo(&record.id).unwrap_err();
 
@@ -440,8 +375,8 @@ fn undo_refuses_after_a_later_change_and_reverts_nothing() {
         matches!(&err, StoreError::UndoConflict { files, .. } if files == &["b.txt"]),
         "{err}"
     );
-    assert_eq!(read(&dir, "a.txt").unwrap(), "A");
-    assert_eq!(read(&dir, "b.txt").unwrap(), "B, then edited by hand");
+    assert_eq!(dir.read("a.txt").unwrap(), "A");
+    assert_eq!(dir.read("b.txt").unwrap(), "B, then edited by hand");
 }
 
 #[test]
@@ -473,8 +408,8 @@ fn undo_refuses_pending_discarded_and_unknown_actions() {
 #[test]
 fn apply_and_undo_preserve_file_permissions() {
     let (dir, store) = setup();
-    write(&dir, "run.sh", "echo a");
-    write(&dir, "secret.txt", "s");
+    dir.write("run.sh", "echo a");
+    dir.write("secret.txt", "s");
     std::fs::set_permissions(
         dir.path().join("run.sh"),
         std::fs::Permissions::from_mode(0o755),
@@ -493,22 +428,16 @@ fn apply_and_undo_preserve_file_permissions() {
         ]),
     );
     store.apply(&record.id, None, "r", None).unwrap();
-    assert_eq!(
-        (mode(&dir, "run.sh"), mode(&dir, "secret.txt")),
-        (0o755, 0o600)
-    );
+    assert_eq!((dir.mode("run.sh"), dir.mode("secret.txt")), (0o755, 0o600));
     store.undo(&record.id).unwrap();
-    assert_eq!(
-        (mode(&dir, "run.sh"), mode(&dir, "secret.txt")),
-        (0o755, 0o600)
-    );
+    assert_eq!((dir.mode("run.sh"), dir.mode("secret.txt")), (0o755, 0o600));
 }
 
 #[test]
 fn create_and_delete_land_inside_one_transaction() {
     let (dir, store) = setup();
-    write(&dir, "old.txt", "old");
-    write(&dir, "keep.txt", "k");
+    dir.write("old.txt", "old");
+    dir.write("keep.txt", "k");
     let record = stage(
         &store,
         change_set([
@@ -518,8 +447,8 @@ fn create_and_delete_land_inside_one_transaction() {
         ]),
     );
     store.apply(&record.id, None, "r", None).unwrap();
-    assert_eq!(read(&dir, "deep/er/new.txt").unwrap(), "new");
-    assert_eq!(read(&dir, "keep.txt").unwrap(), "K");
+    assert_eq!(dir.read("deep/er/new.txt").unwrap(), "new");
+    assert_eq!(dir.read("keep.txt").unwrap(), "K");
     assert!(!dir.path().join("old.txt").exists());
     assert_eq!(leftovers(dir.path()), Vec::<String>::new());
 }
@@ -527,7 +456,7 @@ fn create_and_delete_land_inside_one_transaction() {
 #[test]
 fn apply_writes_through_a_symlink_and_keeps_the_link() {
     let (dir, store) = setup();
-    write(&dir, "real.txt", "r");
+    dir.write("real.txt", "r");
     std::os::unix::fs::symlink("real.txt", dir.path().join("link.txt")).unwrap();
     let record = stage(&store, change_set([("link.txt", update("r", "R"))]));
     store.apply(&record.id, None, "r", None).unwrap();
@@ -537,7 +466,7 @@ fn apply_writes_through_a_symlink_and_keeps_the_link() {
             .file_type()
             .is_symlink()
     );
-    assert_eq!(read(&dir, "real.txt").unwrap(), "R");
+    assert_eq!(dir.read("real.txt").unwrap(), "R");
 }
 
 #[test]
@@ -558,7 +487,7 @@ fn a_store_operation_waits_for_the_lock_then_times_out() {
 #[test]
 fn readers_read_the_records_as_they_stand_while_a_writer_holds_the_lock() {
     let (dir, store) = setup();
-    write(&dir, "a.txt", "a");
+    dir.write("a.txt", "a");
     let record = stage(&store, change_set([("a.txt", update("a", "A"))]));
     let held = StoreLock::acquire(store.workspace()).unwrap();
     let impatient = store.clone().with_lock_timeout(Duration::from_secs(5));
@@ -600,7 +529,7 @@ fn reading_a_fresh_root_creates_no_state() {
 fn the_state_directory_is_ignored_by_git() {
     let (dir, store) = setup();
     stage(&store, change_set([("a.txt", create("a"))]));
-    assert_eq!(read(&dir, ".resolve/.gitignore").unwrap(), "*\n");
+    assert_eq!(dir.read(".resolve/.gitignore").unwrap(), "*\n");
 }
 
 #[test]
@@ -659,26 +588,24 @@ const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_CHILD_ROOT";
 const CHILD_ID_ENV: &str = "RESOLVE_TEST_CHILD_ID";
 /// `apply` or `undo`.
 const CHILD_OP_ENV: &str = "RESOLVE_TEST_CHILD_OP";
-const CHILD_TEST: &str = "suite::store::crash_child_resolves_the_action";
 
-const A_OLD: &str = "fn a() {}\n";
-const A_NEW: &str = "fn a() { 1 }\n";
-const B_OLD: &str = "obsolete\n";
-const C_NEW: &str = "created\n";
+/// The crash child's full test name.
+fn child_test() -> String {
+    crash::test_name(module_path!(), "crash_child_resolves_the_action")
+}
 
 /// Run by the crash tests as a child process; does nothing when run directly.
 #[test]
 #[ignore = "a child process of the crash tests"]
 fn crash_child_resolves_the_action() {
-    let (Ok(root), Ok(id), Ok(op)) = (
-        std::env::var(CHILD_ROOT_ENV),
-        std::env::var(CHILD_ID_ENV),
-        std::env::var(CHILD_OP_ENV),
+    let (Some(root), Some(id), Some(op)) = (
+        crash::var(CHILD_ROOT_ENV),
+        crash::var(CHILD_ID_ENV),
+        crash::var(CHILD_OP_ENV),
     ) else {
         return;
     };
-    let store = Store::open(Workspace::open(root).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
+    let store = store_at(root);
     match op.as_str() {
         "apply" => {
             store.apply(&id, None, "crash test", None).unwrap();
@@ -690,39 +617,15 @@ fn crash_child_resolves_the_action() {
     }
 }
 
-/// A workspace with a 3-file action staged: update `src/a.rs` (mode 0o755), delete `b.txt`,
-/// create `src/new/c.txt` in a directory that does not exist yet.
-fn three_file_action() -> (TempDir, Store, String) {
-    let (dir, store) = setup();
-    write(&dir, "src/a.rs", A_OLD);
-    std::fs::set_permissions(
-        dir.path().join("src/a.rs"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
-    write(&dir, "b.txt", B_OLD);
-    let record = stage(
-        &store,
-        change_set([
-            ("src/a.rs", update(A_OLD, A_NEW)),
-            ("b.txt", delete(B_OLD)),
-            ("src/new/c.txt", create(C_NEW)),
-        ]),
-    );
-    (dir, store, record.id)
-}
-
 /// Run the child; `true` when it aborted at the crash point, `false` when it finished.
-fn run_child(dir: &TempDir, id: &str, op: &str, crash_at: &str) -> bool {
-    let output = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", CHILD_TEST, "--ignored", "--nocapture"])
+fn run_child(dir: &TestDir, id: &str, op: &str, crash_at: &str) -> bool {
+    let output = CrashChild::new(&child_test())
         .env(CHILD_ROOT_ENV, dir.path())
         .env(CHILD_ID_ENV, id)
         .env(CHILD_OP_ENV, op)
         .env(CRASH_AT_ENV, crash_at)
-        .output()
-        .unwrap();
-    let aborted = output.status.signal() == Some(6);
+        .run();
+    let aborted = crash::aborted(&output);
     assert!(
         aborted || output.status.success(),
         "child at {crash_at} failed: {:?}\n{}{}",
@@ -743,15 +646,15 @@ enum Landed {
 
 /// The files are all original or all new (never a mix), with nothing left behind. An undo
 /// leaves the directory its apply created (empty) in place; an apply's rollback removes it.
-fn landed(dir: &TempDir, context: &str) -> Landed {
+fn landed(dir: &TestDir, context: &str) -> Landed {
     landed_after(dir, context, "apply")
 }
 
-fn landed_after(dir: &TempDir, context: &str, op: &str) -> Landed {
+fn landed_after(dir: &TestDir, context: &str, op: &str) -> Landed {
     let files = (
-        read(dir, "src/a.rs"),
-        read(dir, "b.txt"),
-        read(dir, "src/new/c.txt"),
+        dir.read("src/a.rs"),
+        dir.read("b.txt"),
+        dir.read("src/new/c.txt"),
     );
     let original = (Some(A_OLD.to_owned()), Some(B_OLD.to_owned()), None);
     let new = (Some(A_NEW.to_owned()), None, Some(C_NEW.to_owned()));
@@ -767,7 +670,7 @@ fn landed_after(dir: &TempDir, context: &str, op: &str) -> Landed {
     } else {
         panic!("{context}: a mix of original and new files: {files:?}");
     };
-    assert_eq!(mode(dir, "src/a.rs"), 0o755, "{context}: permissions");
+    assert_eq!(dir.mode("src/a.rs"), 0o755, "{context}: permissions");
     assert_eq!(leftovers(dir.path()), Vec::<String>::new(), "{context}");
     state
 }
@@ -893,7 +796,7 @@ fn a_crash_at_every_step_of_an_undo_leaves_it_applied_or_undone() {
 #[test]
 fn a_staged_record_names_its_contents_by_hash_and_keeps_originals_for_undo() {
     let (dir, store) = setup();
-    write(&dir, "a.rs", "old a\n");
+    dir.write("a.rs", "old a\n");
     let record = stage(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
     let json = std::fs::read_to_string(
         dir.path()
@@ -923,13 +826,13 @@ fn a_staged_record_names_its_contents_by_hash_and_keeps_originals_for_undo() {
         "the originals are the change set's base hashes, not a second list: {history}"
     );
     store.undo(&record.id).unwrap();
-    assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
+    assert_eq!(dir.read("a.rs").as_deref(), Some("old a\n"));
 }
 
 #[test]
 fn a_record_of_another_format_version_is_refused_naming_the_version() {
     let (dir, store) = setup();
-    write(&dir, "a.rs", "old a\n");
+    dir.write("a.rs", "old a\n");
     let record = stage(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
     let file = dir
         .path()
@@ -962,23 +865,19 @@ fn a_record_of_another_format_version_is_refused_naming_the_version() {
         }
     }
     assert!(file.exists(), "the record was kept as found");
-    assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
+    assert_eq!(dir.read("a.rs").as_deref(), Some("old a\n"));
 }
 
 #[test]
 fn a_journal_of_another_version_is_refused_and_kept() {
     let (dir, store) = setup();
-    write(&dir, "a.rs", "new a\n");
+    dir.write("a.rs", "new a\n");
     let journal_dir = format!("{STATE_DIR}/{JOURNAL_DIR}");
     let journal = json!({
         "version": 2, "purpose": "apply", "action": "pending-action:edit:3", "committed": true,
         "entries": [], "createdDirs": [], "state": []
     });
-    write(
-        &dir,
-        &format!("{journal_dir}/journal.json"),
-        &journal.to_string(),
-    );
+    dir.write(&format!("{journal_dir}/journal.json"), journal.to_string());
     match store.recover().unwrap_err() {
         StoreError::CorruptState { reason, .. } => {
             assert_eq!(reason, "unknown journal version 2");
@@ -991,8 +890,8 @@ fn a_journal_of_another_version_is_refused_and_kept() {
 #[test]
 fn a_damaged_content_blob_fails_the_apply_and_touches_nothing() {
     let (dir, store) = setup();
-    write(&dir, "a.rs", "old a\n");
-    write(&dir, "b.rs", "old b\n");
+    dir.write("a.rs", "old a\n");
+    dir.write("b.rs", "old b\n");
     let record = stage(
         &store,
         change_set([
@@ -1011,8 +910,8 @@ fn a_damaged_content_blob_fails_the_apply_and_touches_nothing() {
         matches!(error, StoreError::CorruptState { ref path, .. } if *path == blob),
         "{error}"
     );
-    assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
-    assert_eq!(read(&dir, "b.rs").as_deref(), Some("old b\n"));
+    assert_eq!(dir.read("a.rs").as_deref(), Some("old a\n"));
+    assert_eq!(dir.read("b.rs").as_deref(), Some("old b\n"));
     assert!(matches!(
         store.get(&record.id).unwrap(),
         StoredAction::Pending(_)
@@ -1064,7 +963,7 @@ fn a_resolution_removes_old_unneeded_blobs_at_most_once_an_hour() {
         "blobs were collected twice within an hour"
     );
     store.apply(&pending.id, None, "now", None).unwrap();
-    assert_eq!(read(&dir, "b.rs").as_deref(), Some("later\n"));
+    assert_eq!(dir.read("b.rs").as_deref(), Some("later\n"));
 }
 
 #[test]
@@ -1076,7 +975,7 @@ fn garbage_collection_keeps_what_records_need_and_drops_the_rest() {
             .join("blobs")
             .join(content_hash(text.as_bytes()))
     };
-    write(&dir, "a.rs", "old a\n");
+    dir.write("a.rs", "old a\n");
     let discarded = stage(&store, change_set([("a.rs", update("old a\n", "never\n"))]));
     let applied = stage(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
     let pending = stage(&store, change_set([("b.rs", create("later\n"))]));
@@ -1107,21 +1006,21 @@ fn garbage_collection_keeps_what_records_need_and_drops_the_rest() {
         );
     }
     store.undo(&applied.id).unwrap();
-    assert_eq!(read(&dir, "a.rs").as_deref(), Some("old a\n"));
+    assert_eq!(dir.read("a.rs").as_deref(), Some("old a\n"));
     store.collect_garbage(std::time::Duration::ZERO).unwrap();
     assert!(
         !blob("old a\n").exists(),
         "an undone apply keeps its original"
     );
     store.apply(&pending.id, None, "now", None).unwrap();
-    assert_eq!(read(&dir, "b.rs").as_deref(), Some("later\n"));
+    assert_eq!(dir.read("b.rs").as_deref(), Some("later\n"));
 }
 
 #[test]
 fn history_records_where_each_action_was_resolved() {
     let (dir, store) = setup();
-    write(&dir, "a.txt", "a\n");
-    write(&dir, "b.txt", "b\n");
+    dir.write("a.txt", "a\n");
+    dir.write("b.txt", "b\n");
     let cli = store.clone().resolved_by(Origin::Cli);
     let mcp = store.clone().resolved_by(Origin::Mcp("conn-3".into()));
     assert_eq!(cli.resolver(), Some(&Origin::Cli));

@@ -84,6 +84,25 @@ pub fn stage_as(store: &Store, origin: Origin, set: ChangeSet) -> StagedRecord {
     store.stage(action, set).unwrap()
 }
 
+/// Stage the creation of `path` holding `content` by the `write` tool for `origin`.
+pub fn stage_create(store: &Store, origin: Origin, path: &str, content: &str) -> StagedRecord {
+    let mut set = ChangeSet::new();
+    set.insert(
+        path,
+        FileChange::Create {
+            content: content.into(),
+        },
+    );
+    let action = NewAction {
+        origin,
+        source_tool: "write".into(),
+        label: format!("Write: {path}"),
+        preview_text: "preview".into(),
+        details: serde_json::Value::Null,
+    };
+    store.stage(action, set).unwrap()
+}
+
 /// A workspace with a 3-file action staged: update `src/a.rs` (mode 0o755), delete `b.txt`,
 /// create `src/new/c.txt` in a directory that does not exist yet.
 pub fn three_file_action() -> (TestDir, Store, String) {

@@ -16,30 +16,28 @@ use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 use resolve_store::{
-    ChangeSet, FileChange, JOURNAL_DIR, NewAction, Origin, STATE_DIR, Store, StoreError, Workspace,
+    ChangeSet, FileChange, JOURNAL_DIR, NewAction, Origin, STATE_DIR, Store, StoreError,
     content_hash,
 };
 use serde_json::{Value, json};
 
+use super::common::store_at;
+use resolve_test_support::TestDir;
+
 /// `<tmp>/ws` with `b.txt`, beside `<tmp>/outside/victim.txt`.
 struct Fixture {
-    _dir: tempfile::TempDir,
+    _dir: TestDir,
     root: PathBuf,
     victim: PathBuf,
     store: Store,
 }
 
 fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("ws");
-    let outside = dir.path().join("outside");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::create_dir_all(&outside).unwrap();
-    std::fs::write(root.join("b.txt"), "beta\n").unwrap();
-    let victim = outside.join("victim.txt");
+    let dir = TestDir::with_files([("b.txt", "beta\n")]);
+    let root = dir.root().to_path_buf();
+    let victim = dir.outside().join("victim.txt");
     std::fs::write(&victim, "keep me\n").unwrap();
-    let store = Store::open(Workspace::open(&root).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
+    let store = store_at(&root);
     Fixture {
         _dir: dir,
         root,

@@ -12,28 +12,12 @@
 use pretty_assertions::assert_eq;
 use resolve_core::DecidedBy;
 use resolve_store::{
-    Attribution, ChangeSet, FileChange, HistoryRecord, NewAction, Origin, Outcome, StagedRecord,
-    Store, StoredAction, Workspace,
+    Attribution, HistoryRecord, Origin, Outcome,
+    Store, StoredAction,
 };
 use serde_json::json;
 
-fn stage(store: &Store, path: &str) -> StagedRecord {
-    let mut set = ChangeSet::new();
-    set.insert(
-        path,
-        FileChange::Create {
-            content: "new\n".into(),
-        },
-    );
-    let action = NewAction {
-        origin: Origin::Mcp("conn-1".into()),
-        source_tool: "write".into(),
-        label: format!("Write: {path}"),
-        preview_text: "preview".into(),
-        details: json!({}),
-    };
-    store.stage(action, set).unwrap()
-}
+use super::common::{stage_create, store_at};
 
 fn resolved(store: &Store, id: &str) -> HistoryRecord {
     match store.get(id).unwrap() {
@@ -45,14 +29,12 @@ fn resolved(store: &Store, id: &str) -> HistoryRecord {
 #[test]
 fn history_records_who_decided_and_keeps_the_models_reason_beside_a_persons() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(Workspace::open(dir.path()).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]))
-        .resolved_by(Origin::Mcp("conn-1".into()));
-    let by_model = stage(&store, "a.txt");
-    let by_person = stage(&store, "b.txt");
-    let same_reason = stage(&store, "c.txt");
-    let discarded = stage(&store, "d.txt");
-    let untold = stage(&store, "e.txt");
+    let store = store_at(dir.path()).resolved_by(Origin::Mcp("conn-1".into()));
+    let by_model = stage_create(&store, Origin::Mcp("conn-1".into()), "a.txt", "new\n");
+    let by_person = stage_create(&store, Origin::Mcp("conn-1".into()), "b.txt", "new\n");
+    let same_reason = stage_create(&store, Origin::Mcp("conn-1".into()), "c.txt", "new\n");
+    let discarded = stage_create(&store, Origin::Mcp("conn-1".into()), "d.txt", "new\n");
+    let untold = stage_create(&store, Origin::Mcp("conn-1".into()), "e.txt", "new\n");
 
     // Who decided travels with each decision; the handle only knows who resolves.
     assert_eq!(store.decider(), Some(DecidedBy::Model));

@@ -17,26 +17,10 @@ use resolve_store::{
 };
 use serde_json::{Value, json};
 
+use super::common::stage_create;
+
 fn store_with(root: &std::path::Path, key: u8) -> Store {
     Store::open(Workspace::open(root).unwrap()).with_record_key(RecordKey::from_bytes([key; 32]))
-}
-
-fn stage(store: &Store, path: &str, content: &str) -> String {
-    let mut set = ChangeSet::new();
-    set.insert(
-        path,
-        FileChange::Create {
-            content: content.into(),
-        },
-    );
-    let action = NewAction {
-        origin: Origin::Agent,
-        source_tool: "write".into(),
-        label: format!("Write: {path}"),
-        preview_text: "preview".into(),
-        details: Value::Null,
-    };
-    store.stage(action, set).unwrap().id
 }
 
 fn record_file(root: &std::path::Path, seq: u64) -> std::path::PathBuf {
@@ -48,7 +32,7 @@ fn record_file(root: &std::path::Path, seq: u64) -> std::path::PathBuf {
 #[test]
 fn a_record_this_user_staged_is_own_and_one_signed_by_another_key_is_foreign() {
     let dir = tempfile::tempdir().unwrap();
-    let id = stage(&store_with(dir.path(), 7), "a.txt", "a\n");
+    let id = stage_create(&store_with(dir.path(), 7), Origin::Agent, "a.txt", "a\n").id;
     let own = store_with(dir.path(), 7)
         .pending_record(&id)
         .unwrap()
@@ -73,7 +57,7 @@ fn a_record_this_user_staged_is_own_and_one_signed_by_another_key_is_foreign() {
 fn a_signed_record_whose_change_set_was_edited_is_foreign() {
     let dir = tempfile::tempdir().unwrap();
     let store = store_with(dir.path(), 7);
-    let id = stage(&store, "a.txt", "a\n");
+    let id = stage_create(&store, Origin::Agent, "a.txt", "a\n").id;
     let path = record_file(dir.path(), 1);
     let mut record: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let files = record["changeSet"]["files"].as_object_mut().unwrap();
@@ -91,7 +75,7 @@ fn a_signed_record_whose_change_set_was_edited_is_foreign() {
 #[test]
 fn writing_a_foreign_record_back_does_not_sign_it_and_a_store_accepting_foreign_applies_it() {
     let dir = tempfile::tempdir().unwrap();
-    let id = stage(&store_with(dir.path(), 8), "a.txt", "a\n");
+    let id = stage_create(&store_with(dir.path(), 8), Origin::Agent, "a.txt", "a\n").id;
     let store = store_with(dir.path(), 7);
     // A failed apply moves it to the head: a write of the record, which must not sign it.
     store.bump_to_head(&id).unwrap();
@@ -118,7 +102,7 @@ fn writing_a_foreign_record_back_does_not_sign_it_and_a_store_accepting_foreign_
 fn a_version_one_record_without_a_signature_reads_and_is_foreign() {
     let dir = tempfile::tempdir().unwrap();
     let store = store_with(dir.path(), 7);
-    stage(&store, "seed.txt", "x\n");
+    stage_create(&store, Origin::Agent, "seed.txt", "x\n");
     std::fs::write(
         record_file(dir.path(), 5),
         serde_json::to_vec(&json!({

@@ -17,10 +17,12 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use resolve_store::{
-    ChangeSet, ConflictReason, FileChange, NewAction, Origin, Rebase, RebaseConflict, Rebased,
-    Store, StoreError, Workspace, content_hash,
+    ConflictReason, NewAction, Origin, Rebase, RebaseConflict, Rebased,
+    Store, StoreError,
 };
-use tempfile::TempDir;
+use resolve_test_support::TestDir;
+
+use super::common::{change_set, store_at, update};
 
 /// A rebase that records nothing and answers as told, after checking it was given the base
 /// the preview was computed from.
@@ -37,27 +39,16 @@ impl Rebase for Scripted {
     }
 }
 
-fn staged(answer: Option<Rebased>) -> (TempDir, Store, String) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+fn staged(answer: Option<Rebased>) -> (TestDir, Store, String) {
+    let dir = TestDir::with_files([("a.txt", "one\ntwo\n")]);
     let rebase = answer.map(|answer| {
         Arc::new(Scripted {
             base: b"one\ntwo\n",
             answer,
         }) as Arc<dyn Rebase>
     });
-    let store = Store::open(Workspace::open(dir.path()).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]))
-        .rebasing(rebase);
-    let mut change_set = ChangeSet::new();
-    change_set.insert(
-        "a.txt",
-        FileChange::Update {
-            base_hash: content_hash(b"one\ntwo\n"),
-            content: "ONE\ntwo\n".into(),
-            replacements: 1,
-        },
-    );
+    let store = store_at(dir.root()).rebasing(rebase);
+    let change_set = change_set([("a.txt", update("one\ntwo\n", "ONE\ntwo\n"))]);
     let action = NewAction {
         origin: Origin::Cli,
         source_tool: "edit".into(),
@@ -68,12 +59,8 @@ fn staged(answer: Option<Rebased>) -> (TempDir, Store, String) {
     let id = store.stage(action, change_set).unwrap().id;
     // Nothing but the records keeps the base now.
     store.collect_garbage(Duration::ZERO).unwrap();
-    std::fs::write(dir.path().join("a.txt"), "one\nTWO\n").unwrap();
+    dir.write("a.txt", "one\nTWO\n");
     (dir, store, id)
-}
-
-fn read(dir: &TempDir) -> String {
-    std::fs::read_to_string(dir.path().join("a.txt")).unwrap()
 }
 
 #[test]
@@ -81,10 +68,10 @@ fn a_clean_rebase_lands_the_merged_bytes_and_names_the_file() {
     let (dir, store, id) = staged(Some(Rebased::Clean(b"ONE\nTWO\n".to_vec())));
     let outcome = store.apply(&id, None, "Go.", None).unwrap();
     assert_eq!(outcome.rebased_files, ["a.txt"]);
-    assert_eq!(read(&dir), "ONE\nTWO\n");
+    assert_eq!(dir.read("a.txt").unwrap(), "ONE\nTWO\n");
     store.undo(&id).unwrap();
     assert_eq!(
-        read(&dir),
+        dir.read("a.txt").unwrap(),
         "one\nTWO\n",
         "undo restores the bytes from just before"
     );
@@ -112,7 +99,7 @@ fn a_conflict_writes_nothing_and_keeps_the_action_pending() {
             .starts_with("Preview is stale: `a.txt` changed")
     );
     assert!(error.is_tool_error());
-    assert_eq!(read(&dir), "one\nTWO\n");
+    assert_eq!(dir.read("a.txt").unwrap(), "one\nTWO\n");
     assert_eq!(store.pending().unwrap().len(), 1);
 }
 
@@ -121,5 +108,5 @@ fn a_store_without_a_rebase_refuses_a_changed_file() {
     let (dir, store, id) = staged(None);
     let error = store.apply(&id, None, "Go.", None).unwrap_err();
     assert!(matches!(error, StoreError::Stale { .. }), "{error}");
-    assert_eq!(read(&dir), "one\nTWO\n");
+    assert_eq!(dir.read("a.txt").unwrap(), "one\nTWO\n");
 }

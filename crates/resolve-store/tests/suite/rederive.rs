@@ -16,11 +16,13 @@ use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 use resolve_store::{
-    ChangeSet, ConflictReason, FileChange, NewAction, Origin, Rebase, RebaseConflict, Rebased,
-    Rederived, Store, StoreError, Workspace, content_hash,
+    ConflictReason, NewAction, Origin, Rebase, RebaseConflict, Rebased,
+    Rederived, Store, StoreError,
 };
+use resolve_test_support::TestDir;
 use serde_json::{Value, json};
-use tempfile::TempDir;
+
+use super::common::{change_set, store_at, update};
 
 /// A rebase whose re-derivation and merge answer as told, after checking the request it was
 /// handed.
@@ -57,21 +59,10 @@ impl Rebase for Scripted {
     }
 }
 
-fn staged(rebase: Scripted, rederive: Option<Value>) -> (TempDir, Store, String) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
-    let store = Store::open(Workspace::open(dir.path()).unwrap())
-        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]))
-        .rebasing(Some(Arc::new(rebase)));
-    let mut change_set = ChangeSet::new();
-    change_set.insert(
-        "a.txt",
-        FileChange::Update {
-            base_hash: content_hash(b"one\ntwo\n"),
-            content: "ONE\ntwo\n".into(),
-            replacements: 1,
-        },
-    );
+fn staged(rebase: Scripted, rederive: Option<Value>) -> (TestDir, Store, String) {
+    let dir = TestDir::with_files([("a.txt", "one\ntwo\n")]);
+    let store = store_at(dir.root()).rebasing(Some(Arc::new(rebase)));
+    let change_set = change_set([("a.txt", update("one\ntwo\n", "ONE\ntwo\n"))]);
     let action = NewAction {
         origin: Origin::Cli,
         source_tool: "ast_edit".into(),
@@ -84,16 +75,12 @@ fn staged(rebase: Scripted, rederive: Option<Value>) -> (TempDir, Store, String)
         .stage_rederivable(action, spooled, rederive)
         .unwrap()
         .id;
-    std::fs::write(dir.path().join("a.txt"), "one\nTWO\n").unwrap();
+    dir.write("a.txt", "one\nTWO\n");
     (dir, store, id)
 }
 
 fn request() -> Option<Value> {
     Some(json!({"ast_edit": {"ops": []}}))
-}
-
-fn read(dir: &TempDir) -> String {
-    std::fs::read_to_string(dir.path().join("a.txt")).unwrap()
 }
 
 #[test]
@@ -109,7 +96,7 @@ fn a_clean_rederivation_lands_instead_of_the_merge_and_is_named() {
     let outcome = store.apply(&id, None, "Go.", None).unwrap();
     assert_eq!(outcome.rebased_files, ["a.txt"]);
     assert_eq!(outcome.rederived_files, ["a.txt"]);
-    assert_eq!(read(&dir), "ONE\nTWO\n");
+    assert_eq!(dir.read("a.txt").unwrap(), "ONE\nTWO\n");
 }
 
 #[test]
@@ -145,7 +132,7 @@ fn a_mismatch_falls_back_to_the_merge_and_a_conflict_names_the_moved_matches() {
         error.to_string().contains("  appeared: `TWO` at line 2"),
         "{error}"
     );
-    assert_eq!(read(&dir), "one\nTWO\n");
+    assert_eq!(dir.read("a.txt").unwrap(), "one\nTWO\n");
 }
 
 #[test]
@@ -161,7 +148,7 @@ fn a_mismatch_whose_merge_is_clean_lands_the_merge() {
     let outcome = store.apply(&id, None, "Go.", None).unwrap();
     assert_eq!(outcome.rebased_files, ["a.txt"]);
     assert!(outcome.rederived_files.is_empty());
-    assert_eq!(read(&dir), "merged\n");
+    assert_eq!(dir.read("a.txt").unwrap(), "merged\n");
 }
 
 #[test]
@@ -172,5 +159,5 @@ fn a_record_without_a_request_is_only_merged() {
     };
     let (dir, store, id) = staged(rebase, None);
     store.apply(&id, None, "Go.", None).unwrap();
-    assert_eq!(read(&dir), "merged\n");
+    assert_eq!(dir.read("a.txt").unwrap(), "merged\n");
 }

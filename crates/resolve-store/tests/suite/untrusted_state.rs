@@ -162,7 +162,7 @@ impl Scene {
 }
 
 /// Stage a write of `new.txt` and an edit of `src/lib.rs`.
-fn stage(store: &Store) -> Result<String, StoreError> {
+fn try_stage(store: &Store) -> Result<String, StoreError> {
     let mut change_set = ChangeSet::new();
     change_set.insert(
         "new.txt",
@@ -197,7 +197,7 @@ fn exercise(root: &Path) {
     let _ = store.recover();
     let _ = store.pending();
     let _ = store.collect_garbage(Duration::ZERO);
-    if let Ok(id) = stage(&store) {
+    if let Ok(id) = try_stage(&store) {
         let _ = store.apply(&id, None, "go", None);
     }
     let _ = store.history();
@@ -245,7 +245,7 @@ proptest! {
         let root = scene.root();
         if staged_first {
             let store = Store::open(Workspace::open(&root).unwrap());
-            stage(&store).unwrap();
+            try_stage(&store).unwrap();
         }
         if crafted_journal {
             plant_journal(&root);
@@ -264,7 +264,7 @@ proptest! {
             let store = Store::open(workspace).with_lock_timeout(Duration::from_millis(200));
             let _ = store.recover();
             let _ = store.collect_garbage(Duration::ZERO);
-            if let Ok(id) = stage(&store) {
+            if let Ok(id) = try_stage(&store) {
                 let _ = store.apply(&id, None, "go", None);
             }
         }

@@ -110,9 +110,16 @@ impl TestDir {
         std::fs::write(path, content).unwrap();
     }
 
+    /// A file's text under the root; panics, naming the file, when it cannot be read.
+    #[must_use]
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.join(relative))
+            .unwrap_or_else(|error| panic!("cannot read {relative}: {error}"))
+    }
+
     /// A file's text under the root, or `None` when it cannot be read (say, it does not exist).
     #[must_use]
-    pub fn read(&self, relative: &str) -> Option<String> {
+    pub fn try_read(&self, relative: &str) -> Option<String> {
         std::fs::read_to_string(self.join(relative)).ok()
     }
 

@@ -1,6 +1,7 @@
 //! Test support for resolve's test suites: a test workspace ([`TestDir`]: files in, a tree
-//! snapshot out), the crash-child harness ([`crash`]), and, behind the `model` feature, a
-//! scripted mock model server (so store and edit tests do not build the HTTP server).
+//! snapshot out), the crash-child harness ([`crash`]), an MCP child process ([`McpChild`]),
+//! and, behind the `model` feature, a scripted mock model server (so store and edit tests do not
+//! build the HTTP server).
 
 #![allow(
     clippy::unwrap_used,
@@ -11,9 +12,11 @@
 
 pub mod crash;
 mod dir;
+mod mcp;
 #[cfg(feature = "model")]
 mod model;
 
 pub use dir::{Entry, TestDir, Tree};
+pub use mcp::McpChild;
 #[cfg(feature = "model")]
 pub use model::*;

@@ -16,14 +16,12 @@
 )]
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::Command;
 
 use pretty_assertions::assert_eq;
 use resolve_core::schema::validate;
+use resolve_test_support::McpChild;
 use serde_json::{Value, json};
 
 /// `resolve` with `HOME` set to `home` (where trust records live).
@@ -35,44 +33,19 @@ fn resolve(root: &Path, home: &Path) -> Command {
 
 /// A `resolve mcp` process spoken to line by line, and the schemas its tools advertise.
 struct Server {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    next_id: u64,
+    mcp: McpChild,
     schemas: BTreeMap<String, Value>,
 }
 
 impl Server {
     fn start(root: &Path, home: &Path) -> Self {
-        let mut child = resolve(root, home)
-            .arg("mcp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let mut command = resolve(root, home);
+        command.arg("mcp");
         let mut server = Self {
-            child,
-            lines,
-            next_id: 0,
+            mcp: McpChild::start(command, "details-schema"),
             schemas: BTreeMap::new(),
         };
-        server.request(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                "clientInfo": {"name": "details-schema", "version": "0"}}),
-        );
-        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        let listed = server.request("tools/list", json!({}));
+        let listed = server.mcp.request("tools/list", json!({}));
         for tool in listed["tools"].as_array().unwrap() {
             assert!(tool.get("outputSchema").is_none(), "{tool}");
             if let Some(schema) = tool["_meta"].get("resolve/detailsSchema") {
@@ -84,33 +57,10 @@ impl Server {
         server
     }
 
-    fn send(&mut self, message: &Value) {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        writeln!(stdin, "{message}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// The result of the request `method` with `params`, notifications skipped.
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(30))
-                .expect("the server answers");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message.get("id") == Some(&json!(id)) {
-                return message["result"].clone();
-            }
-        }
-    }
-
     /// Call `tool` with `arguments`; the result must succeed and carry details that validate
     /// against the tool's advertised schema. Returns the details.
     fn call(&mut self, tool: &str, arguments: Value) -> Value {
-        let result = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let result = self.mcp.call(tool, arguments);
         assert_eq!(result["isError"], json!(false), "{tool}: {result}");
         assert!(result.get("structuredContent").is_none(), "{result}");
         let details = result["_meta"]["resolve/details"].clone();
@@ -122,13 +72,6 @@ impl Server {
             panic!("the details of `{tool}` break its schema: {violation}\n{details}\n{schema}");
         }
         details
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        drop(self.child.stdin.take());
-        let _ = self.child.wait();
     }
 }
 

@@ -16,91 +16,18 @@
     reason = "tests fail by panicking and explain skips on stderr"
 )]
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::{Command, Stdio};
 
 use crate::tmux_harness::{Tmux, stderr, tmux_available};
-use resolve_test_support::{MockServer, Reply, Turn};
+use resolve_test_support::{McpChild, MockServer, Reply, Turn};
 use serde_json::{Value, json};
 
-/// A `resolve mcp` connection, spoken to line by line.
-struct McpConnection {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    next_id: u64,
-}
-
-impl McpConnection {
-    fn start(root: &Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_resolve"))
-            .arg("--root")
-            .arg(root)
-            .arg("mcp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut connection = Self {
-            child,
-            lines,
-            next_id: 1,
-        };
-        connection.request(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "review-test", "version": "0"}}),
-        );
-        connection.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        connection
-    }
-
-    fn send(&mut self, message: &Value) {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        writeln!(stdin, "{message}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// Send a request and return its response's `result`.
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(20))
-                .expect("the server answers");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message.get("id") == Some(&json!(id)) {
-                return message["result"].clone();
-            }
-        }
-    }
-
-    /// Call a tool; its result.
-    fn call(&mut self, name: &str, arguments: Value) -> Value {
-        self.request("tools/call", json!({"name": name, "arguments": arguments}))
-    }
-}
-
-impl Drop for McpConnection {
-    fn drop(&mut self) {
-        drop(self.child.stdin.take());
-        let _ = self.child.wait();
-    }
+/// A `resolve mcp` connection to `root`, handshake done.
+fn mcp_connection(root: &Path) -> McpChild {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_resolve"));
+    command.arg("--root").arg(root).arg("mcp");
+    McpChild::start(command, "review-test")
 }
 
 /// `src/lib.rs` with two calls of `foo` far apart (two hunks) and `src/main.rs` with one.
@@ -144,7 +71,7 @@ fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in
     }
     let root = workspace();
     let scratch = tempfile::tempdir().unwrap();
-    let mut mcp = McpConnection::start(root.path());
+    let mut mcp = mcp_connection(root.path());
     let staged = mcp.call(
         "ast_edit",
         json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": ["src"], "lang": "rust"}),

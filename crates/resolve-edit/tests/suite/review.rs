@@ -156,7 +156,7 @@ fn a_reviewed_apply_lands_the_kept_hunks_and_records_the_rejected_ones_with_reas
         None,
     )
     .unwrap();
-    assert_eq!(dir.read("a.txt").unwrap(), numbered(20, &[2]));
+    assert_eq!(dir.try_read("a.txt").unwrap(), numbered(20, &[2]));
     let review = outcome.record.review.unwrap();
     assert_eq!(review.hunks[0].landed, [1]);
     assert_eq!(review.hunks[0].rejected[0].hunk, 2);
@@ -194,7 +194,7 @@ fn a_decision_on_an_amended_version_is_refused_and_nothing_lands() {
         ),
         "{error}"
     );
-    assert_eq!(dir.read("a.txt").unwrap(), numbered(20, &[]));
+    assert_eq!(dir.try_read("a.txt").unwrap(), numbered(20, &[]));
 }
 
 #[test]
@@ -314,5 +314,5 @@ fn amend_keeps_the_id_base_and_order_and_recomputes_the_preview() {
         AmendOutcome::Unchanged
     );
     store.apply(&id, None, "ok", None).unwrap();
-    assert_eq!(dir.read("a.txt").unwrap(), numbered(20, &[5]));
+    assert_eq!(dir.try_read("a.txt").unwrap(), numbered(20, &[5]));
 }

@@ -59,6 +59,6 @@ fn an_ast_edit_preview_keeps_its_texts_in_packs_and_a_damaged_pack_fails_the_app
         matches!(error, StoreError::CorruptState { ref path, .. } if *path == pack),
         "{error}"
     );
-    assert_eq!(dir.read("a.rs").as_deref(), Some("fn a() { foo(1) }\n"));
-    assert_eq!(dir.read("b.rs").as_deref(), Some("fn b() { foo(2) }\n"));
+    assert_eq!(dir.try_read("a.rs").as_deref(), Some("fn a() { foo(1) }\n"));
+    assert_eq!(dir.try_read("b.rs").as_deref(), Some("fn b() { foo(2) }\n"));
 }

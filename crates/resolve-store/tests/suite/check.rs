@@ -22,9 +22,13 @@ use super::common::{A_NEW, A_OLD, B_OLD, C_NEW, store_at, three_file_action};
 
 /// The three files exactly as before the preview, with nothing left behind.
 fn assert_at_base(dir: &TestDir, context: &str) {
-    assert_eq!(dir.read("src/a.rs").as_deref(), Some(A_OLD), "{context}");
-    assert_eq!(dir.read("b.txt").as_deref(), Some(B_OLD), "{context}");
-    assert_eq!(dir.read("src/new/c.txt"), None, "{context}");
+    assert_eq!(
+        dir.try_read("src/a.rs").as_deref(),
+        Some(A_OLD),
+        "{context}"
+    );
+    assert_eq!(dir.try_read("b.txt").as_deref(), Some(B_OLD), "{context}");
+    assert_eq!(dir.try_read("src/new/c.txt"), None, "{context}");
     assert!(!dir.path().join("src/new").exists(), "{context}");
     assert_eq!(dir.mode("src/a.rs"), 0o755, "{context}");
     let journal = dir.path().join(".resolve/journal");
@@ -48,9 +52,9 @@ fn a_check_in_place_sees_the_preview_then_leaves_the_base_and_keeps_the_outcome(
     let outcome = store
         .check_in_place(&id, || {
             // While the command runs, the preview is in place.
-            assert_eq!(dir.read("src/a.rs").as_deref(), Some(A_NEW));
-            assert_eq!(dir.read("b.txt"), None);
-            assert_eq!(dir.read("src/new/c.txt").as_deref(), Some(C_NEW));
+            assert_eq!(dir.try_read("src/a.rs").as_deref(), Some(A_NEW));
+            assert_eq!(dir.try_read("b.txt"), None);
+            assert_eq!(dir.try_read("src/new/c.txt").as_deref(), Some(C_NEW));
             Ok::<_, StoreError>(passing_run())
         })
         .unwrap();
@@ -76,15 +80,15 @@ fn files_the_command_changes_are_named_and_the_previews_put_back_while_others_st
         })
         .unwrap();
     assert_eq!(outcome.run.changed_files, ["src/a.rs"]);
-    assert_eq!(dir.read("src/a.rs").as_deref(), Some(A_OLD));
-    assert_eq!(dir.read("b.txt").as_deref(), Some(B_OLD));
-    assert_eq!(dir.read("src/new/c.txt"), None);
+    assert_eq!(dir.try_read("src/a.rs").as_deref(), Some(A_OLD));
+    assert_eq!(dir.try_read("b.txt").as_deref(), Some(B_OLD));
+    assert_eq!(dir.try_read("src/new/c.txt"), None);
     assert_eq!(
-        dir.read("outside.txt").as_deref(),
+        dir.try_read("outside.txt").as_deref(),
         Some("left by the command\n")
     );
     assert_eq!(
-        dir.read("src/new/generated.rs").as_deref(),
+        dir.try_read("src/new/generated.rs").as_deref(),
         Some("generated\n"),
         "a file outside the preview stays, and so does its directory"
     );
@@ -100,7 +104,7 @@ fn a_stale_preview_is_not_checked_and_the_command_never_runs() {
         })
         .unwrap_err();
     assert!(matches!(error, StoreError::Stale { .. }), "{error}");
-    assert_eq!(dir.read("src/a.rs").as_deref(), Some("changed since\n"));
+    assert_eq!(dir.try_read("src/a.rs").as_deref(), Some("changed since\n"));
 }
 
 #[test]
@@ -110,9 +114,9 @@ fn a_preview_written_into_a_copy_leaves_the_workspace_alone() {
     copy.write("src/a.rs", A_OLD);
     copy.write("b.txt", B_OLD);
     let record = store.write_preview_into(&id, copy.path()).unwrap();
-    assert_eq!(copy.read("src/a.rs").as_deref(), Some(A_NEW));
-    assert_eq!(copy.read("b.txt"), None);
-    assert_eq!(copy.read("src/new/c.txt").as_deref(), Some(C_NEW));
+    assert_eq!(copy.try_read("src/a.rs").as_deref(), Some(A_NEW));
+    assert_eq!(copy.try_read("b.txt"), None);
+    assert_eq!(copy.try_read("src/new/c.txt").as_deref(), Some(C_NEW));
     let mode = std::fs::metadata(copy.path().join("src/a.rs"))
         .unwrap()
         .permissions()
@@ -169,7 +173,7 @@ fn an_apply_that_requires_a_check_refuses_until_one_passes() {
         .check_in_place(&id, || Ok::<_, StoreError>(passing_run()))
         .unwrap();
     strict.apply(&id, None, "r", None).unwrap();
-    assert_eq!(dir.read("src/a.rs").as_deref(), Some(A_NEW));
+    assert_eq!(dir.try_read("src/a.rs").as_deref(), Some(A_NEW));
 }
 
 // ---------------------------------------------------------------------------------------------

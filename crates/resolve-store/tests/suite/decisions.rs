@@ -11,10 +11,7 @@
 
 use pretty_assertions::assert_eq;
 use resolve_core::DecidedBy;
-use resolve_store::{
-    Attribution, HistoryRecord, Origin, Outcome,
-    Store, StoredAction,
-};
+use resolve_store::{Attribution, HistoryRecord, Origin, Outcome, Store, StoredAction};
 use serde_json::json;
 
 use super::common::{stage_create, store_at};

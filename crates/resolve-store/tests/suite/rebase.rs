@@ -17,8 +17,7 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use resolve_store::{
-    ConflictReason, NewAction, Origin, Rebase, RebaseConflict, Rebased,
-    Store, StoreError,
+    ConflictReason, NewAction, Origin, Rebase, RebaseConflict, Rebased, Store, StoreError,
 };
 use resolve_test_support::TestDir;
 
@@ -68,10 +67,10 @@ fn a_clean_rebase_lands_the_merged_bytes_and_names_the_file() {
     let (dir, store, id) = staged(Some(Rebased::Clean(b"ONE\nTWO\n".to_vec())));
     let outcome = store.apply(&id, None, "Go.", None).unwrap();
     assert_eq!(outcome.rebased_files, ["a.txt"]);
-    assert_eq!(dir.read("a.txt").unwrap(), "ONE\nTWO\n");
+    assert_eq!(dir.try_read("a.txt").unwrap(), "ONE\nTWO\n");
     store.undo(&id).unwrap();
     assert_eq!(
-        dir.read("a.txt").unwrap(),
+        dir.try_read("a.txt").unwrap(),
         "one\nTWO\n",
         "undo restores the bytes from just before"
     );
@@ -99,7 +98,7 @@ fn a_conflict_writes_nothing_and_keeps_the_action_pending() {
             .starts_with("Preview is stale: `a.txt` changed")
     );
     assert!(error.is_tool_error());
-    assert_eq!(dir.read("a.txt").unwrap(), "one\nTWO\n");
+    assert_eq!(dir.try_read("a.txt").unwrap(), "one\nTWO\n");
     assert_eq!(store.pending().unwrap().len(), 1);
 }
 
@@ -108,5 +107,5 @@ fn a_store_without_a_rebase_refuses_a_changed_file() {
     let (dir, store, id) = staged(None);
     let error = store.apply(&id, None, "Go.", None).unwrap_err();
     assert!(matches!(error, StoreError::Stale { .. }), "{error}");
-    assert_eq!(dir.read("a.txt").unwrap(), "one\nTWO\n");
+    assert_eq!(dir.try_read("a.txt").unwrap(), "one\nTWO\n");
 }

@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 use resolve_store::{
-    ConflictReason, NewAction, Origin, Rebase, RebaseConflict, Rebased,
-    Rederived, Store, StoreError,
+    ConflictReason, NewAction, Origin, Rebase, RebaseConflict, Rebased, Rederived, Store,
+    StoreError,
 };
 use resolve_test_support::TestDir;
 use serde_json::{Value, json};
@@ -96,7 +96,7 @@ fn a_clean_rederivation_lands_instead_of_the_merge_and_is_named() {
     let outcome = store.apply(&id, None, "Go.", None).unwrap();
     assert_eq!(outcome.rebased_files, ["a.txt"]);
     assert_eq!(outcome.rederived_files, ["a.txt"]);
-    assert_eq!(dir.read("a.txt").unwrap(), "ONE\nTWO\n");
+    assert_eq!(dir.try_read("a.txt").unwrap(), "ONE\nTWO\n");
 }
 
 #[test]
@@ -132,7 +132,7 @@ fn a_mismatch_falls_back_to_the_merge_and_a_conflict_names_the_moved_matches() {
         error.to_string().contains("  appeared: `TWO` at line 2"),
         "{error}"
     );
-    assert_eq!(dir.read("a.txt").unwrap(), "one\nTWO\n");
+    assert_eq!(dir.try_read("a.txt").unwrap(), "one\nTWO\n");
 }
 
 #[test]
@@ -148,7 +148,7 @@ fn a_mismatch_whose_merge_is_clean_lands_the_merge() {
     let outcome = store.apply(&id, None, "Go.", None).unwrap();
     assert_eq!(outcome.rebased_files, ["a.txt"]);
     assert!(outcome.rederived_files.is_empty());
-    assert_eq!(dir.read("a.txt").unwrap(), "merged\n");
+    assert_eq!(dir.try_read("a.txt").unwrap(), "merged\n");
 }
 
 #[test]
@@ -159,5 +159,5 @@ fn a_record_without_a_request_is_only_merged() {
     };
     let (dir, store, id) = staged(rebase, None);
     store.apply(&id, None, "Go.", None).unwrap();
-    assert_eq!(dir.read("a.txt").unwrap(), "merged\n");
+    assert_eq!(dir.try_read("a.txt").unwrap(), "merged\n");
 }

@@ -48,7 +48,7 @@ fn stage_then_apply_writes_exactly_the_previewed_bytes() {
     assert_eq!(record.id, "pending-action:edit:1");
     assert_eq!(pending_ids(&store), vec![record.id.clone()]);
     assert_eq!(
-        dir.read("src/a.rs").unwrap(),
+        dir.try_read("src/a.rs").unwrap(),
         "\u{feff}fn a() {}\r\nfn b() {}",
         "staging touches no file"
     );
@@ -99,12 +99,12 @@ fn a_stale_apply_lists_every_changed_file_writes_nothing_and_stays_pending() {
     assert!(err.to_string().starts_with("Preview is stale:"), "{err}");
     assert!(err.is_tool_error());
     assert_eq!(
-        dir.read("a.txt").unwrap(),
+        dir.try_read("a.txt").unwrap(),
         "a",
         "the fresh file is not written either"
     );
-    assert_eq!(dir.read("b.txt").unwrap(), "changed by someone");
-    assert_eq!(dir.read("new.txt").unwrap(), "appeared");
+    assert_eq!(dir.try_read("b.txt").unwrap(), "changed by someone");
+    assert_eq!(dir.try_read("new.txt").unwrap(), "appeared");
     assert_eq!(
         store.get(&record.id).unwrap(),
         StoredAction::Pending(record.load().unwrap())
@@ -134,7 +134,7 @@ fn stacked_previews_of_one_file_make_the_other_stale_once_one_applies() {
         matches!(&err, StoreError::Stale { files } if files == &["a.txt"]),
         "{err}"
     );
-    assert_eq!(dir.read("a.txt").unwrap(), "second");
+    assert_eq!(dir.try_read("a.txt").unwrap(), "second");
     assert_eq!(pending_ids(&store), vec![first.id]);
 }
 
@@ -159,9 +159,9 @@ fn only_applies_the_named_files_reports_the_dropped_ones_and_consumes_the_action
     assert_eq!(outcome.applied_files, vec!["b.txt"]);
     assert_eq!(outcome.dropped_files, vec!["a.txt", "c.txt"]);
     assert_eq!(outcome.record.dropped_files, vec!["a.txt", "c.txt"]);
-    assert_eq!(dir.read("a.txt").unwrap(), "a");
-    assert_eq!(dir.read("b.txt").unwrap(), "B");
-    assert_eq!(dir.read("c.txt"), None);
+    assert_eq!(dir.try_read("a.txt").unwrap(), "a");
+    assert_eq!(dir.try_read("b.txt").unwrap(), "B");
+    assert_eq!(dir.try_read("c.txt"), None);
     assert!(store.pending().unwrap().is_empty());
     assert!(matches!(
         store.apply(&record.id, None, "again", None).unwrap_err(),
@@ -184,7 +184,7 @@ fn only_refuses_a_file_outside_the_preview_and_an_empty_list() {
         store.apply(&record.id, Some(&[]), "r", None).unwrap_err(),
         StoreError::NothingSelected
     ));
-    assert_eq!(dir.read("a.txt").unwrap(), "a");
+    assert_eq!(dir.try_read("a.txt").unwrap(), "a");
     assert_eq!(pending_ids(&store), vec![record.id]);
 }
 
@@ -200,8 +200,8 @@ fn discard_leaves_files_untouched_and_records_the_reason() {
         .discard(&record.id, "wrong approach", extra.clone())
         .unwrap();
 
-    assert_eq!(dir.read("a.txt").unwrap(), "a");
-    assert_eq!(dir.read("n.txt"), None);
+    assert_eq!(dir.try_read("a.txt").unwrap(), "a");
+    assert_eq!(dir.try_read("n.txt"), None);
     assert_eq!(history.outcome, Outcome::Discarded);
     assert_eq!(history.reason, "wrong approach");
     assert_eq!(history.extra, extra);
@@ -341,9 +341,9 @@ fn undo_restores_the_original_bytes_of_every_file() {
     let undone = store.undo(&record.id).unwrap();
 
     assert!(undone.undone);
-    assert_eq!(dir.read("a.txt").unwrap(), "a\r\n");
-    assert_eq!(dir.read("old.txt").unwrap(), "old");
-    assert_eq!(dir.read("new/n.txt"), None);
+    assert_eq!(dir.try_read("a.txt").unwrap(), "a\r\n");
+    assert_eq!(dir.try_read("old.txt").unwrap(), "old");
+    assert_eq!(dir.try_read("new/n.txt"), None);
     match store.get(&record.id).unwrap() {
         StoredAction::Resolved(history) => assert!(history.undone),
         StoredAction::Pending(_) => panic!("an undone action is not pending again"),
@@ -375,8 +375,8 @@ fn undo_refuses_after_a_later_change_and_reverts_nothing() {
         matches!(&err, StoreError::UndoConflict { files, .. } if files == &["b.txt"]),
         "{err}"
     );
-    assert_eq!(dir.read("a.txt").unwrap(), "A");
-    assert_eq!(dir.read("b.txt").unwrap(), "B, then edited by hand");
+    assert_eq!(dir.try_read("a.txt").unwrap(), "A");
+    assert_eq!(dir.try_read("b.txt").unwrap(), "B, then edited by hand");
 }
 
 #[test]
@@ -447,8 +447,8 @@ fn create_and_delete_land_inside_one_transaction() {
         ]),
     );
     store.apply(&record.id, None, "r", None).unwrap();
-    assert_eq!(dir.read("deep/er/new.txt").unwrap(), "new");
-    assert_eq!(dir.read("keep.txt").unwrap(), "K");
+    assert_eq!(dir.try_read("deep/er/new.txt").unwrap(), "new");
+    assert_eq!(dir.try_read("keep.txt").unwrap(), "K");
     assert!(!dir.path().join("old.txt").exists());
     assert_eq!(leftovers(dir.path()), Vec::<String>::new());
 }
@@ -466,7 +466,7 @@ fn apply_writes_through_a_symlink_and_keeps_the_link() {
             .file_type()
             .is_symlink()
     );
-    assert_eq!(dir.read("real.txt").unwrap(), "R");
+    assert_eq!(dir.try_read("real.txt").unwrap(), "R");
 }
 
 #[test]
@@ -529,7 +529,7 @@ fn reading_a_fresh_root_creates_no_state() {
 fn the_state_directory_is_ignored_by_git() {
     let (dir, store) = setup();
     stage(&store, change_set([("a.txt", create("a"))]));
-    assert_eq!(dir.read(".resolve/.gitignore").unwrap(), "*\n");
+    assert_eq!(dir.try_read(".resolve/.gitignore").unwrap(), "*\n");
 }
 
 #[test]
@@ -652,9 +652,9 @@ fn landed(dir: &TestDir, context: &str) -> Landed {
 
 fn landed_after(dir: &TestDir, context: &str, op: &str) -> Landed {
     let files = (
-        dir.read("src/a.rs"),
-        dir.read("b.txt"),
-        dir.read("src/new/c.txt"),
+        dir.try_read("src/a.rs"),
+        dir.try_read("b.txt"),
+        dir.try_read("src/new/c.txt"),
     );
     let original = (Some(A_OLD.to_owned()), Some(B_OLD.to_owned()), None);
     let new = (Some(A_NEW.to_owned()), None, Some(C_NEW.to_owned()));
@@ -826,7 +826,7 @@ fn a_staged_record_names_its_contents_by_hash_and_keeps_originals_for_undo() {
         "the originals are the change set's base hashes, not a second list: {history}"
     );
     store.undo(&record.id).unwrap();
-    assert_eq!(dir.read("a.rs").as_deref(), Some("old a\n"));
+    assert_eq!(dir.try_read("a.rs").as_deref(), Some("old a\n"));
 }
 
 #[test]
@@ -865,7 +865,7 @@ fn a_record_of_another_format_version_is_refused_naming_the_version() {
         }
     }
     assert!(file.exists(), "the record was kept as found");
-    assert_eq!(dir.read("a.rs").as_deref(), Some("old a\n"));
+    assert_eq!(dir.try_read("a.rs").as_deref(), Some("old a\n"));
 }
 
 #[test]
@@ -910,8 +910,8 @@ fn a_damaged_content_blob_fails_the_apply_and_touches_nothing() {
         matches!(error, StoreError::CorruptState { ref path, .. } if *path == blob),
         "{error}"
     );
-    assert_eq!(dir.read("a.rs").as_deref(), Some("old a\n"));
-    assert_eq!(dir.read("b.rs").as_deref(), Some("old b\n"));
+    assert_eq!(dir.try_read("a.rs").as_deref(), Some("old a\n"));
+    assert_eq!(dir.try_read("b.rs").as_deref(), Some("old b\n"));
     assert!(matches!(
         store.get(&record.id).unwrap(),
         StoredAction::Pending(_)
@@ -963,7 +963,7 @@ fn a_resolution_removes_old_unneeded_blobs_at_most_once_an_hour() {
         "blobs were collected twice within an hour"
     );
     store.apply(&pending.id, None, "now", None).unwrap();
-    assert_eq!(dir.read("b.rs").as_deref(), Some("later\n"));
+    assert_eq!(dir.try_read("b.rs").as_deref(), Some("later\n"));
 }
 
 #[test]
@@ -1006,14 +1006,14 @@ fn garbage_collection_keeps_what_records_need_and_drops_the_rest() {
         );
     }
     store.undo(&applied.id).unwrap();
-    assert_eq!(dir.read("a.rs").as_deref(), Some("old a\n"));
+    assert_eq!(dir.try_read("a.rs").as_deref(), Some("old a\n"));
     store.collect_garbage(std::time::Duration::ZERO).unwrap();
     assert!(
         !blob("old a\n").exists(),
         "an undone apply keeps its original"
     );
     store.apply(&pending.id, None, "now", None).unwrap();
-    assert_eq!(dir.read("b.rs").as_deref(), Some("later\n"));
+    assert_eq!(dir.try_read("b.rs").as_deref(), Some("later\n"));
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Behavior tests of resolve-edit through its public API: one test binary, one module per
-//! concern (`memory.rs` stays a binary of its own: its counting allocator sees every thread of
-//! the process, so it must be the only test running in it).
+//! concern. `memory` installs a counting global allocator for the whole binary; its measure
+//! runs alone in a child process.
 
 mod suite {
     mod common;
@@ -8,6 +8,7 @@ mod suite {
     mod external;
     mod facts;
     mod filesystem;
+    mod memory;
     mod merge_differential;
     mod prefilter;
     mod producers;

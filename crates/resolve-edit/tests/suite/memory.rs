@@ -3,7 +3,8 @@
 //! files and to four times as many, and may not grow with them. The measure is bytes
 //! allocated, not time, so a busy machine does not change it.
 //!
-//! One test in this binary: the allocator counts every thread of the process.
+//! The allocator counts every thread of the process, so the measure runs alone: the test
+//! re-runs this binary as a child process that runs only the (ignored) measuring test.
 
 #![allow(
     clippy::disallowed_methods,
@@ -22,6 +23,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use resolve_edit::{FileToolOutput, FileTools, Origin, Store, Workspace};
+use resolve_test_support::crash::{self, CrashChild};
 use serde_json::json;
 
 /// The system allocator, counting the bytes live now and the most live at once.
@@ -95,8 +97,35 @@ fn peak_heap_of_a_preview(files: usize) -> usize {
     peak
 }
 
+/// Set in the child process that measures.
+const MEASURE_ENV: &str = "RESOLVE_TEST_MEASURE_PREVIEW_HEAP";
+
 #[test]
 fn a_preview_of_four_times_the_files_takes_no_more_memory() {
+    let output = CrashChild::new(&crash::test_name(module_path!(), "measured_alone"))
+        .env(MEASURE_ENV, "1")
+        .run();
+    assert!(
+        output.status.success(),
+        "the measure failed: {:?}\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("1 passed"),
+        "the measure did not run: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+/// The measure itself, alone in a child process; does nothing when run directly.
+#[test]
+#[ignore = "run alone in a child process by the test above"]
+fn measured_alone() {
+    if crash::var(MEASURE_ENV).is_none() {
+        return;
+    }
     let few = peak_heap_of_a_preview(1500);
     let many = peak_heap_of_a_preview(6000);
     // Keeping a few hundred bytes per changed file (a path, hashes, a details entry), as

@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 /// `resolve setup claude-code --approve <mode>` in the lab's root; it must succeed. The person
 /// has trusted the workspace in Claude Code (which applies a project's permission entries only
 /// then), as its trust dialog records it.
-fn setup(lab: &Lab, mode: &str) {
+fn setup_claude_code(lab: &Lab, mode: &str) {
     let trusted =
         json!({"projects": {lab.root.to_string_lossy(): {"hasTrustDialogAccepted": true}}});
     std::fs::write(lab.home.join(".claude.json"), trusted.to_string()).unwrap();
@@ -52,7 +52,7 @@ fn run_claude(lab: &Lab, script: Vec<Reply>, prompt: &str) -> Option<HostRun> {
     }))
 }
 
-fn read(lab: &Lab, id: &str) -> Reply {
+fn read_call(lab: &Lab, id: &str) -> Reply {
     let path = lab.root.join("a.txt");
     Reply::Turn(Turn::call(id, "Read", json!({"file_path": path})))
 }
@@ -97,7 +97,7 @@ fn log(lab: &Lab) -> Vec<Value> {
 #[test]
 fn claude_code_stage_mode_stages_the_edit_and_the_sessions_resolve_applies_it() {
     let lab = Lab::new();
-    setup(&lab, "stage");
+    setup_claude_code(&lab, "stage");
     let seen: Arc<Mutex<Option<(String, String)>>> = Arc::default();
     let reason = "The task asks for TWO.";
     let look = {
@@ -115,7 +115,7 @@ fn claude_code_stage_mode_stages_the_edit_and_the_sessions_resolve_applies_it() 
         })
     };
     let script = vec![
-        read(&lab, "call_read"),
+        read_call(&lab, "call_read"),
         edit(&lab, "call_edit", "two\n", "TWO\n"),
         Reply::Step(look),
         done(),
@@ -169,9 +169,9 @@ fn claude_code_stage_mode_stages_the_edit_and_the_sessions_resolve_applies_it() 
 #[test]
 fn claude_code_another_session_cannot_resolve_a_staged_edit() {
     let lab = Lab::new();
-    setup(&lab, "stage");
+    setup_claude_code(&lab, "stage");
     let first = vec![
-        read(&lab, "call_read"),
+        read_call(&lab, "call_read"),
         edit(&lab, "call_edit", "two\n", "TWO\n"),
         done(),
     ];
@@ -208,9 +208,9 @@ fn claude_code_another_session_cannot_resolve_a_staged_edit() {
 #[test]
 fn claude_code_auto_mode_lands_each_edit_and_a_second_edit_succeeds_first_time() {
     let lab = Lab::new();
-    setup(&lab, "auto");
+    setup_claude_code(&lab, "auto");
     let script = vec![
-        read(&lab, "call_read"),
+        read_call(&lab, "call_read"),
         edit(&lab, "call_edit", "two\n", "TWO\n"),
         // Text only the first edit made: Claude Code must take the file as it is on disk.
         edit(&lab, "call_edit_again", "TWO\nthree\n", "TWO\nTHREE\n"),
@@ -280,7 +280,7 @@ fn person_when_pending(lab: &Lab, args: Vec<String>) -> std::thread::JoinHandle<
 fn claude_code_review_mode_lands_what_a_person_approved_and_tells_the_model_why() {
     let lab = Lab::new();
     std::fs::write(lab.root.join("a.txt"), lines(&[])).unwrap();
-    setup(&lab, "review");
+    setup_claude_code(&lab, "review");
     let reason = "Line 25 stays lowercase.";
     let decided = person_when_pending(
         &lab,
@@ -298,7 +298,7 @@ fn claude_code_review_mode_lands_what_a_person_approved_and_tells_the_model_why(
     );
     let path = lab.root.join("a.txt");
     let script = vec![
-        read(&lab, "call_read"),
+        read_call(&lab, "call_read"),
         Reply::Turn(Turn::call(
             "call_write",
             "Write",
@@ -337,7 +337,7 @@ fn claude_code_review_mode_lands_what_a_person_approved_and_tells_the_model_why(
 #[test]
 fn claude_code_review_mode_rejection_writes_nothing() {
     let lab = Lab::new();
-    setup(&lab, "review");
+    setup_claude_code(&lab, "review");
     let reason = "Not this file.";
     let decided = person_when_pending(
         &lab,
@@ -353,7 +353,7 @@ fn claude_code_review_mode_rejection_writes_nothing() {
     );
     let path = lab.root.join("a.txt");
     let script = vec![
-        read(&lab, "call_read"),
+        read_call(&lab, "call_read"),
         Reply::Turn(Turn::call(
             "call_write",
             "Write",
@@ -385,7 +385,7 @@ fn claude_code_review_mode_rejection_writes_nothing() {
 #[test]
 fn claude_code_bash_sed_in_place_is_refused() {
     let lab = Lab::new();
-    setup(&lab, "stage");
+    setup_claude_code(&lab, "stage");
     let script = vec![
         Reply::Turn(Turn::call(
             "call_bash",
@@ -412,7 +412,7 @@ fn claude_code_bash_sed_in_place_is_refused() {
 #[test]
 fn claude_code_a_scripts_writes_are_recorded_and_undone() {
     let lab = Lab::new();
-    setup(&lab, "stage");
+    setup_claude_code(&lab, "stage");
     // The person allows the command (print mode asks for nothing).
     std::fs::write(
         lab.root.join(".claude/settings.local.json"),

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use resolve_test_support::{MockServer, Recorded, Reply, Turn};
+use resolve_test_support::{MockServer, Recorded, Reply, TestDir, Turn};
 use serde_json::json;
 
 /// The model Codex is told it talks to (its catalog entry decides the tools Codex offers).
@@ -43,31 +43,31 @@ fn codex() -> Option<PathBuf> {
 
 /// A throwaway root (the project) and `HOME` (with `CODEX_HOME` at `~/.codex`).
 struct Lab {
-    dir: tempfile::TempDir,
+    dir: TestDir,
     root: PathBuf,
     home: PathBuf,
 }
 
+/// Files in the root are written and read through the test workspace.
+impl std::ops::Deref for Lab {
+    type Target = TestDir;
+
+    fn deref(&self) -> &TestDir {
+        &self.dir
+    }
+}
+
 impl Lab {
     fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("root");
-        let home = dir.path().join("home");
-        std::fs::create_dir_all(&root).unwrap();
+        let dir = TestDir::new();
+        let root = dir.root().to_path_buf();
+        let home = dir.parent().join("home");
         std::fs::create_dir_all(home.join(".codex")).unwrap();
         Self { dir, root, home }
     }
 
     fn codex_home(&self) -> PathBuf {
         self.home.join(".codex")
-    }
-
-    fn write(&self, path: &str, text: &str) {
-        std::fs::write(self.root.join(path), text).unwrap();
-    }
-
-    fn read(&self, path: &str) -> Option<String> {
-        std::fs::read_to_string(self.root.join(path)).ok()
     }
 
     /// The `resolve` binary for this root, under this `HOME`.
@@ -190,8 +190,8 @@ fn run_codex_with(
             "resolve setup codex failed: {output:?}"
         );
     }
-    let stdout_path = lab.dir.path().join("codex-stdout.txt");
-    let stderr_path = lab.dir.path().join("codex-stderr.txt");
+    let stdout_path = lab.dir.parent().join("codex-stdout.txt");
+    let stderr_path = lab.dir.parent().join("codex-stderr.txt");
     let mut child = Command::new(binary)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -243,8 +243,8 @@ fn probe_codex_apply_patch_hook_protocol() {
     };
     let lab = Lab::new();
     lab.write("a.txt", "one\n");
-    let dump = lab.dir.path().join("hook-input.json");
-    let script = lab.dir.path().join("hook.sh");
+    let dump = lab.dir.parent().join("hook-input.json");
+    let script = lab.dir.parent().join("hook.sh");
     std::fs::write(
         &script,
         format!(
@@ -291,7 +291,7 @@ fn probe_codex_apply_patch_hook_protocol() {
         "--- hook input: {}",
         std::fs::read_to_string(&dump).unwrap_or_default()
     );
-    eprintln!("--- a.txt: {:?}", lab.read("a.txt"));
+    eprintln!("--- a.txt: {:?}", lab.try_read("a.txt"));
     if let Some(request) = run.requests.get(1) {
         eprintln!("--- request 2 input: {:#}", request.body["input"]);
     }
@@ -381,7 +381,7 @@ fn codex_patch_is_staged_as_one_preview_and_applies_byte_exactly() {
         &format!("the model should read the pending id; it read:\n{text}"),
     );
     run.check(
-        lab.read("a.txt").as_deref() == Some(A_BEFORE) && lab.read("b.txt").is_none(),
+        lab.try_read("a.txt").as_deref() == Some(A_BEFORE) && lab.try_read("b.txt").is_none(),
         "the tree must not change before an apply",
     );
     let pending = lab.resolve(&["--json", "pending"]);
@@ -395,12 +395,12 @@ fn codex_patch_is_staged_as_one_preview_and_applies_byte_exactly() {
     let applied = lab.resolve(&["apply", "--reason", "The patch is right."]);
     run.check(applied.status.success(), &format!("apply: {applied:?}"));
     run.check(
-        lab.read("a.txt").as_deref() == Some(A_AFTER)
-            && lab.read("b.txt").as_deref() == Some("new file\nsecond line\n"),
+        lab.try_read("a.txt").as_deref() == Some(A_AFTER)
+            && lab.try_read("b.txt").as_deref() == Some("new file\nsecond line\n"),
         &format!(
             "both files land byte-exactly: a.txt {:?}, b.txt {:?}",
-            lab.read("a.txt"),
-            lab.read("b.txt")
+            lab.try_read("a.txt"),
+            lab.try_read("b.txt")
         ),
     );
 }
@@ -430,8 +430,8 @@ fn codex_sessions_resolve_tool_applies_the_patch_its_hook_staged() {
         &format!("the session's resolve should apply the hook's preview; it read:\n{applied}"),
     );
     run.check(
-        lab.read("a.txt").as_deref() == Some(A_AFTER)
-            && lab.read("b.txt").as_deref() == Some("new file\nsecond line\n"),
+        lab.try_read("a.txt").as_deref() == Some(A_AFTER)
+            && lab.try_read("b.txt").as_deref() == Some("new file\nsecond line\n"),
         "both files land byte-exactly",
     );
 }
@@ -451,8 +451,8 @@ fn codex_auto_mode_lands_the_patch_through_resolve() {
         &format!("the model should read that the patch landed; it read:\n{text}"),
     );
     run.check(
-        lab.read("a.txt").as_deref() == Some(A_AFTER)
-            && lab.read("b.txt").as_deref() == Some("new file\nsecond line\n"),
+        lab.try_read("a.txt").as_deref() == Some(A_AFTER)
+            && lab.try_read("b.txt").as_deref() == Some("new file\nsecond line\n"),
         "both files land byte-exactly",
     );
     let log = lab.resolve(&["--json", "log"]);
@@ -510,9 +510,9 @@ fn codex_review_mode_lands_what_a_person_approved_and_tells_the_model_why() {
         &format!("the person's apply: {applied:?}"),
     );
     run.check(
-        lab.read("a.txt").as_deref() == Some(&A_AFTER.replace("OMICRON", "omicron"))
-            && lab.read("b.txt").as_deref() == Some("new file\nsecond line\n"),
-        &format!("the approved hunks land: a.txt {:?}", lab.read("a.txt")),
+        lab.try_read("a.txt").as_deref() == Some(&A_AFTER.replace("OMICRON", "omicron"))
+            && lab.try_read("b.txt").as_deref() == Some("new file\nsecond line\n"),
+        &format!("the approved hunks land: a.txt {:?}", lab.try_read("a.txt")),
     );
     let text = output_of(&run, 2, "call_patch");
     run.check(
@@ -549,7 +549,7 @@ fn codex_malformed_patch_is_refused_with_the_diagnostic_and_writes_nothing() {
         &format!("the model should read the diagnostic; it read:\n{text}"),
     );
     run.check(
-        lab.read("a.txt").as_deref() == Some(A_BEFORE),
+        lab.try_read("a.txt").as_deref() == Some(A_BEFORE),
         "a refused patch writes nothing",
     );
     let pending = lab.resolve(&["--json", "pending"]);
@@ -560,7 +560,7 @@ fn codex_malformed_patch_is_refused_with_the_diagnostic_and_writes_nothing() {
 }
 
 /// `resolve setup codex` for this lab's root with `args` (no Codex needed).
-fn setup(lab: &Lab, args: &[&str]) -> String {
+fn setup_codex(lab: &Lab, args: &[&str]) -> String {
     let output = lab.resolve(&[&["setup", "codex"][..], args].concat());
     assert!(output.status.success(), "setup codex {args:?}: {output:?}");
     String::from_utf8(output.stdout).unwrap()
@@ -581,7 +581,7 @@ fn setup_codex_merges_is_idempotent_dry_runs_and_removes_exactly_what_it_added()
     std::fs::write(&user, user_before).unwrap();
     let read = |path: &Path| std::fs::read_to_string(path).unwrap();
 
-    let shown = setup(&lab, &["--dry-run"]);
+    let shown = setup_codex(&lab, &["--dry-run"]);
     assert!(
         shown.contains("+[[hooks.PreToolUse]]") && shown.contains("+trusted_hash = \"sha256:"),
         "{shown}"
@@ -591,7 +591,7 @@ fn setup_codex_merges_is_idempotent_dry_runs_and_removes_exactly_what_it_added()
         (project_before.into(), user_before.into())
     );
 
-    setup(&lab, &[]);
+    setup_codex(&lab, &[]);
     let (project_set, user_set) = (read(&project), read(&user));
     assert!(project_set.starts_with(project_before), "{project_set}");
     assert!(
@@ -606,14 +606,14 @@ fn setup_codex_merges_is_idempotent_dry_runs_and_removes_exactly_what_it_added()
     );
     assert!(user_set.contains(&key), "{user_set}");
 
-    let again = setup(&lab, &[]);
+    let again = setup_codex(&lab, &[]);
     assert!(again.matches("nothing to change").count() == 2, "{again}");
     assert_eq!(
         (read(&project), read(&user)),
         (project_set.clone(), user_set.clone())
     );
 
-    setup(&lab, &["--approve", "review"]);
+    setup_codex(&lab, &["--approve", "review"]);
     assert_eq!(
         read(&project),
         project_set.replace("--approve stage", "--approve review")
@@ -624,7 +624,7 @@ fn setup_codex_merges_is_idempotent_dry_runs_and_removes_exactly_what_it_added()
         "another command has another trusted hash"
     );
 
-    setup(&lab, &["--remove"]);
+    setup_codex(&lab, &["--remove"]);
     assert_eq!(
         (read(&project), read(&user)),
         (project_before.into(), user_before.into())
@@ -637,9 +637,9 @@ fn setup_codex_merges_is_idempotent_dry_runs_and_removes_exactly_what_it_added()
 fn setup_codex_remove_deletes_a_file_it_created() {
     let lab = Lab::new();
     let project = lab.root.join(".codex/config.toml");
-    setup(&lab, &[]);
+    setup_codex(&lab, &[]);
     assert!(project.is_file());
-    setup(&lab, &["--remove"]);
+    setup_codex(&lab, &["--remove"]);
     assert!(!project.exists(), "the file setup created is gone");
 }
 
@@ -713,6 +713,6 @@ fn hook_codex_fails_closed_and_leaves_other_shell_commands_alone() {
         reason.starts_with("resolve refused this patch; nothing was written."),
         "{reason}"
     );
-    assert!(!lab.dir.path().join("outside.txt").exists());
-    assert_eq!(lab.read("a.txt").as_deref(), Some(A_BEFORE));
+    assert!(!lab.dir.parent().join("outside.txt").exists());
+    assert_eq!(lab.try_read("a.txt").as_deref(), Some(A_BEFORE));
 }

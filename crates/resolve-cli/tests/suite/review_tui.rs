@@ -31,7 +31,7 @@ fn mcp_connection(root: &Path) -> McpChild {
 }
 
 /// `src/lib.rs` with two calls of `foo` far apart (two hunks) and `src/main.rs` with one.
-fn workspace() -> tempfile::TempDir {
+fn review_root() -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(root.path().join("src")).unwrap();
     let mut lib: Vec<String> = (1..=30).map(|n| format!("fn f{n}() {{}}")).collect();
@@ -69,7 +69,7 @@ fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in
     if !tmux_available() {
         return;
     }
-    let root = workspace();
+    let root = review_root();
     let scratch = tempfile::tempdir().unwrap();
     let mut mcp = mcp_connection(root.path());
     let staged = mcp.call(
@@ -208,7 +208,7 @@ fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in
 /// A workspace with one CLI-staged preview, and a review of it running in tmux (with
 /// `environment` set); the file the review's exit code is written to.
 fn review_in_tmux(environment: &str) -> (tempfile::TempDir, tempfile::TempDir, Tmux, PathBuf) {
-    let root = workspace();
+    let root = review_root();
     resolve(
         root.path(),
         &["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"],
@@ -373,7 +373,7 @@ fn agent_approve_ask_on_a_terminal_opens_the_review_and_the_model_hears_the_reje
 
 #[test]
 fn without_a_terminal_review_exits_2_and_points_at_apply_only() {
-    let root = workspace();
+    let root = review_root();
     let output = Command::new(env!("CARGO_BIN_EXE_resolve"))
         .arg("--root")
         .arg(root.path())

@@ -61,7 +61,7 @@ impl Fixture {
         self.root.join(relative)
     }
 
-    fn read(&self, relative: &str) -> Vec<u8> {
+    fn bytes(&self, relative: &str) -> Vec<u8> {
         std::fs::read(self.path(relative)).unwrap()
     }
 
@@ -84,7 +84,7 @@ impl Fixture {
     }
 
     /// Stage a change set directly; the pending id.
-    fn stage(&self, set: ChangeSet) -> String {
+    fn stage_set(&self, set: ChangeSet) -> String {
         let action = NewAction {
             origin: Origin::Cli,
             source_tool: "ast_edit".into(),
@@ -158,7 +158,7 @@ fn a_symlink_to_outside_swapped_in_after_the_preview_is_refused_and_nothing_is_w
     let mut set = ChangeSet::new();
     set.insert("a.txt", update(b"alpha\n", "ALPHA\n"));
     set.insert("b.txt", update(b"beta\n", "BETA\n"));
-    let id = fx.stage(set);
+    let id = fx.stage_set(set);
     // Same bytes behind the link, so a hash check alone would pass.
     std::fs::write(fx.outside.join("victim.txt"), "alpha\n").unwrap();
     std::fs::remove_file(fx.path("a.txt")).unwrap();
@@ -190,7 +190,7 @@ fn a_parent_directory_swapped_for_a_symlink_to_outside_is_refused() {
     let error = fx.store.apply(&id, None, "swap", None).unwrap_err();
     assert!(matches!(error, StoreError::SymlinkEscape { .. }), "{error}");
     assert_eq!(std::fs::read(fx.outside.join("a.txt")).unwrap(), b"alpha\n");
-    assert_eq!(fx.read("src.orig/a.txt"), b"alpha\n");
+    assert_eq!(fx.bytes("src.orig/a.txt"), b"alpha\n");
     assert!(fx.is_pending(&id));
 }
 
@@ -206,7 +206,7 @@ fn a_symlink_to_another_workspace_file_swapped_in_is_checked_against_that_file()
 
     let error = fx.store.apply(&id, None, "swap", None).unwrap_err();
     assert!(matches!(error, StoreError::Stale { .. }), "{error}");
-    assert_eq!(fx.read("b.txt"), b"beta\n");
+    assert_eq!(fx.bytes("b.txt"), b"beta\n");
     assert!(fx.is_pending(&id));
 }
 
@@ -222,7 +222,7 @@ fn a_file_replaced_by_a_directory_makes_the_preview_stale_and_writes_nothing() {
             content: "new\n".into(),
         },
     );
-    let id = fx.stage(set);
+    let id = fx.stage_set(set);
     std::fs::remove_file(fx.path("b.txt")).unwrap();
     std::fs::create_dir(fx.path("b.txt")).unwrap();
     std::fs::create_dir(fx.path("c.txt")).unwrap();
@@ -232,7 +232,7 @@ fn a_file_replaced_by_a_directory_makes_the_preview_stale_and_writes_nothing() {
         StoreError::Stale { files } => assert_eq!(files, &["b.txt", "c.txt"]),
         other => panic!("expected a stale preview, got {other}"),
     }
-    assert_eq!(fx.read("a.txt"), b"alpha\n");
+    assert_eq!(fx.bytes("a.txt"), b"alpha\n");
     assert!(fx.path("b.txt").is_dir() && fx.path("c.txt").is_dir());
     assert!(fx.is_pending(&id));
     assert_eq!(fx.leftovers(), Vec::<String>::new());
@@ -269,7 +269,7 @@ fn permission_denied_on_one_file_rolls_back_the_files_already_written() {
     set.insert("a.txt", update(b"alpha\n", "ALPHA\n"));
     set.insert("b.txt", update(b"beta\n", "BETA\n"));
     set.insert("c.txt", update(b"gamma\n", "GAMMA\n"));
-    let id = fx.stage(set);
+    let id = fx.stage_set(set);
     let before = fx.files();
     let Some(_locked) = Immutable::set(&fx.path("b.txt")) else {
         eprintln!("skipped: `chattr +i` is not available here");
@@ -286,7 +286,7 @@ fn permission_denied_on_one_file_rolls_back_the_files_already_written() {
 
     drop(_locked);
     fx.store.apply(&id, None, "unlocked", None).unwrap();
-    assert_eq!(fx.read("b.txt"), b"BETA\n");
+    assert_eq!(fx.bytes("b.txt"), b"BETA\n");
 }
 
 #[test]
@@ -300,7 +300,7 @@ fn a_new_file_whose_directory_became_a_file_fails_and_rolls_back_the_others() {
             content: "b\n".into(),
         },
     );
-    let id = fx.stage(set);
+    let id = fx.stage_set(set);
     std::fs::write(fx.path("new"), "in the way\n").unwrap();
     let before = fx.files();
 
@@ -317,7 +317,7 @@ fn a_file_deleted_under_a_pending_preview_makes_it_stale_and_discard_still_works
     let mut set = ChangeSet::new();
     set.insert("a.txt", update(b"alpha\n", "ALPHA\n"));
     set.insert("b.txt", update(b"beta\n", "BETA\n"));
-    let id = fx.stage(set);
+    let id = fx.stage_set(set);
     std::fs::remove_file(fx.path("a.txt")).unwrap();
 
     let error = fx.store.apply(&id, None, "deleted", None).unwrap_err();
@@ -326,10 +326,10 @@ fn a_file_deleted_under_a_pending_preview_makes_it_stale_and_discard_still_works
         "Preview is stale: `a.txt` changed since the preview was staged; nothing was written. Discard this preview and stage the change again."
     );
     assert!(!fx.path("a.txt").exists(), "the deleted file came back");
-    assert_eq!(fx.read("b.txt"), b"beta\n");
+    assert_eq!(fx.bytes("b.txt"), b"beta\n");
     assert!(fx.is_pending(&id));
     fx.store.discard(&id, "gone", None).unwrap();
-    assert_eq!(fx.read("b.txt"), b"beta\n");
+    assert_eq!(fx.bytes("b.txt"), b"beta\n");
 }
 
 #[test]
@@ -339,7 +339,7 @@ fn a_file_created_where_a_preview_creates_one_makes_it_stale() {
     std::fs::write(fx.path("new.txt"), "theirs\n").unwrap();
     let error = fx.store.apply(&id, None, "raced", None).unwrap_err();
     assert!(matches!(error, StoreError::Stale { .. }), "{error}");
-    assert_eq!(fx.read("new.txt"), b"theirs\n");
+    assert_eq!(fx.bytes("new.txt"), b"theirs\n");
 }
 
 #[test]
@@ -354,7 +354,7 @@ fn very_long_lines_are_edited_and_applied_byte_for_byte() {
     );
     fx.store.apply(&id, None, "long", None).unwrap();
     assert_eq!(
-        fx.read("long.txt"),
+        fx.bytes("long.txt"),
         format!("{half}centre{half}").into_bytes()
     );
 
@@ -368,7 +368,7 @@ fn very_long_lines_are_edited_and_applied_byte_for_byte() {
     );
     fx.store.apply(&id, None, "long", None).unwrap();
     assert_eq!(
-        fx.read("long.js"),
+        fx.bytes("long.js"),
         source.replace("foo(", "bar(").into_bytes()
     );
 }
@@ -401,7 +401,7 @@ fn line_endings_boms_and_missing_final_newlines_survive_edit_and_ast_edit_byte_f
         }
         for (path, text) in ODD_FILES {
             assert_eq!(
-                String::from_utf8(fx.read(path)).unwrap(),
+                String::from_utf8(fx.bytes(path)).unwrap(),
                 text.replace("foo(1)", "bar(1)"),
                 "{tool} on {path}"
             );
@@ -421,7 +421,7 @@ fn write_keeps_exact_bytes_for_empty_files_boms_and_crlf() {
     for (path, content) in cases {
         let id = fx.call("write", json!({"path": path, "content": content}));
         fx.store.apply(&id, None, "write", None).unwrap();
-        assert_eq!(fx.read(path), content.as_bytes(), "{path}");
+        assert_eq!(fx.bytes(path), content.as_bytes(), "{path}");
     }
     // An empty file cannot match an edit; nothing is staged.
     let error = fx
@@ -445,14 +445,14 @@ fn a_file_named_twice_through_an_inner_symlink_is_applied_once() {
         json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": ["a.js", "alias.js"]}),
     );
     fx.store.apply(&id, None, "twice", None).unwrap();
-    assert_eq!(fx.read("a.js"), b"x = bar(1);\n");
+    assert_eq!(fx.bytes("a.js"), b"x = bar(1);\n");
     assert_eq!(
         std::fs::read_link(fx.path("alias.js")).unwrap(),
         Path::new("a.js")
     );
     assert_eq!(fx.leftovers(), Vec::<String>::new());
     fx.store.undo(&id).unwrap();
-    assert_eq!(fx.read("a.js"), b"x = foo(1);\n");
+    assert_eq!(fx.bytes("a.js"), b"x = foo(1);\n");
 }
 
 #[test]
@@ -462,10 +462,10 @@ fn a_file_name_at_the_length_limit_can_be_written_and_applied() {
     let name = format!("{}.txt", "n".repeat(251));
     let id = fx.call("write", json!({"path": name, "content": "long\n"}));
     fx.store.apply(&id, None, "long name", None).unwrap();
-    assert_eq!(fx.read(&name), b"long\n");
+    assert_eq!(fx.bytes(&name), b"long\n");
     let id = fx.call("write", json!({"path": name, "content": "longer\n"}));
     fx.store.apply(&id, None, "long name", None).unwrap();
-    assert_eq!(fx.read(&name), b"longer\n");
+    assert_eq!(fx.bytes(&name), b"longer\n");
     assert_eq!(fx.leftovers(), Vec::<String>::new());
 }
 
@@ -491,7 +491,7 @@ fn a_dangling_symlink_to_outside_is_refused_and_one_inside_is_written_through() 
         json!({"path": "alias.rs", "content": "fn f() {}\n"}),
     );
     fx.store.apply(&id, None, "through", None).unwrap();
-    assert_eq!(fx.read("src/lib.rs"), b"fn f() {}\n");
+    assert_eq!(fx.bytes("src/lib.rs"), b"fn f() {}\n");
     assert_eq!(
         std::fs::read_link(fx.path("alias.rs")).unwrap(),
         Path::new("src/lib.rs")

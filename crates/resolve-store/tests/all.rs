@@ -12,5 +12,6 @@ mod suite {
     mod rederive;
     mod retention;
     mod store;
+    mod store_crash;
     mod untrusted_state;
 }

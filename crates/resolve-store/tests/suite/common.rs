@@ -120,3 +120,23 @@ pub fn three_file_action() -> (TestDir, Store, String) {
     );
     (dir, store, record.id)
 }
+
+/// Temp files anywhere in the root, and anything left in the journal directory.
+pub fn leftovers(root: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if name.ends_with(".tmp")
+                || path.parent().unwrap().ends_with(resolve_store::JOURNAL_DIR)
+            {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found
+}

@@ -21,7 +21,8 @@ use resolve_store::{
 };
 use serde_json::{Value, json};
 
-use super::common::store_at;
+use super::common::{change_set, setup, stage, store_at, update};
+use resolve_store::StoredAction;
 use resolve_test_support::TestDir;
 
 /// `<tmp>/ws` with `b.txt`, beside `<tmp>/outside/victim.txt`.
@@ -207,5 +208,94 @@ fn an_exhausted_id_counter_is_a_clear_error_not_an_overflow() {
     assert!(matches!(
         fx.store.next_seq().unwrap_err(),
         StoreError::CorruptState { .. }
+    ));
+}
+
+#[test]
+fn a_record_of_another_format_version_is_refused_naming_the_version() {
+    let (dir, store) = setup();
+    dir.write("a.rs", "old a\n");
+    let record = stage(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
+    let file = dir
+        .path()
+        .join(STATE_DIR)
+        .join(format!("pending/{}.json", record.seq));
+    let mut value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(value["version"], 1, "records carry their format version");
+    for version in [json!(2), serde_json::Value::Null] {
+        match version {
+            serde_json::Value::Null => value.as_object_mut().unwrap().remove("version"),
+            other => value
+                .as_object_mut()
+                .unwrap()
+                .insert("version".into(), other),
+        };
+        std::fs::write(&file, value.to_string()).unwrap();
+        for error in [
+            store.pending().unwrap_err(),
+            store.pending_summaries().unwrap_err(),
+            store.apply(&record.id, None, "r", None).unwrap_err(),
+        ] {
+            match &error {
+                StoreError::CorruptState { path, reason } => {
+                    assert_eq!(path, &file);
+                    assert!(reason.contains("version"), "{reason}");
+                }
+                other => panic!("expected corrupt state, got {other}"),
+            }
+        }
+    }
+    assert!(file.exists(), "the record was kept as found");
+    assert_eq!(dir.try_read("a.rs").as_deref(), Some("old a\n"));
+}
+
+#[test]
+fn a_journal_of_another_version_is_refused_and_kept() {
+    let (dir, store) = setup();
+    dir.write("a.rs", "new a\n");
+    let journal_dir = format!("{STATE_DIR}/{JOURNAL_DIR}");
+    let journal = json!({
+        "version": 2, "purpose": "apply", "action": "pending-action:edit:3", "committed": true,
+        "entries": [], "createdDirs": [], "state": []
+    });
+    dir.write(&format!("{journal_dir}/journal.json"), journal.to_string());
+    match store.recover().unwrap_err() {
+        StoreError::CorruptState { reason, .. } => {
+            assert_eq!(reason, "unknown journal version 2");
+        }
+        other => panic!("expected corrupt state, got {other}"),
+    }
+    assert!(dir.path().join(&journal_dir).join("journal.json").exists());
+}
+
+#[test]
+fn a_damaged_content_blob_fails_the_apply_and_touches_nothing() {
+    let (dir, store) = setup();
+    dir.write("a.rs", "old a\n");
+    dir.write("b.rs", "old b\n");
+    let record = stage(
+        &store,
+        change_set([
+            ("a.rs", update("old a\n", "new a\n")),
+            ("b.rs", update("old b\n", "new b\n")),
+        ]),
+    );
+    let blob = dir
+        .path()
+        .join(STATE_DIR)
+        .join("blobs")
+        .join(content_hash(b"new b\n"));
+    std::fs::write(&blob, "tampered\n").unwrap();
+    let error = store.apply(&record.id, None, "r", None).unwrap_err();
+    assert!(
+        matches!(error, StoreError::CorruptState { ref path, .. } if *path == blob),
+        "{error}"
+    );
+    assert_eq!(dir.try_read("a.rs").as_deref(), Some("old a\n"));
+    assert_eq!(dir.try_read("b.rs").as_deref(), Some("old b\n"));
+    assert!(matches!(
+        store.get(&record.id).unwrap(),
+        StoredAction::Pending(_)
     ));
 }

@@ -2,7 +2,7 @@
 //! and stdout, one JSON-RPC message a line, its stdout read on a thread of its own.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -86,6 +86,12 @@ impl McpChild {
             .expect("the server answers")
     }
 
+    /// The server's next stdout line if one comes within `timeout`.
+    #[must_use]
+    pub fn line_within(&self, timeout: Duration) -> Option<String> {
+        self.lines.recv_timeout(timeout).ok()
+    }
+
     /// Send the request `method` with `params` and return its response's `result`,
     /// notifications skipped.
     pub fn request(&mut self, method: &str, params: Value) -> Value {
@@ -99,6 +105,18 @@ impl McpChild {
                 return message["result"].clone();
             }
         }
+    }
+
+    /// The server's process id.
+    #[must_use]
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Close the server's stdin and wait for it to end; how it ended.
+    pub fn finish(&mut self) -> ExitStatus {
+        drop(self.child.stdin.take());
+        self.child.wait().unwrap()
     }
 
     /// Call the tool `name` with `arguments`; its result.

@@ -5,16 +5,6 @@
 //! discard, nothing to discard) validate against it. `resolve --json ast-edit` and
 //! `resolve --json apply` carry the same facts.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "tests fail by panicking"
-)]
-
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;

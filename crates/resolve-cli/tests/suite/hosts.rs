@@ -12,15 +12,7 @@
 //! nothing but what it needs (no proxy, no real key), the mock's base URL, and a time limit; a
 //! failed test prints the host's output and what it sent the model.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::print_stderr,
-    reason = "tests fail by panicking and explain skips on stderr"
-)]
+#![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
 use std::process::Output;
 use std::sync::{Arc, Mutex};

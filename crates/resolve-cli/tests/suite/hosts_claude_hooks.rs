@@ -7,15 +7,7 @@
 //! Also here, without a host: the hook fails closed on input it cannot stage (exit 2, nothing
 //! written), and setup merges, repeats, dry-runs and removes its entries exactly.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::print_stderr,
-    reason = "tests fail by panicking and explain skips on stderr"
-)]
+#![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
 use std::io::Write as _;
 use std::path::Path;

@@ -7,15 +7,7 @@
 //! elsewhere. `resolve setup codex` and `resolve hook codex` are also checked alone, without
 //! Codex (merging, dry run, removal; failing closed).
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::print_stderr,
-    reason = "tests fail by panicking and explain skips on stderr"
-)]
+#![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -6,24 +6,15 @@
 //! test fails under CI (`CI` set) and is skipped loudly elsewhere. A second script
 //! (`test_mcp_approval.py`) covers `--approve ask|review`, result details and subscriptions.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::print_stderr,
-    reason = "tests fail by panicking and explain skips on stderr"
-)]
+#![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
+use resolve_test_support::{McpChild, TestDir};
 use serde_json::{Value, json};
 
 /// The Python interpreter to drive the SDK with.
@@ -94,51 +85,28 @@ fn a_person_approves_through_the_python_sdk_and_nothing_else_writes() {
 
 /// A `resolve mcp` process spoken to line by line.
 struct RawServer {
-    child: std::process::Child,
-    lines: mpsc::Receiver<String>,
-    root: tempfile::TempDir,
+    mcp: McpChild,
+    root: TestDir,
 }
 
 impl RawServer {
     fn start(files: &[(&str, &str)]) -> Self {
-        let root = tempfile::tempdir().unwrap();
-        for (path, content) in files {
-            std::fs::write(root.path().join(path), content).unwrap();
+        let root = TestDir::with_files(files.iter().copied());
+        let mut command = Command::new(env!("CARGO_BIN_EXE_resolve"));
+        command.arg("--root").arg(root.root()).arg("mcp");
+        Self {
+            mcp: McpChild::spawn(command),
+            root,
         }
-        let mut child = Command::new(env!("CARGO_BIN_EXE_resolve"))
-            .arg("--root")
-            .arg(root.path())
-            .arg("mcp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Self { child, lines, root }
     }
 
     fn send(&mut self, line: &str) {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
+        self.mcp.send_line(line);
     }
 
     /// The next stdout line, which must be a JSON-RPC message.
     fn receive(&self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(Duration::from_secs(20))
-            .expect("the server answers");
+        let line = self.mcp.next_line();
         let message: Value = serde_json::from_str(&line)
             .unwrap_or_else(|error| panic!("stdout carried a non-JSON line ({error}): {line}"));
         assert_eq!(message["jsonrpc"], "2.0", "{line}");
@@ -197,11 +165,10 @@ fn garbage_and_malformed_requests_get_protocol_errors_and_the_server_keeps_servi
     assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 8);
 
     // Closing stdin ends the server cleanly.
-    drop(server.child.stdin.take());
-    let status = server.child.wait().unwrap();
+    let status = server.mcp.finish();
     assert!(status.success(), "{status}");
     // Whatever else reached stdout was JSON-RPC too.
-    while let Ok(line) = server.lines.recv_timeout(Duration::from_millis(200)) {
+    while let Some(line) = server.mcp.line_within(Duration::from_millis(200)) {
         let message: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(message["jsonrpc"], "2.0", "{line}");
     }
@@ -272,7 +239,7 @@ fn huge_sparse_files_read_and_grepped_over_mcp_keep_the_server_under_200_mib() {
         "big.log:300:line 300 of the text at the start of a huge file"
     );
 
-    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap();
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.mcp.id())).unwrap();
     let peak_kib: u64 = status
         .lines()
         .find_map(|line| line.strip_prefix("VmHWM:"))
@@ -280,6 +247,5 @@ fn huge_sparse_files_read_and_grepped_over_mcp_keep_the_server_under_200_mib() {
         .and_then(|number| number.parse().ok())
         .unwrap();
     assert!(peak_kib < 200 * 1024, "peak resident memory {peak_kib} KiB");
-    drop(server.child.stdin.take());
-    assert!(server.child.wait().unwrap().success());
+    assert!(server.mcp.finish().success());
 }

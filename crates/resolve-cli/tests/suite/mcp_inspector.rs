@@ -6,15 +6,7 @@
 //! The inspector is the executable in `RESOLVE_INSPECTOR` (`.ci/run` installs it); without it
 //! the test fails under CI (`CI` set) and is skipped loudly elsewhere.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::print_stderr,
-    reason = "tests fail by panicking and explain skips on stderr"
-)]
+#![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -5,16 +5,7 @@
 //!
 //! Without `tmux` the end-to-end test fails under CI (`CI` set) and is skipped loudly elsewhere.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::print_stderr,
-    reason = "tests fail by panicking and explain skips on stderr"
-)]
+#![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

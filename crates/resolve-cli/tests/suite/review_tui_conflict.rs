@@ -5,15 +5,7 @@
 //!
 //! Without `tmux` the test fails under CI (`CI` set) and is skipped loudly elsewhere.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::print_stderr,
-    reason = "tests fail by panicking and explain skips on stderr"
-)]
+#![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
 use std::path::Path;
 use std::process::Command;

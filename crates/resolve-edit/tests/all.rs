@@ -2,6 +2,11 @@
 //! concern. `memory` installs a counting global allocator for the whole binary; its measure
 //! runs alone in a child process.
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
+
 mod suite {
     mod common;
 

@@ -1,6 +1,11 @@
 //! Behavior tests of resolve-store through its public API: one test binary, one module per
 //! concern.
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests set up and inspect files directly"
+)]
+
 mod suite {
     mod common;
 

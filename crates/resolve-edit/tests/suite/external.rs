@@ -1,10 +1,6 @@
 //! Durable MCP actions: the store keeps the calls as data, and `StorePendingSource` resolves
 //! them through an `ExternalActionRunner` under the store's lock.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"

@@ -3,11 +3,6 @@
 //! takes), whatever the changed lines look like, and the details validate against the
 //! generated schema.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-
 use pretty_assertions::assert_eq;
 use resolve_core::schema::validate;
 use resolve_core::{Facts, PreviewFacts, PreviewFile};

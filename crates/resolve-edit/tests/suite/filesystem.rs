@@ -7,10 +7,6 @@
 //! does, so the "permission denied" case uses that. Disk-full faults need a process with a
 //! file-size limit and live in the CLI suite (`faults.rs`).
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"

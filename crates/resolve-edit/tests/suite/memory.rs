@@ -7,10 +7,6 @@
 //! re-runs this binary as a child process that runs only the (ignored) measuring test.
 
 #![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
     unsafe_code,
     reason = "a global allocator is implemented with `unsafe`"
 )]

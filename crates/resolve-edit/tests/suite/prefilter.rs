@@ -5,10 +5,6 @@
 //! Rust, Python and TypeScript) and on real code: this repository's crates and, when the cargo
 //! registry has it, tokio's sources.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"

@@ -1,11 +1,6 @@
 //! Behavior of the preview producers (`ast_edit`, `edit`, `write`) and the read-only tools
 //! through the public API, plus a differential test of `ast_edit` against the `ast-grep` CLI.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -985,7 +980,6 @@ const PYTHON_MAIN: &str = r#"def f():
     if foo(2):
         return foo(3, foo(4))
     print(foo(5))
-
 
 class K:
     def m(self):

@@ -8,10 +8,6 @@
 //! both for multi-file change sets (create, update and delete together) staged directly and
 //! for chains of `edit`/`write` calls through the model-facing `FileTools::call`.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"

@@ -4,10 +4,6 @@
 //! real binary is measured in `resolve-cli`'s `tests/suite/mcp.rs`.
 
 #![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"
 )]

@@ -2,10 +2,6 @@
 //! texts), applying a reviewer's pick with reasons, amending, and the reviewer notes a
 //! person's decisions leave for the model that staged the action — once, and only for it.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"

@@ -1,11 +1,6 @@
 //! Staging a producer's preview through the model-facing tools, down to what the store keeps:
 //! an `ast_edit` preview's contents stay in packs of the blob store, named by the record.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-
 use pretty_assertions::assert_eq;
 use resolve_edit::{Content, FileChange, FileTools, Origin, STATE_DIR, StoreError, StoredAction};
 use serde_json::json;

@@ -2,10 +2,6 @@
 //! (also after a crash at any instant), written into a scratch copy, the outcome kept on the
 //! record, and an apply that requires a passing check.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"

@@ -3,10 +3,6 @@
 //! recovery and the store refuse what they cannot trust, name the file, keep it, and never
 //! reach outside the workspace.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"

@@ -1,9 +1,5 @@
 //! Who decided each resolution (`decidedBy`), and the model's reason kept beside a person's.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"

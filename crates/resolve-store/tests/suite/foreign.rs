@@ -2,10 +2,6 @@
 //! foreign when read, stays foreign when written back, and its payload runs only through a
 //! store accepting foreign actions.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"

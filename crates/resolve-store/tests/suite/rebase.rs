@@ -3,10 +3,6 @@
 //! a conflict writes nothing and keeps the action pending, and a store without a rebase keeps
 //! the strict check.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"

@@ -3,10 +3,6 @@
 //! [`Rebase::rederive`] before the merge, lands a clean re-derivation and names the file; a
 //! mismatch falls back to the merge, and a conflict then names the matches that moved.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"

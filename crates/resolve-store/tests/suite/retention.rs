@@ -2,10 +2,6 @@
 //! entries and the recent ones, never a pending action or an apply that can still be undone;
 //! [`Store::gc_if_due`] runs it at most once a day, and not while another process holds the
 //! lock.
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
 #![expect(clippy::unwrap_used, reason = "tests fail by panicking")]
 
 use std::time::Duration;

@@ -1,11 +1,6 @@
 //! Crash recovery of the store's transactional apply and undo: the test binary re-runs itself
 //! as a child that aborts at one crash point, and every step leaves all or nothing.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-
 use pretty_assertions::assert_eq;
 use resolve_store::{CRASH_AT_ENV, Outcome, StoredAction};
 use resolve_test_support::TestDir;

@@ -4,10 +4,6 @@
 //! store's open, recovery, clean-up, staging or apply to write, create or remove anything
 //! outside the root, and a state directory holding a link is refused as corrupt.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
 #![expect(
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions fail the test by panicking"

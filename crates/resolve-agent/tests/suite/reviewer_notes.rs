@@ -33,7 +33,7 @@ fn numbered(count: usize, marked: &[usize]) -> String {
 }
 
 /// Stage a `write` of `path` for `origin`; its pending id.
-fn stage(store: &Store, origin: Origin, path: &str, content: &str) -> String {
+fn stage_write(store: &Store, origin: Origin, path: &str, content: &str) -> String {
     let result = FileTools::new(store.clone(), origin)
         .call("write", &json!({"path": path, "content": content}))
         .unwrap();
@@ -103,7 +103,7 @@ async fn a_persons_decisions_reach_the_model_once_before_its_next_request(kind: 
     let store = Store::open(Workspace::open(dir.path()).unwrap());
     let person = store.clone().resolved_by(Origin::Cli);
     // Left pending by an earlier run; a person applies part of it in a terminal.
-    let partial = stage(&store, Origin::Agent, "a.txt", &numbered(20, &[2, 19]));
+    let partial = stage_write(&store, Origin::Agent, "a.txt", &numbered(20, &[2, 19]));
     let decision = ReviewDecision {
         selection: Selection::Except(vec![HunkAddress::hunk("a.txt", 2)]),
         rejections: vec![HunkRejection {
@@ -114,10 +114,10 @@ async fn a_persons_decisions_reach_the_model_once_before_its_next_request(kind: 
     };
     apply_reviewed(&person, &partial, &decision, "Only line 2.", None).unwrap();
     // Another origin's decision is not this model's business.
-    let other = stage(&store, Origin::Mcp("c1".into()), "b.txt", "B\n");
+    let other = stage_write(&store, Origin::Mcp("c1".into()), "b.txt", "B\n");
     person.discard(&other, "Not yours to hear.", None).unwrap();
     // Discarded by the person while the run goes on.
-    let later = stage(&store, Origin::Agent, "b.txt", "bee\n");
+    let later = stage_write(&store, Origin::Agent, "b.txt", "bee\n");
 
     let server = MockServer::start(vec![
         Reply::Turn(Turn::call("c1", "wait", json!({}))),
@@ -193,7 +193,7 @@ fn a_file_that_moved_under_a_pending_preview_is_told_to_its_origin_once_with_its
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "a\nb\nc\nd\ne\nf\n").unwrap();
     let store = resolve_edit::rebasing_store(Workspace::open(dir.path()).unwrap());
-    let id = stage(&store, Origin::Agent, "a.txt", "a\nB\nc\nd\ne\nf\n");
+    let id = stage_write(&store, Origin::Agent, "a.txt", "a\nB\nc\nd\ne\nf\n");
     let agent = StoreReviewerNotes::new(store.clone(), Origin::Agent);
     let other = StoreReviewerNotes::new(store, Origin::Mcp("c1".into()));
     assert_eq!(

@@ -14,7 +14,7 @@ use super::support::{
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
 
-pub fn stage(id: &str, path: &str) -> Reply {
+pub fn stage_call(id: &str, path: &str) -> Reply {
     Reply::Turn(Turn::call(id, "stage", json!({"path": path})))
 }
 
@@ -36,7 +36,7 @@ pub fn text(text: &str) -> Reply {
 
 async fn compliant_resolve_sends_no_tool_choice_and_one_reminder(kind: ProviderKind) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         resolve("c2", "apply"),
         text("Done."),
     ])
@@ -73,7 +73,7 @@ async fn detour_is_not_executed_gets_a_skipped_result_and_the_next_call_is_force
     kind: ProviderKind,
 ) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         peek("c2"),
         resolve("c3", "apply"),
         text("Done."),
@@ -119,7 +119,7 @@ both_providers!(detour_is_not_executed_gets_a_skipped_result_and_the_next_call_i
 
 async fn bare_text_while_pending_does_not_stop_the_loop_and_forces_resolve(kind: ProviderKind) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         text("Looks good to me."),
         resolve("c2", "apply"),
         text("Done."),
@@ -166,7 +166,7 @@ both_providers!(no_requirement_sends_no_tool_choice);
 
 async fn fourth_decline_ends_the_run_with_the_cap_error(kind: ProviderKind) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         peek("c2"),
         peek("c3"),
         peek("c4"),
@@ -211,7 +211,7 @@ both_providers!(fourth_decline_ends_the_run_with_the_cap_error);
 
 async fn resolve_mixed_into_a_detour_batch_is_not_executed(kind: ProviderKind) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         Reply::Turn(
             Turn::call("c2", "resolve", json!({"action":"apply","reason":"ok"}))
                 .and_call("c3", "peek", "{}"),
@@ -244,7 +244,7 @@ async fn preview_left_pending_by_an_earlier_run_is_reminded_in_the_next_runs_fir
     kind: ProviderKind,
 ) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         text("Staged; stopping here."),
         resolve("c2", "apply"),
         text("Done."),
@@ -321,7 +321,7 @@ async fn with_forcing_off_every_decline_gets_no_tool_choice_and_the_fourth_is_th
     kind: ProviderKind,
 ) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         text("I would rather not."),
         peek("c2"),
         text("Still no."),
@@ -506,7 +506,7 @@ async fn a_check_call_while_pending_without_a_check_tool_is_skipped_and_forces_r
     kind: ProviderKind,
 ) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         Reply::Turn(Turn::call("c2", "check", json!({}))),
         resolve("c3", "apply"),
         text("Done."),
@@ -547,7 +547,7 @@ both_providers!(a_check_call_while_pending_without_a_check_tool_is_skipped_and_f
 // dropped, so no `tool_choice` goes on the wire, and the soft requirement works as usual.
 async fn a_static_choice_naming_a_tool_not_offered_is_not_sent(kind: ProviderKind) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         peek("c2"),
         resolve("c3", "apply"),
         text("Done."),
@@ -580,7 +580,7 @@ both_providers!(a_static_choice_naming_a_tool_not_offered_is_not_sent);
 // detour runs while a preview is pending, nothing is forced, and the reminder is still sent.
 async fn a_static_none_lets_a_detour_run_while_pending_and_still_reminds(kind: ProviderKind) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         peek("c2"),
         resolve("c3", "apply"),
         text("Done."),

@@ -7,7 +7,7 @@ use resolve_agent::{
 };
 use serde_json::{Value, json};
 
-use super::soft_requirement::{peek, resolve, stage, text};
+use super::soft_requirement::{peek, resolve, stage_call, text};
 use super::support::{Events, Tools, change_a_txt, config, session};
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
@@ -31,7 +31,7 @@ fn thinking_session(server: &MockServer, tools: &Tools, stream: bool) -> AgentSe
 
 async fn no_reasoning_keys_are_sent_by_default(kind: ProviderKind) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         resolve("c2", "apply"),
         text("Done."),
     ])
@@ -143,7 +143,7 @@ async fn whole_thinking_blocks_are_kept_verbatim_and_sent_back() {
 #[tokio::test]
 async fn with_thinking_a_declined_preview_is_not_forced_on_the_wire() {
     let server = MockServer::start(vec![
-        stage("t1", "a.txt"),
+        stage_call("t1", "a.txt"),
         peek("t2"),
         resolve("t3", "apply"),
         text("Done."),

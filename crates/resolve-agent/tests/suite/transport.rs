@@ -10,7 +10,7 @@ use resolve_core::{PushOptions, RejectReason, ToolChoice};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::soft_requirement::{peek, resolve, stage, text};
+use super::soft_requirement::{peek, resolve, stage_call, text};
 use super::support::{
     Events, Tools, any_tool, config, forced_resolve, session, tool_choice, tool_results,
 };
@@ -29,12 +29,12 @@ async fn rejected_forced_choice_falls_back_to_any_then_to_none_and_is_remembered
     kind: ProviderKind,
 ) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         peek("c2"),
         rejects_tool_choice(400),
         rejects_tool_choice(500),
         resolve("c3", "apply"),
-        stage("c4", "b.txt"),
+        stage_call("c4", "b.txt"),
         peek("c5"),
         resolve("c6", "apply"),
         text("Done."),
@@ -80,7 +80,7 @@ both_providers!(rejected_forced_choice_falls_back_to_any_then_to_none_and_is_rem
 
 async fn configured_capability_sends_any_instead_of_a_named_choice(kind: ProviderKind) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         peek("c2"),
         resolve("c3", "apply"),
         text("Done."),
@@ -105,7 +105,7 @@ both_providers!(configured_capability_sends_any_instead_of_a_named_choice);
 #[tokio::test]
 async fn a_failure_that_does_not_name_tool_choice_is_not_a_fallback() {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         peek("c2"),
         Reply::Status {
             status: 400,

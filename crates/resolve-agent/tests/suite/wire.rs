@@ -7,7 +7,7 @@ use resolve_core::RESOLVE_REMINDER;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::soft_requirement::{peek, resolve, stage, text};
+use super::soft_requirement::{peek, resolve, stage_call, text};
 use super::support::{Events, Tools, change_a_txt, messages_without_cache_markers, session};
 use crate::both_providers;
 use resolve_test_support::MockServer;
@@ -89,11 +89,11 @@ async fn anthropic_reminder_is_a_text_block_after_the_tool_results_in_the_same_u
 
 async fn history_is_append_only_across_a_whole_run(kind: ProviderKind) {
     let server = MockServer::start(vec![
-        stage("c1", "a.txt"),
+        stage_call("c1", "a.txt"),
         peek("c2"),
         text("Thinking."),
         resolve("c3", "apply"),
-        stage("c4", "b.txt"),
+        stage_call("c4", "b.txt"),
         resolve("c5", "discard"),
         text("Done."),
     ])
@@ -143,7 +143,7 @@ both_providers!(history_is_append_only_across_a_whole_run);
 #[tokio::test]
 async fn anthropic_cache_breakpoints_sit_on_the_system_prompt_and_the_newest_message() {
     let server = MockServer::start(vec![
-        stage("t1", "a.txt"),
+        stage_call("t1", "a.txt"),
         resolve("t2", "apply"),
         text("Done."),
     ])

@@ -5,10 +5,12 @@ use std::process::Output;
 
 use std::process::Command;
 
+use resolve_test_support::TestDir;
+
 /// A temporary workspace root, and a home directory of its own (`HOME` of every run) so trust
 /// records and record keys never touch the real home.
 pub struct Workspace {
-    dir: tempfile::TempDir,
+    dir: TestDir,
     home: tempfile::TempDir,
 }
 
@@ -41,11 +43,21 @@ impl Run {
     }
 }
 
+/// A file written or read in the workspace goes through the test workspace of
+/// `resolve-test-support` (`write` creates directories, `read` gives the text).
+impl std::ops::Deref for Workspace {
+    type Target = TestDir;
+
+    fn deref(&self) -> &TestDir {
+        &self.dir
+    }
+}
+
 impl Workspace {
     /// An empty workspace.
     pub fn new() -> Self {
         Self {
-            dir: tempfile::tempdir().unwrap(),
+            dir: TestDir::new(),
             home: tempfile::tempdir().unwrap(),
         }
     }
@@ -61,7 +73,7 @@ impl Workspace {
 
     /// The root.
     pub fn root(&self) -> &Path {
-        self.dir.path()
+        self.dir.root()
     }
 
     /// The `HOME` of every run.
@@ -83,18 +95,6 @@ impl Workspace {
     /// Absolute path of `relative`.
     pub fn path(&self, relative: &str) -> PathBuf {
         self.root().join(relative)
-    }
-
-    /// Write a file (creating directories).
-    pub fn write(&self, relative: &str, content: &[u8]) {
-        let path = self.path(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
-    }
-
-    /// Read a file as text.
-    pub fn read(&self, relative: &str) -> String {
-        std::fs::read_to_string(self.path(relative)).unwrap()
     }
 
     /// Run `resolve --root <root> ARGS…`.

@@ -58,7 +58,7 @@ fn python() -> Option<&'static str> {
 
 /// A workspace whose `.resolve/config.toml` runs the test server as `srv`, logging to
 /// `calls.log`, plus any `extra` TOML.
-fn workspace(python: &str, extra: &str) -> Workspace {
+fn tool_workspace(python: &str, extra: &str) -> Workspace {
     let workspace = Workspace::new();
     let config = format!(
         "[mcp_servers.srv]\ncommand = {python:?}\nargs = [{:?}]\nenv = {{ RESOLVE_TEST_LOG = {:?} }}\n{extra}",
@@ -85,7 +85,7 @@ fn calls(workspace: &Workspace) -> Vec<Value> {
     }
 }
 
-fn stage(text: &str, with_reject: bool) -> Turn {
+fn stage_call(text: &str, with_reject: bool) -> Turn {
     Turn::call(
         "c1",
         "srv__stage",
@@ -135,9 +135,9 @@ fn reminders(body: &Value) -> usize {
 #[test]
 fn a_staged_mcp_action_is_reminded_and_resolve_apply_calls_the_apply_tool_with_reason_and_extra() {
     let Some(python) = python() else { return };
-    let workspace = workspace(python, "");
+    let workspace = tool_workspace(python, "");
     let model = Model::start(vec![
-        stage("buy milk", false),
+        stage_call("buy milk", false),
         resolve(
             json!({"action": "apply", "reason": "The user asked for it.", "extra": {"ticket": 7}}),
         ),
@@ -203,9 +203,9 @@ fn a_staged_mcp_action_is_reminded_and_resolve_apply_calls_the_apply_tool_with_r
 #[test]
 fn discard_without_a_reject_call_calls_nothing_and_answers_the_default_text() {
     let Some(python) = python() else { return };
-    let workspace = workspace(python, "");
+    let workspace = tool_workspace(python, "");
     let model = Model::start(vec![
-        stage("buy milk", false),
+        stage_call("buy milk", false),
         resolve(json!({"action": "discard", "reason": "Already bought."})),
         Turn::text("Dropped."),
     ]);
@@ -222,9 +222,9 @@ fn discard_without_a_reject_call_calls_nothing_and_answers_the_default_text() {
 #[test]
 fn discard_with_a_reject_call_calls_it_with_the_reason_and_extra() {
     let Some(python) = python() else { return };
-    let workspace = workspace(python, "");
+    let workspace = tool_workspace(python, "");
     let model = Model::start(vec![
-        stage("buy milk", true),
+        stage_call("buy milk", true),
         resolve(json!({"action": "discard", "reason": "Already bought.", "extra": {"by": "user"}})),
         Turn::text("Dropped."),
     ]);
@@ -243,8 +243,8 @@ fn discard_with_a_reject_call_calls_it_with_the_reason_and_extra() {
 #[test]
 fn resolve_apply_on_the_cli_applies_an_action_an_earlier_agent_run_staged() {
     let Some(python) = python() else { return };
-    let workspace = workspace(python, "");
-    let model = Model::start(vec![stage("buy milk", false)]);
+    let workspace = tool_workspace(python, "");
+    let model = Model::start(vec![stage_call("buy milk", false)]);
     agent(&workspace, &model, &["--max-turns", "1"]).expect_code(1);
     let pending = workspace.pending_ids();
     assert_eq!(pending.len(), 1);
@@ -281,9 +281,9 @@ fn resolve_apply_on_the_cli_applies_an_action_an_earlier_agent_run_staged() {
 #[test]
 fn a_server_that_crashed_before_apply_fails_the_apply_and_the_action_stays_pending() {
     let Some(python) = python() else { return };
-    let workspace = workspace(python, "");
+    let workspace = tool_workspace(python, "");
     let model = Model::start(vec![
-        stage("buy milk", false).and_call("c1b", "srv__crash", "{}"),
+        stage_call("buy milk", false).and_call("c1b", "srv__crash", "{}"),
         resolve(json!({"action": "apply", "reason": "Go."})),
     ]);
     // The action stays pending, so the run stops at the turn limit.
@@ -321,7 +321,7 @@ fn a_server_that_crashed_before_apply_fails_the_apply_and_the_action_stays_pendi
 /// by an agent run whose apply call never answers; and the action's id.
 fn staged_hanging_apply(python: &str, timeout_sec: u64) -> (Workspace, String) {
     // Appended to the `[mcp_servers.srv]` table.
-    let workspace = workspace(python, &format!("tool_timeout_sec = {timeout_sec}\n"));
+    let workspace = tool_workspace(python, &format!("tool_timeout_sec = {timeout_sec}\n"));
     let model = Model::start(vec![Turn::call(
         "c1",
         "srv__stage",
@@ -409,7 +409,7 @@ fn an_apply_killed_during_its_mcp_call_is_reported_by_the_next_try_which_calls_n
 #[test]
 fn an_error_from_the_apply_tool_fails_the_apply_and_keeps_the_action_at_the_head() {
     let Some(python) = python() else { return };
-    let workspace = workspace(python, "");
+    let workspace = tool_workspace(python, "");
     let model = Model::start(vec![
         Turn::call(
             "c1",
@@ -432,7 +432,7 @@ fn an_error_from_the_apply_tool_fails_the_apply_and_keeps_the_action_at_the_head
 #[test]
 fn a_server_that_fails_to_start_is_reported_and_the_run_goes_on() {
     let Some(python) = python() else { return };
-    let workspace = workspace(
+    let workspace = tool_workspace(
         python,
         "[mcp_servers.missing]\ncommand = \"/nonexistent/mcp-server\"\n\n[mcp_servers.quits]\ncommand = \"true\"\n",
     );
@@ -464,7 +464,7 @@ fn a_server_that_fails_to_start_is_reported_and_the_run_goes_on() {
 #[test]
 fn tools_without_the_convention_just_run_and_their_errors_become_error_results() {
     let Some(python) = python() else { return };
-    let workspace = workspace(python, "");
+    let workspace = tool_workspace(python, "");
     let model = Model::start(vec![
         Turn::call("c1", "srv__echo", json!({"text": "hi"}))
             .and_call("c2", "srv__fail", "{}")

@@ -9,7 +9,7 @@ temporary workspace. Every check runs twice: once over the `initialize` handshak
 default negotiation (`mode="auto"`, which settles on 2026-07-28). Prints one line per check,
 then `N passed, N failed`; exits 1 when any check failed.
 
-Run by crates/resolve-cli/tests/mcp.rs (`cargo test -p resolve-cli --test mcp`).
+Run by crates/resolve-cli/tests/suite/mcp.rs (`cargo test -p resolve-cli --test all suite::mcp::`).
 """
 
 from __future__ import annotations

@@ -11,17 +11,29 @@ use rmcp::service::{NotificationContext, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 
+use resolve_test_support::TestDir;
+
 /// A temporary workspace root, and a per-user directory of its own for trust records.
 pub struct Workspace {
-    dir: tempfile::TempDir,
+    dir: TestDir,
     user: tempfile::TempDir,
+}
+
+/// A file written or read in the workspace goes through the test workspace of
+/// `resolve-test-support` (`write` creates directories, `read` gives the text).
+impl std::ops::Deref for Workspace {
+    type Target = TestDir;
+
+    fn deref(&self) -> &TestDir {
+        &self.dir
+    }
 }
 
 impl Workspace {
     /// A workspace with `files` (path, content).
     pub fn with(files: &[(&str, &str)]) -> Self {
         let workspace = Self {
-            dir: tempfile::tempdir().unwrap(),
+            dir: TestDir::new(),
             user: tempfile::tempdir().unwrap(),
         };
         for (path, content) in files {
@@ -32,7 +44,7 @@ impl Workspace {
 
     /// The root.
     pub fn root(&self) -> &Path {
-        self.dir.path()
+        self.dir.root()
     }
 
     /// The per-user directory (trust records) of this test.
@@ -54,18 +66,6 @@ impl Workspace {
     /// Absolute path of `relative`.
     pub fn path(&self, relative: &str) -> PathBuf {
         self.root().join(relative)
-    }
-
-    /// Write a file (creating directories).
-    pub fn write(&self, relative: &str, content: &str) {
-        let path = self.path(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
-    }
-
-    /// Read a file as text.
-    pub fn read(&self, relative: &str) -> String {
-        std::fs::read_to_string(self.path(relative)).unwrap()
     }
 
     /// The durable store, as another process (say `resolve apply` in a terminal) sees it.

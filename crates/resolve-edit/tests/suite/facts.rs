@@ -1,0 +1,107 @@
+//! The facts of a staged preview come from the hunk model: each file's counts and hunk
+//! addresses are those of its hunks (the ones `resolve show` addresses and `extra.only`
+//! takes), whatever the changed lines look like, and the details validate against the
+//! generated schema.
+
+use pretty_assertions::assert_eq;
+use resolve_core::schema::validate;
+use resolve_core::{Facts, PreviewFacts, PreviewFile};
+use resolve_edit::{
+    FileHunks, FileTools, Origin, Store, StoredAction, Workspace, action_hunks, preview_files,
+    shown_addressed_preview,
+};
+use serde_json::json;
+
+fn file(path: &str, added: usize, removed: usize, hunks: &[&str]) -> PreviewFile {
+    PreviewFile {
+        path: path.to_owned(),
+        added,
+        removed,
+        hunks: hunks.iter().map(|hunk| (*hunk).to_owned()).collect(),
+    }
+}
+
+/// Lines `1` to `20`, with the numbered ones replaced by the given text.
+fn numbered(replaced: &[(usize, &str)]) -> String {
+    (1..=20)
+        .map(|n| match replaced.iter().find(|(line, _)| *line == n) {
+            Some((_, text)) => format!("{text}\n"),
+            None => format!("{n}\n"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_file_change_lists_its_counts_and_hunk_addresses_from_its_hunks() {
+    // Changed lines that look like diff headers are lines, not headers.
+    let old = numbered(&[]);
+    let new = numbered(&[(2, "--- not a header"), (19, "+++ nor this")]);
+    assert_eq!(
+        FileHunks::compute("src/a.rs", Some(&old), Some(&new)).facts(),
+        file("src/a.rs", 2, 2, &["src/a.rs#1", "src/a.rs#2"])
+    );
+    assert_eq!(
+        FileHunks::compute("new.txt", None, Some("new\n")).facts(),
+        file("new.txt", 1, 0, &["new.txt#1"])
+    );
+    assert_eq!(
+        FileHunks::compute("gone.txt", Some("one\n+++ two\n"), None).facts(),
+        file("gone.txt", 0, 2, &["gone.txt#1"])
+    );
+    assert_eq!(
+        FileHunks::compute("empty.txt", None, Some("")).facts(),
+        file("empty.txt", 0, 0, &["empty.txt#1"]),
+        "an empty file created is still one hunk to take or leave"
+    );
+}
+
+#[test]
+fn a_staged_preview_carries_the_facts_of_its_hunks_and_they_match_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), numbered(&[])).unwrap();
+    let store = Store::open(Workspace::open(dir.path()).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
+    let tools = FileTools::new(store.clone(), Origin::Cli);
+    let result = tools
+        .call(
+            "write",
+            &json!({"path": "a.txt", "content": numbered(&[(3, "three"), (18, "eighteen")])}),
+        )
+        .unwrap();
+    let details = result.details.unwrap();
+    validate(&PreviewFacts::schema(), &details).unwrap();
+    let facts = PreviewFacts::from_details(Some(&details)).unwrap();
+    let id = facts.pending_id.clone().unwrap();
+    assert_eq!(
+        facts,
+        PreviewFacts::staged(
+            id.clone(),
+            "Write: a.txt",
+            None,
+            vec![file("a.txt", 2, 2, &["a.txt#1", "a.txt#2"])]
+        )
+    );
+
+    // The same addresses a reviewer is shown, from the same hunks.
+    let StoredAction::Pending(record) = store.get(&id).unwrap() else {
+        panic!("{id} is not pending");
+    };
+    assert_eq!(
+        preview_files(&store, &record.change_set).unwrap(),
+        facts.files
+    );
+    let hunks = action_hunks(&store, &record).unwrap();
+    let addresses: Vec<String> = hunks
+        .files
+        .iter()
+        .flat_map(|file| {
+            let hunks = file.hunks.as_ref().unwrap();
+            hunks.hunks.iter().map(|hunk| hunks.address(hunk.number))
+        })
+        .collect();
+    assert_eq!(addresses, facts.files[0].hunks);
+    let shown = shown_addressed_preview(&store, &record).unwrap();
+    for address in &addresses {
+        assert!(shown.contains(&format!("@@ {address}\n")), "{shown}");
+    }
+}

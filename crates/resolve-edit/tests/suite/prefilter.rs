@@ -1,0 +1,293 @@
+//! The literal prefilter of `ast_edit` never drops a match: a preview with
+//! [`Prefilter::Literals`] (the default) changes exactly the files, and exactly the bytes, that
+//! one parsing every file ([`Prefilter::Off`]) changes. Checked on generated sources (comments,
+//! trailing commas and newlines between tokens, strings holding the tokens, nested matches, in
+//! Rust, Python and TypeScript) and on real code: this repository's crates and, when the cargo
+//! registry has it, tokio's sources.
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers outside #[test] functions fail the test by panicking"
+)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+use proptest::prelude::*;
+use resolve_edit::{
+    AstEditOp, AstEditOutcome, AstEditRequest, Blobs, Prefilter, Workspace, preview_ast_edit_with,
+};
+
+use super::common::workspace;
+
+/// What a preview changed: each changed file's new text and replacements.
+type Changes = BTreeMap<String, (String, usize)>;
+
+fn request(ops: &[(&str, &str)], lang: Option<&str>) -> AstEditRequest {
+    AstEditRequest {
+        ops: ops
+            .iter()
+            .map(|(pat, out)| AstEditOp {
+                pat: (*pat).to_owned(),
+                out: (*out).to_owned(),
+            })
+            .collect(),
+        paths: vec![".".to_owned()],
+        lang: lang.map(str::to_owned),
+    }
+}
+
+/// The files the preview of `request` changes, and how.
+fn changes(ws: &Workspace, request: &AstEditRequest, prefilter: Prefilter) -> Changes {
+    let outcome = preview_ast_edit_with(ws, request, None, prefilter).unwrap();
+    let AstEditOutcome::Preview(preview) = outcome else {
+        return Changes::new();
+    };
+    let blobs = Blobs::of(ws);
+    let mut changes = Changes::new();
+    for (path, change) in preview.change_set.load().unwrap().files() {
+        let content = change.new_content().unwrap();
+        let text = String::from_utf8(blobs.read(content).unwrap().into_owned()).unwrap();
+        changes.insert(path.to_owned(), (text, change.replacements()));
+    }
+    changes
+}
+
+/// Changes with the prefilter and without it, for one request on one workspace.
+fn both(ws: &Workspace, request: &AstEditRequest) -> (Changes, Changes) {
+    let filtered = changes(ws, request, Prefilter::Literals);
+    let everything = changes(ws, request, Prefilter::Off);
+    (filtered, everything)
+}
+
+// ---------------------------------------------------------------------------------------------
+// generated sources
+
+/// What may come between two tokens: nothing, whitespace, newlines, comments.
+fn gap() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "",
+        " ",
+        "\n",
+        "\n    ",
+        "\r\n\t",
+        " /* c */ ",
+        "/* mem::replace(a, b) Poll::Ready(v) */",
+        " /* nested /* as */ words */ ",
+        " // a line comment with words\n",
+    ])
+}
+
+/// Python has no block comments, and a newline ends a statement outside brackets.
+fn python_gap() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec!["", " ", "\\\n  ", " \\\n"])
+}
+
+fn comma() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec!["", ","])
+}
+
+/// One Rust statement: a match, a match split by gaps, a decoy or a string holding the tokens.
+fn rust_statement() -> impl Strategy<Value = String> {
+    (0..16usize, gap(), gap(), gap(), comma()).prop_map(|(kind, g1, g2, g3, comma)| match kind {
+        0 => format!("let x = mem{g1}::{g2}replace({g3}&mut a, b{comma});"),
+        1 => format!("let x = std::mem::replace(&mut a,{g1}b);"),
+        2 => format!("return Poll{g1}::{g2}Ready({g3}v{comma});"),
+        3 => format!("let y = x{g1}.{g2}unwrap{g3}();"),
+        4 => "let s = \"mem::replace(a, b) Poll::Ready(v) x.unwrap()\";".to_owned(),
+        5 => format!("let n = Poll::Ready(Poll::{g1}Ready(x.unwrap(){g2}.unwrap()));"),
+        6 => "// mem::replace(a, b) and Poll::Ready(v)".to_owned(),
+        7 => format!("let z = replace(mem,{g1}x); s.replace(1, 2);"),
+        8 => format!("let w = r#\"Poll::Ready({g1})\"#; let mem = 1;"),
+        9 => format!("foo(a,{g1}b{comma}); foo(a{g2}, b);"),
+        10 => format!("let t = mem::replace(&mut a, mem::replace(&mut b,{g1}c));"),
+        // Lines starting with `//`: comments, or code after a string or comment ends.
+        12 => "/// let d = mem::replace(&mut a, b).unwrap(); Poll::Ready(d)".to_owned(),
+        13 => format!("let s = \"a\n// \"; x{g1}.unwrap(); let q = Poll::Ready(1);"),
+        14 => format!("/* a\n  // b */ mem::replace({g1}&mut a, b);"),
+        15 => "let s = r#\"\n// x.unwrap() mem::replace(a, b)\n\"#;".to_owned(),
+        _ => format!("let c = a{g1}as{g2}u32;"),
+    })
+}
+
+fn rust_file() -> impl Strategy<Value = String> {
+    prop::collection::vec(rust_statement(), 0..6)
+        .prop_map(|statements| format!("fn f() {{\n    {}\n}}\n", statements.join("\n    ")))
+}
+
+fn python_statement() -> impl Strategy<Value = String> {
+    (0..8usize, python_gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| {
+        let g2 = g2.replace("/*", "#").replace("*/", "\n");
+        match kind {
+            0 => format!("x = foo{g1}.bar(a, b{comma})"),
+            1 => format!("x = (foo{g2}.{g2}bar(a,{g2}b{comma}))"),
+            2 => "s = \"foo.bar(a, b)\"".to_owned(),
+            3 => "# foo.bar(a, b)".to_owned(),
+            4 => format!("y = bar.foo(a){g1}"),
+            5 => format!("print(foo.bar(foo.bar(1, 2), 3){g1})"),
+            6 => format!("w = (a\n    // foo.bar(1,{g2}2))"),
+            _ => format!("z = a{g1}in b"),
+        }
+    })
+}
+
+fn python_file() -> impl Strategy<Value = String> {
+    prop::collection::vec(python_statement(), 0..6).prop_map(|lines| lines.join("\n") + "\n")
+}
+
+fn typescript_statement() -> impl Strategy<Value = String> {
+    (0..8usize, gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| match kind {
+        0 => format!("foo{g1}.{g2}bar(a, b{comma});"),
+        1 => format!("let a = foo.bar(1){g1}"),
+        2 => "const s = `foo.bar(${x})`;".to_owned(),
+        3 => format!("console{g1}.log(a,{g2}b{comma})"),
+        4 => "/* foo.bar(a, b) */ let q = 1;".to_owned(),
+        5 => format!("const v = x as{g1}number;"),
+        6 => format!("const t = `a\n// ${{foo.bar(a,{g1}b)}}`;"),
+        _ => format!("foo.bar(foo.bar(1,{g1}2), 3);"),
+    })
+}
+
+fn typescript_file() -> impl Strategy<Value = String> {
+    prop::collection::vec(typescript_statement(), 0..6).prop_map(|lines| lines.join("\n") + "\n")
+}
+
+/// Patterns with adjacent tokens, meta-variables between tokens, keywords and no literal.
+const RUST_OPS: &[(&str, &str)] = &[
+    ("mem::replace($A, $B)", "std::mem::take($A)"),
+    ("Poll::Ready($V)", "Poll::Ready(Some($V))"),
+    ("$X.unwrap()", "$X.expect(\"x\")"),
+    ("foo(a, b)", "foo(b, a)"),
+    ("$A as u32", "u32::from($A)"),
+    ("let $A = mem::replace($B, $C);", "drop($B);"),
+    ("std::mem::replace($A, $B)", "swap($A, $B)"),
+];
+const PYTHON_OPS: &[(&str, &str)] = &[
+    ("foo.bar($A, $B)", "baz($A)"),
+    ("x = foo.bar($$$A)", "x = 1"),
+    ("$A in b", "b.has($A)"),
+];
+const TYPESCRIPT_OPS: &[(&str, &str)] = &[
+    ("foo.bar($A, $B)", "baz($A)"),
+    ("let $A = foo.bar($B);", "const $A = 2;"),
+    ("console.log($$$A)", "log($$$A)"),
+    ("$X as number", "Number($X)"),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn the_prefilter_changes_what_parsing_every_file_changes(
+        rust in prop::collection::vec(rust_file(), 1..4),
+        python in prop::collection::vec(python_file(), 1..3),
+        typescript in prop::collection::vec(typescript_file(), 1..3),
+    ) {
+        let mut files = Vec::new();
+        files.extend(rust.into_iter().enumerate().map(|(i, text)| (format!("r{i}.rs"), text)));
+        files.extend(python.into_iter().enumerate().map(|(i, text)| (format!("p{i}.py"), text)));
+        files.extend(
+            typescript.into_iter().enumerate().map(|(i, text)| (format!("t{i}.ts"), text)),
+        );
+        let pairs: Vec<(&str, &[u8])> = files
+            .iter()
+            .map(|(path, text)| (path.as_str(), text.as_bytes()))
+            .collect();
+        let (_dir, ws) = workspace(&pairs);
+        for (ops, lang) in [(RUST_OPS, "rust"), (PYTHON_OPS, "python"), (TYPESCRIPT_OPS, "ts")] {
+            for op in ops {
+                let (filtered, everything) = both(&ws, &request(&[*op], Some(lang)));
+                prop_assert_eq!(filtered, everything, "pattern {}", op.0);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// real code
+
+/// Patterns for real Rust code: selective, medium and dense ones, adjacent tokens, keywords,
+/// meta-variables between tokens, macros.
+const CORPUS_OPS: &[(&str, &str)] = &[
+    ("mem::replace($A, $B)", "std::mem::take($A)"),
+    ("Poll::Ready($V)", "Poll::Ready(Some($V))"),
+    ("$X.unwrap()", "$X.expect(\"x\")"),
+    ("Ok(())", "Ok(((),))"),
+    ("Arc::new($A)", "Arc::from($A)"),
+    ("$A as usize", "usize::from($A)"),
+    ("self.$F.take()", "None"),
+    ("$X.lock().unwrap()", "$X.lock()"),
+    ("Poll::Ready(Ok($V))", "Poll::Ready($V)"),
+    ("matches!($A, $B)", "true"),
+    ("unsafe { $$$B }", "{ $$$B }"),
+];
+
+/// Copy every `.rs` file under `from` to `to` (the preview writes its blobs under the root).
+fn copy_rust_files(from: &Path, to: &Path) -> usize {
+    let mut copied = 0;
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return 0;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if path.is_dir() && name != "target" && name != ".resolve" {
+            copied += copy_rust_files(&path, &to.join(&name));
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            std::fs::create_dir_all(to).unwrap();
+            std::fs::copy(&path, to.join(&name)).unwrap();
+            copied += 1;
+        }
+    }
+    copied
+}
+
+/// tokio's `src/` in the local cargo registry, if it is there.
+fn registry_tokio() -> Option<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))?;
+    let mut found: Vec<PathBuf> = std::fs::read_dir(home.join("registry/src"))
+        .ok()?
+        .flatten()
+        .flat_map(|index| {
+            std::fs::read_dir(index.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .map(|krate| krate.path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with("tokio-1."))
+                && path.join("src").is_dir()
+        })
+        .collect();
+    found.sort();
+    found.pop().map(|krate| krate.join("src"))
+}
+
+#[test]
+fn on_real_code_the_prefilter_changes_what_parsing_every_file_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = copy_rust_files(&crates, &dir.path().join("crates"));
+    if let Some(tokio) = registry_tokio() {
+        files += copy_rust_files(&tokio, &dir.path().join("tokio"));
+    }
+    assert!(files > 50, "only {files} Rust files found");
+    let ws = Workspace::open(dir.path()).unwrap();
+    let mut changed_somewhere = 0;
+    for op in CORPUS_OPS {
+        let (filtered, everything) = both(&ws, &request(&[*op], Some("rust")));
+        assert_eq!(filtered, everything, "pattern {}", op.0);
+        changed_somewhere += usize::from(!everything.is_empty());
+    }
+    // The comparison means something only where the patterns match.
+    assert!(
+        changed_somewhere >= CORPUS_OPS.len() / 2,
+        "only {changed_somewhere} patterns matched"
+    );
+}

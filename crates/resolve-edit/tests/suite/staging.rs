@@ -1,0 +1,59 @@
+//! Staging a producer's preview through the model-facing tools, down to what the store keeps:
+//! an `ast_edit` preview's contents stay in packs of the blob store, named by the record.
+
+use pretty_assertions::assert_eq;
+use resolve_edit::{Content, FileChange, FileTools, Origin, STATE_DIR, StoreError, StoredAction};
+use serde_json::json;
+
+use super::common::setup;
+
+#[test]
+fn an_ast_edit_preview_keeps_its_texts_in_packs_and_a_damaged_pack_fails_the_apply() {
+    let (dir, store) = setup();
+    dir.write("a.rs", "fn a() { foo(1) }\n");
+    dir.write("b.rs", "fn b() { foo(2) }\n");
+    let tools = FileTools::new(store.clone(), Origin::Cli);
+    let result = tools
+        .call(
+            "ast_edit",
+            &json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": ["."]}),
+        )
+        .unwrap();
+    assert!(
+        result.text.contains("+fn a() { bar(1) }"),
+        "{}",
+        result.text
+    );
+    let details = result.details.unwrap();
+    assert_eq!(
+        details["fileReplacements"],
+        json!([{"path": "a.rs", "count": 1}, {"path": "b.rs", "count": 1}])
+    );
+    let id = details["pendingId"].as_str().unwrap().to_owned();
+    let StoredAction::Pending(record) = store.get(&id).unwrap() else {
+        panic!("{id} is not pending");
+    };
+    assert_eq!(
+        record.details.get("fileReplacements"),
+        None,
+        "the record keeps the file list once, in its change set"
+    );
+    assert_eq!(record.details["filesTouched"], 2);
+    let Some(Content::Packed { pack, .. }) = record
+        .change_set
+        .get("b.rs")
+        .and_then(FileChange::new_content)
+    else {
+        panic!("b.rs is not packed: {:?}", record.change_set);
+    };
+    let pack = dir.path().join(STATE_DIR).join("blobs").join(pack);
+    let bytes = std::fs::read(&pack).unwrap();
+    std::fs::write(&pack, bytes.to_ascii_uppercase()).unwrap();
+    let error = store.apply(&id, None, "r", None).unwrap_err();
+    assert!(
+        matches!(error, StoreError::CorruptState { ref path, .. } if *path == pack),
+        "{error}"
+    );
+    assert_eq!(dir.try_read("a.rs").as_deref(), Some("fn a() { foo(1) }\n"));
+    assert_eq!(dir.try_read("b.rs").as_deref(), Some("fn b() { foo(2) }\n"));
+}

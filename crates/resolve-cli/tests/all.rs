@@ -35,6 +35,7 @@ mod suite {
     mod hosts_codex_hooks;
     mod hunks;
     mod mcp;
+    mod mcp_app_browser;
     mod mcp_inspector;
     mod patch;
     mod person;
@@ -45,6 +46,7 @@ mod suite {
     mod review;
     mod review_tui;
     mod review_tui_conflict;
+    mod review_tui_large;
     mod shown;
     mod staging;
     mod terminal;

@@ -12,6 +12,7 @@ mod suite {
     mod check;
     mod corrupt_state;
     mod decisions;
+    mod drafts;
     mod foreign;
     mod rebase;
     mod rederive;

@@ -17,9 +17,15 @@ use super::web::WebReview;
 
 /// The browser and puppeteer-core, or `None` (skipped) outside CI when one is missing.
 fn browser_tools() -> Option<(PathBuf, PathBuf)> {
+    browser_tools_with(&["puppeteer-core"])
+}
+
+/// The browser and the npm directory holding `packages`, or `None` (skipped) outside CI when
+/// one is missing.
+pub(super) fn browser_tools_with(packages: &[&str]) -> Option<(PathBuf, PathBuf)> {
     let chromium = std::env::var_os("RESOLVE_CHROMIUM")
         .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    let puppeteer = std::env::var_os("RESOLVE_PUPPETEER_DIR").map_or_else(
+    let npm = std::env::var_os("RESOLVE_PUPPETEER_DIR").map_or_else(
         || {
             PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
                 .join(".cache/resolve-ci-web")
@@ -30,13 +36,18 @@ fn browser_tools() -> Option<(PathBuf, PathBuf)> {
         .arg("--version")
         .output()
         .is_ok_and(|out| out.status.success());
-    if chromium.is_file() && puppeteer.join("node_modules/puppeteer-core").is_dir() && node {
-        return Some((chromium, puppeteer));
+    let modules = npm.join("node_modules");
+    let installed = packages
+        .iter()
+        .all(|package| modules.join(package).is_dir());
+    if chromium.is_file() && installed && node {
+        return Some((chromium, npm));
     }
     let message = format!(
-        "the browser tests need node, Chromium at {} and puppeteer-core under {} (see .ci/run)",
+        "the browser tests need node, Chromium at {} and {} under {} (see .ci/run)",
         chromium.display(),
-        puppeteer.display()
+        packages.join(", "),
+        npm.display()
     );
     assert!(std::env::var_os("CI").is_none(), "{message}");
     eprintln!("SKIPPED: {message}");
@@ -44,7 +55,7 @@ fn browser_tools() -> Option<(PathBuf, PathBuf)> {
 }
 
 /// Where the screenshots go.
-fn screenshots() -> PathBuf {
+pub(super) fn screenshots() -> PathBuf {
     let dir = std::env::var_os("RESOLVE_SCREENSHOTS").map_or_else(
         || PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("review-web-screenshots"),
         PathBuf::from,

@@ -1,4 +1,4 @@
-// A minimal MCP Apps host for resolve's review app (crates/resolve-cli/tests/mcp_app_browser.rs):
+// A minimal MCP Apps host for resolve's review app (crates/resolve-cli/tests/suite/mcp_app_browser.rs):
 // it talks to a real `resolve mcp` child over stdio, stages a 2-file preview with `apply_patch`,
 // reads the `ui://` resource the tool links, and renders it in Chromium inside a host page built
 // on the official SDK's AppBridge (@modelcontextprotocol/ext-apps, bundled for the browser by

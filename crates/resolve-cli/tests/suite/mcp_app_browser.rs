@@ -8,64 +8,20 @@
 //! the AppBridge for the page from node_modules). Without them the test fails under CI (`CI`
 //! set) and is skipped loudly elsewhere. Screenshots go to `RESOLVE_SCREENSHOTS`.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::print_stderr,
-    reason = "tests fail by panicking and explain skips on stderr"
-)]
-
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::{Value, json};
 
-/// Chromium and the npm directory, or `None` (skipped) outside CI when one is missing.
+use super::web_browser::{browser_tools_with, screenshots};
+
+/// Chromium and the npm directory with puppeteer-core, esbuild and the MCP Apps SDK.
 fn browser_tools() -> Option<(PathBuf, PathBuf)> {
-    let chromium = std::env::var_os("RESOLVE_CHROMIUM")
-        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    let npm = std::env::var_os("RESOLVE_PUPPETEER_DIR").map_or_else(
-        || {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/resolve-ci-web")
-        },
-        PathBuf::from,
-    );
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    let modules = npm.join("node_modules");
-    let installed = [
+    browser_tools_with(&[
         "puppeteer-core",
         "esbuild",
         "@modelcontextprotocol/ext-apps",
-    ]
-    .iter()
-    .all(|package| modules.join(package).is_dir());
-    if chromium.is_file() && installed && node {
-        return Some((chromium, npm));
-    }
-    let message = format!(
-        "the MCP App browser test needs node, Chromium at {} and puppeteer-core, esbuild and @modelcontextprotocol/ext-apps under {} (see .ci/run)",
-        chromium.display(),
-        npm.display()
-    );
-    assert!(std::env::var_os("CI").is_none(), "{message}");
-    eprintln!("\n!!!!! SKIPPED: {message} !!!!!\n");
-    None
-}
-
-fn screenshots() -> PathBuf {
-    let dir = std::env::var_os("RESOLVE_SCREENSHOTS").map_or_else(
-        || PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("review-web-screenshots"),
-        PathBuf::from,
-    );
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    ])
 }
 
 #[test]

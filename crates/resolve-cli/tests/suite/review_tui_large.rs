@@ -5,24 +5,14 @@
 //!
 //! Without `tmux` the test fails under CI (`CI` set) and is skipped loudly elsewhere.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::print_stderr,
-    reason = "tests fail by panicking and explain skips on stderr"
-)]
+#![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use tmux_harness::{Tmux, stderr, tmux_available};
-
-mod tmux_harness;
+use crate::tmux_harness::{Tmux, stderr, tmux_available};
 
 /// Files in the preview.
 const FILES: usize = 2_000;

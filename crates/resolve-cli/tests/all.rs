@@ -48,6 +48,7 @@ mod suite {
     mod review_tui_conflict;
     mod review_tui_large;
     mod shown;
+    mod snapshots;
     mod staging;
     mod terminal;
     mod trust;

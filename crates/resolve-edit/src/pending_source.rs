@@ -256,6 +256,7 @@ fn durable_action(store: &Store, record: &PendingSummary, deciders: Deciders) ->
             let source_tool = source_tool.clone();
             let deciders = apply_deciders.clone();
             async move {
+                check_named(extra.as_ref(), &id, "applied")?;
                 let model = ResolveRequest {
                     selection: selection_of(extra.as_ref())?,
                     ..requester(&store, ResolveAction::Apply, reason)
@@ -286,6 +287,7 @@ fn durable_action(store: &Store, record: &PendingSummary, deciders: Deciders) ->
         let id = reject_id.clone();
         let deciders = deciders.clone();
         async move {
+            check_named(extra.as_ref(), &id, "discarded")?;
             let model = requester(&store, ResolveAction::Discard, reason);
             let decided =
                 refuse_apply_on_discard(deciders.decide(&store, &id, model.clone()).await?)?;
@@ -328,6 +330,7 @@ fn mcp_action(
             let deciders = apply_deciders.clone();
             let handle = tokio::runtime::Handle::current();
             async move {
+                check_named(extra.as_ref(), &id, "applied")?;
                 let model = requester(&store, ResolveAction::Apply, reason);
                 let decided = deciders.decide(&store, &id, model.clone()).await?;
                 let attribution = decided.attribution(&model);
@@ -378,6 +381,7 @@ fn mcp_action(
         let deciders = deciders.clone();
         let handle = tokio::runtime::Handle::current();
         async move {
+            check_named(extra.as_ref(), &id, "discarded")?;
             let model = requester(&store, ResolveAction::Discard, reason);
             let decided =
                 refuse_apply_on_discard(deciders.decide(&store, &id, model.clone()).await?)?;
@@ -480,6 +484,26 @@ fn human_discard_result(reason: &str) -> ToolResult {
     ToolResult::error(format!(
         "Not applied: the user reviewed this preview and discarded it. Their reason: {reason}"
     ))
+}
+
+/// When `extra.id` names a pending action, it must be `id`, the one being decided: whoever saw
+/// one preview (a review page inside a host) never lands or drops another staged since.
+fn check_named(
+    extra: Option<&Map<String, Value>>,
+    id: &str,
+    done: &str,
+) -> Result<(), ActionError> {
+    match extra.and_then(|extra| extra.get("id")) {
+        None => Ok(()),
+        Some(Value::String(named)) if named == id => Ok(()),
+        Some(Value::String(named)) => Err(ActionError::Tool(format!(
+            "Not {done}: `extra.id` names `{named}`, but the pending action `resolve` decides now is `{id}`, staged since. Nothing was written; decide `{id}` first, or call `resolve` without `extra.id`."
+        ))),
+        Some(_) => Err(ActionError::Tool(
+            "`extra.id` must be the id of the pending action to decide (`pending-action:edit:3`)."
+                .to_owned(),
+        )),
+    }
 }
 
 /// What `extra` selects: `only` (these files and hunks) or `except` (all but these), each a

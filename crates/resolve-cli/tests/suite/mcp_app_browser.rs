@@ -84,7 +84,7 @@ fn the_review_app_in_an_sdk_host_rejects_a_hunk_with_a_reason_and_applies_the_re
     assert_eq!(calls[0]["arguments"]["action"], "apply");
     assert_eq!(
         calls[0]["arguments"]["extra"],
-        json!({"except": ["a.txt#2"]})
+        json!({"id": "pending-action:apply_patch:1", "except": ["a.txt#2"]})
     );
     let reason = "Words read better. Rejected a.txt#2 (Keep the number.).";
     assert_eq!(calls[0]["arguments"]["reason"], reason);
@@ -152,7 +152,11 @@ fn the_review_app_in_an_sdk_host_rejects_a_hunk_with_a_reason_and_applies_the_re
     // The server cannot tell the app's `resolve` from the model's: MCP Apps gives no marker.
     assert_eq!(entry["decidedBy"], "model", "{entry}");
     assert_eq!(entry["reason"], reason, "{entry}");
-    assert_eq!(entry["extra"], json!({"except": ["a.txt#2"]}), "{entry}");
+    assert_eq!(
+        entry["extra"],
+        json!({"id": "pending-action:apply_patch:1", "except": ["a.txt#2"]}),
+        "{entry}"
+    );
     assert!(
         entry["resolvedBy"].as_str().unwrap().starts_with("mcp:"),
         "{entry}"

@@ -6,7 +6,7 @@ use pretty_assertions::assert_eq;
 use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use serde_json::{Value, json};
 
-use super::common::{Connection, Workspace, details, text};
+use super::common::{Connection, Workspace, details, is_error, text};
 
 const APP_URI: &str = "ui://resolve/review";
 const APP_MIME: &str = "text/html;profile=mcp-app";
@@ -137,4 +137,50 @@ async fn a_producer_result_is_unchanged_and_carries_what_the_app_renders() {
     let facts = details(&staged);
     assert_eq!(facts["files"][0]["hunks"], json!(["a.txt#1"]));
     assert!(text(&staged).contains("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A"));
+}
+
+/// The app sends the id of the preview it shows as `extra.id`: a decision naming another action
+/// than the one `resolve` decides lands nothing, and one naming it lands as usual.
+#[tokio::test]
+async fn a_decision_naming_another_action_than_the_one_decided_writes_nothing() {
+    let workspace = Workspace::with(&[("a.txt", "a\n")]);
+    let connection = Connection::open(&workspace).await;
+    let staged = connection
+        .call(
+            "edit",
+            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
+        )
+        .await;
+    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
+
+    let refused = connection
+        .call(
+            "resolve",
+            json!({"action": "apply", "reason": "Seen.", "extra": {"id": "pending-action:edit:99"}}),
+        )
+        .await;
+    assert!(is_error(&refused), "{}", text(&refused));
+    assert!(
+        text(&refused).contains(&format!(
+            "Not applied: `extra.id` names `pending-action:edit:99`, but the pending action `resolve` decides now is `{id}`"
+        )),
+        "{}",
+        text(&refused)
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.root().join("a.txt")).unwrap(),
+        "a\n"
+    );
+
+    let applied = connection
+        .call(
+            "resolve",
+            json!({"action": "apply", "reason": "Seen.", "extra": {"id": id}}),
+        )
+        .await;
+    assert!(!is_error(&applied), "{}", text(&applied));
+    assert_eq!(
+        std::fs::read_to_string(workspace.root().join("a.txt")).unwrap(),
+        "A\n"
+    );
 }

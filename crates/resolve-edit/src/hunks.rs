@@ -29,6 +29,17 @@ pub enum ChangeKind {
     Delete,
 }
 
+impl ChangeKind {
+    /// What `change` does to its file.
+    pub fn of(change: &resolve_store::FileChange) -> Self {
+        match change {
+            resolve_store::FileChange::Create { .. } => Self::Create,
+            resolve_store::FileChange::Update { .. } => Self::Update,
+            resolve_store::FileChange::Delete { .. } => Self::Delete,
+        }
+    }
+}
+
 /// What one line of a hunk is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

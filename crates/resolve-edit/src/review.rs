@@ -99,7 +99,7 @@ pub fn action_hunks(store: &Store, record: &PendingRecord) -> Result<ActionHunks
         };
         files.push(PreviewFile {
             path: path.to_owned(),
-            kind: change_kind(change),
+            kind: ChangeKind::of(change),
             hunks,
         });
     }
@@ -633,14 +633,6 @@ fn stale_error(
     }
     stale.sort_by(|a, b| resolve_store::path_order(a, b));
     Ok(StoreError::Stale { files: stale })
-}
-
-fn change_kind(change: &FileChange) -> ChangeKind {
-    match change {
-        FileChange::Create { .. } => ChangeKind::Create,
-        FileChange::Update { .. } => ChangeKind::Update,
-        FileChange::Delete { .. } => ChangeKind::Delete,
-    }
 }
 
 fn text_of(path: &str, bytes: Vec<u8>) -> Result<String, EditError> {

@@ -259,6 +259,22 @@ impl MockServer {
         self.requests().into_iter().map(|r| r.body).collect()
     }
 
+    /// The content of the last tool result the model was sent: the newest request's last
+    /// `tool` message (OpenAI wire format); panics when there is none.
+    pub fn last_tool_result(&self) -> String {
+        let last = self.bodies().pop().unwrap();
+        last["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|message| message["role"] == "tool")
+            .unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
     pub fn unused_replies(&self) -> usize {
         self.state.script.lock().unwrap().len()
     }

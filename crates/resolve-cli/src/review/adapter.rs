@@ -11,9 +11,9 @@ use anyhow::Context;
 use resolve_agent::mcp::McpHub;
 use resolve_core::{ResolveAction, ResolveArgs, ResolveSession, ToolResult};
 use resolve_edit::{
-    AmendOutcome, ChangeKind, CheckPlace, CheckRequest, FileChange, Hunk, HunkAddress,
-    HunkRejection, LiveOutput, MergeSide, PendingRecord, PreviewFile, RebaseState, ReviewDecision,
-    Selection, SettleOutcome, Store, StorePendingSource, WorkspaceConfig,
+    AmendOutcome, ChangeKind, CheckPlace, CheckRequest, Hunk, HunkAddress, HunkRejection,
+    LiveOutput, MergeSide, PendingRecord, PreviewFile, RebaseState, ReviewDecision, Selection,
+    SettleOutcome, Store, StorePendingSource, WorkspaceConfig,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -144,7 +144,7 @@ impl ReviewStore {
         };
         let mut file = file_view(PreviewFile {
             path: path.to_owned(),
-            kind: change_kind(change),
+            kind: ChangeKind::of(change),
             hunks,
         });
         if file.stale {
@@ -185,11 +185,11 @@ impl ReviewStore {
             draft.comments = saved.comments;
             if saved.action_version == action.version {
                 let unloaded = |address: &str| {
-                    action.files.iter().any(|file| {
-                        !file.loaded
-                            && address
-                                .strip_prefix(file.path.as_str())
-                                .is_some_and(|hunk| hunk.starts_with('#'))
+                    HunkAddress::parse(address).is_ok_and(|address| {
+                        action
+                            .files
+                            .iter()
+                            .any(|file| !file.loaded && file.path == address.path)
                     })
                 };
                 draft.rejected.extend(
@@ -225,7 +225,7 @@ impl ReviewStore {
                 }
             }
         }
-        let mut view = ActionView {
+        Ok(ActionView {
             id: record.id.clone(),
             version: hunks.fingerprint,
             label: record.label.clone(),
@@ -235,11 +235,7 @@ impl ReviewStore {
             note,
             foreign: record.foreign,
             rewrites: rewrites(&record.details),
-        };
-        if let Some(draft) = self.store.review_draft(&record.id)? {
-            adopt_draft(&mut view, &draft);
-        }
-        Ok(view)
+        })
     }
 
     /// Settle `path` of the action `id` (at `version`), each conflicting hunk taking `side`
@@ -411,7 +407,7 @@ fn lazy_action_view(record: &PendingRecord, now: u64) -> ActionView {
             .change_set
             .files()
             .map(|(path, change)| {
-                FileView::unloaded(path.to_owned(), file_kind(change_kind(change)))
+                FileView::unloaded(path.to_owned(), file_kind(ChangeKind::of(change)))
             })
             .collect(),
         note: mcp_note(record),
@@ -531,15 +527,6 @@ fn file_view(file: PreviewFile) -> FileView {
     }
 }
 
-/// How `change` changes its file.
-fn change_kind(change: &FileChange) -> ChangeKind {
-    match change {
-        FileChange::Create { .. } => ChangeKind::Create,
-        FileChange::Update { .. } => ChangeKind::Update,
-        FileChange::Delete { .. } => ChangeKind::Delete,
-    }
-}
-
 /// How a file changes, as the review names it.
 fn file_kind(kind: ChangeKind) -> FileKind {
     match kind {
@@ -628,16 +615,6 @@ pub fn marks_of(action: &ActionView) -> Vec<resolve_edit::DraftRejection> {
             Decision::Kept => None,
         })
         .collect()
-}
-
-/// Mark the hunks `draft` rejected, when it was made on the version shown.
-fn adopt_draft(action: &mut ActionView, draft: &resolve_edit::ReviewDraft) {
-    if draft.action_version != action.version {
-        return;
-    }
-    for file in &mut action.files {
-        adopt_marks(file, draft);
-    }
 }
 
 /// Mark the hunks of `file` that `draft` rejected.

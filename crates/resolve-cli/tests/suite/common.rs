@@ -169,6 +169,11 @@ impl Model {
         self.server.bodies()
     }
 
+    /// The content of the last tool result the model was sent.
+    pub fn last_tool_result(&self) -> String {
+        self.server.last_tool_result()
+    }
+
     /// The OpenAI-compatible base URL (with `/v1`).
     pub fn openai_base(&self) -> String {
         self.server.openai_base()

@@ -56,21 +56,6 @@ fn staging_model(then: Turn) -> Model {
     ])
 }
 
-/// The content of the last tool result the model received.
-fn last_tool_result(model: &Model) -> String {
-    let last = model.bodies().pop().unwrap();
-    last["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rev()
-        .find(|message| message["role"] == "tool")
-        .unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
-
 #[test]
 fn an_unanswered_ask_prompt_leaves_the_preview_pending_and_tells_the_model_at_the_deadline() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
@@ -103,7 +88,7 @@ fn an_unanswered_ask_prompt_leaves_the_preview_pending_and_tells_the_model_at_th
     );
     assert_eq!(workspace.read("a.txt"), "one\n", "nothing was written");
     assert_eq!(workspace.pending_ids(), ["pending-action:edit:1"]);
-    let result = last_tool_result(&model);
+    let result = model.last_tool_result();
     assert!(result.contains("no decision came in time"), "{result}");
     assert!(result.contains("1s"), "{result}");
     let log = workspace.run(&["log"]).expect_code(0);
@@ -133,7 +118,7 @@ fn an_unanswered_review_prompt_has_the_same_deadline() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(workspace.read("a.txt"), "one\n");
     assert_eq!(workspace.pending_ids(), ["pending-action:edit:1"]);
-    let result = last_tool_result(&model);
+    let result = model.last_tool_result();
     assert!(result.contains("no decision came in time"), "{result}");
 }
 

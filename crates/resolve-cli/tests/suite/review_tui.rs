@@ -529,21 +529,6 @@ struct AgentInTmux {
     _runtime: tokio::runtime::Runtime,
 }
 
-/// The text of the last tool result `model` was sent.
-fn last_tool_result(model: &MockServer) -> String {
-    let last = model.bodies().pop().unwrap();
-    last["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rev()
-        .find(|message| message["role"] == "tool")
-        .unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
-
 /// Issue #31 §2: `q` in the review of an agent's apply leaves the preview pending (it used to
 /// discard it), and the model reads that.
 #[test]
@@ -560,7 +545,7 @@ fn q_in_the_review_of_an_agents_apply_leaves_it_pending_and_the_model_reads_so()
         std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
         "one\n"
     );
-    let result = last_tool_result(model);
+    let result = model.last_tool_result();
     assert!(
         result.starts_with("Not applied: the person left the review without deciding."),
         "{result}"
@@ -590,7 +575,7 @@ fn the_review_of_an_agents_apply_closes_at_the_approve_timeout_and_leaves_it_pen
         std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
         "one\n"
     );
-    let result = last_tool_result(model);
+    let result = model.last_tool_result();
     assert!(
         result.starts_with("Not applied: no decision came in time (a person had 2s"),
         "{result}"

@@ -97,7 +97,7 @@ impl Store {
             || !self
                 .record_key()?
                 .verifies(&signed_message(id, &stored.draft)?, &stored.mac)
-            || self.pending_record(id)?.is_none()
+            || !self.is_pending_seq(seq)?
         {
             return Ok(None);
         }
@@ -115,7 +115,7 @@ impl Store {
             else {
                 continue;
             };
-            if fs::exists(&self.record_path(RecordKind::Pending, seq))? {
+            if self.is_pending_seq(seq)? {
                 continue;
             }
             if !dry_run {
@@ -124,6 +124,15 @@ impl Store {
             removed += 1;
         }
         Ok(removed)
+    }
+}
+
+impl Store {
+    /// Whether the action numbered `seq` is pending: its record file exists (numbers are never
+    /// reused, so this needs no parse of a record that may be megabytes long; the review asks
+    /// it for every file it computes).
+    fn is_pending_seq(&self, seq: u64) -> Result<bool, StoreError> {
+        fs::exists(&self.record_path(RecordKind::Pending, seq))
     }
 }
 

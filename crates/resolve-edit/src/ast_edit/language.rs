@@ -278,7 +278,7 @@ fn compile_op(op: &AstEditOp, lang: AstLang) -> Result<CompiledOp, InvalidOp> {
     parses_cleanly(&op.out, lang).map_err(|reason| invalid(&op.out, reason))?;
     let fixer = TemplateFix::try_new(&op.out, &lang)
         .map_err(|error| invalid(&op.out, error.to_string()))?;
-    let filter = LiteralFilter::of(&pattern, &op.pat);
+    let filter = LiteralFilter::of(&pattern, &op.pat, lang);
     Ok(CompiledOp {
         pattern,
         fixer,

@@ -29,8 +29,9 @@
 //! invocations (Rust token trees) are not found.
 //!
 //! The parts, each using only those listed before it: `grammar` (the languages parsed:
-//! ast-grep's own and TLA⁺), `request` (the call's arguments, outcome and contract texts), `prefilter` (which texts may hold a match of a pattern, without
-//! parsing), `anchored` (finding matches by visiting only nodes that cover an occurrence of
+//! ast-grep's own and TLA⁺), `request` (the call's arguments, outcome and contract texts), `node_ends` (which
+//! children end a node, per grammar), `prefilter` (which texts may hold a match of a pattern,
+//! without parsing), `anchored` (finding matches by visiting only nodes that cover an occurrence of
 //! the pattern's first token), `language` (languages and ops compiled per language), `packs` (where
 //! changed files' texts and diffs are stored), `rewrite` (one file: read, rewrite, store),
 //! `rederive` (the same request run again on a file that moved, at apply) and
@@ -42,6 +43,7 @@ mod anchored;
 mod assembly;
 mod grammar;
 mod language;
+mod node_ends;
 mod packs;
 mod prefilter;
 mod rederive;

@@ -9,9 +9,12 @@
 //! pattern lacks them, like a trailing comma) and whitespace. So such a gap may hold only
 //! whitespace, comments (in any language's syntax), characters that are not word characters
 //! and the grammar's unnamed tokens (keywords such as `mut` or `as`, matched case-blind), see
-//! [`GapRules`]. Where the pattern has a meta-variable between two tokens, or a node of the
-//! pattern ends between them (the matcher lets a node of the source carry trailing children the
-//! pattern lacks), anything may come between.
+//! [`GapRules`]. Where the pattern has a meta-variable between two tokens, anything may come
+//! between. Where a node of the pattern ends between them, the matcher lets the source's node
+//! carry trailing children the pattern lacks, so anything may come too, unless the grammar puts
+//! nothing after the node's last child (the arguments of a call, the field of a field access:
+//! see the `node_ends` module); then the gap is an ordinary one, and `$X.foo().bar()` needs
+//! `foo` and `bar` with only `().` (and whitespace, comments) between.
 //!
 //! A token found on a line that is surely a comment (see [`GapRules`]: in languages where `//`
 //! always starts one, a line starting with `//` with nothing after it that could end a string or
@@ -27,10 +30,12 @@ use std::collections::BinaryHeap;
 
 use ast_grep_core::Pattern;
 use ast_grep_core::matcher::PatternNode;
-use ast_grep_core::tree_sitter::LanguageExt;
+use ast_grep_core::meta_var::MetaVariable;
+use ast_grep_core::tree_sitter::{LanguageExt, TSLanguage};
 use ast_grep_language::SupportLang;
 
 use super::grammar::AstLang;
+use super::node_ends::{ANY_NAMED_CHILD, NodeEnds};
 use memchr::memmem;
 
 /// Which files an `ast_edit` search parses.
@@ -67,10 +72,15 @@ enum Leaf {
 }
 
 impl LiteralFilter {
-    /// The filter of `pattern`: its named leaves, in order, split where anything may come.
-    pub(super) fn of(pattern: &Pattern, source: &str) -> Self {
+    /// The filter of `pattern` (written as `source`) in `lang`: its named leaves, in order,
+    /// split where anything may come.
+    pub(super) fn of(pattern: &Pattern, source: &str, lang: AstLang) -> Self {
+        let kinds = NodeKinds {
+            grammar: lang.get_ts_language(),
+            ends: NodeEnds::of(&lang.to_string()),
+        };
         let mut leaves = Vec::new();
-        collect_leaves(&pattern.node, &mut leaves);
+        kinds.collect_leaves(&pattern.node, &mut leaves);
         let mut chains = Vec::new();
         let mut current: Vec<Vec<u8>> = Vec::new();
         for leaf in leaves.into_iter().chain([Leaf::Anything]) {
@@ -157,23 +167,54 @@ fn follows(text: &[u8], pos: usize, tokens: &[Vec<u8>], gaps: &GapRules) -> bool
     false
 }
 
-/// Walk the pattern's leaves in order: named leaves are tokens, unnamed ones are skipped, a
-/// meta-variable or the end of an inner node allows anything.
-fn collect_leaves(node: &PatternNode, leaves: &mut Vec<Leaf>) {
-    match node {
-        PatternNode::MetaVar { .. } => leaves.push(Leaf::Anything),
-        PatternNode::Terminal { text, is_named, .. } => {
-            if *is_named && !text.is_empty() {
-                leaves.push(Leaf::Token(text.as_bytes().to_vec()));
+/// What the walk over a pattern needs of its grammar: kind names, and which children end a node.
+struct NodeKinds {
+    grammar: TSLanguage,
+    /// `None` for a language without a table: every node may carry trailing children.
+    ends: Option<NodeEnds>,
+}
+
+impl NodeKinds {
+    /// Walk the pattern's leaves in order: named leaves are tokens, unnamed ones are skipped, a
+    /// meta-variable, or the end of an inner node that may have more children, allows anything.
+    fn collect_leaves(&self, node: &PatternNode, leaves: &mut Vec<Leaf>) {
+        match node {
+            PatternNode::MetaVar { .. } => leaves.push(Leaf::Anything),
+            PatternNode::Terminal { text, is_named, .. } => {
+                if *is_named && !text.is_empty() {
+                    leaves.push(Leaf::Token(text.as_bytes().to_vec()));
+                }
+            }
+            PatternNode::Internal { kind_id, children } => {
+                for child in children {
+                    self.collect_leaves(child, leaves);
+                }
+                // The source's node may have trailing children the pattern's lacks.
+                if !self.closes(*kind_id, children.last()) {
+                    leaves.push(Leaf::Anything);
+                }
             }
         }
-        PatternNode::Internal { children, .. } => {
-            for child in children {
-                collect_leaves(child, leaves);
+    }
+
+    /// Whether a source node of kind `kind_id` whose children match up to `last` (the pattern
+    /// node's last child) can have no child after it.
+    fn closes(&self, kind_id: u16, last: Option<&PatternNode>) -> bool {
+        let (Some(ends), Some(kind)) = (&self.ends, self.grammar.node_kind_for_id(kind_id)) else {
+            return false;
+        };
+        let last = match last {
+            Some(PatternNode::Terminal { kind_id, .. } | PatternNode::Internal { kind_id, .. }) => {
+                self.grammar.node_kind_for_id(*kind_id)
             }
-            // The source's node may have trailing children the pattern's lacks.
-            leaves.push(Leaf::Anything);
-        }
+            // A single meta-variable that only matches named nodes; `$$A` and `$$$` may match
+            // unnamed ones, or several nodes.
+            Some(PatternNode::MetaVar {
+                meta_var: MetaVariable::Capture(_, true) | MetaVariable::Dropped(true),
+            }) => Some(ANY_NAMED_CHILD),
+            _ => None,
+        };
+        last.is_some_and(|last| ends.closes(kind, last))
     }
 }
 
@@ -351,7 +392,7 @@ mod tests {
     use super::*;
 
     fn filter(pattern: &str, lang: AstLang) -> LiteralFilter {
-        LiteralFilter::of(&Pattern::try_new(pattern, lang).unwrap(), pattern)
+        LiteralFilter::of(&Pattern::try_new(pattern, lang).unwrap(), pattern, lang)
     }
 
     /// The chains of tokens, as text.
@@ -379,15 +420,133 @@ mod tests {
     }
 
     #[test]
-    fn named_leaves_are_tokens_and_meta_variables_or_node_ends_split_chains() {
+    fn named_leaves_are_tokens_and_meta_variables_or_open_node_ends_split_chains() {
         let rust = AstLang::Builtin(SupportLang::Rust);
         assert_eq!(chains("mem::replace($A, $B)", rust), [["mem", "replace"]]);
         assert_eq!(chains("Poll::Ready($V)", rust), [["Poll", "Ready"]]);
         assert_eq!(chains("$X.unwrap()", rust), [["unwrap"]]);
-        // `a.b` is a node of `a.b.c`: the source's may carry more after `b`.
-        assert_eq!(chains("a.b.c", rust), [vec!["a", "b"], vec!["c"]]);
         assert_eq!(chains("foo($A, 1)", rust), [["foo"], ["1"]]);
         assert!(chains("$A", rust).is_empty());
+        // A path's last segment may be followed by more (`mem` of `mem::replace`).
+        assert_eq!(
+            chains("Foo::bar.baz", rust),
+            [vec!["Foo", "bar"], vec!["baz"]]
+        );
+        // `let` may carry a type or an `else` the pattern lacks.
+        assert_eq!(chains("let a = b", rust), [vec!["a", "b"]]);
+    }
+
+    #[test]
+    fn a_node_that_ends_where_its_grammar_allows_nothing_more_does_not_split_a_chain() {
+        // A field access ends at its field, a call at its arguments: nothing of the source can
+        // come after them inside the node, so `foo` and `bar` are one chain.
+        for lang in [
+            SupportLang::Rust,
+            SupportLang::Python,
+            SupportLang::TypeScript,
+        ] {
+            let lang = AstLang::Builtin(lang);
+            assert_eq!(chains("$X.foo().bar()", lang), [["foo", "bar"]], "{lang}");
+            assert_eq!(chains("a.b.c", lang), [["a", "b", "c"]], "{lang}");
+            // `$$$A` may stand for several nodes, and is followed by `)` anyway.
+            assert_eq!(
+                chains("$X.foo($$$A).bar()", lang),
+                [["foo"], ["bar"]],
+                "{lang}"
+            );
+        }
+    }
+
+    #[test]
+    fn method_chains_across_lines_and_comments_are_kept_and_other_calls_dropped() {
+        let pattern = "$X.foo().bar()";
+        for (lang, source, matching) in [
+            (SupportLang::Rust, "fn f() { x.foo().bar(); }", true),
+            (
+                SupportLang::Rust,
+                "fn f() {
+    x
+        .foo()
+        // why
+        .bar();
+}",
+                true,
+            ),
+            (
+                SupportLang::Rust,
+                "fn f() { x.foo() /* c */ . /* d */ bar(); }",
+                true,
+            ),
+            (SupportLang::Rust, "fn f() { x.foo().bar().baz(); }", true),
+            (
+                SupportLang::Rust,
+                "fn f() { x.foo();
+    y.bar(); }",
+                false,
+            ),
+            (SupportLang::Rust, "fn f() { x.foo(1).bar(); }", false),
+            (SupportLang::Rust, "fn f() { x.foo().baz().bar(); }", false),
+            (SupportLang::Rust, "fn f() { foo(); x.bar(); }", false),
+            (
+                SupportLang::Python,
+                "y = (x
+    .foo()  # why
+    .bar())
+",
+                true,
+            ),
+            (
+                SupportLang::Python,
+                "y = x.foo() \
+  .bar()
+",
+                true,
+            ),
+            (
+                SupportLang::Python,
+                "x.foo()
+y.bar()
+",
+                false,
+            ),
+            (
+                SupportLang::Python,
+                "x.foo(a).bar()
+",
+                false,
+            ),
+            (
+                SupportLang::TypeScript,
+                "x
+  .foo() // why
+  .bar();
+",
+                true,
+            ),
+            (
+                SupportLang::TypeScript,
+                "x.foo() /* c */ .bar();
+",
+                true,
+            ),
+            (
+                SupportLang::TypeScript,
+                "x.foo();
+y.bar();
+",
+                false,
+            ),
+            (
+                SupportLang::TypeScript,
+                "x.foo().then(y).bar();
+",
+                false,
+            ),
+        ] {
+            let lang = AstLang::Builtin(lang);
+            assert_eq!(matches(pattern, lang, source), matching, "{lang}: {source}");
+            assert_eq!(keeps(pattern, lang, source), matching, "{lang}: {source}");
+        }
     }
 
     #[test]
@@ -442,6 +601,12 @@ mod tests {
                 "Foo { a: 1 }",
                 AstLang::Builtin(SupportLang::Rust),
                 "fn f() { Foo { a: 1, } }",
+            ),
+            // An `if` may carry an `else` after its block: the gap before `z` is open.
+            (
+                "foo(if $C { 1 }, z)",
+                AstLang::Builtin(SupportLang::Rust),
+                "fn f() { foo(if c { 1 } else { 2 }, z); }",
             ),
         ] {
             assert!(matches(pattern, lang, source), "{pattern} in {source}");

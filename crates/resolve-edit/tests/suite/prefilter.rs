@@ -2,8 +2,8 @@
 //! [`Prefilter::Literals`] (the default) changes exactly the files, and exactly the bytes, that
 //! one parsing every file ([`Prefilter::Off`]) changes. Checked on generated sources (comments,
 //! trailing commas and newlines between tokens, strings holding the tokens, nested matches, in
-//! Rust, Python and TypeScript) and on real code: this repository's crates and, when the cargo
-//! registry has it, tokio's sources.
+//! Rust, Python and TypeScript, with method chains) and on real code: this repository's crates,
+//! tokio's sources when the cargo registry has them, and the Python standard library.
 
 #![expect(
     clippy::unwrap_used,
@@ -90,7 +90,7 @@ fn comma() -> impl Strategy<Value = &'static str> {
 
 /// One Rust statement: a match, a match split by gaps, a decoy or a string holding the tokens.
 fn rust_statement() -> impl Strategy<Value = String> {
-    (0..16usize, gap(), gap(), gap(), comma()).prop_map(|(kind, g1, g2, g3, comma)| match kind {
+    (0..21usize, gap(), gap(), gap(), comma()).prop_map(|(kind, g1, g2, g3, comma)| match kind {
         0 => format!("let x = mem{g1}::{g2}replace({g3}&mut a, b{comma});"),
         1 => format!("let x = std::mem::replace(&mut a,{g1}b);"),
         2 => format!("return Poll{g1}::{g2}Ready({g3}v{comma});"),
@@ -107,6 +107,13 @@ fn rust_statement() -> impl Strategy<Value = String> {
         13 => format!("let s = \"a\n// \"; x{g1}.unwrap(); let q = Poll::Ready(1);"),
         14 => format!("/* a\n  // b */ mem::replace({g1}&mut a, b);"),
         15 => "let s = r#\"\n// x.unwrap() mem::replace(a, b)\n\"#;".to_owned(),
+        // Method chains over lines and comments, and calls that only look like one.
+        16 => format!("let q = x{g1}.foo(){g2}.{g3}bar();"),
+        17 => format!("x.foo();{g1}y.bar();"),
+        18 => format!("let q = x.foo(1){g1}.bar(); let r = x.foo().baz(){g2}.bar();"),
+        19 => format!("let q = x.foo(){g1}?.bar(); let p = (x.foo()){g2}.bar(x.foo());"),
+        // A node with trailing children the pattern lacks.
+        20 => format!("foo(if c {{ 1 }}{g1}else {{ 2 }}, z{comma});"),
         _ => format!("let c = a{g1}as{g2}u32;"),
     })
 }
@@ -117,7 +124,7 @@ fn rust_file() -> impl Strategy<Value = String> {
 }
 
 fn python_statement() -> impl Strategy<Value = String> {
-    (0..8usize, python_gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| {
+    (0..11usize, python_gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| {
         let g2 = g2.replace("/*", "#").replace("*/", "\n");
         match kind {
             0 => format!("x = foo{g1}.bar(a, b{comma})"),
@@ -127,6 +134,9 @@ fn python_statement() -> impl Strategy<Value = String> {
             4 => format!("y = bar.foo(a){g1}"),
             5 => format!("print(foo.bar(foo.bar(1, 2), 3){g1})"),
             6 => format!("w = (a\n    // foo.bar(1,{g2}2))"),
+            8 => format!("y = (x{g2}.foo(){g2}.bar())"),
+            9 => format!("x.foo(){g1}\ny.bar()"),
+            10 => format!("q = x.foo(1).bar(){g1}\nr = x.foo().baz().bar()"),
             _ => format!("z = a{g1}in b"),
         }
     })
@@ -137,7 +147,7 @@ fn python_file() -> impl Strategy<Value = String> {
 }
 
 fn typescript_statement() -> impl Strategy<Value = String> {
-    (0..8usize, gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| match kind {
+    (0..11usize, gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| match kind {
         0 => format!("foo{g1}.{g2}bar(a, b{comma});"),
         1 => format!("let a = foo.bar(1){g1}"),
         2 => "const s = `foo.bar(${x})`;".to_owned(),
@@ -145,6 +155,9 @@ fn typescript_statement() -> impl Strategy<Value = String> {
         4 => "/* foo.bar(a, b) */ let q = 1;".to_owned(),
         5 => format!("const v = x as{g1}number;"),
         6 => format!("const t = `a\n// ${{foo.bar(a,{g1}b)}}`;"),
+        8 => format!("x{g1}.foo(){g2}.bar();"),
+        9 => format!("x.foo();{g1}y.bar();"),
+        10 => format!("x.foo(1).bar(); x.foo().baz(){g1}.bar(); x.foo()?.bar();"),
         _ => format!("foo.bar(foo.bar(1,{g1}2), 3);"),
     })
 }
@@ -153,8 +166,14 @@ fn typescript_file() -> impl Strategy<Value = String> {
     prop::collection::vec(typescript_statement(), 0..6).prop_map(|lines| lines.join("\n") + "\n")
 }
 
-/// Patterns with adjacent tokens, meta-variables between tokens, keywords and no literal.
+/// Patterns with adjacent tokens, meta-variables at the start, middle and end, `$$$`, method
+/// chains, nested calls, keywords.
 const RUST_OPS: &[(&str, &str)] = &[
+    ("$X.foo().bar()", "$X.baz()"),
+    ("$X.foo($$$A).bar()", "$X.baz($$$A)"),
+    ("x.foo().$M()", "x.$M()"),
+    ("$X.foo().bar($$$)", "1"),
+    ("foo(if $C { 1 }, z)", "foo($C, z)"),
     ("mem::replace($A, $B)", "std::mem::take($A)"),
     ("Poll::Ready($V)", "Poll::Ready(Some($V))"),
     ("$X.unwrap()", "$X.expect(\"x\")"),
@@ -164,11 +183,15 @@ const RUST_OPS: &[(&str, &str)] = &[
     ("std::mem::replace($A, $B)", "swap($A, $B)"),
 ];
 const PYTHON_OPS: &[(&str, &str)] = &[
+    ("$X.foo().bar()", "$X.baz()"),
+    ("x.foo().$M()", "x.$M()"),
     ("foo.bar($A, $B)", "baz($A)"),
     ("x = foo.bar($$$A)", "x = 1"),
     ("$A in b", "b.has($A)"),
 ];
 const TYPESCRIPT_OPS: &[(&str, &str)] = &[
+    ("$X.foo().bar()", "$X.baz()"),
+    ("$X.foo($$$A).bar()", "$X.baz($$$A)"),
     ("foo.bar($A, $B)", "baz($A)"),
     ("let $A = foo.bar($B);", "const $A = 2;"),
     ("console.log($$$A)", "log($$$A)"),
@@ -221,10 +244,19 @@ const CORPUS_OPS: &[(&str, &str)] = &[
     ("Poll::Ready(Ok($V))", "Poll::Ready($V)"),
     ("matches!($A, $B)", "true"),
     ("unsafe { $$$B }", "{ $$$B }"),
+    ("$X.iter().map($F)", "$X.map($F)"),
+    ("$X.as_ref().unwrap()", "$X.unwrap()"),
+    ("$X.into_iter().collect()", "$X"),
+    ("$X.borrow_mut().$M($$$A)", "$X.$M($$$A)"),
 ];
 
 /// Copy every `.rs` file under `from` to `to` (the preview writes its blobs under the root).
 fn copy_rust_files(from: &Path, to: &Path) -> usize {
+    copy_files(from, to, "rs", true)
+}
+
+/// Copy the files named `*.{extension}` in `from` (and, with `deep`, below it) to `to`.
+fn copy_files(from: &Path, to: &Path, extension: &str, deep: bool) -> usize {
     let mut copied = 0;
     let Ok(entries) = std::fs::read_dir(from) else {
         return 0;
@@ -232,9 +264,11 @@ fn copy_rust_files(from: &Path, to: &Path) -> usize {
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name();
-        if path.is_dir() && name != "target" && name != ".resolve" {
-            copied += copy_rust_files(&path, &to.join(&name));
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
+        if path.is_dir() {
+            if deep && name != "target" && name != ".resolve" {
+                copied += copy_files(&path, &to.join(&name), extension, deep);
+            }
+        } else if path.extension().is_some_and(|ext| ext == extension) {
             std::fs::create_dir_all(to).unwrap();
             std::fs::copy(&path, to.join(&name)).unwrap();
             copied += 1;
@@ -288,6 +322,50 @@ fn on_real_code_the_prefilter_changes_what_parsing_every_file_changes() {
     // The comparison means something only where the patterns match.
     assert!(
         changed_somewhere >= CORPUS_OPS.len() / 2,
+        "only {changed_somewhere} patterns matched"
+    );
+}
+
+/// Patterns for real Python code: method chains, meta-variables at the start and the end.
+const PYTHON_CORPUS_OPS: &[(&str, &str)] = &[
+    ("$X.strip().split($$$A)", "$X.split($$$A)"),
+    ("$X.encode().decode()", "$X"),
+    ("self.$A.append($B)", "self.$A.add($B)"),
+    ("$X.items()", "$X.pairs()"),
+    ("os.path.join($$$A)", "join($$$A)"),
+    ("$X.lower().startswith($P)", "$X.startswith($P)"),
+];
+
+/// The standard library of the `python3` on PATH (CI has one), top-level modules only.
+fn python_stdlib() -> PathBuf {
+    let output = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "python3 did not name its standard library"
+    );
+    PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
+}
+
+#[test]
+fn on_real_python_the_prefilter_changes_what_parsing_every_file_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = copy_files(&python_stdlib(), &dir.path().join("stdlib"), "py", false);
+    assert!(files > 50, "only {files} Python files found");
+    let ws = Workspace::open(dir.path()).unwrap();
+    let mut changed_somewhere = 0;
+    for op in PYTHON_CORPUS_OPS {
+        let (filtered, everything) = both(&ws, &request(&[*op], Some("python")));
+        assert_eq!(filtered, everything, "pattern {}", op.0);
+        changed_somewhere += usize::from(!everything.is_empty());
+    }
+    assert!(
+        changed_somewhere >= PYTHON_CORPUS_OPS.len() / 2,
         "only {changed_somewhere} patterns matched"
     );
 }

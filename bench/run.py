@@ -1,33 +1,39 @@
 #!/usr/bin/env python3
 """Benchmark `resolve ast-edit` / `resolve apply` against the `ast-grep` CLI.
 
-Usage:  python3 bench/run.py [--corpus DIR|tokio] [--runs N] [--scale 1,4,16] ...
+Usage:  python3 bench/run.py [--corpus tokio|registry|python|typescript|DIR] [--lang L] [--runs N] ...
 
-Downloads nothing at run time except, when it is missing, `ast-grep-cli==0.51.1` from PyPI
-into a virtual environment (the same one CI uses). Without `--corpus`, the corpus is built from
-the crate sources already in the local cargo registry (~/.cargo/registry/src): whole crate
-directories in name order until their `.rs` files reach `--corpus-mb` MB; without a registry,
-a generated tree. `--corpus tokio` is tokio's `src/` from the cargo registry (the newest
-tokio-1.* there; fetched with `cargo fetch` into the registry when there is none), four copies
-side by side. `.gitignore` files are dropped from the copy, because ast-grep ignores them
-outside a git repository while resolve honors them, and both tools must see the same files.
+The corpora (each a fixed version, fetched from a package registry when it is not at hand):
+
+  tokio       tokio's `src/` from the cargo registry (the newest tokio-1.* there; `cargo fetch`
+              brings one when there is none), four copies side by side; Rust
+  registry    the crate sources already in the local cargo registry (~/.cargo/registry/src),
+              whole crate directories in name order until their `.rs` files reach
+              `--corpus-mb` MB (the default corpus; a generated tree without a registry); Rust
+  python      Django 5.1.4's `django/` package, from its PyPI sdist; Python
+  typescript  effect 3.12.0's `src/`, from npm; TypeScript
+  DIR         any directory, in the language `--lang` names (default rust)
+
+`.gitignore` files are dropped from the copy, because ast-grep ignores them outside a git
+repository while resolve honors them, and both tools must see the same files. Downloads only
+those corpora and, when it is missing, `ast-grep-cli==0.51.1` from PyPI into a virtual
+environment (the same one CI uses).
 
 Every measurement runs both tools alternately on fresh copies of the corpus, one process at a
 time, and reports the median of `--runs` runs: wall time, CPU time (user + system of the child)
-and peak RSS (from GNU time, `/usr/bin/time`, when it is there; else wait4). Rows:
+and peak RSS (from GNU time, `/usr/bin/time`, when it is there; else wait4). Rows, per corpus:
 
-  preview selective   resolve ast-edit (diff + staged pending action) vs ast-grep --json
-  preview broad       the same with a pattern matching almost everywhere
-  apply               resolve apply (hash check, journal, write, fsync, rename) of the broad
+  preview <shape>     resolve ast-edit (diff + staged pending action) vs ast-grep --json, one
+                      row per pattern shape (selective, medium, dense, method chain)
+  apply               resolve apply (hash check, journal, write, fsync, rename) of the dense
                       preview vs ast-grep -U (search + write) on the same change
 
-Then a scaling table: resolve preview (broad) on 1x, 4x and 16x the corpus (copies side by
-side), with ast-grep on the same tree for reference.
-
-With `--corpus tokio` the preview rows are selective `mem::replace($A, $B)`, medium
-`Poll::Ready($V)` and dense `$X.unwrap()`, the apply row is the dense one, and there is no
-scaling table (the corpus is already four copies).
+Each preview row also says how precise the literal prefilter is: of the files searched, how
+many it kept for parsing and how many really match (`cargo run --example prefilter_census`).
+With `--scale`, a scaling table follows: resolve preview (dense) on 1x, 4x and 16x the corpus
+(copies side by side), with ast-grep on the same tree for reference.
 """
+
 
 from __future__ import annotations
 
@@ -43,16 +49,38 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 AST_GREP_VERSION = "0.51.1"
-SELECTIVE = ("Poll::Ready($V)", "Poll::Ready(Ok($V))")
-BROAD = ("$X.unwrap()", '$X.expect("todo")')
-# The preview rows: (name, pattern), and the pattern of the apply row.
-DEFAULT_ROWS = [("selective", SELECTIVE), ("broad", BROAD)]
-TOKIO_ROWS = [
-    ("selective", ("mem::replace($A, $B)", "std::mem::replace($A, $B)")),
-    ("medium", ("Poll::Ready($V)", "Poll::Ready(Ok($V))")),
-    ("dense", BROAD),
-]
 TOKIO_COPIES = 4
+DJANGO = "django==5.1.4"
+EFFECT = "effect@3.12.0"
+RUST_DENSE = ("$X.unwrap()", '$X.expect("todo")')
+# Each corpus's language, file extension and preview rows: (shape, (pattern, rewrite)). The
+# apply row applies the dense one.
+ROWS = {
+    "tokio": [
+        ("selective", ("mem::replace($A, $B)", "std::mem::replace($A, $B)")),
+        ("medium", ("Poll::Ready($V)", "Poll::Ready(Ok($V))")),
+        ("dense", RUST_DENSE),
+    ],
+    "rust": [
+        ("selective", ("mem::replace($A, $B)", "std::mem::replace($A, $B)")),
+        ("method chain", ("$X.as_ref().unwrap()", "$X.unwrap()")),
+        ("medium", ("Poll::Ready($V)", "Poll::Ready(Ok($V))")),
+        ("dense", RUST_DENSE),
+    ],
+    "python": [
+        ("selective", ("$X.encode().decode()", "$X")),
+        ("method chain", ("$X.strip().split($$$A)", "$X.split($$$A)")),
+        ("medium", ("self.$A.append($B)", "self.$A.add($B)")),
+        ("dense", ("$X.get($K)", "$X[$K]")),
+    ],
+    "typescript": [
+        ("selective", ("Effect.runSync($A)", "run($A)")),
+        ("method chain", ("$X.pipe().pipe()", "$X.pipe()")),
+        ("medium", ("Option.some($V)", "some($V)")),
+        ("dense", ("$X.pipe($$$A)", "pipe($X, $$$A)")),
+    ],
+}
+EXTENSIONS = {"rust": "rs", "python": "py", "typescript": "ts"}
 
 
 # --- measuring ----------------------------------------------------------------------------
@@ -118,22 +146,24 @@ def ensure_ast_grep(explicit: str | None) -> str:
     return str(binary)
 
 
-def ensure_resolve(explicit: str | None, build: bool) -> str:
-    if explicit:
-        return explicit
+def ensure_resolve(explicit: str | None, build: bool) -> tuple[str, str]:
+    """The resolve binary and the prefilter census example, release builds."""
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
     if build:
         subprocess.run(
-            ["cargo", "build", "--release", "--quiet", "-p", "resolve-cli"], cwd=REPO, check=True
+            ["cargo", "build", "--release", "--quiet", "-p", "resolve-cli", "-p", "resolve-edit",
+             "--bin", "resolve", "--example", "prefilter_census"], cwd=REPO, check=True
         )
-    binary = target / "release/resolve"
-    if not binary.exists():
-        sys.exit(f"no release build at {binary}; drop --no-build or pass --resolve")
-    return str(binary)
+    binary = Path(explicit) if explicit else target / "release/resolve"
+    census = target / "release/examples/prefilter_census"
+    for path in (binary, census):
+        if not path.exists():
+            sys.exit(f"no release build at {path}; drop --no-build or pass --resolve")
+    return str(binary), str(census)
 
 
-def rs_bytes(directory: Path) -> int:
-    return sum(p.stat().st_size for p in directory.rglob("*.rs") if p.is_file())
+def rs_bytes(directory: Path, extension: str = "rs") -> int:
+    return sum(p.stat().st_size for p in directory.rglob(f"*.{extension}") if p.is_file())
 
 
 def build_corpus(dest: Path, megabytes: float) -> str:
@@ -192,6 +222,31 @@ def tokio_corpus(dest: Path, work: Path) -> str:
     return f"{crate.name}/src x{TOKIO_COPIES} ({rs_bytes(dest) / 1e6:.1f} MB of .rs)"
 
 
+def python_corpus(dest: Path, work: Path, ast_grep: str) -> str:
+    """Django's `django/` package from its PyPI sdist (pip of the benchmark's venv)."""
+    download = work / "download"
+    pip = Path(ast_grep).parent / "pip"
+    subprocess.run([str(pip), "download", "--quiet", "--no-binary", ":all:", "--no-deps",
+                    DJANGO, "-d", str(download)], check=True)
+    archive = next(download.glob("*.tar.gz"))
+    subprocess.run(["tar", "xzf", str(archive), "-C", str(download)], check=True)
+    package = next(download.glob("*/django"))
+    shutil.copytree(package, dest, symlinks=True)
+    return f"{DJANGO} `django/` ({rs_bytes(dest, 'py') / 1e6:.1f} MB of .py)"
+
+
+def typescript_corpus(dest: Path, work: Path) -> str:
+    """effect's `src/` from its npm package."""
+    download = work / "download"
+    download.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["npm", "pack", "--silent", EFFECT], cwd=download, check=True,
+                   stdout=subprocess.DEVNULL)
+    archive = next(download.glob("*.tgz"))
+    subprocess.run(["tar", "xzf", str(archive), "-C", str(download)], check=True)
+    shutil.copytree(download / "package/src", dest, symlinks=True)
+    return f"{EFFECT} `src/` ({rs_bytes(dest, 'ts') / 1e6:.1f} MB of .ts)"
+
+
 def generate_tree(dest: Path, megabytes: float) -> None:
     n = 0
     while rs_bytes(dest) < megabytes * 1e6:
@@ -229,13 +284,13 @@ def fresh_copy(corpus: Path, dest: Path, copies: int = 1) -> Path:
 # --- the rows -----------------------------------------------------------------------------
 
 
-def resolve_preview(resolve: str, root: Path, pattern: tuple[str, str]) -> list[str]:
+def resolve_preview(resolve: str, root: Path, pattern: tuple[str, str], lang: str) -> list[str]:
     return [resolve, "--root", str(root), "ast-edit", "-p", pattern[0], "-r", pattern[1],
-            "--lang", "rust", "."]
+            "--lang", lang, "."]
 
 
-def ast_grep_preview(ast_grep: str, root: Path, pattern: tuple[str, str]) -> list[str]:
-    return [ast_grep, "run", "-p", pattern[0], "-r", pattern[1], "--lang", "rust",
+def ast_grep_preview(ast_grep: str, root: Path, pattern: tuple[str, str], lang: str) -> list[str]:
+    return [ast_grep, "run", "-p", pattern[0], "-r", pattern[1], "--lang", lang,
             "--json=compact", str(root)]
 
 
@@ -244,33 +299,46 @@ def preview_row(args, resolve, ast_grep, corpus, work, pattern, copies=1, runs=N
     ours, theirs = [], []
     for _ in range(runs or args.runs):
         shutil.rmtree(tree / ".resolve", ignore_errors=True)
-        ours.append(measure(resolve_preview(resolve, tree, pattern)))
-        theirs.append(measure(ast_grep_preview(ast_grep, tree, pattern)))
+        ours.append(measure(resolve_preview(resolve, tree, pattern, args.lang)))
+        theirs.append(measure(ast_grep_preview(ast_grep, tree, pattern, args.lang)))
     shutil.rmtree(tree)
     return median(ours), median(theirs)
+
+
+def census(args, corpus: Path, work: Path, pattern: tuple[str, str]) -> str:
+    """`kept / matching / searched` files of the prefilter for the pattern, on a copy."""
+    tree = fresh_copy(corpus, work / "census")
+    out = subprocess.run(
+        [args.census, str(tree), args.lang, pattern[0]], capture_output=True, text=True
+    )
+    shutil.rmtree(tree)
+    if out.returncode != 0:
+        sys.exit(f"prefilter_census failed: {out.stderr}")
+    counts = dict(item.split("=") for item in out.stdout.split())
+    return f"{counts['kept']} / {counts['matching']} / {counts['searched']}"
 
 
 def apply_row(args, resolve, ast_grep, corpus, work, pattern):
     ours, theirs = [], []
     for run in range(args.runs):
         mine = fresh_copy(corpus, work / "ours")
-        measure(resolve_preview(resolve, mine, pattern))
+        measure(resolve_preview(resolve, mine, pattern, args.lang))
         sync()
         ours.append(measure([resolve, "--root", str(mine), "apply", "--reason", "bench"]))
         other = fresh_copy(corpus, work / "theirs")
         sync()
         theirs.append(measure([ast_grep, "run", "-p", pattern[0], "-r", pattern[1],
-                               "--lang", "rust", "-U", str(other)]))
+                               "--lang", args.lang, "-U", str(other)]))
         if run == 0:
-            compare_trees(corpus, mine, other)
+            compare_trees(corpus, mine, other, EXTENSIONS[args.lang])
     return median(ours), median(theirs)
 
 
-def compare_trees(original: Path, ours: Path, theirs: Path) -> None:
+def compare_trees(original: Path, ours: Path, theirs: Path, extension: str) -> None:
     """Every file resolve wrote is byte-identical to ast-grep's; ast-grep may also have
     rewritten files that resolve skips by design (parse errors), which stay original."""
     written = skipped = 0
-    for path in theirs.rglob("*.rs"):
+    for path in theirs.rglob(f"*.{extension}"):
         relative = path.relative_to(theirs)
         mine, before = (ours / relative).read_bytes(), (original / relative).read_bytes()
         theirs_bytes = path.read_bytes()
@@ -292,9 +360,9 @@ def sync() -> None:
 # --- output -------------------------------------------------------------------------------
 
 
-def fmt_row(name: str, ours: Sample, theirs: Sample) -> str:
+def fmt_row(name: str, ours: Sample, theirs: Sample, files: str = "") -> str:
     return (
-        f"| {name} | {ours.wall:.3f} s | {theirs.wall:.3f} s | **{ours.wall / theirs.wall:.2f}×** "
+        f"| {name} | {files} | {ours.wall:.3f} s | {theirs.wall:.3f} s | **{ours.wall / theirs.wall:.2f}×** "
         f"| {ours.cpu:.3f} s | {theirs.cpu:.3f} s | {ours.cpu / theirs.cpu:.2f}× "
         f"| {ours.rss_kb / 1024:.1f} MB | {theirs.rss_kb / 1024:.1f} MB "
         f"| {ours.rss_kb / theirs.rss_kb:.2f}× |"
@@ -303,59 +371,70 @@ def fmt_row(name: str, ours: Sample, theirs: Sample) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", help="a directory of Rust sources, or `tokio`")
+    parser.add_argument("--corpus", default="registry",
+                        help="tokio, registry (default), python, typescript, or a directory")
+    parser.add_argument("--lang", help="the language of a --corpus DIR (default rust)")
     parser.add_argument("--corpus-mb", type=float, default=16.0,
-                        help="size of the default corpus in MB of .rs (default 16)")
+                        help="size of the registry corpus in MB of .rs (default 16)")
     parser.add_argument("--runs", type=int, default=5, help="runs per row (default 5)")
-    parser.add_argument("--scale", default="1,4,16", help="corpus copies for the scaling table")
+    parser.add_argument("--scale", default="", help="corpus copies for a scaling table, e.g. 1,4,16")
     parser.add_argument("--scale-runs", type=int, default=3, help="runs per scaling row")
     parser.add_argument("--resolve", help="the resolve binary (default: a release build)")
     parser.add_argument("--no-build", action="store_true", help="do not run cargo build")
     parser.add_argument("--ast-grep", help="the ast-grep binary (default: venv, installed if missing)")
     parser.add_argument("--work", type=Path, help="scratch directory (default: a temp dir)")
     parser.add_argument("--skip", default="",
-                        help="comma list of: selective,broad,medium,dense,apply,scale")
+                        help="comma list of row shapes to skip (selective, method chain, medium, "
+                             "dense) and apply")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
 
     ast_grep = ensure_ast_grep(args.ast_grep)
-    resolve = ensure_resolve(args.resolve, not args.no_build)
+    resolve, args.census = ensure_resolve(args.resolve, not args.no_build)
     work = Path(tempfile.mkdtemp(prefix="resolve-bench-", dir=args.work))
     try:
         corpus = work / "corpus"
-        tokio = args.corpus == "tokio"
-        rows = TOKIO_ROWS if tokio else DEFAULT_ROWS
-        if tokio:
+        if args.corpus == "tokio":
+            args.lang, rows = "rust", ROWS["tokio"]
             described = tokio_corpus(corpus, work)
-            skip.add("scale")
-        elif args.corpus:
-            shutil.copytree(args.corpus, corpus, symlinks=True)
-            described = f"{args.corpus} ({rs_bytes(corpus) / 1e6:.1f} MB of .rs)"
-        else:
+        elif args.corpus == "registry":
+            args.lang, rows = "rust", ROWS["rust"]
             described = build_corpus(corpus, args.corpus_mb)
+        elif args.corpus == "python":
+            args.lang, rows = "python", ROWS["python"]
+            described = python_corpus(corpus, work, ast_grep)
+        elif args.corpus == "typescript":
+            args.lang, rows = "typescript", ROWS["typescript"]
+            described = typescript_corpus(corpus, work)
+        else:
+            args.lang = args.lang or "rust"
+            rows = ROWS[args.lang]
+            shutil.copytree(args.corpus, corpus, symlinks=True)
+            described = f"{args.corpus} ({rs_bytes(corpus, EXTENSIONS[args.lang]) / 1e6:.1f} MB)"
         strip_gitignores(corpus)
-        files = sum(1 for _ in corpus.rglob("*.rs"))
-        print(f"corpus: {described}, {files} .rs files; {os.cpu_count()} cores; "
-              f"median of {args.runs} alternating runs")
+        files = sum(1 for _ in corpus.rglob(f"*.{EXTENSIONS[args.lang]}"))
+        print(f"corpus: {described}, {files} .{EXTENSIONS[args.lang]} files; "
+              f"{os.cpu_count()} cores; median of {args.runs} alternating runs")
         print(f"resolve: {resolve}\nast-grep: {ast_grep}\n")
-        print("| row | resolve wall | ast-grep wall | ratio | resolve CPU | ast-grep CPU | ratio "
-              "| resolve RSS | ast-grep RSS | ratio |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("| row | files kept / matching / searched | resolve wall | ast-grep wall | ratio "
+              "| resolve CPU | ast-grep CPU | ratio | resolve RSS | ast-grep RSS | ratio |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for name, pattern in rows:
             if name not in skip:
+                files = census(args, corpus, work, pattern)
                 ours, theirs = preview_row(args, resolve, ast_grep, corpus, work, pattern)
-                print(fmt_row(f"preview {name} `{pattern[0]}`", ours, theirs), flush=True)
+                print(fmt_row(f"preview {name} `{pattern[0]}`", ours, theirs, files), flush=True)
+        dense = rows[-1][1]
         if "apply" not in skip:
-            pattern = rows[-1][1]
-            ours, theirs = apply_row(args, resolve, ast_grep, corpus, work, pattern)
-            print(fmt_row(f"apply `{pattern[0]}` (vs `-U`)", ours, theirs), flush=True)
-        if "scale" not in skip:
-            print(f"\nScaling, preview broad `{BROAD[0]}` (median of {args.scale_runs}):\n")
-            print("| corpus | .rs MB | resolve wall | resolve RSS | ast-grep wall | ast-grep RSS |")
+            ours, theirs = apply_row(args, resolve, ast_grep, corpus, work, dense)
+            print(fmt_row(f"apply `{dense[0]}` (vs `-U`)", ours, theirs), flush=True)
+        if args.scale:
+            print(f"\nScaling, preview dense `{dense[0]}` (median of {args.scale_runs}):\n")
+            print("| corpus | MB | resolve wall | resolve RSS | ast-grep wall | ast-grep RSS |")
             print("|---|---|---|---|---|---|")
-            size = rs_bytes(corpus) / 1e6
+            size = rs_bytes(corpus, EXTENSIONS[args.lang]) / 1e6
             for factor in (int(f) for f in args.scale.split(",")):
-                ours, theirs = preview_row(args, resolve, ast_grep, corpus, work, BROAD,
+                ours, theirs = preview_row(args, resolve, ast_grep, corpus, work, dense,
                                            copies=factor, runs=args.scale_runs)
                 print(f"| {factor}× | {size * factor:.0f} | {ours.wall:.2f} s "
                       f"| {ours.rss_kb / 1024:.1f} MB | {theirs.wall:.2f} s "

@@ -113,8 +113,8 @@ pub use approval::{
 };
 pub use ast_edit::{
     AstEditOp, AstEditOutcome, AstEditRequest, DEFAULT_MAX_FILES, LIMIT_NOTE, NO_REPLACEMENTS,
-    Prefilter, language_of_path, preview_ast_edit, preview_ast_edit_with, rederive,
-    supported_languages,
+    Prefilter, PrefilterCensus, language_of_path, prefilter_census, preview_ast_edit,
+    preview_ast_edit_with, rederive, supported_languages,
 };
 pub use blocking::{TaskDied, run_blocking};
 pub use builtin::{builtin_tools, check_tool};

@@ -29,18 +29,20 @@
 //! invocations (Rust token trees) are not found.
 //!
 //! The parts, each using only those listed before it: `grammar` (the languages parsed:
-//! ast-grep's own and TLA⁺), `request` (the call's arguments, outcome and contract texts), `node_ends` (which
-//! children end a node, per grammar), `prefilter` (which texts may hold a match of a pattern,
-//! without parsing), `anchored` (finding matches by visiting only nodes that cover an occurrence of
-//! the pattern's first token), `language` (languages and ops compiled per language), `packs` (where
-//! changed files' texts and diffs are stored), `rewrite` (one file: read, rewrite, store),
-//! `rederive` (the same request run again on a file that moved, at apply) and
+//! ast-grep's own and TLA⁺), `request` (the call's arguments, outcome and contract texts),
+//! `node_ends` (which children end a node, per grammar), `prefilter` (which texts may hold a
+//! match of a pattern, without parsing), `anchored` (finding matches by visiting only nodes
+//! that cover an occurrence of the pattern's first token), `language` (languages and ops
+//! compiled per language), `census` (how many files the prefilter keeps, for benchmarks),
+//! `packs` (where changed files' texts and diffs are stored), `rewrite` (one file: read,
+//! rewrite, store), `rederive` (the same request run again on a file that moved, at apply) and
 //! `assembly` (the preview, put together in path order). This module checks the request and
 //! runs the search. Which files are searched (the scope module), the blob store, the change
 //! set's spool and the preview text are not owned here.
 
 mod anchored;
 mod assembly;
+mod census;
 mod grammar;
 mod language;
 mod node_ends;
@@ -69,6 +71,7 @@ use crate::preview::{Produce, ProduceLimits, Produced};
 use crate::producer::Producer;
 use crate::scope::{Scope, ScopedFile};
 
+pub use self::census::{PrefilterCensus, prefilter_census};
 pub use self::language::{language_of_path, supported_languages};
 pub use self::prefilter::Prefilter;
 pub use self::rederive::rederive;

@@ -21,6 +21,11 @@
 //! a block comment the line might be inside of) is not counted, unless the pattern itself holds
 //! `//`: the documentation examples of a crate name `.unwrap()` in many files that never call it.
 //!
+//! An identifier of the pattern (a leaf whose kind the grammar names `…identifier`) is a whole
+//! token in a match: the lexer takes every word character next to it into it, so an occurrence
+//! with an ASCII letter, digit or `_` right before or after it does not count (`unwrap` in
+//! `unwrap_or`).
+//!
 //! Unnamed tokens of the pattern are not required in the text: a grammar may give them no width
 //! (an inserted `;`) or a text other than their kind. [`Prefilter::Off`] turns the filter off,
 //! which is how tests check it against parsing everything.
@@ -60,13 +65,23 @@ pub(super) struct LiteralFilter {
 
 /// Tokens the pattern has next to each other.
 struct Chain {
+    /// Finds the first of `tokens`.
     first: memmem::Finder<'static>,
-    rest: Vec<Vec<u8>>,
+    tokens: Vec<Token>,
+}
+
+/// A named leaf of the pattern, which a match holds verbatim.
+struct Token {
+    text: Vec<u8>,
+    /// An identifier: the lexer took every word character next to it into it, so in a match no
+    /// ASCII letter, digit or `_` stands right before or after it (`unwrap` is not the start
+    /// of `unwrap_or`).
+    whole_word: bool,
 }
 
 /// One step of the walk over a pattern's leaves.
 enum Leaf {
-    Token(Vec<u8>),
+    Token(Token),
     /// Anything may come here: a meta-variable, or the end of a node of the pattern.
     Anything,
 }
@@ -82,16 +97,16 @@ impl LiteralFilter {
         let mut leaves = Vec::new();
         kinds.collect_leaves(&pattern.node, &mut leaves);
         let mut chains = Vec::new();
-        let mut current: Vec<Vec<u8>> = Vec::new();
+        let mut current: Vec<Token> = Vec::new();
         for leaf in leaves.into_iter().chain([Leaf::Anything]) {
             match leaf {
                 Leaf::Token(token) => current.push(token),
                 Leaf::Anything => {
-                    let mut tokens = std::mem::take(&mut current).into_iter();
-                    if let Some(first) = tokens.next() {
+                    let tokens = std::mem::take(&mut current);
+                    if let Some(first) = tokens.first() {
                         chains.push(Chain {
-                            first: memmem::Finder::new(&first).into_owned(),
-                            rest: tokens.collect(),
+                            first: memmem::Finder::new(&first.text).into_owned(),
+                            tokens,
                         });
                     }
                 }
@@ -140,13 +155,39 @@ impl Chain {
             .map(|at| from + at)
             .find(|&start| {
                 !(skip_comment_lines && gaps.on_comment_line(text, start))
-                    && follows(text, start + self.first.needle().len(), &self.rest, gaps)
+                    && self
+                        .tokens
+                        .first()
+                        .is_some_and(|first| first.stands_alone(text, start))
+                    && follows(
+                        text,
+                        start + self.first.needle().len(),
+                        self.tokens.get(1..).unwrap_or_default(),
+                        gaps,
+                    )
             })
     }
 }
 
+impl Token {
+    /// Whether the occurrence of the token at `at` in `text` may be the whole token (always,
+    /// unless it is an identifier with a word character of the text right next to it).
+    fn stands_alone(&self, text: &[u8], at: usize) -> bool {
+        if !self.whole_word {
+            return true;
+        }
+        let before = at.checked_sub(1).and_then(|index| text.get(index));
+        let after = text.get(at + self.text.len());
+        let joined = |edge: Option<&u8>, neighbor: Option<&u8>| {
+            edge.is_some_and(|byte| is_ascii_word_byte(*byte))
+                && neighbor.is_some_and(|byte| is_ascii_word_byte(*byte))
+        };
+        !joined(self.text.first(), before) && !joined(self.text.last(), after)
+    }
+}
+
 /// Whether `tokens` follow from `pos` on, each after a gap the rules allow.
-fn follows(text: &[u8], pos: usize, tokens: &[Vec<u8>], gaps: &GapRules) -> bool {
+fn follows(text: &[u8], pos: usize, tokens: &[Token], gaps: &GapRules) -> bool {
     let Some((next, after)) = tokens.split_first() else {
         return true;
     };
@@ -159,7 +200,10 @@ fn follows(text: &[u8], pos: usize, tokens: &[Vec<u8>], gaps: &GapRules) -> bool
         }
         last = Some(at);
         let rest = &text[at..];
-        if rest.starts_with(next) && follows(text, at + next.len(), after, gaps) {
+        if rest.starts_with(&next.text)
+            && next.stands_alone(text, at)
+            && follows(text, at + next.text.len(), after, gaps)
+        {
             return true;
         }
         gaps.steps(text, at, |to| reachable.push(Reverse(to)));
@@ -180,9 +224,22 @@ impl NodeKinds {
     fn collect_leaves(&self, node: &PatternNode, leaves: &mut Vec<Leaf>) {
         match node {
             PatternNode::MetaVar { .. } => leaves.push(Leaf::Anything),
-            PatternNode::Terminal { text, is_named, .. } => {
+            PatternNode::Terminal {
+                text,
+                is_named,
+                kind_id,
+            } => {
                 if *is_named && !text.is_empty() {
-                    leaves.push(Leaf::Token(text.as_bytes().to_vec()));
+                    // Grammars name their identifier tokens `*identifier`; other leaves (a
+                    // string's text next to an escape) may have word characters beside them.
+                    let whole_word = self
+                        .grammar
+                        .node_kind_for_id(*kind_id)
+                        .is_some_and(|kind| kind.ends_with("identifier"));
+                    leaves.push(Leaf::Token(Token {
+                        text: text.as_bytes().to_vec(),
+                        whole_word,
+                    }));
                 }
             }
             PatternNode::Internal { kind_id, children } => {
@@ -380,7 +437,12 @@ fn first_char(bytes: &[u8]) -> Option<char> {
 }
 
 fn is_word_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || byte == b'_' || !byte.is_ascii()
+    is_ascii_word_byte(byte) || !byte.is_ascii()
+}
+
+/// An ASCII letter, digit or `_`: what every grammar's identifiers take in.
+fn is_ascii_word_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_'
 }
 
 #[cfg(test)]
@@ -401,11 +463,7 @@ mod tests {
         filter(pattern, lang)
             .chains
             .iter()
-            .map(|chain| {
-                std::iter::once(text(chain.first.needle()))
-                    .chain(chain.rest.iter().map(|token| text(token)))
-                    .collect()
-            })
+            .map(|chain| chain.tokens.iter().map(|token| text(&token.text)).collect())
             .collect()
     }
 
@@ -612,6 +670,24 @@ y.bar();
             assert!(matches(pattern, lang, source), "{pattern} in {source}");
             assert!(keeps(pattern, lang, source), "{pattern} in {source}");
         }
+    }
+
+    #[test]
+    fn an_identifier_counts_only_as_a_whole_word() {
+        let rust = AstLang::Builtin(SupportLang::Rust);
+        for (source, matching) in [
+            ("fn f() { x.unwrap(); }", true),
+            ("fn f() { x.unwrap_or(1); y.try_unwrap(); }", false),
+            ("fn f() { let unwrapped = x.unwrap2(); }", false),
+        ] {
+            assert_eq!(matches("$X.unwrap()", rust, source), matching, "{source}");
+            assert_eq!(keeps("$X.unwrap()", rust, source), matching, "{source}");
+        }
+        // A string's text may have word characters next to it (an escape): not a whole word.
+        let typescript = AstLang::Builtin(SupportLang::TypeScript);
+        let source = "foo(\"a\\nb\");\n";
+        assert!(matches("foo(\"a\\nb\")", typescript, source));
+        assert!(keeps("foo(\"a\\nb\")", typescript, source));
     }
 
     #[test]

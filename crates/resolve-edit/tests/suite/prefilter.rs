@@ -90,7 +90,7 @@ fn comma() -> impl Strategy<Value = &'static str> {
 
 /// One Rust statement: a match, a match split by gaps, a decoy or a string holding the tokens.
 fn rust_statement() -> impl Strategy<Value = String> {
-    (0..21usize, gap(), gap(), gap(), comma()).prop_map(|(kind, g1, g2, g3, comma)| match kind {
+    (0..22usize, gap(), gap(), gap(), comma()).prop_map(|(kind, g1, g2, g3, comma)| match kind {
         0 => format!("let x = mem{g1}::{g2}replace({g3}&mut a, b{comma});"),
         1 => format!("let x = std::mem::replace(&mut a,{g1}b);"),
         2 => format!("return Poll{g1}::{g2}Ready({g3}v{comma});"),
@@ -114,6 +114,10 @@ fn rust_statement() -> impl Strategy<Value = String> {
         19 => format!("let q = x.foo(){g1}?.bar(); let p = (x.foo()){g2}.bar(x.foo());"),
         // A node with trailing children the pattern lacks.
         20 => format!("foo(if c {{ 1 }}{g1}else {{ 2 }}, z{comma});"),
+        // Identifiers that start or end with a pattern's.
+        21 => format!(
+            "let u = x.unwrap_or(1){g1}.try_unwrap(); mem::replace_all(a, b); mymem::replace(a, b);"
+        ),
         _ => format!("let c = a{g1}as{g2}u32;"),
     })
 }

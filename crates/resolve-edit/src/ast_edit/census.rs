@@ -1,0 +1,60 @@
+//! How precise the literal prefilter is on a tree: of the files a request searches, how many it
+//! keeps for parsing. For benchmarks (`cargo bench -p resolve-edit`, `bench/run.py`), to set
+//! beside the files that really match; a preview does not call it.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use resolve_store::Workspace;
+
+use super::grammar::AstLang;
+use super::language::{FileOps, LanguageOps, parse_language};
+use super::prefilter::Prefilter;
+use super::request::AstEditRequest;
+use crate::error::EditError;
+use crate::scope::Scope;
+use crate::text_file::{decode, read_bytes, split_bom};
+
+/// What the literal prefilter does with a request's files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PrefilterCensus {
+    /// Files of a searched language (text or not).
+    pub searched: usize,
+    /// Files whose text may hold a match, which a preview parses.
+    pub kept: usize,
+}
+
+/// Count the files of `request`'s scope the prefilter keeps, reading each file once, in turn.
+pub fn prefilter_census(
+    workspace: &Workspace,
+    request: &AstEditRequest,
+) -> Result<PrefilterCensus, EditError> {
+    let forced = request.lang.as_deref().map(parse_language).transpose()?;
+    let scope = Scope::resolve(workspace, &request.paths)?;
+    let compiled: RefCell<HashMap<AstLang, Arc<LanguageOps>>> = RefCell::default();
+    let mut census = PrefilterCensus::default();
+    for file in scope.files(workspace) {
+        let ops_of = |lang: AstLang| {
+            Arc::clone(compiled.borrow_mut().entry(lang).or_insert_with(|| {
+                Arc::new(LanguageOps::compile(
+                    lang,
+                    &request.ops,
+                    Prefilter::Literals,
+                ))
+            }))
+        };
+        let Some(ops) = FileOps::of_file(&file.absolute, file.explicit, forced, ops_of) else {
+            continue;
+        };
+        if !ops.usable() {
+            continue;
+        }
+        census.searched += 1;
+        let text = read_bytes(&file.absolute).ok().and_then(decode);
+        if text.is_some_and(|text| ops.may_match(split_bom(&text).1)) {
+            census.kept += 1;
+        }
+    }
+    Ok(census)
+}

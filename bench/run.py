@@ -11,7 +11,9 @@ The corpora (each a fixed version, fetched from a package registry when it is no
               whole crate directories in name order until their `.rs` files reach
               `--corpus-mb` MB (the default corpus; a generated tree without a registry); Rust
   python      Django 5.1.4's `django/` package, from its PyPI sdist; Python
-  typescript  effect 3.12.0's `src/`, from npm; TypeScript
+  typescript  rxjs 7.8.1's `src/` from npm, four copies side by side; TypeScript (a corpus
+              tree-sitter parses without errors: ast-grep rewrites files with parse errors,
+              resolve skips them, so such files would make the rows unequal)
   DIR         any directory, in the language `--lang` names (default rust)
 
 `.gitignore` files are dropped from the copy, because ast-grep ignores them outside a git
@@ -51,7 +53,8 @@ REPO = Path(__file__).resolve().parent.parent
 AST_GREP_VERSION = "0.51.1"
 TOKIO_COPIES = 4
 DJANGO = "django==5.1.4"
-EFFECT = "effect@3.12.0"
+RXJS = "rxjs@7.8.1"
+RXJS_COPIES = 4
 RUST_DENSE = ("$X.unwrap()", '$X.expect("todo")')
 # Each corpus's language, file extension and preview rows: (shape, (pattern, rewrite)). The
 # apply row applies the dense one.
@@ -68,16 +71,16 @@ ROWS = {
         ("dense", RUST_DENSE),
     ],
     "python": [
-        ("selective", ("$X.encode().decode()", "$X")),
-        ("method chain", ("$X.strip().split($$$A)", "$X.split($$$A)")),
+        ("selective", ("os.path.join($$$A)", "join($$$A)")),
+        ("method chain", ("$X.setdefault($$$A).append($V)", "$X.add($V)")),
         ("medium", ("self.$A.append($B)", "self.$A.add($B)")),
         ("dense", ("$X.get($K)", "$X[$K]")),
     ],
     "typescript": [
-        ("selective", ("Effect.runSync($A)", "run($A)")),
-        ("method chain", ("$X.pipe().pipe()", "$X.pipe()")),
-        ("medium", ("Option.some($V)", "some($V)")),
-        ("dense", ("$X.pipe($$$A)", "pipe($X, $$$A)")),
+        ("selective", ("$X.call($$$A)", "$X.apply($$$A)")),
+        ("method chain", ("$X.pipe($$$A).subscribe($$$B)", "$X.subscribe($$$B)")),
+        ("medium", ("isFunction($X)", "typeof $X === 'function'")),
+        ("dense", ("$X.subscribe($$$A)", "subscribe($X, $$$A)")),
     ],
 }
 EXTENSIONS = {"rust": "rs", "python": "py", "typescript": "ts"}
@@ -236,15 +239,17 @@ def python_corpus(dest: Path, work: Path, ast_grep: str) -> str:
 
 
 def typescript_corpus(dest: Path, work: Path) -> str:
-    """effect's `src/` from its npm package."""
+    """Four copies of rxjs's `src/`, from its npm package."""
     download = work / "download"
     download.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["npm", "pack", "--silent", EFFECT], cwd=download, check=True,
+    subprocess.run(["npm", "pack", "--silent", RXJS], cwd=download, check=True,
                    stdout=subprocess.DEVNULL)
     archive = next(download.glob("*.tgz"))
     subprocess.run(["tar", "xzf", str(archive), "-C", str(download)], check=True)
-    shutil.copytree(download / "package/src", dest, symlinks=True)
-    return f"{EFFECT} `src/` ({rs_bytes(dest, 'ts') / 1e6:.1f} MB of .ts)"
+    dest.mkdir(parents=True)
+    for i in range(RXJS_COPIES):
+        shutil.copytree(download / "package/src", dest / f"copy{i}", symlinks=True)
+    return f"{RXJS} `src/` x{RXJS_COPIES} ({rs_bytes(dest, 'ts') / 1e6:.1f} MB of .ts)"
 
 
 def generate_tree(dest: Path, megabytes: float) -> None:

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::suite::common::Model;
 use resolve_test_support::{MockServer, Recorded, Reply, Turn};
 use serde_json::{Value, json};
 
@@ -146,23 +147,7 @@ approval_policy = "never"
 sandbox_mode = "read-only"
 check_for_update_on_startup = false
 
-# Without these two tables Codex 0.171 looks up chatgpt.com (metrics) and runs
-# `git ls-remote https://github.com/openai/plugins.git` (plugins) at start; with them, a run
-# under strace connects to 127.0.0.1 only.
-[analytics]
-enabled = false
-
-[features]
-plugins = false
-
-[model_providers.mock]
-name = "mock"
-base_url = {base}
-wire_api = "responses"
-env_key = "RESOLVE_MOCK_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-
+{mock_provider}
 [mcp_servers.{SERVER}]
 command = {resolve}
 args = ["--root", {root}, "mcp"]
@@ -172,7 +157,7 @@ env = {{ HOME = {home} }}
 [mcp_servers.{SERVER}.tools.resolve]
 approval_mode = "approve"
 "#,
-                    base = json!(server.openai_base()),
+                    mock_provider = codex_mock_provider(&server.openai_base()),
                     resolve = quoted(&resolve),
                     root = quoted(&lab.root),
                     home = quoted(&lab.home),
@@ -202,44 +187,55 @@ approval_mode = "approve"
         script: Vec<Reply>,
         build: impl FnOnce(&MockServer) -> Command,
     ) -> HostRun {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let server = runtime.block_on(MockServer::start(script));
-        let stdout_path = lab.dir.path().join("host-stdout.txt");
-        let stderr_path = lab.dir.path().join("host-stderr.txt");
-        let mut command = build(&server);
-        let program = command.get_program().to_owned();
-        let mut child = command
-            .current_dir(&lab.root)
-            .stdin(Stdio::null())
-            .stdout(std::fs::File::create(&stdout_path).unwrap())
-            .stderr(std::fs::File::create(&stderr_path).unwrap())
-            .spawn()
-            .unwrap_or_else(|error| panic!("could not start {}: {error}", program.display()));
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break Some(status);
-            }
-            if started.elapsed() > HOST_TIMEOUT {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        };
+        let model = Model::replies(script);
+        let server = model.server();
+        let (status, stdout, stderr) = run_host(&mut build(server), &lab.root, lab.dir.path());
         HostRun {
             host: self,
             status,
-            stdout: std::fs::read_to_string(&stdout_path).unwrap_or_default(),
-            stderr: std::fs::read_to_string(&stderr_path).unwrap_or_default(),
+            stdout,
+            stderr,
             requests: server.requests(),
             unused_replies: server.unused_replies(),
         }
     }
+}
+
+/// Run a host's `command` in `cwd` (its standard input empty, its output through files in
+/// `scratch`) until it ends or [`HOST_TIMEOUT`] passes, when it is killed: its exit status
+/// (`None`: killed), standard output and standard error.
+pub fn run_host(
+    command: &mut Command,
+    cwd: &Path,
+    scratch: &Path,
+) -> (Option<ExitStatus>, String, String) {
+    let stdout_path = scratch.join("host-stdout.txt");
+    let stderr_path = scratch.join("host-stderr.txt");
+    let program = command.get_program().to_owned();
+    let mut child = command
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&stdout_path).unwrap())
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .spawn()
+        .unwrap_or_else(|error| panic!("could not start {}: {error}", program.display()));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > HOST_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    (
+        status,
+        std::fs::read_to_string(&stdout_path).unwrap_or_default(),
+        std::fs::read_to_string(&stderr_path).unwrap_or_default(),
+    )
 }
 
 /// A throwaway directory with the workspace root (holding `a.txt`) and the host's `HOME`.
@@ -399,4 +395,29 @@ pub fn tail(text: &str, limit: usize) -> &str {
         start += 1;
     }
     &text[start..]
+}
+
+/// The Codex configuration tables that point the `mock` model provider at `base` (the mock
+/// server's OpenAI base URL) without retries, and turn off what would reach the network.
+pub fn codex_mock_provider(base: &str) -> String {
+    format!(
+        r#"# Without these two tables Codex 0.171 looks up chatgpt.com (metrics) and runs
+# `git ls-remote https://github.com/openai/plugins.git` (plugins) at start; with them, a run
+# under strace connects to 127.0.0.1 only.
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+
+[model_providers.mock]
+name = "mock"
+base_url = {base}
+wire_api = "responses"
+env_key = "RESOLVE_MOCK_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+"#,
+        base = json!(base),
+    )
 }

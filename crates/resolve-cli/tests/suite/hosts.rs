@@ -159,32 +159,27 @@ fn a_persons_decision_in_another_process_reaches_the_model_once(host: Host) {
     run.check(lab.file() == BEFORE, "a discarded preview writes nothing");
 }
 
-#[test]
-fn claude_code_edit_result_carries_the_diff_the_reminder_and_the_pending_id() {
-    edit_result_carries_the_diff_the_reminder_and_the_pending_id(Host::ClaudeCode);
+/// One test per (name, case, host): the case run against that host.
+macro_rules! host_tests {
+    ($($name:ident: $case:ident($host:ident);)*) => {$(
+        #[test]
+        fn $name() {
+            $case(Host::$host);
+        }
+    )*};
 }
 
-#[test]
-fn claude_code_resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview() {
-    resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview(Host::ClaudeCode);
-}
-
-#[test]
-fn claude_code_shows_a_persons_decision_in_another_process_to_the_model_once() {
-    a_persons_decision_in_another_process_reaches_the_model_once(Host::ClaudeCode);
-}
-
-#[test]
-fn codex_edit_result_carries_the_diff_the_reminder_and_the_pending_id() {
-    edit_result_carries_the_diff_the_reminder_and_the_pending_id(Host::Codex);
-}
-
-#[test]
-fn codex_resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview() {
-    resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview(Host::Codex);
-}
-
-#[test]
-fn codex_shows_a_persons_decision_in_another_process_to_the_model_once() {
-    a_persons_decision_in_another_process_reaches_the_model_once(Host::Codex);
+host_tests! {
+    claude_code_edit_result_carries_the_diff_the_reminder_and_the_pending_id:
+        edit_result_carries_the_diff_the_reminder_and_the_pending_id(ClaudeCode);
+    claude_code_resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview:
+        resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview(ClaudeCode);
+    claude_code_shows_a_persons_decision_in_another_process_to_the_model_once:
+        a_persons_decision_in_another_process_reaches_the_model_once(ClaudeCode);
+    codex_edit_result_carries_the_diff_the_reminder_and_the_pending_id:
+        edit_result_carries_the_diff_the_reminder_and_the_pending_id(Codex);
+    codex_resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview:
+        resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview(Codex);
+    codex_shows_a_persons_decision_in_another_process_to_the_model_once:
+        a_persons_decision_in_another_process_reaches_the_model_once(Codex);
 }

@@ -9,6 +9,8 @@
 
 #![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
+use resolve_test_support::process::output_with_stdin;
+use resolve_test_support::text::{assert_contains, assert_lacks};
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -250,13 +252,14 @@ fn lines(changed: &[usize]) -> String {
 
 /// A person in another process, while the hook waits: once the write is pending, run
 /// `resolve` with `args`.
-fn person_when_pending(lab: &Lab, args: Vec<String>) -> std::thread::JoinHandle<Option<Output>> {
+fn person_when_pending(lab: &Lab, args: &[&str]) -> std::thread::JoinHandle<Option<Output>> {
     let (root, home) = (lab.root.clone(), lab.home.clone());
+    let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
     std::thread::spawn(move || {
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(120) {
             let pending = person(&root, &home, &["pending", "--json"]);
-            if String::from_utf8_lossy(&pending.stdout).contains("pending-action:write:1") {
+            if String::from_utf8_lossy(&pending.stdout).contains(PENDING_WRITE) {
                 let args: Vec<&str> = args.iter().map(String::as_str).collect();
                 return Some(person(&root, &home, &args));
             }
@@ -266,49 +269,69 @@ fn person_when_pending(lab: &Lab, args: Vec<String>) -> std::thread::JoinHandle<
     })
 }
 
+/// The id of the model's first `Write`, staged by the hook.
+const PENDING_WRITE: &str = "pending-action:write:1";
+
+/// In `review` mode, Claude Code reads `a.txt` and writes `content` to it; while the hook waits
+/// a person runs `resolve ACTION --id <the write> EXTRA… --reason REASON`, which succeeds. The
+/// run (finished after 3 requests) and the write's result as the model read it; `None` when
+/// Claude Code is not available.
+fn person_decides_a_write_in_review_mode(
+    lab: &Lab,
+    content: &str,
+    task: &str,
+    action: &str,
+    extra: &[&str],
+    reason: &str,
+) -> Option<(HostRun, String)> {
+    setup_claude_code(lab, "review");
+    let args = [
+        &[action, "--id", PENDING_WRITE],
+        extra,
+        &["--reason", reason],
+    ]
+    .concat();
+    let decided = person_when_pending(lab, &args);
+    let path = lab.root.join("a.txt");
+    let script = vec![
+        read_call(lab, "call_read"),
+        Reply::Turn(Turn::call(
+            "call_write",
+            "Write",
+            json!({"file_path": path, "content": content}),
+        )),
+        done(),
+    ];
+    let run = run_claude(lab, script, task)?;
+    let decided = decided.join().unwrap();
+    run.check(
+        decided
+            .as_ref()
+            .is_some_and(|output| output.status.success()),
+        &format!("the person's {action} should succeed: {decided:?}"),
+    );
+    run.check_finished(3);
+    let told = run.result(3, "call_write");
+    Some((run, told))
+}
+
 /// `review`: while the hook waits, a person applies the write but rejects hunk 2 with a reason;
 /// the file holds the base with the other hunk, and the model reads the reason and the address.
 #[test]
 fn claude_code_review_mode_lands_what_a_person_approved_and_tells_the_model_why() {
     let lab = Lab::new();
     std::fs::write(lab.root.join("a.txt"), lines(&[])).unwrap();
-    setup_claude_code(&lab, "review");
     let reason = "Line 25 stays lowercase.";
-    let decided = person_when_pending(
+    let Some((run, told)) = person_decides_a_write_in_review_mode(
         &lab,
-        [
-            "apply",
-            "--id",
-            "pending-action:write:1",
-            "--except",
-            "a.txt#2",
-            "--reason",
-            reason,
-        ]
-        .map(str::to_owned)
-        .to_vec(),
-    );
-    let path = lab.root.join("a.txt");
-    let script = vec![
-        read_call(&lab, "call_read"),
-        Reply::Turn(Turn::call(
-            "call_write",
-            "Write",
-            json!({"file_path": path, "content": lines(&[2, 25])}),
-        )),
-        done(),
-    ];
-    let Some(run) = run_claude(&lab, script, "Upper-case lines 2 and 25 of a.txt.") else {
+        &lines(&[2, 25]),
+        "Upper-case lines 2 and 25 of a.txt.",
+        "apply",
+        &["--except", "a.txt#2"],
+        reason,
+    ) else {
         return;
     };
-    let decided = decided.join().unwrap();
-    run.check(
-        decided
-            .as_ref()
-            .is_some_and(|output| output.status.success()),
-        &format!("the person's apply should succeed: {decided:?}"),
-    );
-    run.check_finished(3);
     run.check(
         lab.file() == lines(&[2]),
         &format!(
@@ -316,7 +339,6 @@ fn claude_code_review_mode_lands_what_a_person_approved_and_tells_the_model_why(
             lab.file()
         ),
     );
-    let told = run.result(3, "call_write");
     for part in ["a.txt#2", reason, "a person"] {
         run.check(
             told.contains(part),
@@ -329,43 +351,18 @@ fn claude_code_review_mode_lands_what_a_person_approved_and_tells_the_model_why(
 #[test]
 fn claude_code_review_mode_rejection_writes_nothing() {
     let lab = Lab::new();
-    setup_claude_code(&lab, "review");
     let reason = "Not this file.";
-    let decided = person_when_pending(
+    let Some((run, told)) = person_decides_a_write_in_review_mode(
         &lab,
-        [
-            "discard",
-            "--id",
-            "pending-action:write:1",
-            "--reason",
-            reason,
-        ]
-        .map(str::to_owned)
-        .to_vec(),
-    );
-    let path = lab.root.join("a.txt");
-    let script = vec![
-        read_call(&lab, "call_read"),
-        Reply::Turn(Turn::call(
-            "call_write",
-            "Write",
-            json!({"file_path": path, "content": "replaced\n"}),
-        )),
-        done(),
-    ];
-    let Some(run) = run_claude(&lab, script, "Replace a.txt.") else {
+        "replaced\n",
+        "Replace a.txt.",
+        "discard",
+        &[],
+        reason,
+    ) else {
         return;
     };
-    let decided = decided.join().unwrap();
-    run.check(
-        decided
-            .as_ref()
-            .is_some_and(|output| output.status.success()),
-        &format!("the person's discard should succeed: {decided:?}"),
-    );
-    run.check_finished(3);
     run.check(lab.file() == BEFORE, "a rejected write writes nothing");
-    let told = run.result(3, "call_write");
     run.check(
         told.contains(reason) && told.contains("rejected"),
         &format!("the model should read the rejection and its reason: {told}"),
@@ -460,23 +457,14 @@ fn hook(root: &Path, home: &Path, input: &str) -> Output {
 
 /// `resolve hook claude-code --approve <mode>` with `input` on stdin, in `root`.
 fn hook_in_mode(root: &Path, home: &Path, mode: &str, input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_resolve"))
-        .env("HOME", home)
-        .args(["--root"])
-        .arg(root)
-        .args(["hook", "claude-code", "--approve", mode])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_resolve"))
+            .env("HOME", home)
+            .args(["--root"])
+            .arg(root)
+            .args(["hook", "claude-code", "--approve", mode]),
+        input,
+    )
 }
 
 fn edit_input(path: &Path) -> String {
@@ -640,11 +628,7 @@ fn the_shell_guard_refuses_visible_writes_only_while_edits_are_staged() {
     for mode in ["stage", "review"] {
         let output = hook_in_mode(&lab.root, &lab.home, mode, &bash("echo x > a.txt"));
         assert!(output.status.success(), "{output:?}");
-        assert!(
-            told(&output).contains("redirection `>` into `a.txt`"),
-            "{}",
-            told(&output)
-        );
+        assert_contains(&told(&output), "redirection `>` into `a.txt`");
     }
     for (mode, command) in [
         ("stage", "cat a.txt | grep two"),
@@ -714,13 +698,11 @@ fn the_next_hook_answer_tells_a_persons_decision_about_an_earlier_staged_edit() 
     let second = json!({"file_path": path, "old_string": "three", "new_string": "THREE"});
     let output = hook_in_mode(&lab.root, &lab.home, "stage", &call_input("Edit", &second));
     let text = told(&output);
-    assert!(
-        text.contains("A reviewer discarded pending-action:edit:1") && text.contains(reason),
-        "{text}"
-    );
+    assert_contains(&text, "A reviewer discarded pending-action:edit:1");
+    assert_contains(&text, reason);
     let third = json!({"file_path": path, "old_string": "one", "new_string": "ONE"});
     let output = hook_in_mode(&lab.root, &lab.home, "stage", &call_input("Edit", &third));
-    assert!(!told(&output).contains(reason), "{}", told(&output));
+    assert_lacks(&told(&output), reason);
     assert_eq!(lab.file(), BEFORE);
 }
 

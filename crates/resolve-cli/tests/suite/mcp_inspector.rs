@@ -86,19 +86,18 @@ fn the_mcp_inspector_cli_lists_stages_reads_and_gets_bad_arguments_as_error_resu
     );
     assert!(tool("resolve").get("outputSchema").is_none());
 
+    let edit_a = [
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "edit",
+        "--tool-arg",
+        "path=a.txt",
+    ];
     let staged = inspect(
         &inspector,
         root.path(),
-        &[
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "edit",
-            "--tool-arg",
-            "path=a.txt",
-            "old_text=two",
-            "new_text=TWO",
-        ],
+        &[&edit_a[..], &["old_text=two", "new_text=TWO"]].concat(),
     );
     assert!(staged.status.success());
     let staged = stdout_json(&staged);
@@ -134,18 +133,7 @@ fn the_mcp_inspector_cli_lists_stages_reads_and_gets_bad_arguments_as_error_resu
         "{text}"
     );
 
-    let bad = inspect(
-        &inspector,
-        root.path(),
-        &[
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "edit",
-            "--tool-arg",
-            "path=a.txt",
-        ],
-    );
+    let bad = inspect(&inspector, root.path(), &edit_a);
     assert!(!bad.status.success(), "an isError result exits non-zero");
     let bad = stdout_json(&bad);
     assert_eq!(bad["isError"], json!(true));

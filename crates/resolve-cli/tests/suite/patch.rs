@@ -3,10 +3,10 @@
 //! pinned `codex` from npm, in `RESOLVE_CODEX`) on a copy of the same tree, compared byte for
 //! byte wherever Codex succeeds.
 
+use resolve_test_support::process::output_with_stdin;
+use resolve_test_support::text::assert_contains;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
 
 use pretty_assertions::assert_eq;
 
@@ -14,20 +14,10 @@ use super::common::{Run, Workspace};
 
 /// `resolve patch -` with `patch` on stdin.
 fn patch_stdin(workspace: &Workspace, patch: &str) -> Run {
-    let mut child = workspace
-        .command(&["patch", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(patch.as_bytes())
-        .unwrap();
-    Run::from(child.wait_with_output().unwrap())
+    Run::from(output_with_stdin(
+        &mut workspace.command(&["patch", "-"]),
+        patch,
+    ))
 }
 
 fn read_bytes(workspace: &Workspace, path: &str) -> Vec<u8> {
@@ -48,16 +38,8 @@ fn a_patch_on_stdin_stages_one_preview_and_apply_lands_every_file_byte_exactly()
         absolute.display()
     );
     let run = patch_stdin(&workspace, &patch).expect_code(0);
-    assert!(
-        run.stdout.contains("--- a/old/name.rs\n+++ /dev/null"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("Moved `old/name.rs` to `new/name.rs`."),
-        "{}",
-        run.stdout
-    );
+    assert_contains(&run.stdout, "--- a/old/name.rs\n+++ /dev/null");
+    assert_contains(&run.stdout, "Moved `old/name.rs` to `new/name.rs`.");
     assert_eq!(workspace.pending_ids(), ["pending-action:apply_patch:1"]);
     assert_eq!(
         read_bytes(&workspace, "crlf.txt"),
@@ -65,14 +47,8 @@ fn a_patch_on_stdin_stages_one_preview_and_apply_lands_every_file_byte_exactly()
     );
     assert!(workspace.path("gone.txt").exists());
 
-    let run = workspace
-        .run(&["apply", "--reason", "Patched."])
-        .expect_code(0);
-    assert!(
-        run.stdout.contains("Applied patch to 7 files."),
-        "{}",
-        run.stdout
-    );
+    let run = workspace.run_ok(&["apply", "--reason", "Patched."]);
+    assert_contains(&run.stdout, "Applied patch to 7 files.");
     assert_eq!(
         read_bytes(&workspace, "crlf.txt"),
         b"one\r\n2\r\n2b\r\nthree\r\n"
@@ -135,12 +111,9 @@ fn a_patch_already_present_is_reported_as_applied_and_stages_nothing() {
         "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n three\n*** End Patch\n",
     )
     .expect_code(0);
-    assert!(
-        run.stdout.contains(
-            "Patch already applied: its changes are already present in `a.txt`; nothing was staged."
-        ),
-        "{}",
-        run.stdout
+    assert_contains(
+        &run.stdout,
+        "Patch already applied: its changes are already present in `a.txt`; nothing was staged.",
     );
     assert!(workspace.pending_ids().is_empty());
 }
@@ -339,8 +312,7 @@ fn patches_land_byte_for_byte_as_codex_lands_them_wherever_codex_succeeds() {
             continue;
         }
         assert_eq!(staged.code, 0, "{context}");
-        ours.run(&["apply", "--reason", "Differential."])
-            .expect_code(0);
+        ours.run_ok(&["apply", "--reason", "Differential."]);
         assert_eq!(snapshot(ours.root()), snapshot(theirs.path()), "{context}");
         compared += 1;
     }

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::tmux_harness::{Tmux, stderr, tmux_available};
+use crate::tmux_harness::{TmuxRun, stderr, tmux_available};
 
 fn resolve(root: &Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_resolve"))
@@ -37,15 +37,7 @@ fn a_conflicting_hunk_shows_base_current_and_preview_and_p_settles_it_so_it_appl
     // Since the preview, `b` changed differently (a conflict) and `e` changed (clean).
     std::fs::write(root.path().join("a.txt"), "a\nX\nc\nd\nE\nf\ng\nh\ni\n").unwrap();
 
-    let scratch = tempfile::tempdir().unwrap();
-    let exit_file = scratch.path().join("exit");
-    let command = format!(
-        "'{resolve}' --root '{root}' review; echo $? > '{exit}'; sleep 600",
-        resolve = env!("CARGO_BIN_EXE_resolve"),
-        root = root.path().display(),
-        exit = exit_file.display(),
-    );
-    let tmux = Tmux::start(&command);
+    let tmux = TmuxRun::resolve("", root.path(), "review");
     let screen = tmux.wait_for("the conflict", |screen| {
         screen.contains("current (line 2):")
     });
@@ -71,12 +63,8 @@ fn a_conflicting_hunk_shows_base_current_and_preview_and_p_settles_it_so_it_appl
         "settling writes nothing"
     );
     tmux.keys(&["a"]);
-    tmux.wait_for("the apply prompt", |screen| screen.contains("reason"));
-    tmux.type_text("Take the preview's b.");
-    tmux.keys(&["Enter"]);
-    tmux.wait_for("the review to end", |_| {
-        std::fs::read_to_string(&exit_file).is_ok_and(|code| code.ends_with('\n'))
-    });
+    tmux.answer("reason", "Take the preview's b.");
+    tmux.wait_exit("the review to end");
     assert_eq!(
         std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
         "a\nB\nc\nd\nE\nf\ng\nH\ni\n"

@@ -3,6 +3,7 @@
 //! the tests fail under CI (`CI` set) and are skipped loudly elsewhere. Screenshots of the main
 //! screens go to `RESOLVE_SCREENSHOTS` (CI keeps them as artifacts).
 
+use resolve_test_support::text::assert_contains;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -203,19 +204,16 @@ fn a_review_in_the_browser_lands_what_the_reviewer_chose_and_the_model_hears_it(
         std::fs::read(workspace.path("src/lib.rs")).unwrap(),
         b"fn f() { bar(2); }\n\n\n\n\n\n\n\n\nfn g() { foo(3); }\n"
     );
-    let log = workspace.run(&["log"]).expect_code(0).stdout;
+    let log = workspace.run_ok(&["log"]).stdout;
     assert!(
         log.contains("[kept src/lib.rs#1, src/main.rs#1; rejected src/lib.rs#2]")
             || log.contains("rejected src/lib.rs#2"),
         "{log}"
     );
-    assert!(log.contains("amended src/main.rs"), "{log}");
-    assert!(log.contains("Keep g; f and main move."), "{log}");
-    assert!(
-        log.contains("commented src/main.rs:1, src/lib.rs:1"),
-        "{log}"
-    );
-    let history = workspace.run(&["log", "--json"]).expect_code(0).stdout;
+    assert_contains(&log, "amended src/main.rs");
+    assert_contains(&log, "Keep g; f and main move.");
+    assert_contains(&log, "commented src/main.rs:1, src/lib.rs:1");
+    let history = workspace.run_ok(&["log", "--json"]).stdout;
     let history: Value = serde_json::from_str(history.trim()).unwrap();
     let comments = history["history"]
         .as_array()
@@ -233,13 +231,13 @@ fn a_review_in_the_browser_lands_what_the_reviewer_chose_and_the_model_hears_it(
 
     // The staging connection's next tool result carries the reviewer's note.
     let next = model.tool("ls", json!({}));
-    assert!(next.contains("rejected src/lib.rs#2"), "{next}");
-    assert!(next.contains("g stays on foo."), "{next}");
-    assert!(next.contains("The reviewer amended src/main.rs"), "{next}");
-    assert!(next.contains("Keep g; f and main move."), "{next}");
-    assert!(
-        next.contains("The reviewer commented on src/lib.rs:1, the line `fn f() { bar(2); }`: \"Is bar safe here?\""),
-        "{next}"
+    assert_contains(&next, "rejected src/lib.rs#2");
+    assert_contains(&next, "g stays on foo.");
+    assert_contains(&next, "The reviewer amended src/main.rs");
+    assert_contains(&next, "Keep g; f and main move.");
+    assert_contains(
+        &next,
+        "The reviewer commented on src/lib.rs:1, the line `fn f() { bar(2); }`: \"Is bar safe here?\"",
     );
 }
 
@@ -257,9 +255,7 @@ fn a_review_in_progress_in_the_browser_survives_closing_the_page() {
         ),
     ]);
     let patch = workspace.path("change.patch");
-    workspace
-        .run(&["patch", patch.to_str().unwrap()])
-        .expect_code(0);
+    workspace.run_ok(&["patch", patch.to_str().unwrap()]);
     let web = WebReview::start(&workspace);
     assert_eq!(drive(&workspace, &web, "resume"), json!({"resumed": true}));
     // The marks are saved in the store, not in the page: nothing landed.
@@ -288,18 +284,16 @@ fn a_preview_of_two_thousand_files_shows_without_freezing_the_page() {
         .map(|(path, text)| (path.as_str(), text.as_str()))
         .collect();
     let workspace = Workspace::with(&borrowed);
-    workspace
-        .run(&[
-            "ast-edit",
-            "-p",
-            "foo($A)",
-            "-r",
-            "bar($A)",
-            "--max-files",
-            "5000",
-            "src",
-        ])
-        .expect_code(0);
+    workspace.run_ok(&[
+        "ast-edit",
+        "-p",
+        "foo($A)",
+        "-r",
+        "bar($A)",
+        "--max-files",
+        "5000",
+        "src",
+    ]);
     let web = WebReview::start(&workspace);
     let measured = drive(&workspace, &web, "large");
     eprintln!("2,000-file page: {measured}");

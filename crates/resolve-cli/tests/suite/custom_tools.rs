@@ -449,8 +449,8 @@ fn tools_without_the_convention_just_run_and_their_errors_become_error_results()
     );
     let (_, broken, is_error, _) = &results[2];
     assert!(*is_error);
-    assert_contains(&broken, "malformed `resolve/pendingAction`");
-    assert_contains(&broken, "label");
+    assert_contains(broken, "malformed `resolve/pendingAction`");
+    assert_contains(broken, "label");
     assert!(workspace.pending_ids().is_empty(), "nothing was staged");
     assert_eq!(reminders(&model.bodies()[1]), 0);
 }

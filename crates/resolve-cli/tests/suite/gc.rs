@@ -175,6 +175,6 @@ fn the_log_of_a_discard_whose_contents_gc_removed_still_reads() {
         "{entry} ({blobs} blob files left)"
     );
     let preview = entry["preview"].as_str().unwrap();
-    assert_contains(&preview, "-a");
-    assert_contains(&preview, "+A");
+    assert_contains(preview, "-a");
+    assert_contains(preview, "+A");
 }

@@ -355,7 +355,7 @@ fn write_outside_the_plan_directory_is_refused_and_nothing_is_written() {
     assert_eq!(results.len(), paths.len());
     for (result, path) in results.iter().zip(paths) {
         assert!(result.starts_with(REFUSED), "{result}");
-        assert_contains(&result, &format!("`{path}` was not written"));
+        assert_contains(result, &format!("`{path}` was not written"));
     }
     assert_eq!(workspace.read("a.txt"), "one\n");
     for path in &paths[1..] {

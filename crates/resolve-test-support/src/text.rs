@@ -25,18 +25,23 @@ pub fn assert_lacks(text: &str, needle: &str) {
     assert!(!text.contains(needle), "expected no {needle:?} in:\n{text}");
 }
 
-/// The lines of `text` that contain `marker`, in order.
+/// Lines `1..=count`, each ending in `\n`: `marked(n)` for the numbers in `which`, `plain(n)`
+/// for the others (a file whose numbered lines a test changes).
 #[must_use]
-pub fn marked_lines<'a>(text: &'a str, marker: &str) -> Vec<&'a str> {
-    text.lines().filter(|line| line.contains(marker)).collect()
-}
-
-/// `lines` joined with `\n`, each prefixed by its 1-based number and `: ` (for a failure message
-/// that points at a line).
-#[must_use]
-pub fn numbered_lines(text: &str) -> String {
-    text.lines()
-        .enumerate()
-        .map(|(index, line)| format!("{}: {line}\n", index + 1))
+pub fn numbered_lines(
+    count: usize,
+    which: &[usize],
+    plain: impl Fn(usize) -> String,
+    marked: impl Fn(usize) -> String,
+) -> String {
+    (1..=count)
+        .map(|n| {
+            let line = if which.contains(&n) {
+                marked(n)
+            } else {
+                plain(n)
+            };
+            line + "\n"
+        })
         .collect()
 }

@@ -5,14 +5,13 @@
 
 use resolve_test_support::process::output_ok;
 use resolve_test_support::text::assert_contains;
-use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
-use resolve_test_support::Turn;
+use resolve_test_support::{McpChild, Turn};
 
 use super::common::{Run, Workspace, edit_and_apply_model, run_agent};
 
@@ -266,86 +265,29 @@ fn commit_true_in_a_trusted_configuration_commits_every_plain_apply() {
     );
 }
 
-/// Send one JSON-RPC request to a running `resolve mcp` and read up to its answer.
-fn ask(
-    stdin: &mut impl Write,
-    stdout: &mut impl BufRead,
-    id: u64,
-    method: &str,
-    params: Value,
-) -> Value {
-    let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-    writeln!(stdin, "{request}").unwrap();
-    stdin.flush().unwrap();
-    loop {
-        let mut line = String::new();
-        assert!(
-            stdout.read_line(&mut line).unwrap() > 0,
-            "no answer to {method}"
-        );
-        let Ok(message) = serde_json::from_str::<Value>(&line) else {
-            continue;
-        };
-        if message["id"] == id {
-            return message;
-        }
-    }
-}
-
 #[test]
 fn resolve_mcp_honours_commit_true_and_the_details_name_the_commit() {
     let workspace = repository(&[("a.txt", "one\n")]);
     workspace.write(".resolve/config.toml", b"commit = true\n");
     workspace.trust();
-    let mut child = workspace
-        .command(&["mcp"])
-        .envs(IDENTITY)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    ask(
-        &mut stdin,
-        &mut stdout,
-        1,
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
+    let mut command = workspace.command(&["mcp"]);
+    command.envs(IDENTITY);
+    let mut mcp = McpChild::start(command, "t");
+    let staged = mcp.call(
+        "edit",
+        json!({"path": "a.txt", "old_text": "one", "new_text": "two"}),
     );
-    writeln!(
-        stdin,
-        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
-    )
-    .unwrap();
-    let staged = ask(
-        &mut stdin,
-        &mut stdout,
-        2,
-        "tools/call",
-        json!({"name": "edit", "arguments": {"path": "a.txt", "old_text": "one", "new_text": "two"}}),
+    assert_eq!(staged["isError"], json!(false), "{staged}");
+    let resolved = mcp.call(
+        "resolve",
+        json!({"action": "apply", "reason": "the model's reason"}),
     );
-    assert_eq!(staged["result"]["isError"], json!(false), "{staged}");
-    let resolved = ask(
-        &mut stdin,
-        &mut stdout,
-        3,
-        "tools/call",
-        json!({"name": "resolve", "arguments": {"action": "apply", "reason": "the model's reason"}}),
-    );
-    drop(stdin);
-    let _ = child.wait();
-    assert_eq!(resolved["result"]["isError"], json!(false), "{resolved}");
+    mcp.finish();
+    assert_eq!(resolved["isError"], json!(false), "{resolved}");
     let head = git(&workspace, &["rev-parse", "HEAD"]).trim().to_owned();
-    let details = &resolved["result"]["_meta"]["resolve/details"];
+    let details = &resolved["_meta"]["resolve/details"];
     assert_eq!(details["commit"], json!(head), "{resolved}");
-    assert!(
-        resolved
-            .to_string()
-            .contains(&format!("Committed {}.", &head[..7])),
-        "{resolved}"
-    );
+    assert_contains(&resolved.to_string(), &format!("Committed {}.", &head[..7]));
     let message = git(&workspace, &["log", "-1", "--format=%B"]);
     assert!(
         message.starts_with("Edit: a.txt\n\nthe model's reason\n"),

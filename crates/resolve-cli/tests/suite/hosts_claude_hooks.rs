@@ -10,10 +10,9 @@
 #![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
 use resolve_test_support::process::output_with_stdin;
-use resolve_test_support::text::{assert_contains, assert_lacks};
-use std::io::Write as _;
+use resolve_test_support::text::{assert_contains, assert_lacks, numbered_lines};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -239,15 +238,12 @@ fn claude_code_auto_mode_lands_each_edit_and_a_second_edit_succeeds_first_time()
 
 /// A file of 30 lines and a `Write` of it changing lines 2 and 25: two hunks.
 fn lines(changed: &[usize]) -> String {
-    (1..=30)
-        .map(|n| {
-            if changed.contains(&n) {
-                format!("LINE {n}\n")
-            } else {
-                format!("line {n}\n")
-            }
-        })
-        .collect()
+    numbered_lines(
+        30,
+        changed,
+        |n| format!("line {n}"),
+        |n| format!("LINE {n}"),
+    )
 }
 
 /// A person in another process, while the hook waits: once the write is pending, run
@@ -641,22 +637,14 @@ fn the_shell_guard_refuses_visible_writes_only_while_edits_are_staged() {
             "{command}: {output:?}"
         );
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_resolve"))
-        .env("HOME", &lab.home)
-        .arg("--root")
-        .arg(&lab.root)
-        .args(["hook", "claude-code", "--shell-writes", "allow"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(bash("sed -i s/a/b/ a.txt").as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_resolve"))
+            .env("HOME", &lab.home)
+            .arg("--root")
+            .arg(&lab.root)
+            .args(["hook", "claude-code", "--shell-writes", "allow"]),
+        &bash("sed -i s/a/b/ a.txt"),
+    );
     assert!(
         output.status.success() && output.stdout.is_empty(),
         "{output:?}"

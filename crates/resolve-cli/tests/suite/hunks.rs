@@ -5,7 +5,7 @@
 use pretty_assertions::assert_eq;
 use resolve_test_support::Turn;
 use resolve_test_support::process::output_ok;
-use resolve_test_support::text::{assert_contains, assert_lacks};
+use resolve_test_support::text::{assert_contains, assert_lacks, numbered_lines};
 use serde_json::{Value, json};
 
 use super::common::{
@@ -31,15 +31,7 @@ fn crlf_text(count: usize, words: &[usize]) -> Vec<u8> {
 
 /// `n\n` for `1..=count`, the lines in `words` spelled `N!` instead.
 fn lines(count: usize, words: &[usize]) -> String {
-    (1..=count)
-        .map(|n| {
-            if words.contains(&n) {
-                format!("{n}!\n")
-            } else {
-                format!("{n}\n")
-            }
-        })
-        .collect()
+    numbered_lines(count, words, |n| n.to_string(), |n| format!("{n}!"))
 }
 
 /// Stage `resolve write PATH --from <file holding new>` in `workspace`.

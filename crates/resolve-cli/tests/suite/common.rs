@@ -72,6 +72,12 @@ impl Workspace {
         workspace
     }
 
+    /// A file's bytes under the root; panics, naming the file, when it cannot be read.
+    pub fn bytes(&self, relative: &str) -> Vec<u8> {
+        self.read_bytes(relative)
+            .unwrap_or_else(|| panic!("cannot read {relative}"))
+    }
+
     /// The root.
     pub fn root(&self) -> &Path {
         self.dir.root()

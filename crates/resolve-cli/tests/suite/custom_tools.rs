@@ -56,8 +56,9 @@ fn python() -> Option<&'static str> {
 }
 
 /// A workspace whose `.resolve/config.toml` runs the test server as `srv`, logging to
-/// `calls.log`, plus any `extra` TOML.
-fn tool_workspace(python: &str, extra: &str) -> Workspace {
+/// `calls.log`, plus any `extra` TOML; `None` (skip) without a Python that has `mcp`.
+fn tool_workspace(extra: &str) -> Option<Workspace> {
+    let python = python()?;
     let workspace = Workspace::new();
     let config = format!(
         "[mcp_servers.srv]\ncommand = {python:?}\nargs = [{:?}]\nenv = {{ RESOLVE_TEST_LOG = {:?} }}\n{extra}",
@@ -66,7 +67,7 @@ fn tool_workspace(python: &str, extra: &str) -> Workspace {
     );
     workspace.write(".resolve/config.toml", config.as_bytes());
     workspace.trust();
-    workspace
+    Some(workspace)
 }
 
 fn agent(workspace: &Workspace, model: &Model, extra: &[&str]) -> Run {
@@ -124,8 +125,9 @@ fn tool_names(body: &Value) -> Vec<String> {
 
 #[test]
 fn a_staged_mcp_action_is_reminded_and_resolve_apply_calls_the_apply_tool_with_reason_and_extra() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![
         stage_call("buy milk", false),
         resolve(
@@ -189,8 +191,9 @@ fn a_staged_mcp_action_is_reminded_and_resolve_apply_calls_the_apply_tool_with_r
 
 #[test]
 fn discard_without_a_reject_call_calls_nothing_and_answers_the_default_text() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![
         stage_call("buy milk", false),
         resolve(json!({"action": "discard", "reason": "Already bought."})),
@@ -208,8 +211,9 @@ fn discard_without_a_reject_call_calls_nothing_and_answers_the_default_text() {
 
 #[test]
 fn discard_with_a_reject_call_calls_it_with_the_reason_and_extra() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![
         stage_call("buy milk", true),
         resolve(json!({"action": "discard", "reason": "Already bought.", "extra": {"by": "user"}})),
@@ -229,8 +233,9 @@ fn discard_with_a_reject_call_calls_it_with_the_reason_and_extra() {
 
 #[test]
 fn resolve_apply_on_the_cli_applies_an_action_an_earlier_agent_run_staged() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![stage_call("buy milk", false)]);
     agent(&workspace, &model, &["--max-turns", "1"]).expect_code(1);
     let pending = workspace.pending_ids();
@@ -261,8 +266,9 @@ fn resolve_apply_on_the_cli_applies_an_action_an_earlier_agent_run_staged() {
 
 #[test]
 fn a_server_that_crashed_before_apply_fails_the_apply_and_the_action_stays_pending() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![
         stage_call("buy milk", false).and_call("c1b", "srv__crash", "{}"),
         resolve(json!({"action": "apply", "reason": "Go."})),
@@ -294,9 +300,9 @@ fn a_server_that_crashed_before_apply_fails_the_apply_and_the_action_stays_pendi
 
 /// A workspace whose server `srv` gives each tool call `timeout_sec`, with one action staged
 /// by an agent run whose apply call never answers; and the action's id.
-fn staged_hanging_apply(python: &str, timeout_sec: u64) -> (Workspace, String) {
+fn staged_hanging_apply(timeout_sec: u64) -> Option<(Workspace, String)> {
     // Appended to the `[mcp_servers.srv]` table.
-    let workspace = tool_workspace(python, &format!("tool_timeout_sec = {timeout_sec}\n"));
+    let workspace = tool_workspace(&format!("tool_timeout_sec = {timeout_sec}\n"))?;
     let model = Model::start(vec![Turn::call(
         "c1",
         "srv__stage",
@@ -306,13 +312,14 @@ fn staged_hanging_apply(python: &str, timeout_sec: u64) -> (Workspace, String) {
     let mut pending = workspace.pending_ids();
     assert_eq!(pending.len(), 1);
     let id = pending.remove(0);
-    (workspace, id)
+    Some((workspace, id))
 }
 
 #[test]
 fn an_apply_call_the_server_never_answers_times_out_and_the_action_stays_pending() {
-    let Some(python) = python() else { return };
-    let (workspace, _id) = staged_hanging_apply(python, 1);
+    let Some((workspace, _id)) = staged_hanging_apply(1) else {
+        return;
+    };
 
     let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
     assert_contains(
@@ -328,8 +335,9 @@ fn an_apply_call_the_server_never_answers_times_out_and_the_action_stays_pending
 
 #[test]
 fn an_apply_killed_during_its_mcp_call_is_reported_by_the_next_try_which_calls_nothing() {
-    let Some(python) = python() else { return };
-    let (workspace, id) = staged_hanging_apply(python, 2);
+    let Some((workspace, id)) = staged_hanging_apply(2) else {
+        return;
+    };
     let seq = id.rsplit(':').next().unwrap().to_owned();
 
     // `kill -9` while the apply waits for the server's answer.
@@ -374,8 +382,9 @@ fn an_apply_killed_during_its_mcp_call_is_reported_by_the_next_try_which_calls_n
 
 #[test]
 fn an_error_from_the_apply_tool_fails_the_apply_and_keeps_the_action_at_the_head() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![
         Turn::call(
             "c1",
@@ -397,11 +406,11 @@ fn an_error_from_the_apply_tool_fails_the_apply_and_keeps_the_action_at_the_head
 
 #[test]
 fn a_server_that_fails_to_start_is_reported_and_the_run_goes_on() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(
-        python,
+    let Some(workspace) = tool_workspace(
         "[mcp_servers.missing]\ncommand = \"/nonexistent/mcp-server\"\n\n[mcp_servers.quits]\ncommand = \"true\"\n",
-    );
+    ) else {
+        return;
+    };
     let model = Model::start(vec![
         Turn::call("c1", "srv__echo", json!({"text": "still here"})),
         Turn::text("Done."),
@@ -426,8 +435,9 @@ fn a_server_that_fails_to_start_is_reported_and_the_run_goes_on() {
 
 #[test]
 fn tools_without_the_convention_just_run_and_their_errors_become_error_results() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![
         Turn::call("c1", "srv__echo", json!({"text": "hi"}))
             .and_call("c2", "srv__fail", "{}")

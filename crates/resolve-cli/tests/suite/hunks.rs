@@ -41,10 +41,6 @@ fn stage_write(workspace: &Workspace, path: &str, new: &[u8]) {
     workspace.run_ok(&["write", path, "--from", scratch.path().to_str().unwrap()]);
 }
 
-fn read_bytes(workspace: &Workspace, path: &str) -> Vec<u8> {
-    std::fs::read(workspace.path(path)).unwrap()
-}
-
 /// The pending record `seq` as stored.
 fn pending_record(workspace: &Workspace, seq: u64) -> Value {
     let text =
@@ -115,7 +111,7 @@ fn a_hunk_apply_is_byte_exact_with_crlf_a_bom_no_final_newline_and_adjacent_hunk
         );
         let run = workspace.run_ok(&["apply", "--reason", "Part of it.", "--only", only]);
         assert_eq!(
-            read_bytes(&workspace, "a.txt"),
+            workspace.bytes("a.txt"),
             crlf_text(30, &kept),
             "{only}: {}",
             run.stdout
@@ -130,7 +126,7 @@ fn a_hunk_apply_is_byte_exact_with_crlf_a_bom_no_final_newline_and_adjacent_hunk
     workspace.write("a.txt", &base);
     stage_write(&workspace, "a.txt", &new);
     workspace.run_ok(&["apply", "--reason", "All.", "--only", "a.txt#1,2,3"]);
-    assert_eq!(read_bytes(&workspace, "a.txt"), new);
+    assert_eq!(workspace.bytes("a.txt"), new);
 }
 
 #[test]
@@ -356,10 +352,7 @@ fn amend_from_a_file_keeps_the_id_and_base_hashes_and_the_apply_writes_the_amend
     );
 
     workspace.run_ok(&["apply", "--reason", "With my wording."]);
-    assert_eq!(
-        read_bytes(&workspace, "a.txt"),
-        b"one\r\nTwo, amended\r\nthree"
-    );
+    assert_eq!(workspace.bytes("a.txt"), b"one\r\nTwo, amended\r\nthree");
     let log = workspace.run_ok(&["log"]);
     assert_contains(&log.stdout, "[amended a.txt]");
 }

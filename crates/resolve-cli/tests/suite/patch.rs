@@ -20,10 +20,6 @@ fn patch_stdin(workspace: &Workspace, patch: &str) -> Run {
     ))
 }
 
-fn read_bytes(workspace: &Workspace, path: &str) -> Vec<u8> {
-    std::fs::read(workspace.path(path)).unwrap()
-}
-
 #[test]
 fn a_patch_on_stdin_stages_one_preview_and_apply_lands_every_file_byte_exactly() {
     let workspace = Workspace::new();
@@ -41,25 +37,16 @@ fn a_patch_on_stdin_stages_one_preview_and_apply_lands_every_file_byte_exactly()
     assert_contains(&run.stdout, "--- a/old/name.rs\n+++ /dev/null");
     assert_contains(&run.stdout, "Moved `old/name.rs` to `new/name.rs`.");
     assert_eq!(workspace.pending_ids(), ["pending-action:apply_patch:1"]);
-    assert_eq!(
-        read_bytes(&workspace, "crlf.txt"),
-        b"one\r\ntwo\r\nthree\r\n"
-    );
+    assert_eq!(workspace.bytes("crlf.txt"), b"one\r\ntwo\r\nthree\r\n");
     assert!(workspace.path("gone.txt").exists());
 
     let run = workspace.run_ok(&["apply", "--reason", "Patched."]);
     assert_contains(&run.stdout, "Applied patch to 7 files.");
-    assert_eq!(
-        read_bytes(&workspace, "crlf.txt"),
-        b"one\r\n2\r\n2b\r\nthree\r\n"
-    );
-    assert_eq!(
-        read_bytes(&workspace, "bom.txt"),
-        b"\xef\xbb\xbfALPHA\nbeta\n"
-    );
-    assert_eq!(read_bytes(&workspace, "open.txt"), b"x\ny\nZ");
-    assert_eq!(read_bytes(&workspace, "new/name.rs"), b"fn b() {}\n");
-    assert_eq!(read_bytes(&workspace, "added.md"), b"# Added\n");
+    assert_eq!(workspace.bytes("crlf.txt"), b"one\r\n2\r\n2b\r\nthree\r\n");
+    assert_eq!(workspace.bytes("bom.txt"), b"\xef\xbb\xbfALPHA\nbeta\n");
+    assert_eq!(workspace.bytes("open.txt"), b"x\ny\nZ");
+    assert_eq!(workspace.bytes("new/name.rs"), b"fn b() {}\n");
+    assert_eq!(workspace.bytes("added.md"), b"# Added\n");
     assert!(!workspace.path("old/name.rs").exists());
     assert!(!workspace.path("gone.txt").exists());
 }

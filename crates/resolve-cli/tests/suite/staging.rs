@@ -198,12 +198,9 @@ fn binary_and_non_utf8_files_are_skipped_and_reported() {
     assert_contains(&run.stdout, "src/latin1.rs");
     assert_lacks(&run.stdout, "--- a/src/blob.rs");
     workspace.run_ok(&["apply", "--reason", "Go."]);
+    assert_eq!(workspace.bytes("src/blob.rs"), b"fn f() { foo(1); }\0\0\0");
     assert_eq!(
-        std::fs::read(workspace.path("src/blob.rs")).unwrap(),
-        b"fn f() { foo(1); }\0\0\0"
-    );
-    assert_eq!(
-        std::fs::read(workspace.path("src/latin1.rs")).unwrap(),
+        workspace.bytes("src/latin1.rs"),
         b"fn f() { foo(1); } // caf\xe9\n"
     );
 }

@@ -197,11 +197,11 @@ fn a_review_in_the_browser_lands_what_the_reviewer_chose_and_the_model_hears_it(
     );
 
     assert_eq!(
-        std::fs::read(workspace.path("src/main.rs")).unwrap(),
+        workspace.bytes("src/main.rs"),
         b"fn main() { bar(1); println!(\"amended\"); }\n"
     );
     assert_eq!(
-        std::fs::read(workspace.path("src/lib.rs")).unwrap(),
+        workspace.bytes("src/lib.rs"),
         b"fn f() { bar(2); }\n\n\n\n\n\n\n\n\nfn g() { foo(3); }\n"
     );
     let log = workspace.run_ok(&["log"]).stdout;
@@ -259,7 +259,7 @@ fn a_review_in_progress_in_the_browser_survives_closing_the_page() {
     let web = WebReview::start(&workspace);
     assert_eq!(drive(&workspace, &web, "resume"), json!({"resumed": true}));
     // The marks are saved in the store, not in the page: nothing landed.
-    assert_eq!(std::fs::read(workspace.path("b.txt")).unwrap(), b"b\n");
+    assert_eq!(workspace.bytes("b.txt"), b"b\n");
     let drafts: Vec<_> = std::fs::read_dir(workspace.path(".resolve/reviews"))
         .unwrap()
         .collect();

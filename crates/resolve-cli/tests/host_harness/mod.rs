@@ -304,6 +304,31 @@ pub fn person(root: &Path, home: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// A person in another process, while a host's hook waits: once `resolve pending --json` of
+/// `root` names `pending` (within [`HOST_TIMEOUT`]), run `resolve ARGS…` there; its output, or
+/// `None` when nothing came pending in time.
+pub fn person_when_pending(
+    root: &Path,
+    home: &Path,
+    pending: &str,
+    args: &[&str],
+) -> std::thread::JoinHandle<Option<Output>> {
+    let (root, home, pending) = (root.to_owned(), home.to_owned(), pending.to_owned());
+    let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        while started.elapsed() < HOST_TIMEOUT {
+            let listed = person(&root, &home, &["pending", "--json"]);
+            if String::from_utf8_lossy(&listed.stdout).contains(&pending) {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                return Some(person(&root, &home, &args));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        None
+    })
+}
+
 /// One host run: how it ended, what it printed, and what it sent the model.
 pub struct HostRun {
     pub host: Host,

@@ -14,9 +14,10 @@ use resolve_test_support::text::{assert_contains, assert_lacks, numbered_lines};
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
-use crate::host_harness::{BEFORE, Host, HostRun, Lab, claude_code_against, person};
+use crate::host_harness::{
+    BEFORE, Host, HostRun, Lab, claude_code_against, person, person_when_pending,
+};
 use resolve_test_support::{Reply, Step, Turn};
 use serde_json::{Value, json};
 
@@ -246,25 +247,6 @@ fn lines(changed: &[usize]) -> String {
     )
 }
 
-/// A person in another process, while the hook waits: once the write is pending, run
-/// `resolve` with `args`.
-fn person_when_pending(lab: &Lab, args: &[&str]) -> std::thread::JoinHandle<Option<Output>> {
-    let (root, home) = (lab.root.clone(), lab.home.clone());
-    let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
-    std::thread::spawn(move || {
-        let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(120) {
-            let pending = person(&root, &home, &["pending", "--json"]);
-            if String::from_utf8_lossy(&pending.stdout).contains(PENDING_WRITE) {
-                let args: Vec<&str> = args.iter().map(String::as_str).collect();
-                return Some(person(&root, &home, &args));
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        None
-    })
-}
-
 /// The id of the model's first `Write`, staged by the hook.
 const PENDING_WRITE: &str = "pending-action:write:1";
 
@@ -287,7 +269,7 @@ fn person_decides_a_write_in_review_mode(
         &["--reason", reason],
     ]
     .concat();
-    let decided = person_when_pending(lab, &args);
+    let decided = person_when_pending(&lab.root, &lab.home, PENDING_WRITE, &args);
     let path = lab.root.join("a.txt");
     let script = vec![
         read_call(lab, "call_read"),

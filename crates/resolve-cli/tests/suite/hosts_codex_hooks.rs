@@ -13,10 +13,9 @@ use resolve_test_support::process::output_with_stdin;
 use resolve_test_support::text::assert_contains;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
 
 use super::common::Model;
-use crate::host_harness::{HOST_TIMEOUT, codex_mock_provider, run_host};
+use crate::host_harness::{codex_mock_provider, person_when_pending, run_host};
 use resolve_test_support::{MockServer, Recorded, Reply, TestDir, Turn};
 use serde_json::json;
 
@@ -432,35 +431,18 @@ fn codex_review_mode_lands_what_a_person_approved_and_tells_the_model_why() {
         return;
     };
     let lab = Lab::new();
-    let person = {
-        let (root, home) = (lab.root.clone(), lab.home.clone());
-        std::thread::spawn(move || {
-            let started = Instant::now();
-            while started.elapsed() < HOST_TIMEOUT {
-                let resolve = |args: &[&str]| {
-                    Command::new(env!("CARGO_BIN_EXE_resolve"))
-                        .env("HOME", &home)
-                        .arg("--root")
-                        .arg(&root)
-                        .args(args)
-                        .output()
-                        .unwrap()
-                };
-                let pending = resolve(&["pending"]);
-                if String::from_utf8_lossy(&pending.stdout).contains("pending-action:") {
-                    return Some(resolve(&[
-                        "apply",
-                        "--reason",
-                        "Keep omicron as it is.",
-                        "--except",
-                        "a.txt#2",
-                    ]));
-                }
-                std::thread::sleep(Duration::from_millis(200));
-            }
-            None
-        })
-    };
+    let person = person_when_pending(
+        &lab.root,
+        &lab.home,
+        "pending-action:",
+        &[
+            "apply",
+            "--reason",
+            "Keep omicron as it is.",
+            "--except",
+            "a.txt#2",
+        ],
+    );
     let run = run_two_file_patch(&binary, &lab, vec![], &["--approve", "review"]);
     let applied = person.join().unwrap();
     run.check(

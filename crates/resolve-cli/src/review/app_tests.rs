@@ -53,6 +53,19 @@ fn apply_head(rejected: Vec<Rejection>, reason: &str) -> Effect {
     })
 }
 
+/// The review after `keys`, once the head action is resolved elsewhere and the actions are
+/// reloaded: the cursor is on the first hunk of the action now first.
+fn head_resolved_after(keys: &str) -> App {
+    let mut app = App::new(two_actions());
+    press(&mut app, keys);
+    let mut reloaded = two_actions();
+    reloaded.remove(0);
+    app.replace_actions(reloaded);
+    assert_eq!(cursor(&app), (0, 0, 0));
+    assert_eq!(app.current_action().unwrap().id, "pending-action:write:2");
+    app
+}
+
 fn cursor(app: &App) -> (usize, usize, usize) {
     (app.action, app.file, app.hunk)
 }
@@ -270,25 +283,13 @@ fn question_mark_opens_help_and_any_key_closes_it_without_acting() {
 
 #[test]
 fn reloaded_actions_keep_decisions_on_unchanged_hunks_and_the_cursor_on_the_same_action() {
-    let mut app = App::new(two_actions());
-    press(&mut app, "n ");
-    let mut reloaded = two_actions();
-    reloaded.remove(0);
-    app.replace_actions(reloaded);
-    assert_eq!(cursor(&app), (0, 0, 0));
-    assert_eq!(app.current_action().unwrap().id, "pending-action:write:2");
+    let app = head_resolved_after("n ");
     assert!(decision(&app, 0, 0).is_rejected());
 }
 
 #[test]
 fn when_the_action_shown_is_resolved_the_review_moves_on_to_the_one_in_its_place() {
-    let mut app = App::new(two_actions());
-    press(&mut app, "j");
-    let mut reloaded = two_actions();
-    reloaded.remove(0);
-    app.replace_actions(reloaded);
-    assert_eq!(cursor(&app), (0, 0, 0));
-    assert_eq!(app.current_action().unwrap().id, "pending-action:write:2");
+    let mut app = head_resolved_after("j");
     app.replace_actions(Vec::new());
     assert!(app.current_action().is_none());
 }

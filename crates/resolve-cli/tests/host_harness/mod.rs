@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::suite::common::Model;
+use crate::suite::common::{Model, external_tool};
 use resolve_test_support::{MockServer, Recorded, Reply, Turn};
 use serde_json::{Value, json};
 
@@ -57,16 +57,11 @@ impl Host {
                 "`npm install @openai/codex@0.171.0`, then node_modules/.bin/codex",
             ),
         };
-        let path = std::env::var_os(variable).map(PathBuf::from);
-        if path.is_none() {
-            let message = format!(
-                "{variable} is not set; point it at {} ({install})",
-                self.name()
-            );
-            assert!(std::env::var_os("CI").is_none(), "{message}");
-            eprintln!("\n!!!!! SKIPPED a real-host test: {message} !!!!!\n");
-        }
-        path
+        external_tool(
+            variable,
+            &format!("{} ({install})", self.name()),
+            "a real-host test",
+        )
     }
 
     /// A model turn calling the `resolve mcp` tool `tool`, as this host offers it: Claude Code

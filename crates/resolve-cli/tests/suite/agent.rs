@@ -6,8 +6,8 @@ use resolve_test_support::text::assert_contains;
 use serde_json::{Value, json};
 
 use super::common::{
-    Model, REMINDER, Run, Workspace, edit_and_apply_model, edit_call, reminders, resolve_call,
-    run_agent,
+    Model, REMINDER, Run, Workspace, edit_and_apply_model, edit_call, json_lines, reminders,
+    resolve_call, run_agent,
 };
 
 fn agent(workspace: &Workspace, model: &Model, extra: &[&str], stdin: &str) -> Run {
@@ -152,11 +152,7 @@ fn json_mode_writes_one_event_per_line() {
         Turn::text("Done."),
     ]);
     let run = agent(&workspace, &model, &["--json"], "").expect_code(0);
-    let events: Vec<Value> = run
-        .stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let events = json_lines(&run.stdout);
     assert!(
         events
             .iter()
@@ -171,10 +167,7 @@ fn json_mode_writes_one_event_per_line() {
 
 /// The events of a `--json` run.
 fn json_events(run: &Run) -> Vec<Value> {
-    run.stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+    json_lines(&run.stdout)
 }
 
 #[test]

@@ -151,6 +151,29 @@ pub const UNWRAP_TO_EXPECT: [&str; 6] = [
     "src",
 ];
 
+/// The external tool a test drives, from the environment variable `variable`; without it the
+/// test fails under CI (`CI` set) and is skipped loudly elsewhere (`what`: the test skipped,
+/// `install`: how to get the tool).
+pub fn external_tool(variable: &str, install: &str, what: &str) -> Option<PathBuf> {
+    let path = std::env::var_os(variable).map(PathBuf::from);
+    if path.is_none() {
+        let message = format!("{variable} is not set; point it at {install}");
+        assert!(std::env::var_os("CI").is_none(), "{message}");
+        #[expect(clippy::print_stderr, reason = "a skipped test says so")]
+        {
+            eprintln!("\n!!!!! SKIPPED {what}: {message} !!!!!\n");
+        }
+    }
+    path
+}
+
+/// The lines of `text`, each parsed as JSON (a `--json` run's events, a JSON-lines log).
+pub fn json_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
 /// A command running the built `resolve` binary.
 pub fn resolve() -> Command {
     Command::new(env!("CARGO_BIN_EXE_resolve"))

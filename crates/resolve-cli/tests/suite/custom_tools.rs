@@ -10,7 +10,7 @@ use pretty_assertions::assert_eq;
 use resolve_test_support::Turn;
 use serde_json::{Value, json};
 
-use super::common::{Model, Run, Workspace, reminders, run_agent};
+use super::common::{Model, Run, Workspace, json_lines, reminders, run_agent};
 
 /// The test MCP server.
 fn test_server() -> PathBuf {
@@ -77,10 +77,7 @@ fn agent(workspace: &Workspace, model: &Model, extra: &[&str]) -> Run {
 /// The JSON lines the server's apply and reject tools logged.
 fn calls(workspace: &Workspace) -> Vec<Value> {
     match std::fs::read_to_string(workspace.path("calls.log")) {
-        Ok(text) => text
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect(),
+        Ok(text) => json_lines(&text),
         Err(_) => Vec::new(),
     }
 }

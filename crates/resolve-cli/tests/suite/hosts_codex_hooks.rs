@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use super::common::Model;
-use crate::host_harness::{codex_mock_provider, person_when_pending, run_host};
+use crate::host_harness::{Host, codex_mock_provider, person_when_pending, run_host};
 use resolve_test_support::{MockServer, Recorded, Reply, TestDir, Turn};
 use serde_json::json;
 
@@ -24,13 +24,7 @@ const MODEL: &str = "gpt-5.1-codex";
 
 /// The Codex executable, or `None` (skip) outside CI.
 fn codex() -> Option<PathBuf> {
-    let path = std::env::var_os("RESOLVE_CODEX").map(PathBuf::from);
-    if path.is_none() {
-        let message = "RESOLVE_CODEX is not set; point it at Codex (`npm install @openai/codex@0.171.0`, then node_modules/.bin/codex)";
-        assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("\n!!!!! SKIPPED a real-host test: {message} !!!!!\n");
-    }
-    path
+    Host::Codex.binary()
 }
 
 /// A throwaway root (the project) and `HOME` (with `CODEX_HOME` at `~/.codex`).

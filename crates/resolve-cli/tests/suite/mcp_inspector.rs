@@ -13,14 +13,14 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
+use super::common::external_tool;
+
 fn inspector() -> Option<PathBuf> {
-    let path = std::env::var_os("RESOLVE_INSPECTOR").map(PathBuf::from);
-    if path.is_none() {
-        let message = "RESOLVE_INSPECTOR is not set; point it at the MCP Inspector (`npm install @modelcontextprotocol/inspector`, then node_modules/.bin/mcp-inspector)";
-        assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("\n!!!!! SKIPPED the MCP Inspector test: {message} !!!!!\n");
-    }
-    path
+    external_tool(
+        "RESOLVE_INSPECTOR",
+        "the MCP Inspector (`npm install @modelcontextprotocol/inspector`, then node_modules/.bin/mcp-inspector)",
+        "the MCP Inspector test",
+    )
 }
 
 /// One inspector run against a fresh `resolve mcp` for `root`: `--cli resolve mcp --root ROOT`

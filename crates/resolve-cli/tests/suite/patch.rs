@@ -11,6 +11,7 @@ use std::path::Path;
 use pretty_assertions::assert_eq;
 
 use super::common::{Run, Workspace};
+use crate::host_harness::Host;
 
 /// `resolve patch -` with `patch` on stdin.
 fn patch_stdin(workspace: &Workspace, patch: &str) -> Run {
@@ -248,10 +249,7 @@ fn snapshot(root: &Path) -> BTreeMap<String, String> {
 
 #[test]
 fn patches_land_byte_for_byte_as_codex_lands_them_wherever_codex_succeeds() {
-    let Some(codex) = std::env::var_os("RESOLVE_CODEX") else {
-        let message = "RESOLVE_CODEX is not set; point it at the codex from `npm install @openai/codex@0.171.0`";
-        assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("\n!!!!! SKIPPED the differential test against Codex: {message} !!!!!\n");
+    let Some(codex) = Host::Codex.binary() else {
         return;
     };
     let (mut compared, mut refused_as_ambiguous, mut both_failed) = (0, 0, 0);

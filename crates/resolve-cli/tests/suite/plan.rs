@@ -7,7 +7,7 @@ use resolve_test_support::text::assert_contains;
 use resolve_test_support::{Reply, Turn};
 use serde_json::{Value, json};
 
-use super::common::{self, Model, Run, Workspace};
+use super::common::{self, Model, Run, Workspace, json_lines};
 
 const PLAN_PATH: &str = ".resolve/plans/words-counter-plan.md";
 const PLAN: &str = "# Words counter\n\n1. Change one to uno in a.txt.\n";
@@ -491,11 +491,7 @@ fn apply_without_a_title_finds_the_written_plan_and_titles_it_from_its_heading()
         Turn::text("Done."),
     ]);
     let run = plan_agent(&workspace, &model, &["--json"], "").expect_code(0);
-    let events: Vec<Value> = run
-        .stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let events = json_lines(&run.stdout);
     let result = events
         .iter()
         .find(|e| e["type"] == "tool_result" && e["name"] == "resolve")

@@ -56,9 +56,7 @@ fn a_preview_that_breaks_a_test_fails_its_check_and_the_workspace_is_byte_identi
     let workspace = project(42);
     stage_answer(&workspace, 42, 41);
     let before = tree(&workspace);
-    let run = workspace
-        .run(&["check", "--", "sh", "test.sh"])
-        .expect_code(1);
+    let run = workspace.run_fails(&["check", "--", "sh", "test.sh"]);
     assert_eq!(tree(&workspace), before, "every byte as it was");
     // The test ran against the preview, and its output streamed through.
     assert_contains(&run.stdout, "answer = 41");
@@ -117,21 +115,15 @@ fn require_check_refuses_an_unchecked_or_failed_preview_with_a_clear_error() {
     let workspace = project(42);
     stage_answer(&workspace, 42, 41);
     let before = tree(&workspace);
-    let run = workspace
-        .run(&["apply", "--require-check", "--reason", "Looks fine."])
-        .expect_code(1);
+    let run = workspace.run_fails(&["apply", "--require-check", "--reason", "Looks fine."]);
     assert_contains(
         &run.stderr,
         "`pending-action:edit:1` has not been checked, and this apply requires a passing check; nothing was written.",
     );
-    workspace
-        .run(&["check", "--", "sh", "test.sh"])
-        .expect_code(1);
+    workspace.run_fails(&["check", "--", "sh", "test.sh"]);
     // `[check] require = true` makes it the default.
     configure(&workspace, "[check]\nrequire = true\n");
-    let run = workspace
-        .run(&["apply", "--reason", "Looks fine."])
-        .expect_code(1);
+    let run = workspace.run_fails(&["apply", "--reason", "Looks fine."]);
     assert_contains(
         &run.stderr,
         "failed its last check (exit status 1), and this apply requires a passing check",
@@ -339,12 +331,10 @@ fn a_scratch_check_never_changes_the_workspace() {
 fn a_check_without_a_command_or_of_a_stale_preview_refuses_and_runs_nothing() {
     let workspace = project(42);
     stage_answer(&workspace, 42, 41);
-    let run = workspace.run(&["check"]).expect_code(1);
+    let run = workspace.run_fails(&["check"]);
     assert_contains(&run.stderr, "No check command: give one after `--`");
     workspace.write("lib.txt", b"changed by hand\n");
-    let run = workspace
-        .run(&["check", "--", "sh", "-c", "echo ran > ran.txt"])
-        .expect_code(1);
+    let run = workspace.run_fails(&["check", "--", "sh", "-c", "echo ran > ran.txt"]);
     assert_contains(&run.stderr, "Preview is stale:");
     assert!(!workspace.path("ran.txt").exists());
 }

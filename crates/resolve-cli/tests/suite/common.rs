@@ -115,6 +115,13 @@ impl Workspace {
         self.run(args).expect_code(0)
     }
 
+    /// Run `resolve --root <root> ARGS…` and assert it exited 1, a failure (showing both
+    /// streams when not).
+    #[track_caller]
+    pub fn run_fails(&self, args: &[&str]) -> Run {
+        self.run(args).expect_code(1)
+    }
+
     /// The command for `resolve --root <root> ARGS…`, to adjust before running.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut command = resolve();

@@ -44,7 +44,7 @@ fn paths_leaving_the_workspace_are_refused_and_nothing_is_staged() {
         ),
     ];
     for (args, expected) in cases {
-        let run = workspace.run(&args).expect_code(1);
+        let run = workspace.run_fails(&args);
         assert!(run.stderr.contains(expected), "{args:?}: {}", run.stderr);
     }
     assert!(workspace.pending_ids().is_empty());
@@ -64,7 +64,7 @@ fn the_lock_makes_a_second_process_wait_then_fail_naming_it() {
     lock.lock().unwrap();
     let started = std::time::Instant::now();
     // A writer waits (reads do not: issue #32, `person::reads_do_not_wait_…`).
-    let run = workspace.run(&["discard", "--reason", "r"]).expect_code(1);
+    let run = workspace.run_fails(&["discard", "--reason", "r"]);
     assert!(
         started.elapsed() >= std::time::Duration::from_secs(9),
         "waited {:?}",

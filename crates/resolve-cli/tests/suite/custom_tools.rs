@@ -318,7 +318,7 @@ fn an_apply_call_the_server_never_answers_times_out_and_the_action_stays_pending
         return;
     };
 
-    let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
+    let run = workspace.run_fails(&["apply", "--reason", "Go."]);
     assert_contains(
         &run.stderr,
         "the MCP server `srv` did not answer the call to `apply` within 1 s (`tool_timeout_sec`)",
@@ -356,9 +356,7 @@ fn an_apply_killed_during_its_mcp_call_is_reported_by_the_next_try_which_calls_n
     child.kill().unwrap();
     child.wait().unwrap();
 
-    let next = workspace
-        .run(&["apply", "--reason", "Again."])
-        .expect_code(1);
+    let next = workspace.run_fails(&["apply", "--reason", "Again."]);
     assert_contains(
         &next.stderr,
         &format!(
@@ -367,9 +365,7 @@ fn an_apply_killed_during_its_mcp_call_is_reported_by_the_next_try_which_calls_n
     );
     assert_eq!(workspace.pending_ids(), vec![id.clone()]);
     // Told once: the try after that calls the tool again (and this server still hangs).
-    let again = workspace
-        .run(&["apply", "--reason", "Checked."])
-        .expect_code(1);
+    let again = workspace.run_fails(&["apply", "--reason", "Checked."]);
     assert_contains(
         &again.stderr,
         "did not answer the call to `apply` within 2 s",

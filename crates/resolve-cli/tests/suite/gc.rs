@@ -141,7 +141,7 @@ fn gc_refuses_a_gc_table_it_cannot_read_and_removes_nothing() {
     edit(&workspace, "a.txt", "a", "A");
     workspace.run_ok(&["discard", "--reason", "No."]);
     workspace.write(".resolve/config.toml", b"[gc]\nkeep_day = 0\n");
-    let run = workspace.run(&["gc", "--keep-entries", "0"]).expect_code(1);
+    let run = workspace.run_fails(&["gc", "--keep-entries", "0"]);
     assert_contains(&run.stderr, "config.toml");
     assert_contains(&run.stderr, "keep_day");
     std::fs::remove_file(workspace.root().join(".resolve/config.toml")).unwrap();

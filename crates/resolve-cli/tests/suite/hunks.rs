@@ -168,9 +168,7 @@ fn except_applies_everything_but_the_named_hunks_and_files() {
 #[test]
 fn a_hunk_that_does_not_exist_is_refused_and_nothing_is_written() {
     let workspace = two_file_preview();
-    let run = workspace
-        .run(&["apply", "--reason", "x", "--only", "a.py#3"])
-        .expect_code(1);
+    let run = workspace.run_fails(&["apply", "--reason", "x", "--only", "a.py#3"]);
     assert_contains(
         &run.stderr,
         "`a.py#3` names no hunk of this preview: `a.py` has 2 hunks.",
@@ -360,7 +358,7 @@ fn amend_from_a_file_keeps_the_id_and_base_hashes_and_the_apply_writes_the_amend
 #[test]
 fn amend_opens_the_editor_and_asks_which_file_when_the_action_changes_several() {
     let workspace = two_file_preview();
-    let run = workspace.run(&["amend"]).expect_code(1);
+    let run = workspace.run_fails(&["amend"]);
     assert_contains(
         &run.stderr,
         "changes 2 files; name the one to amend: a.py, b.py.",

@@ -80,9 +80,7 @@ fn a_patch_file_that_does_not_apply_fails_naming_the_problem_and_stages_nothing(
     for (patch, expected) in cases {
         let file = workspace.path("p.patch");
         std::fs::write(&file, patch).unwrap();
-        let run = workspace
-            .run(&["patch", file.to_str().unwrap()])
-            .expect_code(1);
+        let run = workspace.run_fails(&["patch", file.to_str().unwrap()]);
         let output = format!("{}{}", run.stdout, run.stderr);
         assert!(output.contains(expected), "{patch}\n{output}");
         assert!(workspace.pending_ids().is_empty(), "{patch}");

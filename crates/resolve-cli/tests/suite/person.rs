@@ -240,7 +240,7 @@ fn an_id_may_be_given_as_its_number_alone() {
     workspace.run_ok(&["undo", &older]);
     assert_eq!(workspace.read("src/a.rs"), "fn a() { foo(1); }\n");
     // A number nothing has is an unknown id.
-    workspace.run(&["show", "999"]).expect_code(1);
+    workspace.run_fails(&["show", "999"]);
 }
 
 #[test]
@@ -268,13 +268,9 @@ fn undo_of_many_files_summarizes_and_json_lists_them_all() {
 #[test]
 fn producers_speak_in_flags_and_commands_on_the_command_line() {
     let workspace = Workspace::with(&[("a.txt", "one one\n")]);
-    let run = workspace
-        .run(&["edit", "a.txt", "--old", "two", "--new", "2"])
-        .expect_code(1);
+    let run = workspace.run_fails(&["edit", "a.txt", "--old", "two", "--new", "2"]);
     insta::assert_snapshot!(run.stderr.trim_end(), @"error: --old TEXT was not found in `a.txt`; read the file and copy the text exactly.");
-    let run = workspace
-        .run(&["edit", "a.txt", "--old", "one", "--new", "1"])
-        .expect_code(1);
+    let run = workspace.run_fails(&["edit", "a.txt", "--old", "one", "--new", "1"]);
     insta::assert_snapshot!(run.stderr.trim_end(), @"error: --old TEXT occurs 2 times in `a.txt`; add surrounding lines to make it unique, or pass --all.");
     let run = workspace.run_ok(&["edit", "a.txt", "--old", "one", "--new", "1", "--all"]);
     assert!(

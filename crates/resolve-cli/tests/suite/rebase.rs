@@ -49,7 +49,7 @@ fn a_conflict_writes_nothing_keeps_the_action_pending_and_shows_both_sides() {
     assert_eq!(workspace.pending_ids().len(), 1);
     workspace.write("a.txt", b"a\nb\nc\nd\nE\n");
     workspace.write("b.txt", b"a\nX\nc\nd\ne\n");
-    let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
+    let run = workspace.run_fails(&["apply", "--reason", "Go."]);
     assert_contains(&run.stderr, "Preview is stale: `b.txt` changed");
     assert_contains(&run.stderr, "b.txt:2 (preview) against b.txt:2 (current):");
     assert_contains(&run.stderr, "  | X");
@@ -68,9 +68,7 @@ fn no_rebase_refuses_a_file_that_moved_even_when_it_would_merge() {
     let workspace = Workspace::with(&[("a.txt", FIVE)]);
     edit(&workspace, "a.txt", "b\n", "B\n");
     workspace.write("a.txt", b"a\nb\nc\nd\nE\n");
-    let run = workspace
-        .run(&["apply", "--no-rebase", "--reason", "Strict."])
-        .expect_code(1);
+    let run = workspace.run_fails(&["apply", "--no-rebase", "--reason", "Strict."]);
     assert_contains(
         &run.stderr,
         "Preview is stale: `a.txt` changed since the preview was staged; nothing was written.",
@@ -93,7 +91,7 @@ fn a_created_file_that_now_exists_is_clean_when_equal_and_a_conflict_otherwise()
     let workspace = Workspace::new();
     workspace.run_ok(&["write", "new.txt", "--content", "hello\n"]);
     workspace.write("new.txt", b"other\n");
-    let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
+    let run = workspace.run_fails(&["apply", "--reason", "Go."]);
     assert_contains(
         &run.stderr,
         "`new.txt` was created since the preview, with other content.",

@@ -19,7 +19,7 @@ fn conflicting() -> Workspace {
     let workspace = Workspace::with(&[("a.txt", NINE)]);
     workspace.run_ok(&["write", "a.txt", "--content", "a\nB\nc\nd\ne\nf\ng\nH\ni\n"]);
     workspace.write("a.txt", MOVED.as_bytes());
-    workspace.run(&["apply", "--reason", "Try."]).expect_code(1);
+    workspace.run_fails(&["apply", "--reason", "Try."]);
     workspace
 }
 
@@ -111,9 +111,7 @@ fn a_result_that_still_holds_conflict_markers_is_refused() {
         "a\n<<<<<<< current\nX\n=======\nB\n>>>>>>> preview\n",
     )
     .unwrap();
-    let run = workspace
-        .run(&["amend", "a.txt", "--from", draft.to_str().unwrap()])
-        .expect_code(1);
+    let run = workspace.run_fails(&["amend", "a.txt", "--from", draft.to_str().unwrap()]);
     assert_contains(&run.stderr, "still holds conflict markers");
     assert_eq!(state(&workspace), "conflicts");
 }

@@ -77,7 +77,7 @@ fn a_conflict_after_matches_moved_names_those_that_appeared_and_vanished() {
     stage_ast_edit(&workspace);
     let moved = "fn main() {\n\tfoo(1);\n\tfoo(3);\n}\n";
     workspace.write("a.rs", moved.as_bytes());
-    let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
+    let run = workspace.run_fails(&["apply", "--reason", "Go."]);
     for expected in [
         "`a.rs`: the rewrite no longer finds the preview's matches, so it was merged by lines.",
         "  appeared: `foo(3)` at line 3",

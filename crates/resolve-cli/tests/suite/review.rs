@@ -28,9 +28,7 @@ fn log_json(workspace: &Workspace) -> Vec<Value> {
 #[test]
 fn a_failed_apply_block_names_the_action_and_the_reason_given() {
     let workspace = two_file_preview();
-    let run = workspace
-        .run(&["apply", "--reason", "try", "--only", "src/missing.rs"])
-        .expect_code(1);
+    let run = workspace.run_fails(&["apply", "--reason", "try", "--only", "src/missing.rs"]);
     assert_contains(&run.stderr, "src/missing.rs");
     assert_contains(
         &run.stderr,
@@ -49,16 +47,14 @@ fn a_failed_apply_block_names_the_action_and_the_reason_given() {
         "the preview stays pending"
     );
 
-    let run = workspace
-        .run(&[
-            "--json",
-            "apply",
-            "--reason",
-            "try",
-            "--only",
-            "src/missing.rs",
-        ])
-        .expect_code(1);
+    let run = workspace.run_fails(&[
+        "--json",
+        "apply",
+        "--reason",
+        "try",
+        "--only",
+        "src/missing.rs",
+    ]);
     let value: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(value["isError"], true);
     assert_eq!(
@@ -73,9 +69,7 @@ fn a_failed_apply_block_names_the_action_and_the_reason_given() {
 #[test]
 fn a_failed_apply_with_nothing_pending_still_shows_the_reason_given() {
     let workspace = Workspace::new();
-    let run = workspace
-        .run(&["apply", "--reason", "Go now."])
-        .expect_code(1);
+    let run = workspace.run_fails(&["apply", "--reason", "Go now."]);
     assert_contains(
         &run.stderr,
         "No pending action to resolve. Nothing to apply or discard.",

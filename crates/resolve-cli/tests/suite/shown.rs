@@ -84,9 +84,7 @@ fn pending_marks_a_forged_record_foreign_and_only_this_users_own_as_not() {
 #[test]
 fn apply_of_a_forged_head_is_refused_unless_named_and_then_lands_exactly_what_show_printed() {
     let workspace = forged();
-    let refused = workspace
-        .run(&["apply", "--reason", "looks fine"])
-        .expect_code(1);
+    let refused = workspace.run_fails(&["apply", "--reason", "looks fine"]);
     let said = format!("{}{}", refused.stdout, refused.stderr);
     assert_contains(&said, "not staged by this user's resolve");
     assert_contains(&said, &format!("resolve apply --id {FORGED_ID}"));

@@ -64,7 +64,7 @@ fn apply_refuses_a_stale_preview_and_keeps_it_pending() {
     ]);
     rewrite_foo(&workspace).expect_code(0);
     workspace.write("src/other.rs", b"fn x() { foo(4); }\n");
-    let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
+    let run = workspace.run_fails(&["apply", "--reason", "Go."]);
     assert_contains(&run.stderr, "Preview is stale:");
     assert_contains(&run.stderr, "src/other.rs");
     assert_lacks(&run.stderr, "Apply failed");
@@ -94,9 +94,7 @@ fn stacked_previews_apply_head_first_and_a_second_preview_of_one_file_goes_stale
     let run = workspace.run_ok(&["apply", "--reason", "Then Spanish."]);
     assert_contains(&run.stdout, "Applied edit to b.txt.");
 
-    let run = workspace
-        .run(&["apply", "--reason", "Then Italian."])
-        .expect_code(1);
+    let run = workspace.run_fails(&["apply", "--reason", "Then Italian."]);
     assert_contains(&run.stderr, "Preview is stale:");
     assert_contains(&run.stderr, "a.txt");
     assert_eq!(workspace.read("a.txt"), "eins\n");
@@ -150,7 +148,7 @@ fn nothing_pending_discard_succeeds_and_apply_fails() {
         &run.stdout,
         "Nothing to discard; no pending action remains.",
     );
-    let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
+    let run = workspace.run_fails(&["apply", "--reason", "Go."]);
     assert_contains(
         &run.stderr,
         "No pending action to resolve. Nothing to apply or discard.",
@@ -179,11 +177,9 @@ fn zero_matches_succeed_with_no_replacements_made_and_stage_nothing() {
 #[test]
 fn an_invalid_pattern_fails_naming_it_and_stages_nothing() {
     let workspace = Workspace::with(&[("src/lib.rs", LIB)]);
-    let run = workspace
-        .run(&[
-            "ast-edit", "-p", "foo(", "-r", "bar()", "--lang", "rust", "src",
-        ])
-        .expect_code(1);
+    let run = workspace.run_fails(&[
+        "ast-edit", "-p", "foo(", "-r", "bar()", "--lang", "rust", "src",
+    ]);
     assert_contains(&run.stderr, "foo(");
     assert!(workspace.pending_ids().is_empty());
 }
@@ -234,7 +230,7 @@ fn undo_restores_the_original_bytes_unless_a_file_changed_since() {
     rewrite_foo(&workspace).expect_code(0);
     workspace.run_ok(&["apply", "--reason", "Again."]);
     workspace.write("src/lib.rs", b"changed by hand\n");
-    let run = workspace.run(&["undo"]).expect_code(1);
+    let run = workspace.run_fails(&["undo"]);
     assert_contains(&run.stderr, "src/lib.rs");
     assert_eq!(workspace.read("src/lib.rs"), "changed by hand\n");
 }
@@ -382,13 +378,9 @@ fn usage_errors_exit_with_two() {
 #[test]
 fn edit_reports_missing_and_ambiguous_text_with_counts() {
     let workspace = Workspace::with(&[("a.txt", "x x x\n")]);
-    let run = workspace
-        .run(&["edit", "a.txt", "--old", "y", "--new", "z"])
-        .expect_code(1);
+    let run = workspace.run_fails(&["edit", "a.txt", "--old", "y", "--new", "z"]);
     assert_contains(&run.stderr, "not found");
-    let run = workspace
-        .run(&["edit", "a.txt", "--old", "x", "--new", "z"])
-        .expect_code(1);
+    let run = workspace.run_fails(&["edit", "a.txt", "--old", "x", "--new", "z"]);
     assert_contains(&run.stderr, "3 times");
     workspace.run_ok(&["edit", "a.txt", "--old", "x", "--new", "z", "--all"]);
     workspace.run_ok(&["apply", "--reason", "All of them."]);

@@ -24,7 +24,7 @@ fn cloned(config: &str) -> Workspace {
 #[test]
 fn a_cloned_check_command_runs_only_after_resolve_trust_and_again_only_after_a_change_is_trusted() {
     let workspace = cloned(CHECK_MARKS);
-    let refused = workspace.run(&["check"]).expect_code(1);
+    let refused = workspace.run_fails(&["check"]);
     assert!(!workspace.path("marker").exists(), "nothing ran");
     assert_contains(&refused.stderr, "is not trusted");
     assert_contains(&refused.stderr, "`sh -c 'touch marker'` ([check])");
@@ -41,7 +41,7 @@ fn a_cloned_check_command_runs_only_after_resolve_trust_and_again_only_after_a_c
         ".resolve/config.toml",
         format!("{CHECK_MARKS}timeout_sec = 30\n").as_bytes(),
     );
-    let changed = workspace.run(&["check"]).expect_code(1);
+    let changed = workspace.run_fails(&["check"]);
     assert_contains(&changed.stderr, "changed since it was trusted");
     assert!(!workspace.path("marker").exists(), "nothing ran");
     // The records live outside the workspace.
@@ -64,9 +64,7 @@ fn a_command_given_after_dashes_or_in_a_file_the_person_names_needs_no_trust() {
     assert!(workspace.path("named").exists());
     // Naming the workspace's own file does not make it trusted.
     let own = workspace.path(".resolve/config.toml");
-    let refused = workspace
-        .run(&["check", "--config", own.to_str().unwrap()])
-        .expect_code(1);
+    let refused = workspace.run_fails(&["check", "--config", own.to_str().unwrap()]);
     assert_contains(&refused.stderr, "run `resolve trust --config /");
     assert!(!workspace.path("marker").exists());
 }
@@ -98,7 +96,7 @@ fn trust_json_list_and_remove_report_and_forget_the_record() {
     let value: Value = serde_json::from_str(removed.stdout.trim()).unwrap();
     assert_eq!(value["removed"], true);
     std::fs::remove_file(workspace.path("marker")).unwrap();
-    workspace.run(&["check"]).expect_code(1);
+    workspace.run_fails(&["check"]);
     assert!(!workspace.path("marker").exists());
 }
 
@@ -180,7 +178,7 @@ fn a_nested_roots_configuration_written_inside_the_outer_root_is_untrusted() {
         ("sub/.resolve/config.toml", CHECK_MARKS),
     ]);
     // Trusting the outer root's (absent) configuration trusts nothing below it.
-    workspace.run(&["trust"]).expect_code(1);
+    workspace.run_fails(&["trust"]);
     let in_sub = |args: &[&str]| {
         Run::from(
             resolve()

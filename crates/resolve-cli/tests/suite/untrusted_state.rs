@@ -397,7 +397,7 @@ fn a_git_directory_is_never_a_target_in_any_case() {
             ".RESOLVE/pending/9.json",
         ),
     ] {
-        let run = workspace.run(&args).expect_code(1);
+        let run = workspace.run_fails(&args);
         assert!(run.stderr.contains(shown), "{args:?}: {}", run.stderr);
         assert!(
             run.stderr.contains("inside `.git/`") || run.stderr.contains("inside `.resolve/`"),

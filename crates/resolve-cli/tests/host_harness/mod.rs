@@ -324,6 +324,13 @@ pub fn person_when_pending(
     })
 }
 
+/// Whether a person's command ran (`Some`, as [`person_when_pending`] gives it) and succeeded.
+pub fn succeeded(decided: &Option<Output>) -> bool {
+    decided
+        .as_ref()
+        .is_some_and(|output| output.status.success())
+}
+
 /// One host run: how it ended, what it printed, and what it sent the model.
 pub struct HostRun {
     pub host: Host,

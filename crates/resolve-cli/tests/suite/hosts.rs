@@ -17,7 +17,7 @@
 use std::process::Output;
 use std::sync::{Arc, Mutex};
 
-use crate::host_harness::{AFTER, BEFORE, Host, Lab, REMINDER, person};
+use crate::host_harness::{AFTER, BEFORE, Host, Lab, REMINDER, person, succeeded};
 use resolve_test_support::{Reply, Step, Turn};
 use serde_json::json;
 
@@ -135,9 +135,7 @@ fn a_persons_decision_in_another_process_reaches_the_model_once(host: Host) {
     );
     let decided = decided.lock().unwrap().take();
     run.check(
-        decided
-            .as_ref()
-            .is_some_and(|output| output.status.success()),
+        succeeded(&decided),
         &format!("the person's `resolve discard` should succeed: {decided:?}"),
     );
     run.check_finished(4);

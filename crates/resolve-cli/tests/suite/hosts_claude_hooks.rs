@@ -16,7 +16,7 @@ use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 
 use crate::host_harness::{
-    BEFORE, Host, HostRun, Lab, claude_code_against, person, person_when_pending,
+    BEFORE, Host, HostRun, Lab, claude_code_against, person, person_when_pending, succeeded,
 };
 use resolve_test_support::{Reply, Step, Turn};
 use serde_json::{Value, json};
@@ -283,9 +283,7 @@ fn person_decides_a_write_in_review_mode(
     let run = run_claude(lab, script, task)?;
     let decided = decided.join().unwrap();
     run.check(
-        decided
-            .as_ref()
-            .is_some_and(|output| output.status.success()),
+        succeeded(&decided),
         &format!("the person's {action} should succeed: {decided:?}"),
     );
     run.check_finished(3);

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use super::common::Model;
-use crate::host_harness::{Host, codex_mock_provider, person_when_pending, run_host};
+use crate::host_harness::{Host, codex_mock_provider, person_when_pending, run_host, succeeded};
 use resolve_test_support::{MockServer, Recorded, Reply, TestDir, Turn};
 use serde_json::json;
 
@@ -440,9 +440,7 @@ fn codex_review_mode_lands_what_a_person_approved_and_tells_the_model_why() {
     let run = run_two_file_patch(&binary, &lab, vec![], &["--approve", "review"]);
     let applied = person.join().unwrap();
     run.check(
-        applied
-            .as_ref()
-            .is_some_and(|output| output.status.success()),
+        succeeded(&applied),
         &format!("the person's apply: {applied:?}"),
     );
     run.check(

@@ -13,7 +13,7 @@ use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::suite::common::{Model, external_tool};
-use resolve_test_support::{MockServer, Recorded, Reply, Turn};
+use resolve_test_support::{MockServer, Recorded, Reply, TestDir, Turn};
 use serde_json::{Value, json};
 
 /// How long one host run may take (a run is a few seconds; CI machines are slow and shared).
@@ -117,7 +117,7 @@ impl Host {
         let mut command = lab.host_command(binary);
         match self {
             Self::ClaudeCode => {
-                let config = lab.dir.path().join("mcp.json");
+                let config = lab.dir.parent().join("mcp.json");
                 let servers = json!({"mcpServers": {SERVER: {"type": "stdio", "command": resolve,
                     "args": ["--root", lab.root, "mcp"], "env": {"HOME": lab.home}}}});
                 std::fs::write(&config, servers.to_string()).unwrap();
@@ -184,7 +184,7 @@ approval_mode = "approve"
     ) -> HostRun {
         let model = Model::replies(script);
         let server = model.server();
-        let (status, stdout, stderr) = run_host(&mut build(server), &lab.root, lab.dir.path());
+        let (status, stdout, stderr) = run_host(&mut build(server), &lab.root, lab.dir.parent());
         HostRun {
             host: self,
             status,
@@ -235,19 +235,18 @@ pub fn run_host(
 
 /// A throwaway directory with the workspace root (holding `a.txt`) and the host's `HOME`.
 pub struct Lab {
-    pub dir: tempfile::TempDir,
+    /// The test workspace holding the root; `HOME` is beside it.
+    pub dir: TestDir,
     pub root: PathBuf,
     pub home: PathBuf,
 }
 
 impl Lab {
     pub fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("root");
-        let home = dir.path().join("home");
-        std::fs::create_dir_all(&root).unwrap();
+        let dir = TestDir::with_files([("a.txt", BEFORE)]);
+        let root = dir.root().to_path_buf();
+        let home = dir.parent().join("home");
         std::fs::create_dir_all(&home).unwrap();
-        std::fs::write(root.join("a.txt"), BEFORE).unwrap();
         Self { dir, root, home }
     }
 

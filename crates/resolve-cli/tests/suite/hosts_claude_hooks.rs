@@ -454,7 +454,7 @@ fn edit_input(path: &Path) -> String {
 #[test]
 fn the_hook_fails_closed_on_malformed_input_and_paths_outside_the_root() {
     let lab = Lab::new();
-    let outside = lab.dir.path().join("outside.txt");
+    let outside = lab.dir.parent().join("outside.txt");
     std::fs::write(&outside, BEFORE).unwrap();
     let cases = [
         ("not json".to_owned(), "not Claude Code's hook JSON"),

@@ -4,13 +4,11 @@
 //! screens go to `RESOLVE_SCREENSHOTS` (CI keeps them as artifacts).
 
 use resolve_test_support::text::assert_contains;
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::Command;
 
 use pretty_assertions::assert_eq;
+use resolve_test_support::McpChild;
 use serde_json::{Value, json};
 
 use super::common::Workspace;
@@ -90,82 +88,21 @@ fn drive(workspace: &Workspace, web: &WebReview, scenario: &str) -> Value {
     serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap()
 }
 
-/// A `resolve mcp` connection of `workspace`, spoken to line by line.
-pub(super) struct Connection {
-    child: Child,
-    stdin: ChildStdin,
-    lines: mpsc::Receiver<String>,
-    next: u64,
-}
+/// A `resolve mcp` connection of `workspace` (the model's), handshake done.
+pub(super) struct Connection(McpChild);
 
 impl Connection {
     pub(super) fn open(workspace: &Workspace) -> Self {
-        let mut child = workspace
-            .command(&["mcp"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut connection = Self {
-            child,
-            stdin,
-            lines,
-            next: 1,
-        };
-        connection.call(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "web-test", "version": "1"}}),
-        );
-        connection.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        connection
-    }
-
-    fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(30))
-                .expect("the server answers");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == json!(id) {
-                return message;
-            }
-        }
+        Self(McpChild::start(workspace.command(&["mcp"]), "web-test"))
     }
 
     /// The text of a tool call's result.
     pub(super) fn tool(&mut self, name: &str, arguments: Value) -> String {
-        let response = self.call("tools/call", json!({"name": name, "arguments": arguments}));
-        response["result"]["content"][0]["text"]
+        let result = self.0.call(name, arguments);
+        result["content"][0]["text"]
             .as_str()
-            .unwrap_or_else(|| panic!("{response}"))
+            .unwrap_or_else(|| panic!("{result}"))
             .to_owned()
-    }
-}
-
-impl Drop for Connection {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -4,7 +4,7 @@
 //! screens go to `RESOLVE_SCREENSHOTS` (CI keeps them as artifacts).
 
 use resolve_test_support::text::assert_contains;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use pretty_assertions::assert_eq;
@@ -65,24 +65,43 @@ pub(super) fn screenshots() -> PathBuf {
 
 /// Run the page script for `scenario` against `web`; its JSON line of measurements.
 fn drive(workspace: &Workspace, web: &WebReview, scenario: &str) -> Value {
-    let (chromium, puppeteer) = browser_tools().expect("checked by the caller");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/web/review_page.cjs");
+    let tools = browser_tools().expect("checked by the caller");
+    node_script(
+        "review_page.cjs",
+        &tools,
+        (workspace.root(), workspace.home()),
+        &[("REVIEW_URL", &web.url), ("SCENARIO", scenario)],
+    )
+}
+
+/// Run `tests/web/SCRIPT` under node with the browser `tools` (Chromium, the npm directory),
+/// the binary, the workspace `root` and `HOME` (`at`), the screenshot directory and `env`; it
+/// must succeed; its last line of output as JSON.
+pub(super) fn node_script(
+    script: &str,
+    (chromium, npm): &(PathBuf, PathBuf),
+    (root, home): (&Path, &Path),
+    env: &[(&str, &str)],
+) -> Value {
     let output = Command::new("node")
-        .arg(script)
+        .arg(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/web")
+                .join(script),
+        )
         .env("RESOLVE_CHROMIUM", chromium)
-        .env("RESOLVE_PUPPETEER_DIR", puppeteer)
-        .env("REVIEW_URL", &web.url)
-        .env("SCENARIO", scenario)
+        .env("RESOLVE_PUPPETEER_DIR", npm)
         .env("SCREENSHOTS", screenshots())
         .env("RESOLVE_BIN", env!("CARGO_BIN_EXE_resolve"))
-        .env("RESOLVE_ROOT", workspace.root())
-        .env("HOME", workspace.home())
+        .env("RESOLVE_ROOT", root)
+        .env("HOME", home)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
-        "the page script failed:\n{stdout}\n{}",
+        "the script {script} failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap()

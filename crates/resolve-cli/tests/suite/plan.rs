@@ -38,6 +38,12 @@ fn plan_agent(workspace: &Workspace, model: &Model, extra: &[&str], stdin: &str)
     run_agent(workspace, model, &args, stdin)
 }
 
+/// `resolve agent --plan` to exit 0 (nothing on stdin); the bodies of the model's requests.
+fn planned_run_bodies(workspace: &Workspace, model: &Model) -> Vec<Value> {
+    plan_agent(workspace, model, &[], "").expect_code(0);
+    model.bodies()
+}
+
 fn write_plan(id: &str, path: &str, content: &str) -> Turn {
     Turn::call(id, "write", json!({"path": path, "content": content}))
 }
@@ -254,8 +260,7 @@ fn discard_answers_with_the_plan_label_and_plan_mode_stays() {
         submit("p3", "words-counter"),
         Turn::text("Done."),
     ]);
-    plan_agent(&workspace, &model, &[], "").expect_code(0);
-    let bodies = model.bodies();
+    let bodies = planned_run_bodies(&workspace, &model);
     assert_eq!(
         last_tool_result(&bodies[2]),
         "Discarded: Plan ready for approval. Reason: Rethinking the approach."
@@ -274,8 +279,7 @@ fn apply_without_a_plan_file_says_where_to_write_it_and_plan_mode_stays() {
         submit("p3", "ghost"),
         Turn::text("Done."),
     ]);
-    plan_agent(&workspace, &model, &[], "").expect_code(0);
-    let bodies = model.bodies();
+    let bodies = planned_run_bodies(&workspace, &model);
     assert_eq!(
         last_tool_result(&bodies[1]),
         "Plan file not found at .resolve/plans/ghost-plan.md. Write the finalized plan to .resolve/plans/ghost-plan.md before requesting approval."
@@ -463,8 +467,7 @@ fn a_pending_preview_is_resolved_before_the_plan_and_the_result_says_so() {
         submit("p3", "words-counter"),
         Turn::text("Done."),
     ]);
-    plan_agent(&workspace, &model, &[], "").expect_code(0);
-    let bodies = model.bodies();
+    let bodies = planned_run_bodies(&workspace, &model);
     assert_eq!(
         last_tool_result(&bodies[1]),
         "Applied edit to a.txt.\n\nThis resolved the pending preview `Edit: a.txt`, not the plan; call `resolve` again to submit the plan."

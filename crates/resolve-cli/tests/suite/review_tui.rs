@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::common::{Model, UNWRAP_TO_EXPECT};
-use crate::tmux_harness::{TmuxRun, resolve_command, stderr, tmux_available};
+use crate::tmux_harness::{TmuxRun, resolve_command, resolve_ok, stderr, tmux_available};
 use resolve_test_support::{McpChild, Turn};
 use serde_json::{Value, json};
 
@@ -44,17 +44,6 @@ fn editor_script(dir: &Path) -> PathBuf {
     let script = dir.join("editor.sh");
     std::fs::write(&script, "#!/bin/sh\nsed -i 's/bar(1)/baz(1)/' \"$1\"\n").unwrap();
     script
-}
-
-fn resolve(root: &Path, args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_resolve"))
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
-    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 #[test]
@@ -140,7 +129,7 @@ fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in
     );
 
     // The history: applied by the reviewer at the command line, with the overall reason.
-    let log = resolve(root.path(), &["log"]);
+    let log = resolve_ok(root.path(), &["log"]);
     assert_contains(&log, &id);
     assert_contains(&log, "applied");
     assert_contains(&log, "resolved: cli");
@@ -149,13 +138,13 @@ fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in
         &log,
         "[kept src/lib.rs#1; rejected src/lib.rs#2; amended src/main.rs]",
     );
-    let log: Value = serde_json::from_str(&resolve(root.path(), &["log", "--json"])).unwrap();
+    let log: Value = serde_json::from_str(&resolve_ok(root.path(), &["log", "--json"])).unwrap();
     let rejected = log["history"][0]["review"].to_string();
     assert!(
         rejected.contains("callers outside the crate use foo"),
         "{log}"
     );
-    assert!(resolve(root.path(), &["pending"]).contains("No pending actions."));
+    assert!(resolve_ok(root.path(), &["pending"]).contains("No pending actions."));
 
     // The connection that staged it hears what the reviewer did with its next tool result.
     let next = mcp.call("ls", json!({}));
@@ -183,7 +172,7 @@ fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in
 /// `environment` set); the file the review's exit code is written to.
 fn review_in_tmux(environment: &str) -> (tempfile::TempDir, TmuxRun) {
     let root = review_root();
-    resolve(
+    resolve_ok(
         root.path(),
         &["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"],
     );
@@ -209,7 +198,7 @@ fn ctrl_c_leaves_the_review_without_changes_and_restores_the_terminal() {
          rejected hunk.",
     );
     assert_eq!(
-        resolve(root.path(), &["log"]).trim(),
+        resolve_ok(root.path(), &["log"]).trim(),
         "No applied or discarded actions yet."
     );
     assert!(
@@ -345,7 +334,7 @@ fn long_diff_lines_wrap_with_a_continuation_mark_at_80_by_24() {
         return;
     }
     let root = demo_workspace();
-    resolve(root.path(), &UNWRAP_TO_EXPECT);
+    resolve_ok(root.path(), &UNWRAP_TO_EXPECT);
     let tmux = TmuxRun::resolve("", root.path(), "review");
     tmux.wait_for("the review", |screen| screen.contains("▶ src/config.rs#1"));
     tmux.keys(&["J"]);
@@ -440,7 +429,7 @@ fn q_in_the_review_of_an_agents_apply_leaves_it_pending_and_the_model_reads_so()
         "{result}"
     );
     let pending: Value =
-        serde_json::from_str(&resolve(root.path(), &["pending", "--json"])).unwrap();
+        serde_json::from_str(&resolve_ok(root.path(), &["pending", "--json"])).unwrap();
     assert_eq!(pending["pending"].as_array().unwrap().len(), 1, "{pending}");
 }
 
@@ -471,7 +460,7 @@ fn agent_approve_ask_records_the_reason_typed_in_the_review_with_the_models_besi
     tmux.keys(&["a"]);
     tmux.answer("Apply, reason:", "The person's own reason.");
     run.ended_with("0", "uno\n");
-    let log: Value = serde_json::from_str(&resolve(root.path(), &["log", "--json"])).unwrap();
+    let log: Value = serde_json::from_str(&resolve_ok(root.path(), &["log", "--json"])).unwrap();
     let entry = &log["history"][0];
     assert_eq!(entry["reason"], "The person's own reason.", "{entry}");
     assert_eq!(entry["modelReason"], "Translate it.", "{entry}");
@@ -492,7 +481,7 @@ fn q_keeps_the_rejected_hunks_and_their_reasons_for_the_next_review() {
     let screen = tmux.screen();
     assert_contains(&screen, "Kept for the next review: 1 rejected hunk.");
     assert_eq!(
-        resolve(root.path(), &["pending", "--json"])
+        resolve_ok(root.path(), &["pending", "--json"])
             .matches("pending-action:")
             .count(),
         1

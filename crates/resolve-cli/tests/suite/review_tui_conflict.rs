@@ -7,19 +7,7 @@
 
 #![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
-use std::path::Path;
-use std::process::Command;
-
-use crate::tmux_harness::{TmuxRun, stderr, tmux_available};
-
-fn resolve(root: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_resolve"))
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::tmux_harness::{TmuxRun, resolve_ok, tmux_available};
 
 #[test]
 fn a_conflicting_hunk_shows_base_current_and_preview_and_p_settles_it_so_it_applies() {
@@ -29,11 +17,10 @@ fn a_conflicting_hunk_shows_base_current_and_preview_and_p_settles_it_so_it_appl
     let root = tempfile::tempdir().unwrap();
     let nine = "a\nb\nc\nd\ne\nf\ng\nh\ni\n";
     std::fs::write(root.path().join("a.txt"), nine).unwrap();
-    let staged = resolve(
+    resolve_ok(
         root.path(),
         &["write", "a.txt", "--content", "a\nB\nc\nd\ne\nf\ng\nH\ni\n"],
     );
-    assert!(staged.status.success(), "{}", stderr(&staged));
     // Since the preview, `b` changed differently (a conflict) and `e` changed (clean).
     std::fs::write(root.path().join("a.txt"), "a\nX\nc\nd\nE\nf\ng\nh\ni\n").unwrap();
 
@@ -69,8 +56,8 @@ fn a_conflicting_hunk_shows_base_current_and_preview_and_p_settles_it_so_it_appl
         std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
         "a\nB\nc\nd\nE\nf\ng\nH\ni\n"
     );
-    let log = resolve(root.path(), &["log", "--json"]);
-    let log: serde_json::Value = serde_json::from_slice(&log.stdout).unwrap();
+    let log: serde_json::Value =
+        serde_json::from_str(&resolve_ok(root.path(), &["log", "--json"])).unwrap();
     assert_eq!(log["history"][0]["state"], "applied");
     assert_eq!(
         log["history"][0]["amendments"].as_array().map(Vec::len),

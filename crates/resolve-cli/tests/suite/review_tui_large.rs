@@ -10,10 +10,9 @@
 use resolve_test_support::text::{assert_contains, assert_lacks};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
-use crate::tmux_harness::{Tmux, TmuxRun, stderr, tmux_available};
+use crate::tmux_harness::{Tmux, TmuxRun, resolve_ok, tmux_available};
 
 /// Files in the preview.
 const FILES: usize = 2_000;
@@ -67,14 +66,7 @@ fn staged(files: usize) -> (tempfile::TempDir, std::path::PathBuf) {
     let root = scratch.path().join("root");
     std::fs::create_dir(&root).unwrap();
     let patch = large_preview(&root, files);
-    let staged = Command::new(env!("CARGO_BIN_EXE_resolve"))
-        .arg("--root")
-        .arg(&root)
-        .arg("patch")
-        .arg(&patch)
-        .output()
-        .unwrap();
-    assert!(staged.status.success(), "{}", stderr(&staged));
+    resolve_ok(&root, &["patch", patch.to_str().unwrap()]);
     std::fs::remove_file(&patch).unwrap();
     (scratch, root)
 }

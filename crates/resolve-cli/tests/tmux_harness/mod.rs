@@ -192,6 +192,17 @@ impl std::ops::Deref for TmuxRun {
     }
 }
 
+/// Run `resolve --root ROOT ARGS…` to success (both streams shown when it fails); its standard
+/// output.
+pub fn resolve_ok(root: &Path, args: &[&str]) -> String {
+    resolve_test_support::process::output_ok(
+        Command::new(env!("CARGO_BIN_EXE_resolve"))
+            .arg("--root")
+            .arg(root)
+            .args(args),
+    )
+}
+
 /// The shell command line `ENVIRONMENT 'resolve' --root 'ROOT' ARGS` (`args` as shell words).
 pub fn resolve_command(environment: &str, root: &Path, args: &str) -> String {
     format!(

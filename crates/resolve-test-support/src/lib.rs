@@ -15,6 +15,8 @@ mod dir;
 mod mcp;
 #[cfg(feature = "model")]
 mod model;
+pub mod process;
+pub mod text;
 
 pub use dir::{Entry, TestDir, Tree};
 pub use mcp::McpChild;

@@ -398,7 +398,9 @@ mod tests {
 
     use super::*;
 
-    fn setup(approve: &str) -> CodexSetup {
+    /// The setup of `/opt/resolve/bin/resolve` for the project `/work/my project` in `approve`
+    /// mode.
+    fn codex_setup(approve: &str) -> CodexSetup {
         CodexSetup {
             resolve: PathBuf::from("/opt/resolve/bin/resolve"),
             root: Some(PathBuf::from("/work/my project")),
@@ -423,7 +425,7 @@ command = "./guard.sh"
 
     #[test]
     fn into_an_empty_file_it_writes_the_server_and_the_hook() {
-        let text = add("", &setup("stage"), Path::new(FILE)).unwrap();
+        let text = add("", &codex_setup("stage"), Path::new(FILE)).unwrap();
         assert_eq!(
             text,
             r#"[mcp_servers.resolve]
@@ -445,7 +447,7 @@ command = "/opt/resolve/bin/resolve --root '/work/my project' hook codex --appro
 
     #[test]
     fn it_merges_keeping_comments_and_other_entries_and_is_idempotent() {
-        let once = add(EXISTING, &setup("stage"), Path::new(FILE)).unwrap();
+        let once = add(EXISTING, &codex_setup("stage"), Path::new(FILE)).unwrap();
         assert!(once.starts_with(EXISTING.lines().next().unwrap()));
         for kept in [
             "model = \"gpt-5\" # the model",
@@ -454,22 +456,22 @@ command = "/opt/resolve/bin/resolve --root '/work/my project' hook codex --appro
         ] {
             assert!(once.contains(kept), "{kept} kept in:\n{once}");
         }
-        let twice = add(&once, &setup("stage"), Path::new(FILE)).unwrap();
+        let twice = add(&once, &codex_setup("stage"), Path::new(FILE)).unwrap();
         assert_eq!(twice, once);
     }
 
     #[test]
     fn another_mode_updates_the_hook_in_place() {
-        let stage = add(EXISTING, &setup("stage"), Path::new(FILE)).unwrap();
-        let review = add(&stage, &setup("review"), Path::new(FILE)).unwrap();
+        let stage = add(EXISTING, &codex_setup("stage"), Path::new(FILE)).unwrap();
+        let review = add(&stage, &codex_setup("review"), Path::new(FILE)).unwrap();
         assert_eq!(review, stage.replace("--approve stage", "--approve review"));
     }
 
     #[test]
     fn remove_takes_out_exactly_what_add_put_in() {
-        let added = add(EXISTING, &setup("auto"), Path::new(FILE)).unwrap();
+        let added = add(EXISTING, &codex_setup("auto"), Path::new(FILE)).unwrap();
         assert_eq!(remove(&added, Path::new(FILE)).unwrap(), EXISTING);
-        let from_empty = add("", &setup("stage"), Path::new(FILE)).unwrap();
+        let from_empty = add("", &codex_setup("stage"), Path::new(FILE)).unwrap();
         assert_eq!(remove(&from_empty, Path::new(FILE)).unwrap(), "");
         assert_eq!(remove(EXISTING, Path::new(FILE)).unwrap(), EXISTING);
     }
@@ -478,7 +480,7 @@ command = "/opt/resolve/bin/resolve --root '/work/my project' hook codex --appro
     fn the_user_configuration_runs_in_the_session_directory() {
         let user = CodexSetup {
             root: None,
-            ..setup("stage")
+            ..codex_setup("stage")
         };
         assert_eq!(
             user.hook_command(),
@@ -510,7 +512,7 @@ command = "/opt/resolve/bin/resolve --root '/work/my project' hook codex --appro
 
     #[test]
     fn a_broken_file_is_refused_not_overwritten() {
-        let error = add("model = ", &setup("stage"), Path::new(FILE)).unwrap_err();
+        let error = add("model = ", &codex_setup("stage"), Path::new(FILE)).unwrap_err();
         assert!(
             format!("{error:#}").contains("is not valid TOML"),
             "{error:#}"

@@ -15,6 +15,14 @@ use crate::args::{AmendArgs, TakeSide};
 use crate::output::{Output, failure};
 use crate::root::Located;
 
+/// The diff of `record`'s latest amendment (empty when it has none).
+fn last_amendment_diff(record: &PendingRecord) -> &str {
+    record
+        .amendments
+        .last()
+        .map_or("", |amendment| amendment.diff.as_str())
+}
+
 /// Run `resolve amend`.
 pub(crate) fn run(
     store: &Store,
@@ -89,10 +97,7 @@ pub(crate) fn run(
     }
     match amend(store, &record.id, &path, content, Some(&record.fingerprint)) {
         Ok(AmendOutcome::Amended(amended)) => {
-            let diff = amended
-                .amendments
-                .last()
-                .map_or("", |amendment| amendment.diff.as_str());
+            let diff = last_amendment_diff(&amended);
             let text = format!(
                 "Amended {path} in {} ({}); it is still pending.",
                 amended.id, amended.label
@@ -133,10 +138,7 @@ fn settle_file(
             path,
             hunks,
         }) => {
-            let diff = amended
-                .amendments
-                .last()
-                .map_or("", |amendment| amendment.diff.as_str());
+            let diff = last_amendment_diff(&amended);
             let text = format!(
                 "Settled {path} in {} ({}): {hunks} conflicting {} took the {name} side, merged onto the file as it is now; it is still pending and applies as staged.",
                 amended.id,

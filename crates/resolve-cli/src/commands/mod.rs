@@ -318,16 +318,9 @@ fn staged(
         }
         Err(error) => ToolResult::error(error.to_string()),
     };
-    let result = ToolResult {
-        text: in_person_words(&result.text),
-        ..result
-    };
+    let result = in_person(result);
     output.result(&result);
-    Ok(if result.is_error {
-        Outcome::Failed
-    } else {
-        Outcome::Success
-    })
+    Ok(outcome_of(&result))
 }
 
 /// `Languages (no --lang given): markdown 1 file, rust 3 files.`: what each changed file was
@@ -434,16 +427,26 @@ fn resolve(
         }
         Err(error) => failed_result(store, &error, &args, id),
     };
-    let result = ToolResult {
+    let result = in_person(result);
+    output.resolve_outcome(&result);
+    Ok(outcome_of(&result))
+}
+
+/// `result` with its text in the words a person reads ([`in_person_words`]).
+fn in_person(result: ToolResult) -> ToolResult {
+    ToolResult {
         text: in_person_words(&result.text),
         ..result
-    };
-    output.resolve_outcome(&result);
-    Ok(if result.is_error {
+    }
+}
+
+/// [`Outcome::Failed`] for an error result, [`Outcome::Success`] otherwise.
+fn outcome_of(result: &ToolResult) -> Outcome {
+    if result.is_error {
         Outcome::Failed
     } else {
         Outcome::Success
-    })
+    }
 }
 
 /// The result of a failed `resolve`: the error's text, with details naming what failed (the

@@ -16,6 +16,56 @@ fn press(app: &mut App, keys: &str) -> Effect {
     effect
 }
 
+/// Press each of `steps` in turn and check the hunk under the cursor after it against
+/// `addresses`.
+fn walk(app: &mut App, steps: &[&str], addresses: &[&str]) {
+    assert_eq!(steps.len(), addresses.len());
+    for (keys, address) in steps.iter().zip(addresses) {
+        press(app, keys);
+        assert_eq!(
+            app.current_hunk().unwrap().address,
+            *address,
+            "after {keys:?}"
+        );
+    }
+}
+
+/// Press Enter.
+fn enter(app: &mut App) -> Effect {
+    app.handle_key(key(KeyCode::Enter))
+}
+
+/// A rejection with `reason`.
+fn rejected(reason: &str) -> Decision {
+    Decision::Rejected {
+        reason: Some(reason.to_owned()),
+    }
+}
+
+/// The apply of the head action of [`two_actions`] with `rejected` and `reason`, no comments.
+fn apply_head(rejected: Vec<Rejection>, reason: &str) -> Effect {
+    Effect::Apply(ApplyRequest {
+        id: "pending-action:ast_edit:3".to_owned(),
+        version: "v3".to_owned(),
+        rejected,
+        reason: reason.to_owned(),
+        comments: Vec::new(),
+    })
+}
+
+/// The review after `keys`, once the head action is resolved elsewhere and the actions are
+/// reloaded: the cursor is on the first hunk of the action now first.
+fn head_resolved_after(keys: &str) -> App {
+    let mut app = App::new(two_actions());
+    press(&mut app, keys);
+    let mut reloaded = two_actions();
+    reloaded.remove(0);
+    app.replace_actions(reloaded);
+    assert_eq!(cursor(&app), (0, 0, 0));
+    assert_eq!(app.current_action().unwrap().id, "pending-action:write:2");
+    app
+}
+
 fn cursor(app: &App) -> (usize, usize, usize) {
     (app.action, app.file, app.hunk)
 }
@@ -36,14 +86,16 @@ fn the_review_opens_on_the_first_hunk_of_the_first_file_of_the_head() {
 #[test]
 fn j_and_k_walk_hunks_across_files_and_stop_at_the_ends() {
     let mut app = App::new(two_actions());
-    press(&mut app, "j");
-    assert_eq!(app.current_hunk().unwrap().address, "src/lib.rs#2");
-    press(&mut app, "j");
-    assert_eq!(app.current_hunk().unwrap().address, "src/main.rs#1");
-    press(&mut app, "j");
-    assert_eq!(app.current_hunk().unwrap().address, "src/main.rs#1");
-    press(&mut app, "k");
-    assert_eq!(app.current_hunk().unwrap().address, "src/lib.rs#2");
+    walk(
+        &mut app,
+        &["j", "j", "j", "k"],
+        &[
+            "src/lib.rs#2",
+            "src/main.rs#1",
+            "src/main.rs#1",
+            "src/lib.rs#2",
+        ],
+    );
     app.handle_key(key(KeyCode::Up));
     app.handle_key(key(KeyCode::Up));
     assert_eq!(app.current_hunk().unwrap().address, "src/lib.rs#1");
@@ -54,12 +106,11 @@ fn j_and_k_walk_hunks_across_files_and_stop_at_the_ends() {
 #[test]
 fn shift_j_and_shift_k_move_to_the_first_hunk_of_the_next_and_previous_file() {
     let mut app = App::new(two_actions());
-    press(&mut app, "jJ");
-    assert_eq!(app.current_hunk().unwrap().address, "src/main.rs#1");
-    press(&mut app, "J");
-    assert_eq!(app.current_hunk().unwrap().address, "src/main.rs#1");
-    press(&mut app, "K");
-    assert_eq!(app.current_hunk().unwrap().address, "src/lib.rs#1");
+    walk(
+        &mut app,
+        &["jJ", "J", "K"],
+        &["src/main.rs#1", "src/main.rs#1", "src/lib.rs#1"],
+    );
 }
 
 #[test]
@@ -93,15 +144,10 @@ fn r_rejects_with_the_reason_typed_on_the_prompt_and_leaves_the_cursor_there() {
     press(&mut app, "keep foo");
     app.handle_key(key(KeyCode::Backspace));
     press(&mut app, "o");
-    app.handle_key(key(KeyCode::Enter));
+    enter(&mut app);
     assert_eq!(app.mode, Mode::Browse);
     assert_eq!(cursor(&app), (0, 0, 1));
-    assert_eq!(
-        decision(&app, 0, 1),
-        Decision::Rejected {
-            reason: Some("keep foo".to_owned())
-        }
-    );
+    assert_eq!(decision(&app, 0, 1), rejected("keep foo"));
 }
 
 /// Issue #31 §2: a hunk rejected with `space` gets its reason later with `r`, and `r` on a
@@ -113,26 +159,16 @@ fn r_on_a_hunk_rejected_with_space_gives_it_a_reason_later() {
     assert_eq!(decision(&app, 0, 1), Decision::Rejected { reason: None });
     press(&mut app, "r");
     press(&mut app, "a proper name");
-    app.handle_key(key(KeyCode::Enter));
-    assert_eq!(
-        decision(&app, 0, 1),
-        Decision::Rejected {
-            reason: Some("a proper name".to_owned())
-        }
-    );
+    enter(&mut app);
+    assert_eq!(decision(&app, 0, 1), rejected("a proper name"));
     press(&mut app, "r");
     let Mode::Prompt(prompt) = &app.mode else {
         panic!("the reason prompt is open");
     };
     assert_eq!(prompt.input, "a proper name");
     press(&mut app, "!");
-    app.handle_key(key(KeyCode::Enter));
-    assert_eq!(
-        decision(&app, 0, 1),
-        Decision::Rejected {
-            reason: Some("a proper name!".to_owned())
-        }
-    );
+    enter(&mut app);
+    assert_eq!(decision(&app, 0, 1), rejected("a proper name!"));
 }
 
 #[test]
@@ -161,46 +197,29 @@ fn a_applies_everything_when_nothing_is_rejected() {
     press(&mut app, "a");
     let effect = press(&mut app, "looks right");
     assert_eq!(effect, Effect::None);
-    let effect = app.handle_key(key(KeyCode::Enter));
-    assert_eq!(
-        effect,
-        Effect::Apply(ApplyRequest {
-            id: "pending-action:ast_edit:3".to_owned(),
-            version: "v3".to_owned(),
-            rejected: vec![],
-            reason: "looks right".to_owned(),
-            comments: Vec::new(),
-        })
-    );
+    let effect = enter(&mut app);
+    assert_eq!(effect, apply_head(vec![], "looks right"));
 }
 
 #[test]
 fn a_applies_all_but_the_rejected_hunks_and_names_each_rejection_with_its_reason() {
     let mut app = App::new(two_actions());
     press(&mut app, "jrcallers use foo");
-    app.handle_key(key(KeyCode::Enter));
+    enter(&mut app);
     press(&mut app, "aonly the library");
-    let effect = app.handle_key(key(KeyCode::Enter));
-    assert_eq!(
-        effect,
-        Effect::Apply(ApplyRequest {
-            id: "pending-action:ast_edit:3".to_owned(),
-            version: "v3".to_owned(),
-            rejected: vec![Rejection {
-                address: "src/lib.rs#2".to_owned(),
-                reason: Some("callers use foo".to_owned()),
-            }],
-            reason: "only the library".to_owned(),
-            comments: Vec::new(),
-        })
-    );
+    let effect = enter(&mut app);
+    let rejected = vec![Rejection {
+        address: "src/lib.rs#2".to_owned(),
+        reason: Some("callers use foo".to_owned()),
+    }];
+    assert_eq!(effect, apply_head(rejected, "only the library"));
 }
 
 #[test]
 fn an_apply_or_discard_needs_a_reason_and_the_prompt_stays_open_without_one() {
     let mut app = App::new(two_actions());
     press(&mut app, "a");
-    assert_eq!(app.handle_key(key(KeyCode::Enter)), Effect::None);
+    assert_eq!(enter(&mut app), Effect::None);
     assert!(matches!(app.mode, Mode::Prompt(_)));
     assert_eq!(app.status.as_deref(), Some("Give a reason (Esc cancels)."));
 }
@@ -220,7 +239,7 @@ fn apply_is_refused_when_every_hunk_is_rejected() {
 fn d_discards_the_action_shown_with_the_reason_typed() {
     let mut app = App::new(two_actions());
     press(&mut app, "ndnot now");
-    let effect = app.handle_key(key(KeyCode::Enter));
+    let effect = enter(&mut app);
     assert_eq!(
         effect,
         Effect::Discard {
@@ -264,25 +283,13 @@ fn question_mark_opens_help_and_any_key_closes_it_without_acting() {
 
 #[test]
 fn reloaded_actions_keep_decisions_on_unchanged_hunks_and_the_cursor_on_the_same_action() {
-    let mut app = App::new(two_actions());
-    press(&mut app, "n ");
-    let mut reloaded = two_actions();
-    reloaded.remove(0);
-    app.replace_actions(reloaded);
-    assert_eq!(cursor(&app), (0, 0, 0));
-    assert_eq!(app.current_action().unwrap().id, "pending-action:write:2");
+    let app = head_resolved_after("n ");
     assert!(decision(&app, 0, 0).is_rejected());
 }
 
 #[test]
 fn when_the_action_shown_is_resolved_the_review_moves_on_to_the_one_in_its_place() {
-    let mut app = App::new(two_actions());
-    press(&mut app, "j");
-    let mut reloaded = two_actions();
-    reloaded.remove(0);
-    app.replace_actions(reloaded);
-    assert_eq!(cursor(&app), (0, 0, 0));
-    assert_eq!(app.current_action().unwrap().id, "pending-action:write:2");
+    let mut app = head_resolved_after("j");
     app.replace_actions(Vec::new());
     assert!(app.current_action().is_none());
 }

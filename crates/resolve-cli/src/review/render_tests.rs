@@ -62,31 +62,24 @@ fn row_of(buffer: &Buffer, needle: &str) -> u16 {
     u16::try_from(index).unwrap()
 }
 
-#[test]
-fn the_review_at_80_by_24_shows_header_files_hunks_and_footer() {
-    let app = App::new(two_actions());
-    insta::assert_snapshot!(text(&drawn(&app, PLAIN)));
+/// One snapshot test per case: the review of [`two_actions`] at 80×24, plain, after `keys`
+/// (`\n` is Enter); the snapshot is named after the test.
+macro_rules! screen_after_keys {
+    ($($name:ident: $keys:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            let mut app = App::new(two_actions());
+            press(&mut app, $keys);
+            insta::assert_snapshot!(text(&drawn(&app, PLAIN)));
+        }
+    )*};
 }
 
-#[test]
-fn a_rejected_hunk_shows_its_reason_and_the_file_list_counts_it() {
-    let mut app = App::new(two_actions());
-    press(&mut app, "jrcallers use foo\n");
-    insta::assert_snapshot!(text(&drawn(&app, PLAIN)));
-}
-
-#[test]
-fn the_apply_prompt_says_how_many_hunks_land() {
-    let mut app = App::new(two_actions());
-    press(&mut app, "J aonly lib");
-    insta::assert_snapshot!(text(&drawn(&app, PLAIN)));
-}
-
-#[test]
-fn question_mark_shows_every_key_of_the_contract() {
-    let mut app = App::new(two_actions());
-    press(&mut app, "?");
-    insta::assert_snapshot!(text(&drawn(&app, PLAIN)));
+screen_after_keys! {
+    the_review_at_80_by_24_shows_header_files_hunks_and_footer: "";
+    a_rejected_hunk_shows_its_reason_and_the_file_list_counts_it: "jrcallers use foo\n";
+    the_apply_prompt_says_how_many_hunks_land: "J aonly lib";
+    question_mark_shows_every_key_of_the_contract: "?";
 }
 
 #[test]

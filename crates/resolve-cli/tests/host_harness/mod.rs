@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use resolve_test_support::{MockServer, Recorded, Reply, Turn};
+use crate::suite::common::{Model, external_tool};
+use resolve_test_support::{MockServer, Recorded, Reply, TestDir, Turn};
 use serde_json::{Value, json};
 
 /// How long one host run may take (a run is a few seconds; CI machines are slow and shared).
@@ -56,16 +57,11 @@ impl Host {
                 "`npm install @openai/codex@0.171.0`, then node_modules/.bin/codex",
             ),
         };
-        let path = std::env::var_os(variable).map(PathBuf::from);
-        if path.is_none() {
-            let message = format!(
-                "{variable} is not set; point it at {} ({install})",
-                self.name()
-            );
-            assert!(std::env::var_os("CI").is_none(), "{message}");
-            eprintln!("\n!!!!! SKIPPED a real-host test: {message} !!!!!\n");
-        }
-        path
+        external_tool(
+            variable,
+            &format!("{} ({install})", self.name()),
+            "a real-host test",
+        )
     }
 
     /// A model turn calling the `resolve mcp` tool `tool`, as this host offers it: Claude Code
@@ -121,7 +117,7 @@ impl Host {
         let mut command = lab.host_command(binary);
         match self {
             Self::ClaudeCode => {
-                let config = lab.dir.path().join("mcp.json");
+                let config = lab.dir.parent().join("mcp.json");
                 let servers = json!({"mcpServers": {SERVER: {"type": "stdio", "command": resolve,
                     "args": ["--root", lab.root, "mcp"], "env": {"HOME": lab.home}}}});
                 std::fs::write(&config, servers.to_string()).unwrap();
@@ -146,23 +142,7 @@ approval_policy = "never"
 sandbox_mode = "read-only"
 check_for_update_on_startup = false
 
-# Without these two tables Codex 0.171 looks up chatgpt.com (metrics) and runs
-# `git ls-remote https://github.com/openai/plugins.git` (plugins) at start; with them, a run
-# under strace connects to 127.0.0.1 only.
-[analytics]
-enabled = false
-
-[features]
-plugins = false
-
-[model_providers.mock]
-name = "mock"
-base_url = {base}
-wire_api = "responses"
-env_key = "RESOLVE_MOCK_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-
+{mock_provider}
 [mcp_servers.{SERVER}]
 command = {resolve}
 args = ["--root", {root}, "mcp"]
@@ -172,7 +152,7 @@ env = {{ HOME = {home} }}
 [mcp_servers.{SERVER}.tools.resolve]
 approval_mode = "approve"
 "#,
-                    base = json!(server.openai_base()),
+                    mock_provider = codex_mock_provider(&server.openai_base()),
                     resolve = quoted(&resolve),
                     root = quoted(&lab.root),
                     home = quoted(&lab.home),
@@ -202,61 +182,71 @@ approval_mode = "approve"
         script: Vec<Reply>,
         build: impl FnOnce(&MockServer) -> Command,
     ) -> HostRun {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let server = runtime.block_on(MockServer::start(script));
-        let stdout_path = lab.dir.path().join("host-stdout.txt");
-        let stderr_path = lab.dir.path().join("host-stderr.txt");
-        let mut command = build(&server);
-        let program = command.get_program().to_owned();
-        let mut child = command
-            .current_dir(&lab.root)
-            .stdin(Stdio::null())
-            .stdout(std::fs::File::create(&stdout_path).unwrap())
-            .stderr(std::fs::File::create(&stderr_path).unwrap())
-            .spawn()
-            .unwrap_or_else(|error| panic!("could not start {}: {error}", program.display()));
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break Some(status);
-            }
-            if started.elapsed() > HOST_TIMEOUT {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        };
+        let model = Model::replies(script);
+        let server = model.server();
+        let (status, stdout, stderr) = run_host(&mut build(server), &lab.root, lab.dir.parent());
         HostRun {
             host: self,
             status,
-            stdout: std::fs::read_to_string(&stdout_path).unwrap_or_default(),
-            stderr: std::fs::read_to_string(&stderr_path).unwrap_or_default(),
+            stdout,
+            stderr,
             requests: server.requests(),
             unused_replies: server.unused_replies(),
         }
     }
 }
 
+/// Run a host's `command` in `cwd` (its standard input empty, its output through files in
+/// `scratch`) until it ends or [`HOST_TIMEOUT`] passes, when it is killed: its exit status
+/// (`None`: killed), standard output and standard error.
+pub fn run_host(
+    command: &mut Command,
+    cwd: &Path,
+    scratch: &Path,
+) -> (Option<ExitStatus>, String, String) {
+    let stdout_path = scratch.join("host-stdout.txt");
+    let stderr_path = scratch.join("host-stderr.txt");
+    let program = command.get_program().to_owned();
+    let mut child = command
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&stdout_path).unwrap())
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .spawn()
+        .unwrap_or_else(|error| panic!("could not start {}: {error}", program.display()));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > HOST_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    (
+        status,
+        std::fs::read_to_string(&stdout_path).unwrap_or_default(),
+        std::fs::read_to_string(&stderr_path).unwrap_or_default(),
+    )
+}
+
 /// A throwaway directory with the workspace root (holding `a.txt`) and the host's `HOME`.
 pub struct Lab {
-    pub dir: tempfile::TempDir,
+    /// The test workspace holding the root; `HOME` is beside it.
+    pub dir: TestDir,
     pub root: PathBuf,
     pub home: PathBuf,
 }
 
 impl Lab {
     pub fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("root");
-        let home = dir.path().join("home");
-        std::fs::create_dir_all(&root).unwrap();
+        let dir = TestDir::with_files([("a.txt", BEFORE)]);
+        let root = dir.root().to_path_buf();
+        let home = dir.parent().join("home");
         std::fs::create_dir_all(&home).unwrap();
-        std::fs::write(root.join("a.txt"), BEFORE).unwrap();
         Self { dir, root, home }
     }
 
@@ -306,6 +296,38 @@ pub fn person(root: &Path, home: &Path, args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
+}
+
+/// A person in another process, while a host's hook waits: once `resolve pending --json` of
+/// `root` names `pending` (within [`HOST_TIMEOUT`]), run `resolve ARGS…` there; its output, or
+/// `None` when nothing came pending in time.
+pub fn person_when_pending(
+    root: &Path,
+    home: &Path,
+    pending: &str,
+    args: &[&str],
+) -> std::thread::JoinHandle<Option<Output>> {
+    let (root, home, pending) = (root.to_owned(), home.to_owned(), pending.to_owned());
+    let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        while started.elapsed() < HOST_TIMEOUT {
+            let listed = person(&root, &home, &["pending", "--json"]);
+            if String::from_utf8_lossy(&listed.stdout).contains(&pending) {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                return Some(person(&root, &home, &args));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        None
+    })
+}
+
+/// Whether a person's command ran (`Some`, as [`person_when_pending`] gives it) and succeeded.
+pub fn succeeded(decided: &Option<Output>) -> bool {
+    decided
+        .as_ref()
+        .is_some_and(|output| output.status.success())
 }
 
 /// One host run: how it ended, what it printed, and what it sent the model.
@@ -399,4 +421,29 @@ pub fn tail(text: &str, limit: usize) -> &str {
         start += 1;
     }
     &text[start..]
+}
+
+/// The Codex configuration tables that point the `mock` model provider at `base` (the mock
+/// server's OpenAI base URL) without retries, and turn off what would reach the network.
+pub fn codex_mock_provider(base: &str) -> String {
+    format!(
+        r#"# Without these two tables Codex 0.171 looks up chatgpt.com (metrics) and runs
+# `git ls-remote https://github.com/openai/plugins.git` (plugins) at start; with them, a run
+# under strace connects to 127.0.0.1 only.
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+
+[model_providers.mock]
+name = "mock"
+base_url = {base}
+wire_api = "responses"
+env_key = "RESOLVE_MOCK_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+"#,
+        base = json!(base),
+    )
 }

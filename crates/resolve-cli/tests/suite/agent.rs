@@ -2,11 +2,13 @@
 //! 127.0.0.1, speaking the OpenAI-compatible wire format.
 
 use resolve_test_support::Turn;
+use resolve_test_support::text::assert_contains;
 use serde_json::{Value, json};
 
-use super::common::{Model, Run, Workspace, run_agent};
-
-const REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
+use super::common::{
+    Model, REMINDER, Run, Workspace, edit_and_apply_model, edit_call, json_lines, reminders,
+    resolve_call, run_agent,
+};
 
 fn agent(workspace: &Workspace, model: &Model, extra: &[&str], stdin: &str) -> Run {
     run_agent(
@@ -18,48 +20,14 @@ fn agent(workspace: &Workspace, model: &Model, extra: &[&str], stdin: &str) -> R
     )
 }
 
-fn edit_call() -> Turn {
-    Turn::call(
-        "c1",
-        "edit",
-        json!({"path": "a.txt", "old_text": "one", "new_text": "uno"}),
-    )
-}
-
-fn resolve_call(action: &str, reason: &str) -> Turn {
-    Turn::call("c2", "resolve", json!({"action": action, "reason": reason}))
-}
-
-/// The messages of a request that are reminders.
-fn reminders(body: &Value) -> usize {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "user" && m["content"] == REMINDER)
-        .count()
-}
-
 #[test]
 fn the_model_stages_an_edit_and_its_resolve_applies_it() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
-    let model = Model::start(vec![
-        edit_call(),
-        resolve_call("apply", "Matches the task."),
-        Turn::text("Done."),
-    ]);
+    let model = edit_and_apply_model(Turn::text("Done."));
     let run = agent(&workspace, &model, &[], "").expect_code(0);
     assert_eq!(workspace.read("a.txt"), "uno\n");
-    assert!(
-        run.stdout.contains("Applied edit to a.txt."),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("Accept: a.txt ⟦Edit⟧"),
-        "{}",
-        run.stdout
-    );
+    assert_contains(&run.stdout, "Applied edit to a.txt.");
+    assert_contains(&run.stdout, "Accept: a.txt ⟦Edit⟧");
     let bodies = model.bodies();
     assert_eq!(bodies.len(), 3);
     assert!(
@@ -80,11 +48,7 @@ fn the_model_stages_an_edit_and_its_resolve_applies_it() {
 #[test]
 fn approve_ask_lets_a_person_discard_and_the_model_reads_why() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
-    let model = Model::start(vec![
-        edit_call(),
-        resolve_call("apply", "Matches the task."),
-        Turn::text("Understood."),
-    ]);
+    let model = edit_and_apply_model(Turn::text("Understood."));
     let run = agent(
         &workspace,
         &model,
@@ -93,71 +57,40 @@ fn approve_ask_lets_a_person_discard_and_the_model_reads_why() {
     )
     .expect_code(0);
     assert_eq!(workspace.read("a.txt"), "one\n");
-    assert!(run.stderr.contains("Apply this change?"), "{}", run.stderr);
-    let last = model.bodies().pop().unwrap();
-    let tool_result = last["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rev()
-        .find(|m| m["role"] == "tool")
-        .unwrap()
-        .clone();
-    assert!(
-        tool_result["content"]
-            .as_str()
-            .unwrap()
-            .contains("Keep the English word."),
-        "{tool_result}"
+    assert_contains(&run.stderr, "Apply this change?");
+    assert_contains(&model.last_tool_result(), "Keep the English word.");
+    let log = workspace.run_ok(&["log"]);
+    assert_contains(&log.stdout, "discarded");
+    assert_contains(
+        &log.stdout,
+        "decided: person)  — Keep the English word. (model: Matches the task.)",
     );
-    let log = workspace.run(&["log"]).expect_code(0);
-    assert!(
-        log.stdout.contains("discarded")
-            && log
-                .stdout
-                .contains("decided: person)  — Keep the English word. (model: Matches the task.)"),
-        "{}",
-        log.stdout
+}
+
+/// The model stages an edit of `a.txt` and asks to apply it under `--approve MODE`; the person
+/// answers `a`: the edit lands and the log says the person decided. The run, exit 0.
+fn person_applies_under(mode: &str) -> Run {
+    let workspace = Workspace::with(&[("a.txt", "one\n")]);
+    let model = edit_and_apply_model(Turn::text("Done."));
+    let run = agent(&workspace, &model, &["--approve", mode], "a\n").expect_code(0);
+    assert_eq!(workspace.read("a.txt"), "uno\n");
+    let log = workspace.run_ok(&["log"]);
+    assert_contains(
+        &log.stdout,
+        "(staged: agent, resolved: agent, decided: person)  — Matches the task.",
     );
+    run
 }
 
 #[test]
 fn approve_review_asks_the_person_at_the_terminal_and_applies_what_they_keep() {
-    let workspace = Workspace::with(&[("a.txt", "one\n")]);
-    let model = Model::start(vec![
-        edit_call(),
-        resolve_call("apply", "Matches the task."),
-        Turn::text("Done."),
-    ]);
-    let run = agent(&workspace, &model, &["--approve", "review"], "a\n").expect_code(0);
-    assert!(run.stderr.contains("Apply this change?"), "{}", run.stderr);
-    assert_eq!(workspace.read("a.txt"), "uno\n");
-    let log = workspace.run(&["log"]).expect_code(0);
-    assert!(
-        log.stdout
-            .contains("(staged: agent, resolved: agent, decided: person)  — Matches the task."),
-        "{}",
-        log.stdout
-    );
+    let run = person_applies_under("review");
+    assert_contains(&run.stderr, "Apply this change?");
 }
 
 #[test]
 fn approve_ask_applies_when_the_person_agrees() {
-    let workspace = Workspace::with(&[("a.txt", "one\n")]);
-    let model = Model::start(vec![
-        edit_call(),
-        resolve_call("apply", "Matches the task."),
-        Turn::text("Done."),
-    ]);
-    agent(&workspace, &model, &["--approve", "ask"], "a\n").expect_code(0);
-    assert_eq!(workspace.read("a.txt"), "uno\n");
-    let log = workspace.run(&["log"]).expect_code(0);
-    assert!(
-        log.stdout
-            .contains("(staged: agent, resolved: agent, decided: person)  — Matches the task."),
-        "{}",
-        log.stdout
-    );
+    person_applies_under("ask");
 }
 
 #[test]
@@ -165,12 +98,7 @@ fn max_turns_stops_with_exit_one_and_a_preview_left_pending_is_reminded_next_run
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
     let first = Model::start(vec![edit_call()]);
     let run = agent(&workspace, &first, &["--max-turns", "1"], "").expect_code(1);
-    assert!(
-        run.stderr
-            .contains("Stopped after 1 model calls (--max-turns)."),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "Stopped after 1 model calls (--max-turns).");
     assert_eq!(workspace.pending_ids().len(), 1);
 
     let second = Model::start(vec![
@@ -194,10 +122,9 @@ fn a_model_that_keeps_declining_ends_with_the_cap_error_and_exit_one() {
     script.extend((0..4).map(|_| Turn::text("I would rather not.")));
     let model = Model::start(script);
     let run = agent(&workspace, &model, &[], "").expect_code(1);
-    assert!(
-        run.stderr.contains("Soft tool requirement 'resolve' was not satisfied after 3 forced turns; aborting to avoid an unbounded force loop."),
-        "{}",
-        run.stderr
+    assert_contains(
+        &run.stderr,
+        "Soft tool requirement 'resolve' was not satisfied after 3 forced turns; aborting to avoid an unbounded force loop.",
     );
     let forced: Vec<bool> = model
         .bodies()
@@ -225,11 +152,7 @@ fn json_mode_writes_one_event_per_line() {
         Turn::text("Done."),
     ]);
     let run = agent(&workspace, &model, &["--json"], "").expect_code(0);
-    let events: Vec<Value> = run
-        .stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let events = json_lines(&run.stdout);
     assert!(
         events
             .iter()
@@ -244,10 +167,7 @@ fn json_mode_writes_one_event_per_line() {
 
 /// The events of a `--json` run.
 fn json_events(run: &Run) -> Vec<Value> {
-    run.stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+    json_lines(&run.stdout)
 }
 
 #[test]

@@ -4,26 +4,14 @@
 use resolve_test_support::Turn;
 use serde_json::{Value, json};
 
-use super::common::{Model, Run, Workspace, resolve, run_agent};
+use super::common::{Model, Run, Workspace, edit_call, resolve, resolve_call, run_agent};
 
 fn agent(workspace: &Workspace, model: &Model, extra: &[&str]) -> Run {
     run_agent(workspace, model, extra, "Change one to uno in a.txt.", "")
 }
 
-fn edit_call() -> Turn {
-    Turn::call(
-        "c1",
-        "edit",
-        json!({"path": "a.txt", "old_text": "one", "new_text": "uno"}),
-    )
-}
-
-fn resolve_call() -> Turn {
-    Turn::call(
-        "c2",
-        "resolve",
-        json!({"action": "apply", "reason": "Matches the task."}),
-    )
+fn apply_call() -> Turn {
+    resolve_call("apply", "Matches the task.")
 }
 
 fn thinking_block() -> Value {
@@ -35,7 +23,7 @@ fn thinking_budget_enables_anthropic_thinking_and_sends_its_blocks_back() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
     let model = Model::start(vec![
         edit_call().with_thinking_block(thinking_block()),
-        resolve_call(),
+        apply_call(),
         Turn::text("Done."),
     ]);
     agent(
@@ -127,7 +115,7 @@ fn declining_script() -> Vec<Turn> {
     vec![
         edit_call().with_usage(100, 0, 0, 10),
         Turn::text("I would rather not.").with_usage(200, 80, 0, 20),
-        resolve_call().with_usage(300, 200, 0, 30),
+        apply_call().with_usage(300, 200, 0, 30),
         Turn::text("Done.").with_usage(400, 300, 0, 40),
     ]
 }

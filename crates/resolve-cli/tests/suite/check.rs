@@ -2,8 +2,7 @@
 //! in a scratch copy, the workspace byte-identical afterwards, a SIGKILL during the command
 //! rolled back by the next invocation, `--require-check`, and the model's `check` tool.
 
-use std::collections::BTreeMap;
-use std::path::Path;
+use resolve_test_support::text::assert_contains;
 use std::time::{Duration, Instant};
 
 use resolve_test_support::Turn;
@@ -32,55 +31,23 @@ fn configure(workspace: &Workspace, table: &str) {
 
 /// Stage a preview setting the answer.
 fn stage_answer(workspace: &Workspace, from: u32, to: u32) {
-    workspace
-        .run(&[
-            "edit",
-            "lib.txt",
-            "--old",
-            &format!("answer = {from}"),
-            "--new",
-            &format!("answer = {to}"),
-        ])
-        .expect_code(0);
+    workspace.run_ok(&[
+        "edit",
+        "lib.txt",
+        "--old",
+        &format!("answer = {from}"),
+        "--new",
+        &format!("answer = {to}"),
+    ]);
 }
 
-/// Every file under the root outside `.resolve/`, with its bytes and permissions.
-fn tree(root: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
-    use std::os::unix::fs::PermissionsExt;
-    let mut files = BTreeMap::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            let relative = path
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            if relative == ".resolve" {
-                continue;
-            }
-            let metadata = std::fs::symlink_metadata(&path).unwrap();
-            if metadata.is_symlink() {
-                let target = std::fs::read_link(&path).unwrap();
-                files.insert(
-                    format!("{relative}@"),
-                    (target.into_os_string().into_encoded_bytes(), 0),
-                );
-            } else if metadata.is_dir() {
-                files.insert(format!("{relative}/"), (Vec::new(), 0));
-                dirs.push(path);
-            } else {
-                let mode = metadata.permissions().mode();
-                files.insert(relative, (std::fs::read(&path).unwrap(), mode));
-            }
-        }
-    }
-    files
+/// Everything under the workspace's root but `.resolve/`: bytes, modes and links.
+fn tree(workspace: &Workspace) -> resolve_test_support::Tree {
+    workspace.tree_except(&[".resolve"])
 }
 
 fn pending_json(workspace: &Workspace) -> Value {
-    let run = workspace.run(&["pending", "--json"]).expect_code(0);
+    let run = workspace.run_ok(&["pending", "--json"]);
     serde_json::from_str(run.stdout.trim()).unwrap()
 }
 
@@ -88,28 +55,20 @@ fn pending_json(workspace: &Workspace) -> Value {
 fn a_preview_that_breaks_a_test_fails_its_check_and_the_workspace_is_byte_identical() {
     let workspace = project(42);
     stage_answer(&workspace, 42, 41);
-    let before = tree(workspace.root());
-    let run = workspace
-        .run(&["check", "--", "sh", "test.sh"])
-        .expect_code(1);
-    assert_eq!(tree(workspace.root()), before, "every byte as it was");
+    let before = tree(&workspace);
+    let run = workspace.run_fails(&["check", "--", "sh", "test.sh"]);
+    assert_eq!(tree(&workspace), before, "every byte as it was");
     // The test ran against the preview, and its output streamed through.
-    assert!(run.stdout.contains("answer = 41"), "{}", run.stdout);
-    assert!(run.stderr.contains("FAILED: expected 42"), "{}", run.stderr);
-    assert!(
-        run.stdout.contains(
-            "pending-action:edit:1 — ✗ check failed: `sh test.sh` failed (exit status 1, in place,"
-        ),
-        "{}",
-        run.stdout
+    assert_contains(&run.stdout, "answer = 41");
+    assert_contains(&run.stderr, "FAILED: expected 42");
+    assert_contains(
+        &run.stdout,
+        "pending-action:edit:1 — ✗ check failed: `sh test.sh` failed (exit status 1, in place,",
     );
-    let listed = workspace.run(&["pending"]).expect_code(0);
-    assert!(
-        listed
-            .stdout
-            .contains("pending-action:edit:1  Edit: lib.txt  [cli]  ✗ check failed"),
-        "{}",
-        listed.stdout
+    let listed = workspace.run_ok(&["pending"]);
+    assert_contains(
+        &listed.stdout,
+        "pending-action:edit:1  Edit: lib.txt  [cli]  ✗ check failed",
     );
     let check = &pending_json(&workspace)["pending"][0]["check"];
     assert_eq!(check["passed"], false);
@@ -122,12 +81,9 @@ fn a_preview_that_breaks_a_test_fails_its_check_and_the_workspace_is_byte_identi
             .unwrap()
             .contains("FAILED: expected 42")
     );
-    let shown = workspace.run(&["show"]).expect_code(0);
-    assert!(
-        shown.stdout.contains("✗ check failed") && shown.stdout.contains("FAILED: expected 42"),
-        "{}",
-        shown.stdout
-    );
+    let shown = workspace.run_ok(&["show"]);
+    assert_contains(&shown.stdout, "✗ check failed");
+    assert_contains(&shown.stdout, "FAILED: expected 42");
     assert_eq!(workspace.pending_ids(), ["pending-action:edit:1"]);
 }
 
@@ -139,20 +95,18 @@ fn a_preview_that_fixes_a_test_passes_its_configured_check_and_then_applies_with
         "[check]\ncommand = [\"sh\", \"test.sh\"]\ntimeout_sec = 60\n",
     );
     stage_answer(&workspace, 41, 42);
-    let before = tree(workspace.root());
-    let run = workspace.run(&["check", "--json"]).expect_code(0);
-    assert_eq!(tree(workspace.root()), before);
+    let before = tree(&workspace);
+    let run = workspace.run_ok(&["check", "--json"]);
+    assert_eq!(tree(&workspace), before);
     let result: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(result["id"], "pending-action:edit:1");
     assert_eq!(result["check"]["passed"], true);
     assert_eq!(result["check"]["exitCode"], 0);
     // With --json the command's output goes to stderr, never stdout.
-    assert!(run.stderr.contains("test answer ... ok"), "{}", run.stderr);
-    let listed = workspace.run(&["pending"]).expect_code(0);
-    assert!(listed.stdout.contains("✓ checked"), "{}", listed.stdout);
-    workspace
-        .run(&["apply", "--require-check", "--reason", "Its check passed."])
-        .expect_code(0);
+    assert_contains(&run.stderr, "test answer ... ok");
+    let listed = workspace.run_ok(&["pending"]);
+    assert_contains(&listed.stdout, "✓ checked");
+    workspace.run_ok(&["apply", "--require-check", "--reason", "Its check passed."]);
     assert_eq!(workspace.read("lib.txt"), "// the library\nanswer = 42\n");
 }
 
@@ -160,33 +114,21 @@ fn a_preview_that_fixes_a_test_passes_its_configured_check_and_then_applies_with
 fn require_check_refuses_an_unchecked_or_failed_preview_with_a_clear_error() {
     let workspace = project(42);
     stage_answer(&workspace, 42, 41);
-    let before = tree(workspace.root());
-    let run = workspace
-        .run(&["apply", "--require-check", "--reason", "Looks fine."])
-        .expect_code(1);
-    assert!(
-        run.stderr.contains(
-            "`pending-action:edit:1` has not been checked, and this apply requires a passing check; nothing was written."
-        ),
-        "{}",
-        run.stderr
+    let before = tree(&workspace);
+    let run = workspace.run_fails(&["apply", "--require-check", "--reason", "Looks fine."]);
+    assert_contains(
+        &run.stderr,
+        "`pending-action:edit:1` has not been checked, and this apply requires a passing check; nothing was written.",
     );
-    workspace
-        .run(&["check", "--", "sh", "test.sh"])
-        .expect_code(1);
+    workspace.run_fails(&["check", "--", "sh", "test.sh"]);
     // `[check] require = true` makes it the default.
     configure(&workspace, "[check]\nrequire = true\n");
-    let run = workspace
-        .run(&["apply", "--reason", "Looks fine."])
-        .expect_code(1);
-    assert!(
-        run.stderr.contains(
-            "failed its last check (exit status 1), and this apply requires a passing check"
-        ),
-        "{}",
-        run.stderr
+    let run = workspace.run_fails(&["apply", "--reason", "Looks fine."]);
+    assert_contains(
+        &run.stderr,
+        "failed its last check (exit status 1), and this apply requires a passing check",
     );
-    assert_eq!(tree(workspace.root()), before);
+    assert_eq!(tree(&workspace), before);
     assert_eq!(workspace.pending_ids(), ["pending-action:edit:1"]);
 }
 
@@ -194,30 +136,12 @@ fn require_check_refuses_an_unchecked_or_failed_preview_with_a_clear_error() {
 fn a_check_killed_while_its_command_runs_is_rolled_back_by_the_next_invocation() {
     let workspace = project(42);
     stage_answer(&workspace, 42, 41);
-    let before = tree(workspace.root());
+    let before = tree(&workspace);
     // The command says where it is from outside the workspace, then waits.
     let signals = tempfile::tempdir().unwrap();
     let pid_file = signals.path().join("pid");
     let script = format!("echo $$ > '{}'; exec sleep 60", pid_file.display());
-    let mut child = workspace
-        .command(&["check", "--", "sh", "-c", &script])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    let pid = loop {
-        if let Ok(pid) = std::fs::read_to_string(&pid_file)
-            && pid.ends_with('\n')
-        {
-            break pid.trim().to_owned();
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the command never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let (mut child, pid) = check_started(&workspace, &script, &pid_file);
     // The preview is in place while the command runs.
     assert_eq!(workspace.read("lib.txt"), "// the library\nanswer = 41\n");
     child.kill().unwrap(); // SIGKILL
@@ -227,20 +151,46 @@ fn a_check_killed_while_its_command_runs_is_rolled_back_by_the_next_invocation()
         .args(["-c", &format!("kill -9 {pid}")])
         .status();
 
-    let run = workspace.run(&["pending"]).expect_code(0);
-    assert!(
-        run.stderr.contains(
-            "Rolled back an interrupted check trial of `pending-action:edit:1` (1 file restored); it is still pending."
-        ),
-        "{}",
-        run.stderr
+    let run = workspace.run_ok(&["pending"]);
+    assert_contains(
+        &run.stderr,
+        "Rolled back an interrupted check trial of `pending-action:edit:1` (1 file restored); it is still pending.",
     );
-    assert_eq!(tree(workspace.root()), before, "the tree is at its base");
+    assert_eq!(tree(&workspace), before, "the tree is at its base");
     assert_eq!(workspace.pending_ids(), ["pending-action:edit:1"]);
     assert!(
         pending_json(&workspace)["pending"][0]["check"].is_null(),
         "a killed check records no outcome"
     );
+}
+
+/// `resolve check -- sh -c SCRIPT` started (its output dropped), once the script has written a
+/// line to `written` (within 30 s); the child and that line.
+fn check_started(
+    workspace: &Workspace,
+    script: &str,
+    written: &std::path::Path,
+) -> (std::process::Child, String) {
+    let child = workspace
+        .command(&["check", "--", "sh", "-c", script])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let line = loop {
+        if let Ok(line) = std::fs::read_to_string(written)
+            && line.ends_with('\n')
+        {
+            break line.trim().to_owned();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (child, line)
 }
 
 /// Whether any process of the process group `group` is alive (a zombie waiting for its new
@@ -275,7 +225,7 @@ fn a_sigterm_of_resolve_mid_check_ends_the_whole_process_group_before_a_grandchi
 fn ending_resolve_mid_check_ends_its_group(signal: &str) {
     let workspace = project(42);
     stage_answer(&workspace, 42, 41);
-    let before = tree(workspace.root());
+    let before = tree(&workspace);
     let signals = tempfile::tempdir().unwrap();
     let group_file = signals.path().join("group");
     // The command (its group's leader) starts a grandchild that sleeps, then writes into the
@@ -285,25 +235,7 @@ fn ending_resolve_mid_check_ends_its_group(signal: &str) {
         outside = signals.path().join("late").display(),
         group = group_file.display(),
     );
-    let mut child = workspace
-        .command(&["check", "--", "sh", "-c", &script])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    let group = loop {
-        if let Ok(group) = std::fs::read_to_string(&group_file)
-            && group.ends_with('\n')
-        {
-            break group.trim().to_owned();
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the command never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let (mut child, group) = check_started(&workspace, &script, &group_file);
     assert!(group_alive(&group), "the command runs in its own group");
     let sent = std::process::Command::new("kill")
         .args(["-s", signal, &child.id().to_string()])
@@ -333,8 +265,8 @@ fn ending_resolve_mid_check_ends_its_group(signal: &str) {
         !signals.path().join("late").exists(),
         "the grandchild wrote outside the workspace"
     );
-    workspace.run(&["pending"]).expect_code(0);
-    assert_eq!(tree(workspace.root()), before, "every byte as it was");
+    workspace.run_ok(&["pending"]);
+    assert_eq!(tree(&workspace), before, "every byte as it was");
     assert_eq!(workspace.pending_ids(), ["pending-action:edit:1"]);
 }
 
@@ -348,11 +280,11 @@ fn a_scratch_check_cannot_write_into_the_workspace_through_an_absolute_link() {
     std::os::unix::fs::symlink(&root, workspace.path("src/whole")).unwrap();
     std::os::unix::fs::symlink(root.join("not-yet.txt"), workspace.path("dangling")).unwrap();
     stage_answer(&workspace, 42, 41);
-    let before = tree(workspace.root());
+    let before = tree(&workspace);
     // The links lead to the copy: the preview is seen through them, and writes land there.
     let script = "grep -q 'answer = 41' abs; saw=$?; echo pwned > abs; echo pwned > src/whole/test.sh; echo new > src/whole/created; echo new > dangling; exit $saw";
     let run = workspace.run(&["check", "--scratch", "--", "sh", "-c", script]);
-    assert_eq!(tree(workspace.root()), before, "every byte as it was");
+    assert_eq!(tree(&workspace), before, "every byte as it was");
     // It passed: `abs` showed the preview's copy of lib.txt.
     run.expect_code(0);
     assert!(!workspace.path("created").exists());
@@ -363,7 +295,7 @@ fn a_scratch_check_cannot_write_into_the_workspace_through_an_absolute_link() {
 fn a_scratch_check_never_changes_the_workspace() {
     let workspace = project(42);
     stage_answer(&workspace, 42, 41);
-    let before = tree(workspace.root());
+    let before = tree(&workspace);
     // The command sees the preview, no ignored files, and writes where it runs.
     let script = "test \"$(pwd)\" != \"$ROOT\" && grep -q 'answer = 41' lib.txt && test ! -e target/cache && test -e src/other.txt && echo made > made-by-check";
     let run = workspace
@@ -372,27 +304,23 @@ fn a_scratch_check_never_changes_the_workspace() {
         .output()
         .unwrap();
     let run = super::common::Run::from(run).expect_code(0);
-    assert!(run.stdout.contains("in a scratch copy"), "{}", run.stdout);
-    assert!(
-        run.stdout
-            .contains("The command changed made-by-check in the scratch copy"),
-        "{}",
-        run.stdout
+    assert_contains(&run.stdout, "in a scratch copy");
+    assert_contains(
+        &run.stdout,
+        "The command changed made-by-check in the scratch copy",
     );
-    assert_eq!(tree(workspace.root()), before, "every byte as it was");
+    assert_eq!(tree(&workspace), before, "every byte as it was");
     // --with-ignored copies the ignored build directory too.
-    workspace
-        .run(&[
-            "check",
-            "--scratch",
-            "--with-ignored",
-            "--",
-            "test",
-            "-e",
-            "target/cache",
-        ])
-        .expect_code(0);
-    assert_eq!(tree(workspace.root()), before);
+    workspace.run_ok(&[
+        "check",
+        "--scratch",
+        "--with-ignored",
+        "--",
+        "test",
+        "-e",
+        "target/cache",
+    ]);
+    assert_eq!(tree(&workspace), before);
     assert_eq!(
         pending_json(&workspace)["pending"][0]["check"]["mode"],
         "scratch"
@@ -403,17 +331,11 @@ fn a_scratch_check_never_changes_the_workspace() {
 fn a_check_without_a_command_or_of_a_stale_preview_refuses_and_runs_nothing() {
     let workspace = project(42);
     stage_answer(&workspace, 42, 41);
-    let run = workspace.run(&["check"]).expect_code(1);
-    assert!(
-        run.stderr.contains("No check command: give one after `--`"),
-        "{}",
-        run.stderr
-    );
+    let run = workspace.run_fails(&["check"]);
+    assert_contains(&run.stderr, "No check command: give one after `--`");
     workspace.write("lib.txt", b"changed by hand\n");
-    let run = workspace
-        .run(&["check", "--", "sh", "-c", "echo ran > ran.txt"])
-        .expect_code(1);
-    assert!(run.stderr.contains("Preview is stale:"), "{}", run.stderr);
+    let run = workspace.run_fails(&["check", "--", "sh", "-c", "echo ran > ran.txt"]);
+    assert_contains(&run.stderr, "Preview is stale:");
     assert!(!workspace.path("ran.txt").exists());
 }
 
@@ -470,13 +392,9 @@ fn the_agent_checks_between_staging_and_resolve_with_no_forced_turn() {
             .all(|text| !text.contains("was not executed")),
         "nothing was skipped: {results:#?}"
     );
-    assert!(results[1].contains("command"), "{}", results[1]);
-    assert!(
-        results[2].contains("✓ checked: `sh test.sh` passed")
-            && results[2].contains("test answer ... ok"),
-        "{}",
-        results[2]
-    );
+    assert_contains(&results[1], "command");
+    assert_contains(&results[2], "✓ checked: `sh test.sh` passed");
+    assert_contains(&results[2], "test answer ... ok");
 }
 
 #[test]

@@ -3,16 +3,17 @@
 //! stays staged and out of it; outside git, or when a hook fails, the change lands anyway and
 //! the output says why nothing was committed.
 
-use std::io::{BufRead, BufReader, Write};
+use resolve_test_support::process::output_ok;
+use resolve_test_support::text::assert_contains;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
-use resolve_test_support::Turn;
+use resolve_test_support::{McpChild, Turn};
 
-use super::common::{Model, Run, Workspace, run_agent};
+use super::common::{Run, Workspace, edit_and_apply_model, run_agent};
 
 /// The identity every git run of these tests uses (the test's `HOME` has no git config).
 const IDENTITY: [(&str, &str); 5] = [
@@ -25,20 +26,14 @@ const IDENTITY: [(&str, &str); 5] = [
 
 /// `git ARGS…` in `dir`, which must succeed; its standard output.
 fn git(workspace: &Workspace, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .current_dir(workspace.root())
-        .env("HOME", workspace.home())
-        .envs(IDENTITY)
-        .args(["-c", "init.defaultBranch=main"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    output_ok(
+        Command::new("git")
+            .current_dir(workspace.root())
+            .env("HOME", workspace.home())
+            .envs(IDENTITY)
+            .args(["-c", "init.defaultBranch=main"])
+            .args(args),
+    )
 }
 
 /// A git repository holding `files`, committed once.
@@ -61,6 +56,22 @@ fn run(workspace: &Workspace, args: &[&str]) -> Run {
     Run::from(workspace.command(args).envs(IDENTITY).output().unwrap())
 }
 
+/// `resolve`, with the test identity, run with `args` to exit 0.
+fn run_ok(workspace: &Workspace, args: &[&str]) -> Run {
+    run(workspace, args).expect_code(0)
+}
+
+/// Stage `a.txt` from `one` to `two` and `apply --commit` it: the file is `two`; the apply's run.
+fn edit_and_apply_with_commit(workspace: &Workspace) -> Run {
+    run_ok(
+        workspace,
+        &["edit", "a.txt", "--old", "one", "--new", "two"],
+    );
+    let applied = run_ok(workspace, &["apply", "--reason", "r", "--commit"]);
+    assert_eq!(workspace.read("a.txt"), "two\n");
+    applied
+}
+
 /// The files the commit `rev` changed.
 fn files_of(workspace: &Workspace, rev: &str) -> Vec<String> {
     git(
@@ -81,7 +92,7 @@ fn commit_count(workspace: &Workspace) -> usize {
 }
 
 fn history(workspace: &Workspace) -> Vec<Value> {
-    let run = run(workspace, &["--json", "log"]).expect_code(0);
+    let run = run_ok(workspace, &["--json", "log"]);
     let value: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     value["history"].as_array().unwrap().clone()
 }
@@ -106,13 +117,7 @@ fn apply_commit_makes_one_commit_of_the_actions_files_with_label_reason_and_trai
     assert_eq!(commit_count(&workspace), 2);
     assert_eq!(files_of(&workspace, "HEAD"), ["a.txt"]);
     let head = git(&workspace, &["rev-parse", "HEAD"]).trim().to_owned();
-    assert!(
-        applied
-            .stdout
-            .contains(&format!("Committed {}.", &head[..7])),
-        "{}",
-        applied.stdout
-    );
+    assert_contains(&applied.stdout, &format!("Committed {}.", &head[..7]));
     let message = git(&workspace, &["log", "-1", "--format=%B"]);
     assert_eq!(
         message.trim_end(),
@@ -129,12 +134,8 @@ fn apply_commit_makes_one_commit_of_the_actions_files_with_label_reason_and_trai
         git(&workspace, &["status", "--porcelain"]),
         " M b.txt\n?? loose.txt\n"
     );
-    let log = run(&workspace, &["log"]).expect_code(0);
-    assert!(
-        log.stdout.contains(&format!("[commit {}]", &head[..7])),
-        "{}",
-        log.stdout
-    );
+    let log = run_ok(&workspace, &["log"]);
+    assert_contains(&log.stdout, &format!("[commit {}]", &head[..7]));
     assert_eq!(history(&workspace)[0]["commit"], json!(head));
 }
 
@@ -157,7 +158,7 @@ fn what_the_person_staged_stays_staged_and_out_of_the_commit() {
         &["edit", "a.txt", "--old", "first", "--new", "FIRST"],
     )
     .expect_code(0);
-    run(&workspace, &["apply", "--reason", "shout", "--commit"]).expect_code(0);
+    run_ok(&workspace, &["apply", "--reason", "shout", "--commit"]);
     assert_eq!(commit_count(&workspace), 2);
     assert_eq!(files_of(&workspace, "HEAD"), ["a.txt"]);
     // The commit holds the action's change alone.
@@ -196,19 +197,9 @@ fn what_the_person_staged_stays_staged_and_out_of_the_commit() {
 #[test]
 fn outside_git_the_apply_lands_and_says_why_nothing_was_committed() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
-    run(
-        &workspace,
-        &["edit", "a.txt", "--old", "one", "--new", "two"],
-    )
-    .expect_code(0);
-    let applied = run(&workspace, &["apply", "--reason", "r", "--commit"]).expect_code(0);
-    assert_eq!(workspace.read("a.txt"), "two\n");
-    assert!(
-        applied.stdout.contains("Not committed:")
-            && applied.stdout.contains("is not in a git repository"),
-        "{}",
-        applied.stdout
-    );
+    let applied = edit_and_apply_with_commit(&workspace);
+    assert_contains(&applied.stdout, "Not committed:");
+    assert_contains(&applied.stdout, "is not in a git repository");
     let entry = &history(&workspace)[0];
     assert_eq!(entry["commit"], Value::Null);
     assert!(
@@ -218,8 +209,8 @@ fn outside_git_the_apply_lands_and_says_why_nothing_was_committed() {
             .contains("not in a git repository"),
         "{entry}"
     );
-    let log = run(&workspace, &["log"]).expect_code(0);
-    assert!(log.stdout.contains("[not committed: "), "{}", log.stdout);
+    let log = run_ok(&workspace, &["log"]);
+    assert_contains(&log.stdout, "[not committed: ");
 }
 
 #[test]
@@ -228,20 +219,11 @@ fn a_failing_pre_commit_hook_means_no_commit_but_the_apply_lands() {
     let hook = workspace.path(".git/hooks/pre-commit");
     std::fs::write(&hook, "#!/bin/sh\necho 'lint: tabs found' >&2\nexit 1\n").unwrap();
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    run(
-        &workspace,
-        &["edit", "a.txt", "--old", "one", "--new", "two"],
-    )
-    .expect_code(0);
-    let applied = run(&workspace, &["apply", "--reason", "r", "--commit"]).expect_code(0);
-    assert_eq!(workspace.read("a.txt"), "two\n");
+    let applied = edit_and_apply_with_commit(&workspace);
     assert_eq!(commit_count(&workspace), 1);
-    assert!(
-        applied.stdout.contains(
-            "Not committed: the pre-commit hook failed (with exit status 1): lint: tabs found"
-        ),
-        "{}",
-        applied.stdout
+    assert_contains(
+        &applied.stdout,
+        "Not committed: the pre-commit hook failed (with exit status 1): lint: tabs found",
     );
     assert!(
         history(&workspace)[0]["notCommitted"]
@@ -261,13 +243,10 @@ fn commit_true_in_a_trusted_configuration_commits_every_plain_apply() {
     )
     .expect_code(0);
     // Untrusted, it asks for nothing: a commit runs the repository's hooks.
-    let untrusted = run(&workspace, &["apply", "--reason", "r"]).expect_code(0);
+    let untrusted = run_ok(&workspace, &["apply", "--reason", "r"]);
     assert_eq!(commit_count(&workspace), 1);
-    assert!(
-        untrusted.stdout.contains("not trusted") && untrusted.stdout.contains("resolve trust"),
-        "{}",
-        untrusted.stdout
-    );
+    assert_contains(&untrusted.stdout, "not trusted");
+    assert_contains(&untrusted.stdout, "resolve trust");
     // The person commits that change by hand; then trusts the file.
     git(&workspace, &["commit", "-q", "-a", "-m", "by hand"]);
     workspace.trust();
@@ -276,8 +255,8 @@ fn commit_true_in_a_trusted_configuration_commits_every_plain_apply() {
         &["edit", "a.txt", "--old", "two", "--new", "three"],
     )
     .expect_code(0);
-    let trusted = run(&workspace, &["apply", "--reason", "count on"]).expect_code(0);
-    assert!(trusted.stdout.contains("Committed "), "{}", trusted.stdout);
+    let trusted = run_ok(&workspace, &["apply", "--reason", "count on"]);
+    assert_contains(&trusted.stdout, "Committed ");
     assert_eq!(commit_count(&workspace), 3);
     assert_eq!(git(&workspace, &["show", "HEAD:a.txt"]), "three\n");
     assert_eq!(
@@ -286,93 +265,36 @@ fn commit_true_in_a_trusted_configuration_commits_every_plain_apply() {
     );
 }
 
-/// Send one JSON-RPC request to a running `resolve mcp` and read up to its answer.
-fn ask(
-    stdin: &mut impl Write,
-    stdout: &mut impl BufRead,
-    id: u64,
-    method: &str,
-    params: Value,
-) -> Value {
-    let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-    writeln!(stdin, "{request}").unwrap();
-    stdin.flush().unwrap();
-    loop {
-        let mut line = String::new();
-        assert!(
-            stdout.read_line(&mut line).unwrap() > 0,
-            "no answer to {method}"
-        );
-        let Ok(message) = serde_json::from_str::<Value>(&line) else {
-            continue;
-        };
-        if message["id"] == id {
-            return message;
-        }
-    }
-}
-
 #[test]
 fn resolve_mcp_honours_commit_true_and_the_details_name_the_commit() {
     let workspace = repository(&[("a.txt", "one\n")]);
     workspace.write(".resolve/config.toml", b"commit = true\n");
     workspace.trust();
-    let mut child = workspace
-        .command(&["mcp"])
-        .envs(IDENTITY)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    ask(
-        &mut stdin,
-        &mut stdout,
-        1,
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
+    let mut command = workspace.command(&["mcp"]);
+    command.envs(IDENTITY);
+    let mut mcp = McpChild::start(command, "t");
+    let staged = mcp.call(
+        "edit",
+        json!({"path": "a.txt", "old_text": "one", "new_text": "two"}),
     );
-    writeln!(
-        stdin,
-        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
-    )
-    .unwrap();
-    let staged = ask(
-        &mut stdin,
-        &mut stdout,
-        2,
-        "tools/call",
-        json!({"name": "edit", "arguments": {"path": "a.txt", "old_text": "one", "new_text": "two"}}),
+    assert_eq!(staged["isError"], json!(false), "{staged}");
+    let resolved = mcp.call(
+        "resolve",
+        json!({"action": "apply", "reason": "the model's reason"}),
     );
-    assert_eq!(staged["result"]["isError"], json!(false), "{staged}");
-    let resolved = ask(
-        &mut stdin,
-        &mut stdout,
-        3,
-        "tools/call",
-        json!({"name": "resolve", "arguments": {"action": "apply", "reason": "the model's reason"}}),
-    );
-    drop(stdin);
-    let _ = child.wait();
-    assert_eq!(resolved["result"]["isError"], json!(false), "{resolved}");
+    mcp.finish();
+    assert_eq!(resolved["isError"], json!(false), "{resolved}");
     let head = git(&workspace, &["rev-parse", "HEAD"]).trim().to_owned();
-    let details = &resolved["result"]["_meta"]["resolve/details"];
+    let details = &resolved["_meta"]["resolve/details"];
     assert_eq!(details["commit"], json!(head), "{resolved}");
-    assert!(
-        resolved
-            .to_string()
-            .contains(&format!("Committed {}.", &head[..7])),
-        "{resolved}"
-    );
+    assert_contains(&resolved.to_string(), &format!("Committed {}.", &head[..7]));
     let message = git(&workspace, &["log", "-1", "--format=%B"]);
     assert!(
         message.starts_with("Edit: a.txt\n\nthe model's reason\n"),
         "{message}"
     );
-    assert!(message.contains("Resolve-Origin: mcp:"), "{message}");
-    assert!(message.contains("Resolve-Decided-By: model"), "{message}");
+    assert_contains(&message, "Resolve-Origin: mcp:");
+    assert_contains(&message, "Resolve-Decided-By: model");
     assert_eq!(files_of(&workspace, "HEAD"), ["a.txt"]);
     assert!(Path::new(&workspace.path("a.txt")).exists());
 }
@@ -382,19 +304,7 @@ fn resolve_agent_honours_commit_true_and_the_model_reads_the_commit() {
     let workspace = repository(&[("a.txt", "one\n")]);
     workspace.write(".resolve/config.toml", b"commit = true\n");
     workspace.trust();
-    let model = Model::start(vec![
-        Turn::call(
-            "c1",
-            "edit",
-            json!({"path": "a.txt", "old_text": "one", "new_text": "uno"}),
-        ),
-        Turn::call(
-            "c2",
-            "resolve",
-            json!({"action": "apply", "reason": "Matches the task."}),
-        ),
-        Turn::text("Done."),
-    ]);
+    let model = edit_and_apply_model(Turn::text("Done."));
     run_agent(&workspace, &model, &[], "Change one to uno.", "").expect_code(0);
     assert_eq!(commit_count(&workspace), 2);
     let head = git(&workspace, &["rev-parse", "HEAD"]).trim().to_owned();
@@ -403,12 +313,9 @@ fn resolve_agent_honours_commit_true_and_the_model_reads_the_commit() {
         message.starts_with("Edit: a.txt\n\nMatches the task.\n"),
         "{message}"
     );
-    assert!(message.contains("Resolve-Origin: agent"), "{message}");
+    assert_contains(&message, "Resolve-Origin: agent");
     let last = model.bodies().last().unwrap().to_string();
-    assert!(
-        last.contains(&format!("Committed {}.", &head[..7])),
-        "{last}"
-    );
+    assert_contains(&last, &format!("Committed {}.", &head[..7]));
 }
 
 #[test]
@@ -451,15 +358,12 @@ fn the_message_names_what_was_not_taken_and_ignored_files_stay_out() {
         "ONE\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"
     );
     // An ignored file the apply writes is applied, not committed.
-    run(&workspace, &["write", "run.log", "--content", "x\n"]).expect_code(0);
-    let applied = run(&workspace, &["apply", "--reason", "r", "--commit"]).expect_code(0);
+    run_ok(&workspace, &["write", "run.log", "--content", "x\n"]);
+    let applied = run_ok(&workspace, &["apply", "--reason", "r", "--commit"]);
     assert_eq!(workspace.read("run.log"), "x\n");
-    assert!(
-        applied
-            .stdout
-            .contains("Not committed: git ignores the applied files"),
-        "{}",
-        applied.stdout
+    assert_contains(
+        &applied.stdout,
+        "Not committed: git ignores the applied files",
     );
     assert_eq!(commit_count(&workspace), 2);
 }
@@ -483,13 +387,7 @@ fn without_a_git_identity_the_apply_lands_and_says_so() {
         .unwrap();
     let applied = Run::from(applied).expect_code(0);
     assert_eq!(workspace.read("a.txt"), "two\n");
-    assert!(
-        applied
-            .stdout
-            .contains("Not committed: git has no user identity"),
-        "{}",
-        applied.stdout
-    );
+    assert_contains(&applied.stdout, "Not committed: git has no user identity");
     assert_eq!(commit_count(&workspace), 1);
 }
 
@@ -509,8 +407,8 @@ fn a_commit_made_meanwhile_is_kept_and_the_apply_commits_on_top_of_it() {
         &["edit", "a.txt", "--old", "one", "--new", "two"],
     )
     .expect_code(0);
-    let applied = run(&workspace, &["apply", "--reason", "r", "--commit"]).expect_code(0);
-    assert!(applied.stdout.contains("Committed "), "{}", applied.stdout);
+    let applied = run_ok(&workspace, &["apply", "--reason", "r", "--commit"]);
+    assert_contains(&applied.stdout, "Committed ");
     assert_eq!(
         git(&workspace, &["log", "--format=%s"]),
         "Edit: a.txt\nintruder\ninitial\n"

@@ -163,8 +163,8 @@ fn parallel_processes_consume_each_action_at_most_once_and_leave_serial_file_sta
     });
 
     // The store reads cleanly and nothing is left in flight.
-    workspace.run(&["pending", "--json"]).expect_code(0);
-    workspace.run(&["log", "--json"]).expect_code(0);
+    workspace.run_ok(&["pending", "--json"]);
+    workspace.run_ok(&["log", "--json"]);
     let journal = workspace.path(".resolve/journal");
     assert!(
         std::fs::read_dir(&journal).map_or(true, |mut entries| entries.next().is_none()),

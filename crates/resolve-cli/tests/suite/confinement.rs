@@ -1,6 +1,7 @@
 //! Paths outside the workspace, and `.resolve/`, are refused with a clear error.
 
 use super::common::Workspace;
+use resolve_test_support::text::assert_contains;
 
 #[test]
 fn paths_leaving_the_workspace_are_refused_and_nothing_is_staged() {
@@ -43,7 +44,7 @@ fn paths_leaving_the_workspace_are_refused_and_nothing_is_staged() {
         ),
     ];
     for (args, expected) in cases {
-        let run = workspace.run(&args).expect_code(1);
+        let run = workspace.run_fails(&args);
         assert!(run.stderr.contains(expected), "{args:?}: {}", run.stderr);
     }
     assert!(workspace.pending_ids().is_empty());
@@ -53,9 +54,7 @@ fn paths_leaving_the_workspace_are_refused_and_nothing_is_staged() {
 #[test]
 fn the_lock_makes_a_second_process_wait_then_fail_naming_it() {
     let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    workspace
-        .run(&["write", "b.txt", "--content", "b\n"])
-        .expect_code(0);
+    workspace.run_ok(&["write", "b.txt", "--content", "b\n"]);
     let lock = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -65,15 +64,15 @@ fn the_lock_makes_a_second_process_wait_then_fail_naming_it() {
     lock.lock().unwrap();
     let started = std::time::Instant::now();
     // A writer waits (reads do not: issue #32, `person::reads_do_not_wait_…`).
-    let run = workspace.run(&["discard", "--reason", "r"]).expect_code(1);
+    let run = workspace.run_fails(&["discard", "--reason", "r"]);
     assert!(
         started.elapsed() >= std::time::Duration::from_secs(9),
         "waited {:?}",
         started.elapsed()
     );
-    assert!(run.stderr.contains(".resolve/lock"), "{}", run.stderr);
+    assert_contains(&run.stderr, ".resolve/lock");
     drop(lock);
-    workspace.run(&["pending"]).expect_code(0);
+    workspace.run_ok(&["pending"]);
 }
 
 #[test]

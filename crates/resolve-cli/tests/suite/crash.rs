@@ -2,7 +2,7 @@
 //! original or new — never a mix — and the pending action is consumed exactly when the change
 //! landed.
 
-use super::common::Workspace;
+use super::common::{Workspace, kill_at_spread_instants};
 
 const FILES: usize = 300;
 
@@ -22,70 +22,51 @@ fn staged() -> Workspace {
     for index in 0..FILES {
         workspace.write(&format!("src/f{index}.rs"), original(index).as_bytes());
     }
-    workspace
-        .run(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"])
-        .expect_code(0);
+    workspace.run_ok(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"]);
     workspace
 }
 
 #[test]
 fn an_apply_killed_at_any_instant_lands_whole_or_not_at_all() {
-    // How long a whole apply takes here; kills are spread from its start to past its end.
-    let calibration = staged();
-    let started = std::time::Instant::now();
-    calibration
-        .run(&["apply", "--reason", "Calibrate."])
-        .expect_code(0);
-    let full = started.elapsed();
-
+    // Kills are spread from the start of a whole apply to past its end.
     let mut landed = 0;
     let mut rolled_back = 0;
-    for round in 0..ROUNDS {
-        let workspace = staged();
-        let mut child = workspace
-            .command(&["apply", "--reason", "Crash test."])
-            .spawn()
-            .unwrap();
-        std::thread::sleep(full * round * 5 / (ROUNDS * 4));
-        let _ = child.kill();
-        let _ = child.wait();
-
-        // Any invocation recovers first.
-        let pending = workspace.pending_ids();
-        let contents: Vec<String> = (0..FILES)
-            .map(|index| workspace.read(&format!("src/f{index}.rs")))
-            .collect();
-        let all_new = contents
-            .iter()
-            .enumerate()
-            .all(|(index, text)| *text == rewritten(index));
-        let all_old = contents
-            .iter()
-            .enumerate()
-            .all(|(index, text)| *text == original(index));
-        assert!(
-            all_new || all_old,
-            "round {round}: a mix of old and new files after recovery"
-        );
-        if all_new {
-            landed += 1;
+    let (full, _) = kill_at_spread_instants(
+        staged,
+        &["apply", "--reason", "Crash test."],
+        ROUNDS,
+        FILES,
+        |round, workspace, pending, contents| {
+            let all_new = contents
+                .iter()
+                .enumerate()
+                .all(|(index, text)| *text == rewritten(index));
+            let all_old = contents
+                .iter()
+                .enumerate()
+                .all(|(index, text)| *text == original(index));
             assert!(
-                pending.is_empty(),
-                "round {round}: landed but still pending"
+                all_new || all_old,
+                "round {round}: a mix of old and new files after recovery"
             );
-        } else {
-            rolled_back += 1;
-            assert_eq!(
-                pending.len(),
-                1,
-                "round {round}: rolled back but not pending"
-            );
-            // The preview is intact: applying it now works.
-            workspace
-                .run(&["apply", "--reason", "After the crash."])
-                .expect_code(0);
-            assert_eq!(workspace.read("src/f0.rs"), rewritten(0));
-        }
-    }
+            if all_new {
+                landed += 1;
+                assert!(
+                    pending.is_empty(),
+                    "round {round}: landed but still pending"
+                );
+            } else {
+                rolled_back += 1;
+                assert_eq!(
+                    pending.len(),
+                    1,
+                    "round {round}: rolled back but not pending"
+                );
+                // The preview is intact: applying it now works.
+                workspace.run_ok(&["apply", "--reason", "After the crash."]);
+                assert_eq!(workspace.read("src/f0.rs"), rewritten(0));
+            }
+        },
+    );
     eprintln!("apply takes {full:?}; {landed} rounds landed, {rolled_back} rolled back");
 }

@@ -2,6 +2,7 @@
 //! and small Python MCP servers (the `mcp` SDK from PyPI, through `RESOLVE_PYTHON` or
 //! `python3`). Without the SDK these tests print a loud skip; with `CI` set they fail.
 
+use resolve_test_support::text::assert_contains;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -9,9 +10,7 @@ use pretty_assertions::assert_eq;
 use resolve_test_support::Turn;
 use serde_json::{Value, json};
 
-use super::common::{Model, Run, Workspace, run_agent};
-
-const REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
+use super::common::{Model, Run, Workspace, json_lines, reminders, run_agent};
 
 /// The test MCP server.
 fn test_server() -> PathBuf {
@@ -57,8 +56,9 @@ fn python() -> Option<&'static str> {
 }
 
 /// A workspace whose `.resolve/config.toml` runs the test server as `srv`, logging to
-/// `calls.log`, plus any `extra` TOML.
-fn tool_workspace(python: &str, extra: &str) -> Workspace {
+/// `calls.log`, plus any `extra` TOML; `None` (skip) without a Python that has `mcp`.
+fn tool_workspace(extra: &str) -> Option<Workspace> {
+    let python = python()?;
     let workspace = Workspace::new();
     let config = format!(
         "[mcp_servers.srv]\ncommand = {python:?}\nargs = [{:?}]\nenv = {{ RESOLVE_TEST_LOG = {:?} }}\n{extra}",
@@ -67,7 +67,7 @@ fn tool_workspace(python: &str, extra: &str) -> Workspace {
     );
     workspace.write(".resolve/config.toml", config.as_bytes());
     workspace.trust();
-    workspace
+    Some(workspace)
 }
 
 fn agent(workspace: &Workspace, model: &Model, extra: &[&str]) -> Run {
@@ -77,10 +77,7 @@ fn agent(workspace: &Workspace, model: &Model, extra: &[&str]) -> Run {
 /// The JSON lines the server's apply and reject tools logged.
 fn calls(workspace: &Workspace) -> Vec<Value> {
     match std::fs::read_to_string(workspace.path("calls.log")) {
-        Ok(text) => text
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect(),
+        Ok(text) => json_lines(&text),
         Err(_) => Vec::new(),
     }
 }
@@ -123,19 +120,11 @@ fn tool_names(body: &Value) -> Vec<String> {
         .collect()
 }
 
-fn reminders(body: &Value) -> usize {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "user" && m["content"] == REMINDER)
-        .count()
-}
-
 #[test]
 fn a_staged_mcp_action_is_reminded_and_resolve_apply_calls_the_apply_tool_with_reason_and_extra() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![
         stage_call("buy milk", false),
         resolve(
@@ -192,18 +181,16 @@ fn a_staged_mcp_action_is_reminded_and_resolve_apply_calls_the_apply_tool_with_r
         ]
     );
     assert!(workspace.pending_ids().is_empty());
-    let log = workspace.run(&["log"]).expect_code(0);
-    assert!(
-        log.stdout.contains(&pending_id) && log.stdout.contains("applied"),
-        "{}",
-        log.stdout
-    );
+    let log = workspace.run_ok(&["log"]);
+    assert_contains(&log.stdout, &pending_id);
+    assert_contains(&log.stdout, "applied");
 }
 
 #[test]
 fn discard_without_a_reject_call_calls_nothing_and_answers_the_default_text() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![
         stage_call("buy milk", false),
         resolve(json!({"action": "discard", "reason": "Already bought."})),
@@ -221,8 +208,9 @@ fn discard_without_a_reject_call_calls_nothing_and_answers_the_default_text() {
 
 #[test]
 fn discard_with_a_reject_call_calls_it_with_the_reason_and_extra() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![
         stage_call("buy milk", true),
         resolve(json!({"action": "discard", "reason": "Already bought.", "extra": {"by": "user"}})),
@@ -242,8 +230,9 @@ fn discard_with_a_reject_call_calls_it_with_the_reason_and_extra() {
 
 #[test]
 fn resolve_apply_on_the_cli_applies_an_action_an_earlier_agent_run_staged() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![stage_call("buy milk", false)]);
     agent(&workspace, &model, &["--max-turns", "1"]).expect_code(1);
     let pending = workspace.pending_ids();
@@ -259,14 +248,8 @@ fn resolve_apply_on_the_cli_applies_an_action_an_earlier_agent_run_staged() {
     assert!(calls(&workspace).is_empty(), "staging calls nothing");
 
     // A later process: no server is running, so `resolve apply` starts it from the config.
-    let run = workspace
-        .run(&["apply", "--reason", "Reviewed by a person."])
-        .expect_code(0);
-    assert!(
-        run.stdout.contains("Added the note 'buy milk'."),
-        "{}",
-        run.stdout
-    );
+    let run = workspace.run_ok(&["apply", "--reason", "Reviewed by a person."]);
+    assert_contains(&run.stdout, "Added the note 'buy milk'.");
     assert_eq!(
         calls(&workspace),
         vec![
@@ -275,13 +258,14 @@ fn resolve_apply_on_the_cli_applies_an_action_an_earlier_agent_run_staged() {
     );
     assert!(workspace.pending_ids().is_empty());
     let undo = workspace.run(&["undo", &pending[0]]).expect_code(1);
-    assert!(undo.stderr.contains("MCP server"), "{}", undo.stderr);
+    assert_contains(&undo.stderr, "MCP server");
 }
 
 #[test]
 fn a_server_that_crashed_before_apply_fails_the_apply_and_the_action_stays_pending() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![
         stage_call("buy milk", false).and_call("c1b", "srv__crash", "{}"),
         resolve(json!({"action": "apply", "reason": "Go."})),
@@ -298,11 +282,7 @@ fn a_server_that_crashed_before_apply_fails_the_apply_and_the_action_stays_pendi
         text.starts_with("Apply failed: the MCP server `srv` has exited"),
         "{text}"
     );
-    assert!(
-        run.stderr.contains("note: MCP server `srv` exited"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "note: MCP server `srv` exited");
     assert!(calls(&workspace).is_empty());
     assert_eq!(
         workspace.pending_ids().len(),
@@ -311,17 +291,15 @@ fn a_server_that_crashed_before_apply_fails_the_apply_and_the_action_stays_pendi
     );
 
     // Any later process can still apply it, with a fresh server.
-    workspace
-        .run(&["apply", "--reason", "Retry."])
-        .expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "Retry."]);
     assert_eq!(calls(&workspace)[0]["reason"], "Retry.");
 }
 
 /// A workspace whose server `srv` gives each tool call `timeout_sec`, with one action staged
 /// by an agent run whose apply call never answers; and the action's id.
-fn staged_hanging_apply(python: &str, timeout_sec: u64) -> (Workspace, String) {
+fn staged_hanging_apply(timeout_sec: u64) -> Option<(Workspace, String)> {
     // Appended to the `[mcp_servers.srv]` table.
-    let workspace = tool_workspace(python, &format!("tool_timeout_sec = {timeout_sec}\n"));
+    let workspace = tool_workspace(&format!("tool_timeout_sec = {timeout_sec}\n"))?;
     let model = Model::start(vec![Turn::call(
         "c1",
         "srv__stage",
@@ -331,35 +309,32 @@ fn staged_hanging_apply(python: &str, timeout_sec: u64) -> (Workspace, String) {
     let mut pending = workspace.pending_ids();
     assert_eq!(pending.len(), 1);
     let id = pending.remove(0);
-    (workspace, id)
+    Some((workspace, id))
 }
 
 #[test]
 fn an_apply_call_the_server_never_answers_times_out_and_the_action_stays_pending() {
-    let Some(python) = python() else { return };
-    let (workspace, _id) = staged_hanging_apply(python, 1);
+    let Some((workspace, _id)) = staged_hanging_apply(1) else {
+        return;
+    };
 
-    let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
-    assert!(
-        run.stderr.contains(
-            "the MCP server `srv` did not answer the call to `apply` within 1 s (`tool_timeout_sec`)"
-        ),
-        "{}",
-        run.stderr
+    let run = workspace.run_fails(&["apply", "--reason", "Go."]);
+    assert_contains(
+        &run.stderr,
+        "the MCP server `srv` did not answer the call to `apply` within 1 s (`tool_timeout_sec`)",
     );
     assert_eq!(workspace.pending_ids().len(), 1, "the action stays pending");
     // The store lock went with the call: the next command gets it at once.
-    workspace
-        .run(&["discard", "--reason", "The server hangs."])
-        .expect_code(0);
+    workspace.run_ok(&["discard", "--reason", "The server hangs."]);
     assert!(workspace.pending_ids().is_empty());
     assert!(calls(&workspace).is_empty());
 }
 
 #[test]
 fn an_apply_killed_during_its_mcp_call_is_reported_by_the_next_try_which_calls_nothing() {
-    let Some(python) = python() else { return };
-    let (workspace, id) = staged_hanging_apply(python, 2);
+    let Some((workspace, id)) = staged_hanging_apply(2) else {
+        return;
+    };
     let seq = id.rsplit(':').next().unwrap().to_owned();
 
     // `kill -9` while the apply waits for the server's answer.
@@ -381,35 +356,28 @@ fn an_apply_killed_during_its_mcp_call_is_reported_by_the_next_try_which_calls_n
     child.kill().unwrap();
     child.wait().unwrap();
 
-    let next = workspace
-        .run(&["apply", "--reason", "Again."])
-        .expect_code(1);
-    assert!(
-        next.stderr.contains(&format!(
+    let next = workspace.run_fails(&["apply", "--reason", "Again."]);
+    assert_contains(
+        &next.stderr,
+        &format!(
             "An earlier resolve process stopped while it was calling the tool `apply` of the MCP server `srv` for `{id}`, so that call may have run."
-        )),
-        "{}",
-        next.stderr
+        ),
     );
     assert_eq!(workspace.pending_ids(), vec![id.clone()]);
     // Told once: the try after that calls the tool again (and this server still hangs).
-    let again = workspace
-        .run(&["apply", "--reason", "Checked."])
-        .expect_code(1);
-    assert!(
-        again
-            .stderr
-            .contains("did not answer the call to `apply` within 2 s"),
-        "{}",
-        again.stderr
+    let again = workspace.run_fails(&["apply", "--reason", "Checked."]);
+    assert_contains(
+        &again.stderr,
+        "did not answer the call to `apply` within 2 s",
     );
     assert_eq!(workspace.pending_ids(), vec![id]);
 }
 
 #[test]
 fn an_error_from_the_apply_tool_fails_the_apply_and_keeps_the_action_at_the_head() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![
         Turn::call(
             "c1",
@@ -431,23 +399,20 @@ fn an_error_from_the_apply_tool_fails_the_apply_and_keeps_the_action_at_the_head
 
 #[test]
 fn a_server_that_fails_to_start_is_reported_and_the_run_goes_on() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(
-        python,
+    let Some(workspace) = tool_workspace(
         "[mcp_servers.missing]\ncommand = \"/nonexistent/mcp-server\"\n\n[mcp_servers.quits]\ncommand = \"true\"\n",
-    );
+    ) else {
+        return;
+    };
     let model = Model::start(vec![
         Turn::call("c1", "srv__echo", json!({"text": "still here"})),
         Turn::text("Done."),
     ]);
     let run = agent(&workspace, &model, &[]).expect_code(0);
     for server in ["missing", "quits"] {
-        assert!(
-            run.stderr.contains(&format!(
-                "note: MCP server `{server}` could not be started:"
-            )),
-            "{}",
-            run.stderr
+        assert_contains(
+            &run.stderr,
+            &format!("note: MCP server `{server}` could not be started:"),
         );
     }
     let tools = tool_names(&model.bodies()[0]);
@@ -458,13 +423,14 @@ fn a_server_that_fails_to_start_is_reported_and_the_run_goes_on() {
             .any(|name| name.starts_with("missing__") || name.starts_with("quits__")),
         "{tools:?}"
     );
-    assert!(run.stdout.contains("echo: still here"), "{}", run.stdout);
+    assert_contains(&run.stdout, "echo: still here");
 }
 
 #[test]
 fn tools_without_the_convention_just_run_and_their_errors_become_error_results() {
-    let Some(python) = python() else { return };
-    let workspace = tool_workspace(python, "");
+    let Some(workspace) = tool_workspace("") else {
+        return;
+    };
     let model = Model::start(vec![
         Turn::call("c1", "srv__echo", json!({"text": "hi"}))
             .and_call("c2", "srv__fail", "{}")
@@ -486,10 +452,8 @@ fn tools_without_the_convention_just_run_and_their_errors_become_error_results()
     );
     let (_, broken, is_error, _) = &results[2];
     assert!(*is_error);
-    assert!(
-        broken.contains("malformed `resolve/pendingAction`") && broken.contains("label"),
-        "{broken}"
-    );
+    assert_contains(broken, "malformed `resolve/pendingAction`");
+    assert_contains(broken, "label");
     assert!(workspace.pending_ids().is_empty(), "nothing was staged");
     assert_eq!(reminders(&model.bodies()[1]), 0);
 }
@@ -512,7 +476,7 @@ fn the_readme_notes_server_stages_and_applies_a_note() {
         Turn::text("Done."),
     ]);
     let run = agent(&workspace, &model, &[]).expect_code(0);
-    assert!(run.stdout.contains("Added note 1"), "{}", run.stdout);
+    assert_contains(&run.stdout, "Added note 1");
     assert_eq!(workspace.read("notes.log"), "call the plumber\n");
     let tools = tool_names(&model.bodies()[0]);
     assert!(tools.contains(&"notes__add_note".to_owned()), "{tools:?}");
@@ -524,7 +488,7 @@ fn a_missing_config_file_given_with_config_is_an_error_naming_it() {
     let workspace = Workspace::new();
     let model = Model::start(vec![Turn::text("Done.")]);
     let run = agent(&workspace, &model, &["--config", "nope.toml"]).expect_code(1);
-    assert!(run.stderr.contains("nope.toml"), "{}", run.stderr);
+    assert_contains(&run.stderr, "nope.toml");
 }
 
 #[test]

@@ -2,29 +2,20 @@
 //! (`--approve-timeout`). Past it nothing is written, the action stays pending and the model
 //! reads that no decision came in time; an invalid duration is a usage error.
 
+use resolve_test_support::text::assert_contains;
 use std::io::Write;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use resolve_test_support::Turn;
-use serde_json::json;
 
-use super::common::{Model, Run, Workspace};
+use super::common::{Model, Run, Workspace, agent_args, edit_and_apply_model};
 
 /// `resolve agent … EXTRA… TASK` whose standard input stays open and silent until it ends: a
 /// person who never answers.
 fn agent_nobody_answers(workspace: &Workspace, model: &Model, extra: &[&str]) -> Run {
     let base = model.openai_base();
-    let mut args = vec![
-        "agent",
-        "--base-url",
-        base.as_str(),
-        "--model",
-        "mock",
-        "--api-key-env",
-        "RESOLVE_TEST_NO_KEY",
-    ];
-    args.extend_from_slice(extra);
+    let mut args = agent_args(&base, extra);
     args.push("Change one to uno in a.txt.");
     let mut child = workspace
         .command(&args)
@@ -40,26 +31,10 @@ fn agent_nobody_answers(workspace: &Workspace, model: &Model, extra: &[&str]) ->
     run
 }
 
-fn staging_model(then: Turn) -> Model {
-    Model::start(vec![
-        Turn::call(
-            "c1",
-            "edit",
-            json!({"path": "a.txt", "old_text": "one", "new_text": "uno"}),
-        ),
-        Turn::call(
-            "c2",
-            "resolve",
-            json!({"action": "apply", "reason": "Matches the task."}),
-        ),
-        then,
-    ])
-}
-
 #[test]
 fn an_unanswered_ask_prompt_leaves_the_preview_pending_and_tells_the_model_at_the_deadline() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
-    let model = staging_model(Turn::text("I will wait."));
+    let model = edit_and_apply_model(Turn::text("I will wait."));
     let started = Instant::now();
     let run = agent_nobody_answers(
         &workspace,
@@ -77,32 +52,24 @@ fn an_unanswered_ask_prompt_leaves_the_preview_pending_and_tells_the_model_at_th
         started.elapsed() < Duration::from_secs(30),
         "the prompt waited past its deadline"
     );
-    assert!(run.stderr.contains("Apply this change?"), "{}", run.stderr);
+    assert_contains(&run.stderr, "Apply this change?");
     // The model read the result and went on; the run stops at its limit with the preview
     // still pending.
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("Stopped after 3 model calls"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "Stopped after 3 model calls");
     assert_eq!(workspace.read("a.txt"), "one\n", "nothing was written");
     assert_eq!(workspace.pending_ids(), ["pending-action:edit:1"]);
     let result = model.last_tool_result();
-    assert!(result.contains("no decision came in time"), "{result}");
-    assert!(result.contains("1s"), "{result}");
-    let log = workspace.run(&["log"]).expect_code(0);
-    assert!(
-        log.stdout.contains("No applied or discarded actions yet."),
-        "{}",
-        log.stdout
-    );
+    assert_contains(&result, "no decision came in time");
+    assert_contains(&result, "1s");
+    let log = workspace.run_ok(&["log"]);
+    assert_contains(&log.stdout, "No applied or discarded actions yet.");
 }
 
 #[test]
 fn an_unanswered_review_prompt_has_the_same_deadline() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
-    let model = staging_model(Turn::text("I will wait."));
+    let model = edit_and_apply_model(Turn::text("I will wait."));
     let run = agent_nobody_answers(
         &workspace,
         &model,
@@ -119,7 +86,7 @@ fn an_unanswered_review_prompt_has_the_same_deadline() {
     assert_eq!(workspace.read("a.txt"), "one\n");
     assert_eq!(workspace.pending_ids(), ["pending-action:edit:1"]);
     let result = model.last_tool_result();
-    assert!(result.contains("no decision came in time"), "{result}");
+    assert_contains(&result, "no decision came in time");
 }
 
 #[test]
@@ -130,6 +97,6 @@ fn an_invalid_approve_timeout_is_a_usage_error_naming_it() {
         &["agent", "--approve-timeout", "5d", "task"][..],
     ] {
         let run = workspace.run(command).expect_code(2);
-        assert!(run.stderr.contains("Invalid duration"), "{}", run.stderr);
+        assert_contains(&run.stderr, "Invalid duration");
     }
 }

@@ -5,6 +5,7 @@
 //! discard, nothing to discard) validate against it. `resolve --json ast-edit` and
 //! `resolve --json apply` carry the same facts.
 
+use resolve_test_support::text::numbered_lines;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -67,15 +68,12 @@ impl Server {
 
 /// Lines `1` to `20`, the lines numbered in `changed` spelled out as words.
 fn numbered(changed: &[usize]) -> String {
-    (1..=20)
-        .map(|n| {
-            if changed.contains(&n) {
-                format!("line {n} changed\n")
-            } else {
-                format!("{n}\n")
-            }
-        })
-        .collect()
+    numbered_lines(
+        20,
+        changed,
+        |n| n.to_string(),
+        |n| format!("line {n} changed"),
+    )
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The documentation against the binary: README's quickstart runs as written, and every link
 //! between the pages of `docs/` (and README) lands on a file and a heading that exist.
 
+use resolve_test_support::text::assert_contains;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -86,7 +87,7 @@ fn the_readme_quickstart_runs_as_written_on_a_copy_of_the_demo() {
         );
         if command.starts_with("resolve apply") {
             let landed = std::fs::read_to_string(demo.join("src/main.rs")).unwrap();
-            assert!(landed.contains("serving on"), "{landed}");
+            assert_contains(&landed, "serving on");
         }
         ran.push(command.to_owned());
     }

@@ -3,6 +3,7 @@
 //! tiny tmpfs. Every case ends with every file as it was, no temp file or journal left, the
 //! preview still pending, and a later apply (with room to write) landing it whole.
 
+use resolve_test_support::text::assert_contains;
 use std::path::Path;
 use std::process::Command;
 
@@ -25,17 +26,15 @@ fn b_rewritten() -> String {
 /// `a.py` and `b.py` (11 KB) staged for a rewrite that makes `b.py` about 55 KB.
 fn staged() -> Workspace {
     let workspace = Workspace::with(&[("a.py", "y = foo(2)\n"), ("b.py", &b_original())]);
-    workspace
-        .run(&[
-            "ast-edit",
-            "-p",
-            "foo($A)",
-            "-r",
-            &format!("{LONG_NAME}($A)"),
-            "a.py",
-            "b.py",
-        ])
-        .expect_code(0);
+    workspace.run_ok(&[
+        "ast-edit",
+        "-p",
+        "foo($A)",
+        "-r",
+        &format!("{LONG_NAME}($A)"),
+        "a.py",
+        "b.py",
+    ]);
     workspace
 }
 
@@ -99,9 +98,7 @@ fn assert_rolled_back(workspace: &Workspace, run: &Run) {
 
 #[track_caller]
 fn assert_lands_afterwards(workspace: &Workspace) {
-    workspace
-        .run(&["apply", "--reason", "Room again."])
-        .expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "Room again."]);
     assert_eq!(workspace.read("a.py"), format!("y = {LONG_NAME}(2)\n"));
     assert_eq!(workspace.read("b.py"), b_rewritten());
     assert!(workspace.pending_ids().is_empty());
@@ -114,7 +111,7 @@ fn a_write_error_under_a_tiny_file_size_limit_rolls_back_and_leaves_nothing_behi
     let workspace = staged();
     let run = apply_with_file_size_limit(&workspace, 8);
     assert_rolled_back(&workspace, &run);
-    assert!(run.stderr.contains(".b.py.resolve-"), "{}", run.stderr);
+    assert_contains(&run.stderr, ".b.py.resolve-");
     assert_lands_afterwards(&workspace);
 }
 
@@ -127,21 +124,17 @@ fn a_write_error_while_journaling_writes_no_file() {
         .map(|name| (name.as_str(), "y = foo(2)\n"))
         .collect();
     let workspace = Workspace::with(&files);
-    workspace
-        .run(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "."])
-        .expect_code(0);
+    workspace.run_ok(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "."]);
     let run = apply_with_file_size_limit(&workspace, 16);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(run.stderr.contains("File too large"), "{}", run.stderr);
-    assert!(run.stderr.contains(".resolve/journal/"), "{}", run.stderr);
+    assert_contains(&run.stderr, "File too large");
+    assert_contains(&run.stderr, ".resolve/journal/");
     for name in &names {
         assert_eq!(workspace.read(name), "y = foo(2)\n", "{name}");
     }
     assert_eq!(workspace.pending_ids().len(), 1);
     assert_eq!(leftovers(workspace.root()), Vec::<String>::new());
-    workspace
-        .run(&["apply", "--reason", "Room again."])
-        .expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "Room again."]);
     assert_eq!(workspace.read("f399.py"), "y = bar(2)\n");
 }
 
@@ -222,7 +215,7 @@ fn a_full_disk_mid_apply_rolls_back_every_file_and_keeps_the_preview() {
 
     let failed = run(&["apply", "--reason", "Full."], None);
     assert_eq!(failed.code, 1, "{}", failed.stderr);
-    assert!(failed.stderr.contains("No space left"), "{}", failed.stderr);
+    assert_contains(&failed.stderr, "No space left");
     assert_eq!(
         std::fs::read_to_string(root.join("a.py")).unwrap(),
         "y = foo(2)\n"

@@ -2,19 +2,18 @@
 //! retention and the stored contents only it needed, and never what a pending action or an
 //! apply that can still be undone needs.
 
+use resolve_test_support::text::assert_contains;
 use serde_json::Value;
 
 use super::common::Workspace;
 
 fn edit(workspace: &Workspace, path: &str, old: &str, new: &str) {
-    workspace
-        .run(&["edit", path, "--old", old, "--new", new])
-        .expect_code(0);
+    workspace.run_ok(&["edit", path, "--old", old, "--new", new]);
 }
 
 /// The ids `resolve log` lists, newest first.
 fn log_ids(workspace: &Workspace) -> Vec<String> {
-    let run = workspace.run(&["log"]).expect_code(0);
+    let run = workspace.run_ok(&["log"]);
     run.stdout
         .lines()
         .filter_map(|line| line.split_whitespace().nth(2))
@@ -26,7 +25,7 @@ fn log_ids(workspace: &Workspace) -> Vec<String> {
 fn gc_json(workspace: &Workspace, args: &[&str]) -> Value {
     let mut all = vec!["gc", "--json"];
     all.extend_from_slice(args);
-    let run = workspace.run(&all).expect_code(0);
+    let run = workspace.run_ok(&all);
     serde_json::from_str(run.stdout.trim()).unwrap()
 }
 
@@ -53,20 +52,14 @@ fn gc_removes_old_history_but_keeps_what_pending_actions_and_undoable_applies_ne
     let workspace = Workspace::with(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("c.txt", "c\n")]);
     // 1: applied, then its file changed by hand: it can no longer be undone.
     edit(&workspace, "a.txt", "a", "A");
-    workspace
-        .run(&["apply", "--reason", "First."])
-        .expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "First."]);
     workspace.write("a.txt", b"A by hand\n");
     // 2: discarded.
     edit(&workspace, "b.txt", "b", "B");
-    workspace
-        .run(&["discard", "--reason", "Not now."])
-        .expect_code(0);
+    workspace.run_ok(&["discard", "--reason", "Not now."]);
     // 3: applied and untouched since: it can still be undone.
     edit(&workspace, "c.txt", "c", "C");
-    workspace
-        .run(&["apply", "--reason", "Third."])
-        .expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "Third."]);
     // 4: pending.
     edit(&workspace, "b.txt", "b", "bee");
     age_blobs(&workspace);
@@ -94,13 +87,9 @@ fn gc_removes_old_history_but_keeps_what_pending_actions_and_undoable_applies_ne
     assert_eq!(again["blobs"], 0, "{again}");
 
     // What is left still works: the undoable apply undoes, the pending action applies.
-    workspace
-        .run(&["undo", "pending-action:edit:5"])
-        .expect_code(0);
+    workspace.run_ok(&["undo", "pending-action:edit:5"]);
     assert_eq!(workspace.read("c.txt"), "c\n");
-    workspace
-        .run(&["apply", "--reason", "Fourth."])
-        .expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "Fourth."]);
     assert_eq!(workspace.read("b.txt"), "bee\n");
 }
 
@@ -108,10 +97,8 @@ fn gc_removes_old_history_but_keeps_what_pending_actions_and_undoable_applies_ne
 fn gc_keeps_the_newest_entries_and_the_recent_ones_by_default() {
     let workspace = Workspace::with(&[("a.txt", "a\n")]);
     edit(&workspace, "a.txt", "a", "A");
-    workspace
-        .run(&["discard", "--reason", "No."])
-        .expect_code(0);
-    let run = workspace.run(&["gc"]).expect_code(0);
+    workspace.run_ok(&["discard", "--reason", "No."]);
+    let run = workspace.run_ok(&["gc"]);
     assert_eq!(
         run.stdout.trim(),
         "Removed 0 history entries, 0 reviewer notes and 0 stored content files, freeing 0 B."
@@ -131,9 +118,7 @@ fn the_gc_table_of_the_config_sets_what_gc_and_the_daily_pass_keep() {
         b"[gc]\nkeep_days = 0\nkeep_entries = 0\n",
     );
     edit(&workspace, "a.txt", "a", "A");
-    workspace
-        .run(&["discard", "--reason", "No."])
-        .expect_code(0);
+    workspace.run_ok(&["discard", "--reason", "No."]);
     // The daily pass (its last run made a day old) keeps what the table says; the default
     // would keep a fresh entry.
     assert_eq!(log_ids(&workspace), ["pending-action:edit:1"]);
@@ -141,9 +126,7 @@ fn the_gc_table_of_the_config_sets_what_gc_and_the_daily_pass_keep() {
     assert_eq!(log_ids(&workspace), Vec::<String>::new());
     for (path, new) in [("a.txt", "A"), ("b.txt", "B")] {
         edit(&workspace, path, &path[..1], new);
-        workspace
-            .run(&["discard", "--reason", "Not this either."])
-            .expect_code(0);
+        workspace.run_ok(&["discard", "--reason", "Not this either."]);
     }
     // `resolve gc` reads the table too; its arguments win over it.
     let configured = gc_json(&workspace, &["--dry-run"]);
@@ -156,16 +139,11 @@ fn the_gc_table_of_the_config_sets_what_gc_and_the_daily_pass_keep() {
 fn gc_refuses_a_gc_table_it_cannot_read_and_removes_nothing() {
     let workspace = Workspace::with(&[("a.txt", "a\n")]);
     edit(&workspace, "a.txt", "a", "A");
-    workspace
-        .run(&["discard", "--reason", "No."])
-        .expect_code(0);
+    workspace.run_ok(&["discard", "--reason", "No."]);
     workspace.write(".resolve/config.toml", b"[gc]\nkeep_day = 0\n");
-    let run = workspace.run(&["gc", "--keep-entries", "0"]).expect_code(1);
-    assert!(
-        run.stderr.contains("config.toml") && run.stderr.contains("keep_day"),
-        "{}",
-        run.stderr
-    );
+    let run = workspace.run_fails(&["gc", "--keep-entries", "0"]);
+    assert_contains(&run.stderr, "config.toml");
+    assert_contains(&run.stderr, "keep_day");
     std::fs::remove_file(workspace.root().join(".resolve/config.toml")).unwrap();
     assert_eq!(log_ids(&workspace).len(), 1);
 }
@@ -174,9 +152,7 @@ fn gc_refuses_a_gc_table_it_cannot_read_and_removes_nothing() {
 fn the_log_of_a_discard_whose_contents_gc_removed_still_reads() {
     let workspace = Workspace::with(&[("a.txt", "a\n")]);
     edit(&workspace, "a.txt", "a", "A");
-    workspace
-        .run(&["discard", "--reason", "No."])
-        .expect_code(0);
+    workspace.run_ok(&["discard", "--reason", "No."]);
     age_blobs(&workspace);
     gc_json(&workspace, &[]);
     let blobs = std::fs::read_dir(workspace.root().join(".resolve/blobs"))
@@ -188,13 +164,9 @@ fn the_log_of_a_discard_whose_contents_gc_removed_still_reads() {
         &["show", "pending-action:edit:1", "--json"][..],
     ] {
         let run = workspace.run(args).expect_code(0);
-        assert!(
-            run.stdout.contains("pending-action:edit:1"),
-            "{}",
-            run.stdout
-        );
+        assert_contains(&run.stdout, "pending-action:edit:1");
     }
-    let run = workspace.run(&["log", "--json"]).expect_code(0);
+    let run = workspace.run_ok(&["log", "--json"]);
     let log: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     let entry = &log["history"][0];
     // The contents went; the preview it was staged with stays, and says so.
@@ -203,8 +175,6 @@ fn the_log_of_a_discard_whose_contents_gc_removed_still_reads() {
         "{entry} ({blobs} blob files left)"
     );
     let preview = entry["preview"].as_str().unwrap();
-    assert!(
-        preview.contains("-a") && preview.contains("+A"),
-        "{preview}"
-    );
+    assert_contains(preview, "-a");
+    assert_contains(preview, "+A");
 }

@@ -4,6 +4,7 @@
 //! the bound's error while the process's peak memory stays small. Hang checks only (generous
 //! bounds, failing the test when the process does not exit), no timing asserts.
 
+use resolve_test_support::text::assert_contains;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
@@ -96,7 +97,7 @@ fn ctrl_c_while_the_server_trickles_ends_the_run_and_keeps_the_pending_preview()
     });
     assert!(interrupted, "the run ended before Ctrl-C: {}", run.stderr);
     let run = run.expect_code(1);
-    assert!(run.stderr.contains("Cancelled."), "{}", run.stderr);
+    assert_contains(&run.stderr, "Cancelled.");
     assert_eq!(workspace.read("a.txt"), "one\n", "nothing was written");
     assert_eq!(
         workspace.pending_ids(),
@@ -120,12 +121,9 @@ fn an_sse_line_that_never_ends_fails_the_run_with_the_bound_and_small_peak_memor
         peak = peak.max(peak_kib(pid).unwrap_or(0));
     });
     let run = run.expect_code(1);
-    assert!(
-        run.stderr.contains(
-            "sent an SSE line longer than 8 MiB; the response was dropped and not retried."
-        ),
-        "{}",
-        run.stderr
+    assert_contains(
+        &run.stderr,
+        "sent an SSE line longer than 8 MiB; the response was dropped and not retried.",
     );
     assert_eq!(model.bodies().len(), 1, "not retried");
     assert!(peak < 200 * 1024, "peak resident memory {peak} KiB");

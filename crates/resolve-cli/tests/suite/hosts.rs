@@ -17,7 +17,7 @@
 use std::process::Output;
 use std::sync::{Arc, Mutex};
 
-use crate::host_harness::{AFTER, BEFORE, Host, Lab, REMINDER, person};
+use crate::host_harness::{AFTER, BEFORE, Host, Lab, REMINDER, person, succeeded};
 use resolve_test_support::{Reply, Step, Turn};
 use serde_json::json;
 
@@ -135,9 +135,7 @@ fn a_persons_decision_in_another_process_reaches_the_model_once(host: Host) {
     );
     let decided = decided.lock().unwrap().take();
     run.check(
-        decided
-            .as_ref()
-            .is_some_and(|output| output.status.success()),
+        succeeded(&decided),
         &format!("the person's `resolve discard` should succeed: {decided:?}"),
     );
     run.check_finished(4);
@@ -159,32 +157,27 @@ fn a_persons_decision_in_another_process_reaches_the_model_once(host: Host) {
     run.check(lab.file() == BEFORE, "a discarded preview writes nothing");
 }
 
-#[test]
-fn claude_code_edit_result_carries_the_diff_the_reminder_and_the_pending_id() {
-    edit_result_carries_the_diff_the_reminder_and_the_pending_id(Host::ClaudeCode);
+/// One test per (name, case, host): the case run against that host.
+macro_rules! host_tests {
+    ($($name:ident: $case:ident($host:ident);)*) => {$(
+        #[test]
+        fn $name() {
+            $case(Host::$host);
+        }
+    )*};
 }
 
-#[test]
-fn claude_code_resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview() {
-    resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview(Host::ClaudeCode);
-}
-
-#[test]
-fn claude_code_shows_a_persons_decision_in_another_process_to_the_model_once() {
-    a_persons_decision_in_another_process_reaches_the_model_once(Host::ClaudeCode);
-}
-
-#[test]
-fn codex_edit_result_carries_the_diff_the_reminder_and_the_pending_id() {
-    edit_result_carries_the_diff_the_reminder_and_the_pending_id(Host::Codex);
-}
-
-#[test]
-fn codex_resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview() {
-    resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview(Host::Codex);
-}
-
-#[test]
-fn codex_shows_a_persons_decision_in_another_process_to_the_model_once() {
-    a_persons_decision_in_another_process_reaches_the_model_once(Host::Codex);
+host_tests! {
+    claude_code_edit_result_carries_the_diff_the_reminder_and_the_pending_id:
+        edit_result_carries_the_diff_the_reminder_and_the_pending_id(ClaudeCode);
+    claude_code_resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview:
+        resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview(ClaudeCode);
+    claude_code_shows_a_persons_decision_in_another_process_to_the_model_once:
+        a_persons_decision_in_another_process_reaches_the_model_once(ClaudeCode);
+    codex_edit_result_carries_the_diff_the_reminder_and_the_pending_id:
+        edit_result_carries_the_diff_the_reminder_and_the_pending_id(Codex);
+    codex_resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview:
+        resolve_apply_result_carries_the_applied_text_and_the_file_holds_the_preview(Codex);
+    codex_shows_a_persons_decision_in_another_process_to_the_model_once:
+        a_persons_decision_in_another_process_reaches_the_model_once(Codex);
 }

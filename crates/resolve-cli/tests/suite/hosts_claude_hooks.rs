@@ -9,13 +9,15 @@
 
 #![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
-use std::io::Write as _;
+use resolve_test_support::process::output_with_stdin;
+use resolve_test_support::text::{assert_contains, assert_lacks, numbered_lines};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
-use crate::host_harness::{BEFORE, Host, HostRun, Lab, claude_code_against, person};
+use crate::host_harness::{
+    BEFORE, Host, HostRun, Lab, claude_code_against, person, person_when_pending, succeeded,
+};
 use resolve_test_support::{Reply, Step, Turn};
 use serde_json::{Value, json};
 
@@ -237,33 +239,56 @@ fn claude_code_auto_mode_lands_each_edit_and_a_second_edit_succeeds_first_time()
 
 /// A file of 30 lines and a `Write` of it changing lines 2 and 25: two hunks.
 fn lines(changed: &[usize]) -> String {
-    (1..=30)
-        .map(|n| {
-            if changed.contains(&n) {
-                format!("LINE {n}\n")
-            } else {
-                format!("line {n}\n")
-            }
-        })
-        .collect()
+    numbered_lines(
+        30,
+        changed,
+        |n| format!("line {n}"),
+        |n| format!("LINE {n}"),
+    )
 }
 
-/// A person in another process, while the hook waits: once the write is pending, run
-/// `resolve` with `args`.
-fn person_when_pending(lab: &Lab, args: Vec<String>) -> std::thread::JoinHandle<Option<Output>> {
-    let (root, home) = (lab.root.clone(), lab.home.clone());
-    std::thread::spawn(move || {
-        let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(120) {
-            let pending = person(&root, &home, &["pending", "--json"]);
-            if String::from_utf8_lossy(&pending.stdout).contains("pending-action:write:1") {
-                let args: Vec<&str> = args.iter().map(String::as_str).collect();
-                return Some(person(&root, &home, &args));
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        None
-    })
+/// The id of the model's first `Write`, staged by the hook.
+const PENDING_WRITE: &str = "pending-action:write:1";
+
+/// In `review` mode, Claude Code reads `a.txt` and writes `content` to it; while the hook waits
+/// a person runs `resolve ACTION --id <the write> EXTRA… --reason REASON`, which succeeds. The
+/// run (finished after 3 requests) and the write's result as the model read it; `None` when
+/// Claude Code is not available.
+fn person_decides_a_write_in_review_mode(
+    lab: &Lab,
+    content: &str,
+    task: &str,
+    action: &str,
+    extra: &[&str],
+    reason: &str,
+) -> Option<(HostRun, String)> {
+    setup_claude_code(lab, "review");
+    let args = [
+        &[action, "--id", PENDING_WRITE],
+        extra,
+        &["--reason", reason],
+    ]
+    .concat();
+    let decided = person_when_pending(&lab.root, &lab.home, PENDING_WRITE, &args);
+    let path = lab.root.join("a.txt");
+    let script = vec![
+        read_call(lab, "call_read"),
+        Reply::Turn(Turn::call(
+            "call_write",
+            "Write",
+            json!({"file_path": path, "content": content}),
+        )),
+        done(),
+    ];
+    let run = run_claude(lab, script, task)?;
+    let decided = decided.join().unwrap();
+    run.check(
+        succeeded(&decided),
+        &format!("the person's {action} should succeed: {decided:?}"),
+    );
+    run.check_finished(3);
+    let told = run.result(3, "call_write");
+    Some((run, told))
 }
 
 /// `review`: while the hook waits, a person applies the write but rejects hunk 2 with a reason;
@@ -272,43 +297,17 @@ fn person_when_pending(lab: &Lab, args: Vec<String>) -> std::thread::JoinHandle<
 fn claude_code_review_mode_lands_what_a_person_approved_and_tells_the_model_why() {
     let lab = Lab::new();
     std::fs::write(lab.root.join("a.txt"), lines(&[])).unwrap();
-    setup_claude_code(&lab, "review");
     let reason = "Line 25 stays lowercase.";
-    let decided = person_when_pending(
+    let Some((run, told)) = person_decides_a_write_in_review_mode(
         &lab,
-        [
-            "apply",
-            "--id",
-            "pending-action:write:1",
-            "--except",
-            "a.txt#2",
-            "--reason",
-            reason,
-        ]
-        .map(str::to_owned)
-        .to_vec(),
-    );
-    let path = lab.root.join("a.txt");
-    let script = vec![
-        read_call(&lab, "call_read"),
-        Reply::Turn(Turn::call(
-            "call_write",
-            "Write",
-            json!({"file_path": path, "content": lines(&[2, 25])}),
-        )),
-        done(),
-    ];
-    let Some(run) = run_claude(&lab, script, "Upper-case lines 2 and 25 of a.txt.") else {
+        &lines(&[2, 25]),
+        "Upper-case lines 2 and 25 of a.txt.",
+        "apply",
+        &["--except", "a.txt#2"],
+        reason,
+    ) else {
         return;
     };
-    let decided = decided.join().unwrap();
-    run.check(
-        decided
-            .as_ref()
-            .is_some_and(|output| output.status.success()),
-        &format!("the person's apply should succeed: {decided:?}"),
-    );
-    run.check_finished(3);
     run.check(
         lab.file() == lines(&[2]),
         &format!(
@@ -316,7 +315,6 @@ fn claude_code_review_mode_lands_what_a_person_approved_and_tells_the_model_why(
             lab.file()
         ),
     );
-    let told = run.result(3, "call_write");
     for part in ["a.txt#2", reason, "a person"] {
         run.check(
             told.contains(part),
@@ -329,43 +327,18 @@ fn claude_code_review_mode_lands_what_a_person_approved_and_tells_the_model_why(
 #[test]
 fn claude_code_review_mode_rejection_writes_nothing() {
     let lab = Lab::new();
-    setup_claude_code(&lab, "review");
     let reason = "Not this file.";
-    let decided = person_when_pending(
+    let Some((run, told)) = person_decides_a_write_in_review_mode(
         &lab,
-        [
-            "discard",
-            "--id",
-            "pending-action:write:1",
-            "--reason",
-            reason,
-        ]
-        .map(str::to_owned)
-        .to_vec(),
-    );
-    let path = lab.root.join("a.txt");
-    let script = vec![
-        read_call(&lab, "call_read"),
-        Reply::Turn(Turn::call(
-            "call_write",
-            "Write",
-            json!({"file_path": path, "content": "replaced\n"}),
-        )),
-        done(),
-    ];
-    let Some(run) = run_claude(&lab, script, "Replace a.txt.") else {
+        "replaced\n",
+        "Replace a.txt.",
+        "discard",
+        &[],
+        reason,
+    ) else {
         return;
     };
-    let decided = decided.join().unwrap();
-    run.check(
-        decided
-            .as_ref()
-            .is_some_and(|output| output.status.success()),
-        &format!("the person's discard should succeed: {decided:?}"),
-    );
-    run.check_finished(3);
     run.check(lab.file() == BEFORE, "a rejected write writes nothing");
-    let told = run.result(3, "call_write");
     run.check(
         told.contains(reason) && told.contains("rejected"),
         &format!("the model should read the rejection and its reason: {told}"),
@@ -460,23 +433,14 @@ fn hook(root: &Path, home: &Path, input: &str) -> Output {
 
 /// `resolve hook claude-code --approve <mode>` with `input` on stdin, in `root`.
 fn hook_in_mode(root: &Path, home: &Path, mode: &str, input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_resolve"))
-        .env("HOME", home)
-        .args(["--root"])
-        .arg(root)
-        .args(["hook", "claude-code", "--approve", mode])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_resolve"))
+            .env("HOME", home)
+            .args(["--root"])
+            .arg(root)
+            .args(["hook", "claude-code", "--approve", mode]),
+        input,
+    )
 }
 
 fn edit_input(path: &Path) -> String {
@@ -490,7 +454,7 @@ fn edit_input(path: &Path) -> String {
 #[test]
 fn the_hook_fails_closed_on_malformed_input_and_paths_outside_the_root() {
     let lab = Lab::new();
-    let outside = lab.dir.path().join("outside.txt");
+    let outside = lab.dir.parent().join("outside.txt");
     std::fs::write(&outside, BEFORE).unwrap();
     let cases = [
         ("not json".to_owned(), "not Claude Code's hook JSON"),
@@ -640,11 +604,7 @@ fn the_shell_guard_refuses_visible_writes_only_while_edits_are_staged() {
     for mode in ["stage", "review"] {
         let output = hook_in_mode(&lab.root, &lab.home, mode, &bash("echo x > a.txt"));
         assert!(output.status.success(), "{output:?}");
-        assert!(
-            told(&output).contains("redirection `>` into `a.txt`"),
-            "{}",
-            told(&output)
-        );
+        assert_contains(&told(&output), "redirection `>` into `a.txt`");
     }
     for (mode, command) in [
         ("stage", "cat a.txt | grep two"),
@@ -657,22 +617,14 @@ fn the_shell_guard_refuses_visible_writes_only_while_edits_are_staged() {
             "{command}: {output:?}"
         );
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_resolve"))
-        .env("HOME", &lab.home)
-        .arg("--root")
-        .arg(&lab.root)
-        .args(["hook", "claude-code", "--shell-writes", "allow"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(bash("sed -i s/a/b/ a.txt").as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_resolve"))
+            .env("HOME", &lab.home)
+            .arg("--root")
+            .arg(&lab.root)
+            .args(["hook", "claude-code", "--shell-writes", "allow"]),
+        &bash("sed -i s/a/b/ a.txt"),
+    );
     assert!(
         output.status.success() && output.stdout.is_empty(),
         "{output:?}"
@@ -714,13 +666,11 @@ fn the_next_hook_answer_tells_a_persons_decision_about_an_earlier_staged_edit() 
     let second = json!({"file_path": path, "old_string": "three", "new_string": "THREE"});
     let output = hook_in_mode(&lab.root, &lab.home, "stage", &call_input("Edit", &second));
     let text = told(&output);
-    assert!(
-        text.contains("A reviewer discarded pending-action:edit:1") && text.contains(reason),
-        "{text}"
-    );
+    assert_contains(&text, "A reviewer discarded pending-action:edit:1");
+    assert_contains(&text, reason);
     let third = json!({"file_path": path, "old_string": "one", "new_string": "ONE"});
     let output = hook_in_mode(&lab.root, &lab.home, "stage", &call_input("Edit", &third));
-    assert!(!told(&output).contains(reason), "{}", told(&output));
+    assert_lacks(&told(&output), reason);
     assert_eq!(lab.file(), BEFORE);
 }
 

@@ -9,28 +9,22 @@
 
 #![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
+use resolve_test_support::process::output_with_stdin;
+use resolve_test_support::text::assert_contains;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
 
+use super::common::Model;
+use crate::host_harness::{Host, codex_mock_provider, person_when_pending, run_host, succeeded};
 use resolve_test_support::{MockServer, Recorded, Reply, TestDir, Turn};
 use serde_json::json;
 
 /// The model Codex is told it talks to (its catalog entry decides the tools Codex offers).
 const MODEL: &str = "gpt-5.1-codex";
 
-/// How long one host run may take.
-const HOST_TIMEOUT: Duration = Duration::from_secs(240);
-
 /// The Codex executable, or `None` (skip) outside CI.
 fn codex() -> Option<PathBuf> {
-    let path = std::env::var_os("RESOLVE_CODEX").map(PathBuf::from);
-    if path.is_none() {
-        let message = "RESOLVE_CODEX is not set; point it at Codex (`npm install @openai/codex@0.171.0`, then node_modules/.bin/codex)";
-        assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("\n!!!!! SKIPPED a real-host test: {message} !!!!!\n");
-    }
-    path
+    Host::Codex.binary()
 }
 
 /// A throwaway root (the project) and `HOME` (with `CODEX_HOME` at `~/.codex`).
@@ -84,25 +78,12 @@ approval_policy = "never"
 sandbox_mode = "workspace-write"
 check_for_update_on_startup = false
 
-[analytics]
-enabled = false
-
-[features]
-plugins = false
-
-[model_providers.mock]
-name = "mock"
-base_url = {base}
-wire_api = "responses"
-env_key = "RESOLVE_MOCK_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-
+{mock_provider}
 [projects.{root}]
 trust_level = "trusted"
 "#,
             model = json!(MODEL),
-            base = json!(server.openai_base()),
+            mock_provider = codex_mock_provider(&server.openai_base()),
             root = json!(self.root),
         );
         let extra = std::env::var("PROBE_USER_HOOKS").unwrap_or_default();
@@ -167,13 +148,9 @@ fn run_codex_with(
     prompt: &str,
     setup: Option<&[&str]>,
 ) -> CodexRun {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let server = runtime.block_on(MockServer::start(script));
-    lab.write_user_config(&server);
+    let model = Model::replies(script);
+    let server = model.server();
+    lab.write_user_config(server);
     if let Some(setup) = setup {
         let args = [&["setup", "codex"][..], setup].concat();
         let output = lab.resolve(&args);
@@ -182,40 +159,24 @@ fn run_codex_with(
             "resolve setup codex failed: {output:?}"
         );
     }
-    let stdout_path = lab.dir.parent().join("codex-stdout.txt");
-    let stderr_path = lab.dir.parent().join("codex-stderr.txt");
-    let mut child = Command::new(binary)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", &lab.home)
-        .env("LANG", "C.UTF-8")
-        .env("CODEX_HOME", lab.codex_home())
-        .env("RESOLVE_MOCK_KEY", "mock-key-for-127.0.0.1")
-        .args(["exec", "--skip-git-repo-check"])
-        .args(setup.is_none().then_some("--dangerously-bypass-hook-trust"))
-        .arg(prompt)
-        .current_dir(&lab.root)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&stdout_path).unwrap())
-        .stderr(std::fs::File::create(&stderr_path).unwrap())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if started.elapsed() > HOST_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let (status, stdout, stderr) = run_host(
+        Command::new(binary)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &lab.home)
+            .env("LANG", "C.UTF-8")
+            .env("CODEX_HOME", lab.codex_home())
+            .env("RESOLVE_MOCK_KEY", "mock-key-for-127.0.0.1")
+            .args(["exec", "--skip-git-repo-check"])
+            .args(setup.is_none().then_some("--dangerously-bypass-hook-trust"))
+            .arg(prompt),
+        &lab.root,
+        lab.dir.parent(),
+    );
     CodexRun {
         status,
-        stdout: std::fs::read_to_string(&stdout_path).unwrap_or_default(),
-        stderr: std::fs::read_to_string(&stderr_path).unwrap_or_default(),
+        stdout,
+        stderr,
         requests: server.requests(),
         unused_replies: server.unused_replies(),
     }
@@ -464,41 +425,22 @@ fn codex_review_mode_lands_what_a_person_approved_and_tells_the_model_why() {
         return;
     };
     let lab = Lab::new();
-    let person = {
-        let (root, home) = (lab.root.clone(), lab.home.clone());
-        std::thread::spawn(move || {
-            let started = Instant::now();
-            while started.elapsed() < HOST_TIMEOUT {
-                let resolve = |args: &[&str]| {
-                    Command::new(env!("CARGO_BIN_EXE_resolve"))
-                        .env("HOME", &home)
-                        .arg("--root")
-                        .arg(&root)
-                        .args(args)
-                        .output()
-                        .unwrap()
-                };
-                let pending = resolve(&["pending"]);
-                if String::from_utf8_lossy(&pending.stdout).contains("pending-action:") {
-                    return Some(resolve(&[
-                        "apply",
-                        "--reason",
-                        "Keep omicron as it is.",
-                        "--except",
-                        "a.txt#2",
-                    ]));
-                }
-                std::thread::sleep(Duration::from_millis(200));
-            }
-            None
-        })
-    };
+    let person = person_when_pending(
+        &lab.root,
+        &lab.home,
+        "pending-action:",
+        &[
+            "apply",
+            "--reason",
+            "Keep omicron as it is.",
+            "--except",
+            "a.txt#2",
+        ],
+    );
     let run = run_two_file_patch(&binary, &lab, vec![], &["--approve", "review"]);
     let applied = person.join().unwrap();
     run.check(
-        applied
-            .as_ref()
-            .is_some_and(|output| output.status.success()),
+        succeeded(&applied),
         &format!("the person's apply: {applied:?}"),
     );
     run.check(
@@ -574,10 +516,8 @@ fn setup_codex_merges_is_idempotent_dry_runs_and_removes_exactly_what_it_added()
     let read = |path: &Path| std::fs::read_to_string(path).unwrap();
 
     let shown = setup_codex(&lab, &["--dry-run"]);
-    assert!(
-        shown.contains("+[[hooks.PreToolUse]]") && shown.contains("+trusted_hash = \"sha256:"),
-        "{shown}"
-    );
+    assert_contains(&shown, "+[[hooks.PreToolUse]]");
+    assert_contains(&shown, "+trusted_hash = \"sha256:");
     assert_eq!(
         (read(&project), read(&user)),
         (project_before.into(), user_before.into())
@@ -586,17 +526,14 @@ fn setup_codex_merges_is_idempotent_dry_runs_and_removes_exactly_what_it_added()
     setup_codex(&lab, &[]);
     let (project_set, user_set) = (read(&project), read(&user));
     assert!(project_set.starts_with(project_before), "{project_set}");
-    assert!(
-        project_set.contains("hook codex --approve stage"),
-        "{project_set}"
-    );
+    assert_contains(&project_set, "hook codex --approve stage");
     assert!(user_set.starts_with(user_before), "{user_set}");
     let root = lab.root.canonicalize().unwrap();
     let key = format!(
         "[hooks.state.\"{}:pre_tool_use:0:0\"]",
         root.join(".codex/config.toml").display()
     );
-    assert!(user_set.contains(&key), "{user_set}");
+    assert_contains(&user_set, &key);
 
     let again = setup_codex(&lab, &[]);
     assert!(again.matches("nothing to change").count() == 2, "{again}");
@@ -637,24 +574,14 @@ fn setup_codex_remove_deletes_a_file_it_created() {
 
 /// `resolve hook codex` on `stdin` for the lab's root: exit code, stdout, stderr.
 fn hook(lab: &Lab, stdin: &str) -> (Option<i32>, String, String) {
-    use std::io::Write as _;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_resolve"))
-        .env("HOME", &lab.home)
-        .arg("--root")
-        .arg(&lab.root)
-        .args(["hook", "codex"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_resolve"))
+            .env("HOME", &lab.home)
+            .arg("--root")
+            .arg(&lab.root)
+            .args(["hook", "codex"]),
+        stdin,
+    );
     (
         output.status.code(),
         String::from_utf8(output.stdout).unwrap(),
@@ -679,14 +606,11 @@ fn hook_codex_fails_closed_and_leaves_other_shell_commands_alone() {
 
     let (code, stdout, stderr) = hook(&lab, "{not json");
     assert_eq!((code, stdout.as_str()), (Some(2), ""));
-    assert!(
-        stderr.contains("is not Codex's PreToolUse JSON"),
-        "{stderr}"
-    );
+    assert_contains(&stderr, "is not Codex's PreToolUse JSON");
 
     let (code, stdout, stderr) = hook(&lab, &input("Write", "x"));
     assert_eq!((code, stdout.as_str()), (Some(2), ""));
-    assert!(stderr.contains("stages `apply_patch` only"), "{stderr}");
+    assert_contains(&stderr, "stages `apply_patch` only");
 
     assert_eq!(
         hook(&lab, &input("Bash", "ls -la")),

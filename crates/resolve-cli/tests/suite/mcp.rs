@@ -8,6 +8,7 @@
 
 #![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
+use resolve_test_support::text::assert_contains;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -68,7 +69,7 @@ fn run_sdk_script(name: &str, what: &str) {
         output.status.success(),
         "the {what} failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
     );
-    assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+    assert_contains(&stdout, " passed, 0 failed");
 }
 
 #[test]
@@ -182,9 +183,9 @@ fn mcp_help_explains_the_server() {
         .unwrap();
     assert!(output.status.success());
     let help = String::from_utf8_lossy(&output.stdout);
-    assert!(help.contains("MCP client over stdin/stdout"), "{help}");
-    assert!(help.contains("reminder"), "{help}");
-    assert!(help.contains("RESOLVE_LOG"), "{help}");
+    assert_contains(&help, "MCP client over stdin/stdout");
+    assert_contains(&help, "reminder");
+    assert_contains(&help, "RESOLVE_LOG");
 }
 
 /// The text of tool result `id`.

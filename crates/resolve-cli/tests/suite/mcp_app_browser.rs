@@ -13,7 +13,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use super::web_browser::{browser_tools_with, screenshots};
+use super::web_browser::{browser_tools_with, node_script};
 
 /// Chromium and the npm directory with puppeteer-core, esbuild and the MCP Apps SDK.
 fn browser_tools() -> Option<(PathBuf, PathBuf)> {
@@ -26,7 +26,7 @@ fn browser_tools() -> Option<(PathBuf, PathBuf)> {
 
 #[test]
 fn the_review_app_in_an_sdk_host_rejects_a_hunk_with_a_reason_and_applies_the_rest() {
-    let Some((chromium, npm)) = browser_tools() else {
+    let Some(tools) = browser_tools() else {
         return;
     };
     let root = tempfile::tempdir().unwrap();
@@ -35,24 +35,7 @@ fn the_review_app_in_an_sdk_host_rejects_a_hunk_with_a_reason_and_applies_the_re
     std::fs::write(root.path().join("b.txt"), "b\n").unwrap();
     let home = tempfile::tempdir().unwrap();
 
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/web/mcp_app_host.cjs");
-    let output = Command::new("node")
-        .arg(script)
-        .env("RESOLVE_BIN", env!("CARGO_BIN_EXE_resolve"))
-        .env("RESOLVE_ROOT", root.path())
-        .env("RESOLVE_CHROMIUM", chromium)
-        .env("RESOLVE_PUPPETEER_DIR", npm)
-        .env("SCREENSHOTS", screenshots())
-        .env("HOME", home.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the host script failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let run: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap();
+    let run = node_script("mcp_app_host.cjs", &tools, (root.path(), home.path()), &[]);
 
     // The server and the tool name the app; the host read it as an MCP App page.
     assert_eq!(

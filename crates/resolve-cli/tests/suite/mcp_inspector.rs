@@ -13,14 +13,14 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
+use super::common::external_tool;
+
 fn inspector() -> Option<PathBuf> {
-    let path = std::env::var_os("RESOLVE_INSPECTOR").map(PathBuf::from);
-    if path.is_none() {
-        let message = "RESOLVE_INSPECTOR is not set; point it at the MCP Inspector (`npm install @modelcontextprotocol/inspector`, then node_modules/.bin/mcp-inspector)";
-        assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("\n!!!!! SKIPPED the MCP Inspector test: {message} !!!!!\n");
-    }
-    path
+    external_tool(
+        "RESOLVE_INSPECTOR",
+        "the MCP Inspector (`npm install @modelcontextprotocol/inspector`, then node_modules/.bin/mcp-inspector)",
+        "the MCP Inspector test",
+    )
 }
 
 /// One inspector run against a fresh `resolve mcp` for `root`: `--cli resolve mcp --root ROOT`
@@ -86,19 +86,18 @@ fn the_mcp_inspector_cli_lists_stages_reads_and_gets_bad_arguments_as_error_resu
     );
     assert!(tool("resolve").get("outputSchema").is_none());
 
+    let edit_a = [
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "edit",
+        "--tool-arg",
+        "path=a.txt",
+    ];
     let staged = inspect(
         &inspector,
         root.path(),
-        &[
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "edit",
-            "--tool-arg",
-            "path=a.txt",
-            "old_text=two",
-            "new_text=TWO",
-        ],
+        &[&edit_a[..], &["old_text=two", "new_text=TWO"]].concat(),
     );
     assert!(staged.status.success());
     let staged = stdout_json(&staged);
@@ -134,18 +133,7 @@ fn the_mcp_inspector_cli_lists_stages_reads_and_gets_bad_arguments_as_error_resu
         "{text}"
     );
 
-    let bad = inspect(
-        &inspector,
-        root.path(),
-        &[
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "edit",
-            "--tool-arg",
-            "path=a.txt",
-        ],
-    );
+    let bad = inspect(&inspector, root.path(), &edit_a);
     assert!(!bad.status.success(), "an isError result exits non-zero");
     let bad = stdout_json(&bad);
     assert_eq!(bad["isError"], json!(true));

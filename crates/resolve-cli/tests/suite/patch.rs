@@ -3,35 +3,22 @@
 //! pinned `codex` from npm, in `RESOLVE_CODEX`) on a copy of the same tree, compared byte for
 //! byte wherever Codex succeeds.
 
+use resolve_test_support::process::output_with_stdin;
+use resolve_test_support::text::assert_contains;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
 
 use pretty_assertions::assert_eq;
 
 use super::common::{Run, Workspace};
+use crate::host_harness::Host;
 
 /// `resolve patch -` with `patch` on stdin.
 fn patch_stdin(workspace: &Workspace, patch: &str) -> Run {
-    let mut child = workspace
-        .command(&["patch", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(patch.as_bytes())
-        .unwrap();
-    Run::from(child.wait_with_output().unwrap())
-}
-
-fn read_bytes(workspace: &Workspace, path: &str) -> Vec<u8> {
-    std::fs::read(workspace.path(path)).unwrap()
+    Run::from(output_with_stdin(
+        &mut workspace.command(&["patch", "-"]),
+        patch,
+    ))
 }
 
 #[test]
@@ -48,42 +35,19 @@ fn a_patch_on_stdin_stages_one_preview_and_apply_lands_every_file_byte_exactly()
         absolute.display()
     );
     let run = patch_stdin(&workspace, &patch).expect_code(0);
-    assert!(
-        run.stdout.contains("--- a/old/name.rs\n+++ /dev/null"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("Moved `old/name.rs` to `new/name.rs`."),
-        "{}",
-        run.stdout
-    );
+    assert_contains(&run.stdout, "--- a/old/name.rs\n+++ /dev/null");
+    assert_contains(&run.stdout, "Moved `old/name.rs` to `new/name.rs`.");
     assert_eq!(workspace.pending_ids(), ["pending-action:apply_patch:1"]);
-    assert_eq!(
-        read_bytes(&workspace, "crlf.txt"),
-        b"one\r\ntwo\r\nthree\r\n"
-    );
+    assert_eq!(workspace.bytes("crlf.txt"), b"one\r\ntwo\r\nthree\r\n");
     assert!(workspace.path("gone.txt").exists());
 
-    let run = workspace
-        .run(&["apply", "--reason", "Patched."])
-        .expect_code(0);
-    assert!(
-        run.stdout.contains("Applied patch to 7 files."),
-        "{}",
-        run.stdout
-    );
-    assert_eq!(
-        read_bytes(&workspace, "crlf.txt"),
-        b"one\r\n2\r\n2b\r\nthree\r\n"
-    );
-    assert_eq!(
-        read_bytes(&workspace, "bom.txt"),
-        b"\xef\xbb\xbfALPHA\nbeta\n"
-    );
-    assert_eq!(read_bytes(&workspace, "open.txt"), b"x\ny\nZ");
-    assert_eq!(read_bytes(&workspace, "new/name.rs"), b"fn b() {}\n");
-    assert_eq!(read_bytes(&workspace, "added.md"), b"# Added\n");
+    let run = workspace.run_ok(&["apply", "--reason", "Patched."]);
+    assert_contains(&run.stdout, "Applied patch to 7 files.");
+    assert_eq!(workspace.bytes("crlf.txt"), b"one\r\n2\r\n2b\r\nthree\r\n");
+    assert_eq!(workspace.bytes("bom.txt"), b"\xef\xbb\xbfALPHA\nbeta\n");
+    assert_eq!(workspace.bytes("open.txt"), b"x\ny\nZ");
+    assert_eq!(workspace.bytes("new/name.rs"), b"fn b() {}\n");
+    assert_eq!(workspace.bytes("added.md"), b"# Added\n");
     assert!(!workspace.path("old/name.rs").exists());
     assert!(!workspace.path("gone.txt").exists());
 }
@@ -116,9 +80,7 @@ fn a_patch_file_that_does_not_apply_fails_naming_the_problem_and_stages_nothing(
     for (patch, expected) in cases {
         let file = workspace.path("p.patch");
         std::fs::write(&file, patch).unwrap();
-        let run = workspace
-            .run(&["patch", file.to_str().unwrap()])
-            .expect_code(1);
+        let run = workspace.run_fails(&["patch", file.to_str().unwrap()]);
         let output = format!("{}{}", run.stdout, run.stderr);
         assert!(output.contains(expected), "{patch}\n{output}");
         assert!(workspace.pending_ids().is_empty(), "{patch}");
@@ -135,12 +97,9 @@ fn a_patch_already_present_is_reported_as_applied_and_stages_nothing() {
         "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n three\n*** End Patch\n",
     )
     .expect_code(0);
-    assert!(
-        run.stdout.contains(
-            "Patch already applied: its changes are already present in `a.txt`; nothing was staged."
-        ),
-        "{}",
-        run.stdout
+    assert_contains(
+        &run.stdout,
+        "Patch already applied: its changes are already present in `a.txt`; nothing was staged.",
     );
     assert!(workspace.pending_ids().is_empty());
 }
@@ -288,10 +247,7 @@ fn snapshot(root: &Path) -> BTreeMap<String, String> {
 
 #[test]
 fn patches_land_byte_for_byte_as_codex_lands_them_wherever_codex_succeeds() {
-    let Some(codex) = std::env::var_os("RESOLVE_CODEX") else {
-        let message = "RESOLVE_CODEX is not set; point it at the codex from `npm install @openai/codex@0.171.0`";
-        assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("\n!!!!! SKIPPED the differential test against Codex: {message} !!!!!\n");
+    let Some(codex) = Host::Codex.binary() else {
         return;
     };
     let (mut compared, mut refused_as_ambiguous, mut both_failed) = (0, 0, 0);
@@ -339,8 +295,7 @@ fn patches_land_byte_for_byte_as_codex_lands_them_wherever_codex_succeeds() {
             continue;
         }
         assert_eq!(staged.code, 0, "{context}");
-        ours.run(&["apply", "--reason", "Differential."])
-            .expect_code(0);
+        ours.run_ok(&["apply", "--reason", "Differential."]);
         assert_eq!(snapshot(ours.root()), snapshot(theirs.path()), "{context}");
         compared += 1;
     }

@@ -3,6 +3,7 @@
 //! See: issue #32, "The command line for people".
 
 use pretty_assertions::assert_eq;
+use resolve_test_support::text::{assert_contains, assert_lacks};
 
 use super::common::Workspace;
 
@@ -18,34 +19,16 @@ fn three_files() -> Workspace {
 #[test]
 fn max_files_refuses_a_larger_preview_whole_with_exit_1_and_the_real_count() {
     let workspace = three_files();
-    let run = workspace
-        .run(&[
-            "ast-edit",
-            "-p",
-            "foo($A)",
-            "-r",
-            "bar($A)",
-            "--max-files",
-            "2",
-            "src",
-        ])
-        .expect_code(1);
+    let at_most = |files: &str| {
+        let rewrite = ["ast-edit", "-p", "foo($A)", "-r", "bar($A)"];
+        workspace.run(&[&rewrite[..], &["--max-files", files, "src"]].concat())
+    };
+    let run = at_most("2").expect_code(1);
     insta::assert_snapshot!(run.stderr, @"error: The rewrite would change 3 files, more than --max-files 2; nothing was staged. Narrow it with PATH arguments (a directory, a file or a glob) or --lang, or raise --max-files.");
     assert_eq!(run.stdout, "");
     assert!(workspace.pending_ids().is_empty());
     // At the cap it stages all of them.
-    workspace
-        .run(&[
-            "ast-edit",
-            "-p",
-            "foo($A)",
-            "-r",
-            "bar($A)",
-            "--max-files",
-            "3",
-            "src",
-        ])
-        .expect_code(0);
+    at_most("3").expect_code(0);
     assert_eq!(workspace.pending_ids().len(), 1);
 }
 
@@ -65,16 +48,10 @@ fn run_in(workspace: &Workspace, dir: &str, args: &[&str]) -> super::common::Run
 fn from_a_subdirectory_the_root_is_the_nearest_directory_holding_resolve() {
     let workspace = three_files();
     workspace.write("src/deeper/d.rs", b"fn d() { foo(4); }\n");
-    workspace
-        .run(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"])
-        .expect_code(0);
+    workspace.run_ok(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"]);
     // `pending` from a subdirectory sees what was staged at the root.
     let pending = run_in(&workspace, "src/deeper", &["pending"]).expect_code(0);
-    assert!(
-        pending.stdout.contains("Edit: src/a.rs"),
-        "{}",
-        pending.stdout
-    );
+    assert_contains(&pending.stdout, "Edit: src/a.rs");
     // Typed paths are relative to the current directory; the label names them from the root.
     let staged = run_in(
         &workspace,
@@ -82,23 +59,15 @@ fn from_a_subdirectory_the_root_is_the_nearest_directory_holding_resolve() {
         &["edit", "b.rs", "--old", "foo(2)", "--new", "bar(2)"],
     )
     .expect_code(0);
-    assert!(
-        staged.stdout.contains("--- a/src/b.rs"),
-        "{}",
-        staged.stdout
-    );
+    assert_contains(&staged.stdout, "--- a/src/b.rs");
     let rewrite = run_in(
         &workspace,
         "src/deeper",
         &["ast-edit", "-p", "foo($A)", "-r", "baz($A)"],
     )
     .expect_code(0);
-    assert!(
-        rewrite.stdout.contains("+++ b/src/deeper/d.rs"),
-        "{}",
-        rewrite.stdout
-    );
-    assert!(!rewrite.stdout.contains("src/c.rs"), "{}", rewrite.stdout);
+    assert_contains(&rewrite.stdout, "+++ b/src/deeper/d.rs");
+    assert_lacks(&rewrite.stdout, "src/c.rs");
     assert!(!workspace.path("src/.resolve").exists());
     assert!(!workspace.path("src/deeper/.resolve").exists());
     let pending = workspace.pending_ids();
@@ -137,9 +106,7 @@ fn without_resolve_dir_the_root_is_the_git_top_and_root_overrides() {
 #[test]
 fn reads_do_not_wait_while_a_check_holds_the_lock_and_a_writer_says_it_waits() {
     let workspace = three_files();
-    workspace
-        .run(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"])
-        .expect_code(0);
+    workspace.run_ok(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"]);
     let started = workspace.path("started");
     let mut check = workspace
         .command(&[
@@ -169,20 +136,14 @@ fn reads_do_not_wait_while_a_check_holds_the_lock_and_a_writer_says_it_waits() {
             "`resolve {args:?}` waited {:?}",
             before.elapsed()
         );
-        assert!(!run.stderr.contains("lock"), "{}", run.stderr);
+        assert_lacks(&run.stderr, "lock");
         if args != ["log"] {
-            assert!(run.stdout.contains("Edit: src/a.rs"), "{}", run.stdout);
+            assert_contains(&run.stdout, "Edit: src/a.rs");
         }
     }
     // A writer waits for the check, and says so at once.
-    let discard = workspace
-        .run(&["discard", "--reason", "not now"])
-        .expect_code(0);
-    assert!(
-        discard.stderr.contains("Waiting for the workspace lock"),
-        "{}",
-        discard.stderr
-    );
+    let discard = workspace.run_ok(&["discard", "--reason", "not now"]);
+    assert_contains(&discard.stderr, "Waiting for the workspace lock");
     assert!(check.wait().unwrap().success());
     assert!(workspace.pending_ids().is_empty());
 }
@@ -194,9 +155,7 @@ fn ast_edit_without_lang_names_the_languages_it_rewrote() {
         ("src/b.rs", "fn b() { y.unwrap(); }\n"),
         ("tool.py", "z = w.unwrap()\n"),
     ]);
-    let run = workspace
-        .run(&["ast-edit", "-p", "$X.unwrap()", "-r", "$X.expect(\"x\")"])
-        .expect_code(0);
+    let run = workspace.run_ok(&["ast-edit", "-p", "$X.unwrap()", "-r", "$X.expect(\"x\")"]);
     assert!(
         run.stdout
             .lines()
@@ -204,21 +163,17 @@ fn ast_edit_without_lang_names_the_languages_it_rewrote() {
         "{}",
         run.stdout
     );
-    workspace
-        .run(&["discard", "--reason", "again with --lang"])
-        .expect_code(0);
-    let run = workspace
-        .run(&[
-            "ast-edit",
-            "-p",
-            "$X.unwrap()",
-            "-r",
-            "$X.expect(\"x\")",
-            "--lang",
-            "rust",
-        ])
-        .expect_code(0);
-    assert!(!run.stdout.contains("Languages"), "{}", run.stdout);
+    workspace.run_ok(&["discard", "--reason", "again with --lang"]);
+    let run = workspace.run_ok(&[
+        "ast-edit",
+        "-p",
+        "$X.unwrap()",
+        "-r",
+        "$X.expect(\"x\")",
+        "--lang",
+        "rust",
+    ]);
+    assert_lacks(&run.stdout, "Languages");
 }
 
 /// See: issue #32, "Exit codes": 0 done or nothing to do, 1 the action failed, 2 usage.
@@ -260,11 +215,9 @@ fn exit_codes_are_one_table_done_or_nothing_to_do_failed_usage() {
 #[test]
 fn an_empty_reason_is_refused_before_anything_is_decided() {
     let workspace = three_files();
-    workspace
-        .run(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"])
-        .expect_code(0);
+    workspace.run_ok(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"]);
     let run = workspace.run(&["apply", "--reason", ""]).expect_code(2);
-    assert!(run.stderr.contains("give a reason"), "{}", run.stderr);
+    assert_contains(&run.stderr, "give a reason");
     assert_eq!(workspace.pending_ids().len(), 1);
     assert_eq!(workspace.read("src/a.rs"), "fn a() { foo(1); }\n");
 }
@@ -272,28 +225,22 @@ fn an_empty_reason_is_refused_before_anything_is_decided() {
 #[test]
 fn an_id_may_be_given_as_its_number_alone() {
     let workspace = three_files();
-    workspace
-        .run(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"])
-        .expect_code(0);
-    workspace
-        .run(&["edit", "src/b.rs", "--old", "foo(2)", "--new", "bar(2)"])
-        .expect_code(0);
+    workspace.run_ok(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"]);
+    workspace.run_ok(&["edit", "src/b.rs", "--old", "foo(2)", "--new", "bar(2)"]);
     let ids = workspace.pending_ids();
     let older = ids[1].rsplit(':').next().unwrap().to_owned();
-    let show = workspace.run(&["show", &older]).expect_code(0);
+    let show = workspace.run_ok(&["show", &older]);
     assert!(show.stdout.starts_with(&ids[1]), "{}", show.stdout);
-    workspace
-        .run(&["apply", "--reason", "the older one", "--id", &older])
-        .expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "the older one", "--id", &older]);
     assert_eq!(workspace.read("src/a.rs"), "fn a() { bar(1); }\n");
     assert_eq!(workspace.read("src/b.rs"), "fn b() { foo(2); }\n");
     // From the history too.
-    let show = workspace.run(&["show", &older]).expect_code(0);
-    assert!(show.stdout.contains(&ids[1]), "{}", show.stdout);
-    workspace.run(&["undo", &older]).expect_code(0);
+    let show = workspace.run_ok(&["show", &older]);
+    assert_contains(&show.stdout, &ids[1]);
+    workspace.run_ok(&["undo", &older]);
     assert_eq!(workspace.read("src/a.rs"), "fn a() { foo(1); }\n");
     // A number nothing has is an unknown id.
-    workspace.run(&["show", "999"]).expect_code(1);
+    workspace.run_fails(&["show", "999"]);
 }
 
 #[test]
@@ -302,16 +249,12 @@ fn undo_of_many_files_summarizes_and_json_lists_them_all() {
     for n in 0..12 {
         workspace.write(&format!("src/f{n:02}.rs"), b"fn f() { foo(1); }\n");
     }
-    workspace
-        .run(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"])
-        .expect_code(0);
-    workspace
-        .run(&["apply", "--reason", "rename"])
-        .expect_code(0);
-    let ids = workspace.run(&["log", "--json"]).expect_code(0);
+    workspace.run_ok(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"]);
+    workspace.run_ok(&["apply", "--reason", "rename"]);
+    let ids = workspace.run_ok(&["log", "--json"]);
     let log: serde_json::Value = serde_json::from_str(&ids.stdout).unwrap();
     let id = log["history"][0]["id"].as_str().unwrap().to_owned();
-    let run = workspace.run(&["undo"]).expect_code(0);
+    let run = workspace.run_ok(&["undo"]);
     assert_eq!(
         run.stdout.trim(),
         format!(
@@ -325,24 +268,18 @@ fn undo_of_many_files_summarizes_and_json_lists_them_all() {
 #[test]
 fn producers_speak_in_flags_and_commands_on_the_command_line() {
     let workspace = Workspace::with(&[("a.txt", "one one\n")]);
-    let run = workspace
-        .run(&["edit", "a.txt", "--old", "two", "--new", "2"])
-        .expect_code(1);
+    let run = workspace.run_fails(&["edit", "a.txt", "--old", "two", "--new", "2"]);
     insta::assert_snapshot!(run.stderr.trim_end(), @"error: --old TEXT was not found in `a.txt`; read the file and copy the text exactly.");
-    let run = workspace
-        .run(&["edit", "a.txt", "--old", "one", "--new", "1"])
-        .expect_code(1);
+    let run = workspace.run_fails(&["edit", "a.txt", "--old", "one", "--new", "1"]);
     insta::assert_snapshot!(run.stderr.trim_end(), @"error: --old TEXT occurs 2 times in `a.txt`; add surrounding lines to make it unique, or pass --all.");
-    let run = workspace
-        .run(&["edit", "a.txt", "--old", "one", "--new", "1", "--all"])
-        .expect_code(0);
+    let run = workspace.run_ok(&["edit", "a.txt", "--old", "one", "--new", "1", "--all"]);
     assert!(
         run.stdout
             .starts_with("Staged as pending-action:edit:1 — files are NOT modified yet.\n"),
         "{}",
         run.stdout
     );
-    assert!(!run.stdout.contains("Call `resolve`"), "{}", run.stdout);
+    assert_lacks(&run.stdout, "Call `resolve`");
     assert!(
         run.stdout.trim_end().ends_with(
             "Next: `resolve review` (or `resolve show 1`), then `resolve apply --id 1 --reason \"…\"` or `resolve discard --id 1 --reason \"…\"`."
@@ -351,31 +288,19 @@ fn producers_speak_in_flags_and_commands_on_the_command_line() {
         run.stdout
     );
     // `show` of a pending action, and of an applied one: truthful headings.
-    let show = workspace.run(&["show"]).expect_code(0);
-    assert!(
-        show.stdout.contains("Files are NOT modified yet."),
-        "{}",
-        show.stdout
-    );
-    workspace.run(&["apply", "--reason", "both"]).expect_code(0);
-    let shown = workspace.run(&["show", "1"]).expect_code(0);
-    assert!(!shown.stdout.contains("NOT modified"), "{}", shown.stdout);
-    assert!(
-        shown.stdout.contains("The preview as it was staged:"),
-        "{}",
-        shown.stdout
-    );
+    let show = workspace.run_ok(&["show"]);
+    assert_contains(&show.stdout, "Files are NOT modified yet.");
+    workspace.run_ok(&["apply", "--reason", "both"]);
+    let shown = workspace.run_ok(&["show", "1"]);
+    assert_lacks(&shown.stdout, "NOT modified");
+    assert_contains(&shown.stdout, "The preview as it was staged:");
 }
 
 #[test]
 fn the_result_block_is_not_padded_into_a_pipe() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
-    workspace
-        .run(&["edit", "a.txt", "--old", "one", "--new", "1"])
-        .expect_code(0);
-    let run = workspace
-        .run(&["apply", "--reason", "short"])
-        .expect_code(0);
+    workspace.run_ok(&["edit", "a.txt", "--old", "one", "--new", "1"]);
+    let run = workspace.run_ok(&["apply", "--reason", "short"]);
     for line in run.stdout.lines() {
         assert_eq!(line, line.trim_end(), "{:?}", run.stdout);
     }
@@ -386,23 +311,17 @@ fn the_result_block_is_not_padded_into_a_pipe() {
 #[test]
 fn pending_shows_age_and_state_and_listings_are_colored_when_asked() {
     let workspace = three_files();
-    workspace
-        .run(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"])
-        .expect_code(0);
-    workspace
-        .run(&["edit", "src/b.rs", "--old", "foo(2)", "--new", "bar(2)"])
-        .expect_code(0);
+    workspace.run_ok(&["edit", "src/a.rs", "--old", "foo(1)", "--new", "bar(1)"]);
+    workspace.run_ok(&["edit", "src/b.rs", "--old", "foo(2)", "--new", "bar(2)"]);
     workspace.write("amended.rs", b"fn b() { baz(2); }\n");
-    workspace
-        .run(&[
-            "amend",
-            "src/b.rs",
-            "--from",
-            workspace.path("amended.rs").to_str().unwrap(),
-        ])
-        .expect_code(0);
+    workspace.run_ok(&[
+        "amend",
+        "src/b.rs",
+        "--from",
+        workspace.path("amended.rs").to_str().unwrap(),
+    ]);
     workspace.write("src/a.rs", b"fn a() { changed(1); }\n");
-    let plain = workspace.run(&["pending"]).expect_code(0);
+    let plain = workspace.run_ok(&["pending"]);
     let lines: Vec<&str> = plain.stdout.lines().collect();
     assert_eq!(lines.len(), 2, "{}", plain.stdout);
     assert!(
@@ -420,13 +339,9 @@ fn pending_shows_age_and_state_and_listings_are_colored_when_asked() {
 
     let colored = |run: &super::common::Run| run.stdout.contains("\u{1b}[");
     assert!(colored(
-        &workspace
-            .run(&["pending", "--color", "always"])
-            .expect_code(0)
+        &workspace.run_ok(&["pending", "--color", "always"])
     ));
-    assert!(colored(
-        &workspace.run(&["show", "--color", "always"]).expect_code(0)
-    ));
+    assert!(colored(&workspace.run_ok(&["show", "--color", "always"])));
     let forced = workspace
         .command(&["pending"])
         .env("CLICOLOR_FORCE", "1")
@@ -440,13 +355,7 @@ fn pending_shows_age_and_state_and_listings_are_colored_when_asked() {
         .output()
         .unwrap();
     assert!(!String::from_utf8_lossy(&no_color.stdout).contains("\u{1b}["));
-    workspace
-        .run(&["discard", "--reason", "stale", "--id", "1"])
-        .expect_code(0);
-    assert!(colored(
-        &workspace.run(&["log", "--color", "always"]).expect_code(0)
-    ));
-    assert!(!colored(
-        &workspace.run(&["log", "--color", "never"]).expect_code(0)
-    ));
+    workspace.run_ok(&["discard", "--reason", "stale", "--id", "1"]);
+    assert!(colored(&workspace.run_ok(&["log", "--color", "always"])));
+    assert!(!colored(&workspace.run_ok(&["log", "--color", "never"])));
 }

@@ -3,10 +3,11 @@
 //! `write`; `resolve` submits the plan; approval restores every tool and the run goes on.
 
 use resolve_agent::PLAN_MODE_REMINDER;
+use resolve_test_support::text::assert_contains;
 use resolve_test_support::{Reply, Turn};
 use serde_json::{Value, json};
 
-use super::common::{self, Model, Run, Workspace};
+use super::common::{self, Model, Run, Workspace, json_lines};
 
 const PLAN_PATH: &str = ".resolve/plans/words-counter-plan.md";
 const PLAN: &str = "# Words counter\n\n1. Change one to uno in a.txt.\n";
@@ -35,6 +36,12 @@ fn plan_agent(workspace: &Workspace, model: &Model, extra: &[&str], stdin: &str)
     let mut args = vec!["--plan"];
     args.extend_from_slice(extra);
     run_agent(workspace, model, &args, stdin)
+}
+
+/// `resolve agent --plan` to exit 0 (nothing on stdin); the bodies of the model's requests.
+fn planned_run_bodies(workspace: &Workspace, model: &Model) -> Vec<Value> {
+    plan_agent(workspace, model, &[], "").expect_code(0);
+    model.bodies()
 }
 
 fn write_plan(id: &str, path: &str, content: &str) -> Turn {
@@ -107,15 +114,25 @@ fn tool_choices(model: &Model) -> Vec<Option<Value>> {
         .collect()
 }
 
+/// Write the plan ([`PLAN`]) and submit it, then `then`.
+fn planned_then(then: Vec<Turn>) -> Vec<Turn> {
+    [
+        vec![
+            write_plan("p1", PLAN_PATH, PLAN),
+            submit("p2", "words-counter"),
+        ],
+        then,
+    ]
+    .concat()
+}
+
 /// Write the plan, submit it, implement it (edit + resolve), finish.
 fn plan_then_implement() -> Vec<Turn> {
-    vec![
-        write_plan("p1", PLAN_PATH, PLAN),
-        submit("p2", "words-counter"),
+    planned_then(vec![
         edit_call("e1"),
         resolve_call("e2", "apply", "Matches the plan."),
         Turn::text("Done."),
-    ]
+    ])
 }
 
 #[test]
@@ -193,7 +210,7 @@ fn plan_approve_ask_shows_the_plan_and_approves_when_the_person_agrees() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
     let model = Model::start(plan_then_implement());
     let run = plan_agent(&workspace, &model, &["--plan-approve", "ask"], "a\n").expect_code(0);
-    assert!(run.stderr.contains("Approve this plan?"), "{}", run.stderr);
+    assert_contains(&run.stderr, "Approve this plan?");
     assert!(
         run.stderr
             .contains("submitted a plan for approval: .resolve/plans/words-counter-plan.md")
@@ -209,13 +226,11 @@ fn plan_approve_ask_shows_the_plan_and_approves_when_the_person_agrees() {
 fn refine_gives_the_model_the_feedback_and_plan_mode_stays_until_approval() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
     let revised = "# Words counter\n\n1. Change one to uno in a.txt.\n2. Test empty input.\n";
-    let model = Model::start(vec![
-        write_plan("p1", PLAN_PATH, PLAN),
-        submit("p2", "words-counter"),
+    let model = Model::start(planned_then(vec![
         write_plan("p3", PLAN_PATH, revised),
         submit("p4", "words-counter"),
         Turn::text("Done."),
-    ]);
+    ]));
     let run = plan_agent(
         &workspace,
         &model,
@@ -223,7 +238,7 @@ fn refine_gives_the_model_the_feedback_and_plan_mode_stays_until_approval() {
         "r\nAdd a test for empty input.\na\n",
     )
     .expect_code(0);
-    assert!(run.stderr.contains("What should change"), "{}", run.stderr);
+    assert_contains(&run.stderr, "What should change");
     let bodies = model.bodies();
     assert_eq!(
         last_tool_result(&bodies[2]),
@@ -245,8 +260,7 @@ fn discard_answers_with_the_plan_label_and_plan_mode_stays() {
         submit("p3", "words-counter"),
         Turn::text("Done."),
     ]);
-    plan_agent(&workspace, &model, &[], "").expect_code(0);
-    let bodies = model.bodies();
+    let bodies = planned_run_bodies(&workspace, &model);
     assert_eq!(
         last_tool_result(&bodies[2]),
         "Discarded: Plan ready for approval. Reason: Rethinking the approach."
@@ -265,8 +279,7 @@ fn apply_without_a_plan_file_says_where_to_write_it_and_plan_mode_stays() {
         submit("p3", "ghost"),
         Turn::text("Done."),
     ]);
-    plan_agent(&workspace, &model, &[], "").expect_code(0);
-    let bodies = model.bodies();
+    let bodies = planned_run_bodies(&workspace, &model);
     assert_eq!(
         last_tool_result(&bodies[1]),
         "Plan file not found at .resolve/plans/ghost-plan.md. Write the finalized plan to .resolve/plans/ghost-plan.md before requesting approval."
@@ -346,10 +359,7 @@ fn write_outside_the_plan_directory_is_refused_and_nothing_is_written() {
     assert_eq!(results.len(), paths.len());
     for (result, path) in results.iter().zip(paths) {
         assert!(result.starts_with(REFUSED), "{result}");
-        assert!(
-            result.contains(&format!("`{path}` was not written")),
-            "{result}"
-        );
+        assert_contains(result, &format!("`{path}` was not written"));
     }
     assert_eq!(workspace.read("a.txt"), "one\n");
     for path in &paths[1..] {
@@ -367,7 +377,7 @@ fn text_stops_in_plan_mode_get_a_reminder_and_a_forced_tool_call_at_most_three_t
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
     let model = Model::start((0..5).map(|_| Turn::text("Here is my plan: …")).collect());
     let run = plan_agent(&workspace, &model, &[], "").expect_code(1);
-    assert!(run.stderr.contains(NOT_APPROVED), "{}", run.stderr);
+    assert_contains(&run.stderr, NOT_APPROVED);
     let bodies = model.bodies();
     assert_eq!(bodies.len(), 4, "the fourth text-only stop ends the run");
     let required = Some(json!("required"));
@@ -429,11 +439,7 @@ fn a_server_rejecting_the_forced_choice_still_gets_the_reminder() {
         Reply::Turn(Turn::text("Done.")),
     ]);
     let run = plan_agent(&workspace, &model, &[], "").expect_code(0);
-    assert!(
-        run.stderr.contains("rejected the forced tool_choice"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "rejected the forced tool_choice");
     let bodies = model.bodies();
     assert_eq!(bodies[1]["tool_choice"], "required");
     assert_eq!(
@@ -461,8 +467,7 @@ fn a_pending_preview_is_resolved_before_the_plan_and_the_result_says_so() {
         submit("p3", "words-counter"),
         Turn::text("Done."),
     ]);
-    plan_agent(&workspace, &model, &[], "").expect_code(0);
-    let bodies = model.bodies();
+    let bodies = planned_run_bodies(&workspace, &model);
     assert_eq!(
         last_tool_result(&bodies[1]),
         "Applied edit to a.txt.\n\nThis resolved the pending preview `Edit: a.txt`, not the plan; call `resolve` again to submit the plan."
@@ -489,11 +494,7 @@ fn apply_without_a_title_finds_the_written_plan_and_titles_it_from_its_heading()
         Turn::text("Done."),
     ]);
     let run = plan_agent(&workspace, &model, &["--json"], "").expect_code(0);
-    let events: Vec<Value> = run
-        .stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let events = json_lines(&run.stdout);
     let result = events
         .iter()
         .find(|e| e["type"] == "tool_result" && e["name"] == "resolve")
@@ -527,11 +528,7 @@ fn resolve_results(run: &Run) -> Vec<Value> {
 #[test]
 fn apply_with_a_title_reports_the_plan_it_approved_in_source_result_details() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
-    let model = Model::start(vec![
-        write_plan("p1", PLAN_PATH, PLAN),
-        submit("p2", "words-counter"),
-        Turn::text("Done."),
-    ]);
+    let model = Model::start(planned_then(vec![Turn::text("Done.")]));
     let run = plan_agent(&workspace, &model, &["--json"], "").expect_code(0);
     let results = resolve_results(&run);
     assert_eq!(results.len(), 1, "{}", run.stdout);
@@ -592,17 +589,11 @@ fn a_title_that_is_not_a_string_falls_back_to_the_heading_then_the_file_stem() {
 #[test]
 fn plan_approve_ask_with_standard_input_closed_ends_the_run_with_a_clear_error() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
-    let model = Model::start(vec![
-        write_plan("p1", PLAN_PATH, PLAN),
-        submit("p2", "words-counter"),
-        Turn::text("Never requested."),
-    ]);
+    let model = Model::start(planned_then(vec![Turn::text("Never requested.")]));
     let run = plan_agent(&workspace, &model, &["--plan-approve", "ask"], "").expect_code(1);
-    assert!(
-        run.stderr
-            .contains("Plan approval stopped the run: standard input closed"),
-        "{}",
-        run.stderr
+    assert_contains(
+        &run.stderr,
+        "Plan approval stopped the run: standard input closed",
     );
     assert_eq!(model.bodies().len(), 2);
 }
@@ -616,7 +607,7 @@ fn plan_approve_needs_plan() {
 
 #[test]
 fn agent_help_describes_plan_mode() {
-    let run = Workspace::new().run(&["agent", "--help"]).expect_code(0);
+    let run = Workspace::new().run_ok(&["agent", "--help"]);
     for needle in [
         "--plan",
         "--plan-approve <MODE>",
@@ -649,13 +640,11 @@ fn a_one_line_plan_is_reported_as_1_line() {
 #[test]
 fn a_resolve_after_plan_approval_finds_nothing_pending() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
-    let model = Model::start(vec![
-        write_plan("p1", PLAN_PATH, PLAN),
-        submit("p2", "words-counter"),
+    let model = Model::start(planned_then(vec![
         resolve_call("r1", "apply", "Submitting once more."),
         resolve_call("r2", "discard", "Nothing left to drop."),
         Turn::text("Done."),
-    ]);
+    ]));
     let run = plan_agent(&workspace, &model, &[], "").expect_code(0);
     let bodies = model.bodies();
     assert_eq!(bodies.len(), 5, "{}", run.stderr);

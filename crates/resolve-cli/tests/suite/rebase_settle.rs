@@ -4,6 +4,8 @@
 //! applies as staged.
 
 use pretty_assertions::assert_eq;
+use resolve_test_support::process::output_ok;
+use resolve_test_support::text::assert_contains;
 
 use super::common::Workspace;
 
@@ -15,16 +17,14 @@ const MOVED: &str = "a\nX\nc\nd\nE\nf\ng\nh\ni\n";
 /// and at `e` (clean).
 fn conflicting() -> Workspace {
     let workspace = Workspace::with(&[("a.txt", NINE)]);
-    workspace
-        .run(&["write", "a.txt", "--content", "a\nB\nc\nd\ne\nf\ng\nH\ni\n"])
-        .expect_code(0);
+    workspace.run_ok(&["write", "a.txt", "--content", "a\nB\nc\nd\ne\nf\ng\nH\ni\n"]);
     workspace.write("a.txt", MOVED.as_bytes());
-    workspace.run(&["apply", "--reason", "Try."]).expect_code(1);
+    workspace.run_fails(&["apply", "--reason", "Try."]);
     workspace
 }
 
 fn state(workspace: &Workspace) -> serde_json::Value {
-    let run = workspace.run(&["pending", "--json"]).expect_code(0);
+    let run = workspace.run_ok(&["pending", "--json"]);
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     json["pending"][0]["rebase"]["state"].clone()
 }
@@ -33,23 +33,16 @@ fn state(workspace: &Workspace) -> serde_json::Value {
 fn take_preview_settles_the_conflict_with_the_previews_lines_and_then_applies_as_staged() {
     let workspace = conflicting();
     assert_eq!(state(&workspace), "conflicts");
-    let run = workspace
-        .run(&["amend", "--take", "preview", "a.txt"])
-        .expect_code(0);
-    assert!(
-        run.stdout.contains(
-            "1 conflicting hunk took the preview side, merged onto the file as it is now; it is still pending and applies as staged."
-        ),
-        "{}",
-        run.stdout
+    let run = workspace.run_ok(&["amend", "--take", "preview", "a.txt"]);
+    assert_contains(
+        &run.stdout,
+        "1 conflicting hunk took the preview side, merged onto the file as it is now; it is still pending and applies as staged.",
     );
     assert_eq!(workspace.read("a.txt"), MOVED, "amend writes nothing");
     assert_eq!(state(&workspace), "fresh");
-    workspace
-        .run(&["apply", "--reason", "Settled."])
-        .expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "Settled."]);
     assert_eq!(workspace.read("a.txt"), "a\nB\nc\nd\nE\nf\ng\nH\ni\n");
-    let log = workspace.run(&["log", "--json"]).expect_code(0);
+    let log = workspace.run_ok(&["log", "--json"]);
     let log: serde_json::Value = serde_json::from_str(&log.stdout).unwrap();
     let entry = &log["history"][0];
     assert_eq!(
@@ -62,30 +55,20 @@ fn take_preview_settles_the_conflict_with_the_previews_lines_and_then_applies_as
 #[test]
 fn take_current_keeps_the_current_lines_where_they_conflict_and_the_rest_of_the_preview() {
     let workspace = conflicting();
-    workspace
-        .run(&["amend", "--take", "current"])
-        .expect_code(0);
-    workspace
-        .run(&["apply", "--reason", "Settled."])
-        .expect_code(0);
+    workspace.run_ok(&["amend", "--take", "current"]);
+    workspace.run_ok(&["apply", "--reason", "Settled."]);
     assert_eq!(workspace.read("a.txt"), "a\nX\nc\nd\nE\nf\ng\nH\ni\n");
 }
 
 #[test]
 fn a_file_that_rebases_cleanly_has_nothing_to_settle() {
     let workspace = Workspace::with(&[("a.txt", FIVE)]);
-    workspace
-        .run(&["edit", "a.txt", "--old", "b\n", "--new", "B\n"])
-        .expect_code(0);
+    workspace.run_ok(&["edit", "a.txt", "--old", "b\n", "--new", "B\n"]);
     workspace.write("a.txt", b"a\nb\nc\nd\nE\n");
-    let run = workspace
-        .run(&["amend", "--take", "current"])
-        .expect_code(0);
-    assert!(
-        run.stdout
-            .contains("a.txt does not conflict with the file as it is now; nothing was amended"),
-        "{}",
-        run.stdout
+    let run = workspace.run_ok(&["amend", "--take", "current"]);
+    assert_contains(
+        &run.stdout,
+        "a.txt does not conflict with the file as it is now; nothing was amended",
     );
     assert_eq!(state(&workspace), "rebases");
 }
@@ -104,15 +87,10 @@ fn amend_opens_a_conflicting_file_as_the_merge_with_markers_and_the_edited_resul
     )
     .unwrap();
     std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let run = workspace
-        .command(&["amend", "a.txt"])
-        .env("VISUAL", &editor)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    output_ok(
+        workspace
+            .command(&["amend", "a.txt"])
+            .env("VISUAL", &editor),
     );
     assert_eq!(
         std::fs::read_to_string(&captured).unwrap(),
@@ -120,9 +98,7 @@ fn amend_opens_a_conflicting_file_as_the_merge_with_markers_and_the_edited_resul
         "the draft is the merge onto the current file, the conflict marked"
     );
     assert_eq!(state(&workspace), "fresh");
-    workspace
-        .run(&["apply", "--reason", "Resolved by hand."])
-        .expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "Resolved by hand."]);
     assert_eq!(workspace.read("a.txt"), "a\nXb\nc\nd\nE\nf\ng\nH\ni\n");
 }
 
@@ -135,13 +111,7 @@ fn a_result_that_still_holds_conflict_markers_is_refused() {
         "a\n<<<<<<< current\nX\n=======\nB\n>>>>>>> preview\n",
     )
     .unwrap();
-    let run = workspace
-        .run(&["amend", "a.txt", "--from", draft.to_str().unwrap()])
-        .expect_code(1);
-    assert!(
-        run.stderr.contains("still holds conflict markers"),
-        "{}",
-        run.stderr
-    );
+    let run = workspace.run_fails(&["amend", "a.txt", "--from", draft.to_str().unwrap()]);
+    assert_contains(&run.stderr, "still holds conflict markers");
     assert_eq!(state(&workspace), "conflicts");
 }

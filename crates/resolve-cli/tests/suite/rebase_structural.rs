@@ -4,15 +4,14 @@
 //! decides, and a conflict names them.
 
 use pretty_assertions::assert_eq;
+use resolve_test_support::text::assert_contains;
 
 use super::common::Workspace;
 
 const TWO_CALLS: &str = "fn main() {\n    foo(1);\n    foo(2);\n}\n";
 
 fn stage_ast_edit(workspace: &Workspace) {
-    workspace
-        .run(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "a.rs"])
-        .expect_code(0);
+    workspace.run_ok(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "a.rs"]);
 }
 
 #[test]
@@ -34,21 +33,16 @@ fn a_reformatted_file_takes_its_rewrite_where_the_line_merge_would_conflict() {
         1,
         "the merge by lines alone conflicts"
     );
-    let pending = workspace.run(&["pending", "--json"]).expect_code(0);
+    let pending = workspace.run_ok(&["pending", "--json"]);
     let json: serde_json::Value = serde_json::from_str(&pending.stdout).unwrap();
     assert_eq!(
         json["pending"][0]["rebase"],
         serde_json::json!({"state": "rebases", "rebasedFiles": ["a.rs"]})
     );
-    let run = workspace
-        .run(&["apply", "--reason", "Rename the calls."])
-        .expect_code(0);
-    assert!(
-        run.stdout.contains(
-            "Rebased a.rs onto changes made since the preview (the rewrite ran again on its current content and found the same matches)."
-        ),
-        "{}",
-        run.stdout
+    let run = workspace.run_ok(&["apply", "--reason", "Rename the calls."]);
+    assert_contains(
+        &run.stdout,
+        "Rebased a.rs onto changes made since the preview (the rewrite ran again on its current content and found the same matches).",
     );
     assert_eq!(
         workspace.read("a.rs"),
@@ -65,12 +59,10 @@ fn a_match_that_appeared_falls_back_to_the_line_merge_which_lands_when_clean() {
         "a.rs",
         b"fn main() {\n    foo(1);\n    foo(2);\n}\nfn more() { foo(9); }\n",
     );
-    let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(0);
-    assert!(
-        run.stdout
-            .contains("Rebased a.rs onto changes made since the preview."),
-        "{}",
-        run.stdout
+    let run = workspace.run_ok(&["apply", "--reason", "Go."]);
+    assert_contains(
+        &run.stdout,
+        "Rebased a.rs onto changes made since the preview.",
     );
     // The line merge keeps the new call as it was written: the preview never saw it.
     assert_eq!(
@@ -85,7 +77,7 @@ fn a_conflict_after_matches_moved_names_those_that_appeared_and_vanished() {
     stage_ast_edit(&workspace);
     let moved = "fn main() {\n\tfoo(1);\n\tfoo(3);\n}\n";
     workspace.write("a.rs", moved.as_bytes());
-    let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
+    let run = workspace.run_fails(&["apply", "--reason", "Go."]);
     for expected in [
         "`a.rs`: the rewrite no longer finds the preview's matches, so it was merged by lines.",
         "  appeared: `foo(3)` at line 3",

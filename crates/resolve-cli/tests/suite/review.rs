@@ -3,6 +3,7 @@
 
 use pretty_assertions::assert_eq;
 use resolve_test_support::Turn;
+use resolve_test_support::text::{assert_contains, assert_lacks};
 use serde_json::{Value, json};
 
 use super::common::{Model, Workspace, run_agent};
@@ -14,14 +15,12 @@ fn two_file_preview() -> Workspace {
         ("src/main.rs", "fn main() { foo(1); }\n"),
         ("src/lib.rs", "fn f() { foo(2); foo(3); foo(4); }\n"),
     ]);
-    workspace
-        .run(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"])
-        .expect_code(0);
+    workspace.run_ok(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"]);
     workspace
 }
 
 fn log_json(workspace: &Workspace) -> Vec<Value> {
-    let run = workspace.run(&["log", "--json"]).expect_code(0);
+    let run = workspace.run_ok(&["log", "--json"]);
     let log: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     log["history"].as_array().unwrap().clone()
 }
@@ -29,15 +28,11 @@ fn log_json(workspace: &Workspace) -> Vec<Value> {
 #[test]
 fn a_failed_apply_block_names_the_action_and_the_reason_given() {
     let workspace = two_file_preview();
-    let run = workspace
-        .run(&["apply", "--reason", "try", "--only", "src/missing.rs"])
-        .expect_code(1);
-    assert!(run.stderr.contains("src/missing.rs"), "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("✘ Failed: 4 replacements in 2 files ⟦AST Edit⟧"),
-        "{}",
-        run.stderr
+    let run = workspace.run_fails(&["apply", "--reason", "try", "--only", "src/missing.rs"]);
+    assert_contains(&run.stderr, "src/missing.rs");
+    assert_contains(
+        &run.stderr,
+        "✘ Failed: 4 replacements in 2 files ⟦AST Edit⟧",
     );
     // The block's reason line (not padded into a pipe: issue #32 §9).
     assert!(
@@ -45,23 +40,21 @@ fn a_failed_apply_block_names_the_action_and_the_reason_given() {
         "{}",
         run.stderr
     );
-    assert!(!run.stderr.contains("No reason provided"), "{}", run.stderr);
+    assert_lacks(&run.stderr, "No reason provided");
     assert_eq!(
         workspace.pending_ids().len(),
         1,
         "the preview stays pending"
     );
 
-    let run = workspace
-        .run(&[
-            "--json",
-            "apply",
-            "--reason",
-            "try",
-            "--only",
-            "src/missing.rs",
-        ])
-        .expect_code(1);
+    let run = workspace.run_fails(&[
+        "--json",
+        "apply",
+        "--reason",
+        "try",
+        "--only",
+        "src/missing.rs",
+    ]);
     let value: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(value["isError"], true);
     assert_eq!(
@@ -76,61 +69,43 @@ fn a_failed_apply_block_names_the_action_and_the_reason_given() {
 #[test]
 fn a_failed_apply_with_nothing_pending_still_shows_the_reason_given() {
     let workspace = Workspace::new();
-    let run = workspace
-        .run(&["apply", "--reason", "Go now."])
-        .expect_code(1);
-    assert!(
-        run.stderr
-            .contains("No pending action to resolve. Nothing to apply or discard."),
-        "{}",
-        run.stderr
+    let run = workspace.run_fails(&["apply", "--reason", "Go now."]);
+    assert_contains(
+        &run.stderr,
+        "No pending action to resolve. Nothing to apply or discard.",
     );
-    assert!(
-        run.stderr.contains("Failed: pending action"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("Go now."), "{}", run.stderr);
-    assert!(!run.stderr.contains("No reason provided"), "{}", run.stderr);
+    assert_contains(&run.stderr, "Failed: pending action");
+    assert_contains(&run.stderr, "Go now.");
+    assert_lacks(&run.stderr, "No reason provided");
 }
 
 #[test]
 fn a_partial_apply_block_shows_what_landed_and_the_history_keeps_the_label() {
     let workspace = two_file_preview();
-    let run = workspace
-        .run(&["apply", "--reason", "Main only.", "--only", "src/main.rs"])
-        .expect_code(0);
-    assert!(
-        run.stdout
-            .contains("✓ Accept: 1 replacement in 1 file, 1 file dropped ⟦AST Edit⟧"),
-        "{}",
-        run.stdout
+    let run = workspace.run_ok(&["apply", "--reason", "Main only.", "--only", "src/main.rs"]);
+    assert_contains(
+        &run.stdout,
+        "✓ Accept: 1 replacement in 1 file, 1 file dropped ⟦AST Edit⟧",
     );
-    assert!(!run.stdout.contains("4 replacements"), "{}", run.stdout);
+    assert_lacks(&run.stdout, "4 replacements");
     assert_eq!(workspace.read("src/main.rs"), "fn main() { bar(1); }\n");
     let history = log_json(&workspace);
     assert_eq!(history[0]["label"], "AST Edit: 4 replacements in 2 files");
-    let log = workspace.run(&["log"]).expect_code(0);
-    assert!(
-        log.stdout.contains("AST Edit: 4 replacements in 2 files"),
-        "{}",
-        log.stdout
-    );
+    let log = workspace.run_ok(&["log"]);
+    assert_contains(&log.stdout, "AST Edit: 4 replacements in 2 files");
 }
 
 #[test]
 fn a_partial_apply_in_json_keeps_the_label_and_adds_the_applied_label() {
     let workspace = two_file_preview();
-    let run = workspace
-        .run(&[
-            "--json",
-            "apply",
-            "--reason",
-            "Main.",
-            "--only",
-            "src/main.rs",
-        ])
-        .expect_code(0);
+    let run = workspace.run_ok(&[
+        "--json",
+        "apply",
+        "--reason",
+        "Main.",
+        "--only",
+        "src/main.rs",
+    ]);
     let value: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(
         value["details"]["label"],
@@ -145,12 +120,10 @@ fn a_partial_apply_in_json_keeps_the_label_and_adds_the_applied_label() {
 #[test]
 fn a_whole_apply_block_keeps_the_preview_label() {
     let workspace = two_file_preview();
-    let run = workspace.run(&["apply", "--reason", "All."]).expect_code(0);
-    assert!(
-        run.stdout
-            .contains("✓ Accept: 4 replacements in 2 files ⟦AST Edit⟧"),
-        "{}",
-        run.stdout
+    let run = workspace.run_ok(&["apply", "--reason", "All."]);
+    assert_contains(
+        &run.stdout,
+        "✓ Accept: 4 replacements in 2 files ⟦AST Edit⟧",
     );
 }
 
@@ -165,12 +138,8 @@ fn shown_at(secs: u64, hours: i64) -> String {
 #[test]
 fn log_shows_when_each_action_was_resolved_in_local_time() {
     let workspace = Workspace::with(&[("a.txt", "one\n")]);
-    workspace
-        .run(&["edit", "a.txt", "--old", "one", "--new", "uno"])
-        .expect_code(0);
-    workspace
-        .run(&["apply", "--reason", "Spanish."])
-        .expect_code(0);
+    workspace.run_ok(&["edit", "a.txt", "--old", "one", "--new", "uno"]);
+    workspace.run_ok(&["apply", "--reason", "Spanish."]);
     let resolved_at = log_json(&workspace)[0]["resolvedAt"].as_u64().unwrap();
     // POSIX TZ strings: `UTC0` is UTC, `XYZ-5` five hours east of it.
     for (tz, hours) in [("UTC0", 0), ("XYZ-5", 5)] {
@@ -204,13 +173,9 @@ fn log_shows_where_each_action_was_staged_and_resolved() {
         "",
     )
     .expect_code(1);
-    workspace
-        .run(&["apply", "--reason", "Reviewed."])
-        .expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "Reviewed."]);
     // Staged at the command line, applied by the agent.
-    workspace
-        .run(&["edit", "b.txt", "--old", "two", "--new", "dos"])
-        .expect_code(0);
+    workspace.run_ok(&["edit", "b.txt", "--old", "two", "--new", "dos"]);
     let model = Model::start(vec![
         Turn::call(
             "c2",
@@ -225,9 +190,7 @@ fn log_shows_where_each_action_was_staged_and_resolved() {
         Turn::text("Done."),
     ]);
     run_agent(&workspace, &model, &[], "Change b.txt.", "").expect_code(0);
-    workspace
-        .run(&["discard", "--reason", "Not now."])
-        .expect_code(0);
+    workspace.run_ok(&["discard", "--reason", "Not now."]);
 
     let history = log_json(&workspace);
     let places: Vec<(&str, &str, &str, &str)> = history
@@ -249,17 +212,13 @@ fn log_shows_where_each_action_was_staged_and_resolved() {
             ("Reviewed.", "agent", "cli", "person"),
         ]
     );
-    let log = workspace.run(&["log"]).expect_code(0);
-    assert!(
-        log.stdout
-            .contains("(staged: agent, resolved: cli, decided: person)  — Reviewed."),
-        "{}",
-        log.stdout
+    let log = workspace.run_ok(&["log"]);
+    assert_contains(
+        &log.stdout,
+        "(staged: agent, resolved: cli, decided: person)  — Reviewed.",
     );
-    assert!(
-        log.stdout
-            .contains("(staged: agent, resolved: agent, decided: model)  — Keep Spanish."),
-        "{}",
-        log.stdout
+    assert_contains(
+        &log.stdout,
+        "(staged: agent, resolved: agent, decided: model)  — Keep Spanish.",
     );
 }

@@ -7,11 +7,13 @@
 
 #![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
+use resolve_test_support::text::assert_contains;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::tmux_harness::{Tmux, stderr, tmux_available};
-use resolve_test_support::{McpChild, MockServer, Reply, Turn};
+use super::common::{Model, UNWRAP_TO_EXPECT};
+use crate::tmux_harness::{TmuxRun, resolve_command, resolve_ok, stderr, tmux_available};
+use resolve_test_support::{McpChild, Turn};
 use serde_json::{Value, json};
 
 /// A `resolve mcp` connection to `root`, handshake done.
@@ -44,24 +46,12 @@ fn editor_script(dir: &Path) -> PathBuf {
     script
 }
 
-fn resolve(root: &Path, args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_resolve"))
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
 #[test]
 fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in_a_terminal() {
     if !tmux_available() {
         return;
     }
     let root = review_root();
-    let scratch = tempfile::tempdir().unwrap();
     let mut mcp = mcp_connection(root.path());
     let staged = mcp.call(
         "ast_edit",
@@ -73,118 +63,100 @@ fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in
         .unwrap()
         .to_owned();
 
-    let exit_file = scratch.path().join("exit");
-    let command = format!(
-        "EDITOR='sh {editor}' VISUAL= '{resolve}' --root '{root}' review; echo $? > '{exit}'; sleep 600",
-        editor = editor_script(scratch.path()).display(),
-        resolve = env!("CARGO_BIN_EXE_resolve"),
-        root = root.path().display(),
-        exit = exit_file.display(),
-    );
-    let tmux = Tmux::start(&command);
+    let tmux = TmuxRun::start(|scratch| {
+        let editor = format!("EDITOR='sh {}' VISUAL=", editor_script(scratch).display());
+        resolve_command(&editor, root.path(), "review")
+    });
 
     // It opens on the head action, at the first hunk of its first file.
     let screen = tmux.wait_for("the review", |screen| screen.contains("▶ src/lib.rs#1"));
     eprintln!("--- the review opens (80×24):\n{screen}");
-    assert!(screen.contains(&id), "{screen}");
-    assert!(screen.contains("staged by mcp:"), "{screen}");
-    assert!(
-        screen.contains("AST Edit: 3 replacements in 2 files"),
-        "{screen}"
-    );
-    assert!(screen.contains("src/lib.rs   +2 -2  2 hunks"), "{screen}");
-    assert!(screen.contains("src/main.rs  +1 -1  1 hunk"), "{screen}");
-    assert!(screen.contains("-fn a() { foo(2); }"), "{screen}");
-    assert!(screen.contains("+fn a() { bar(2); }"), "{screen}");
-    assert!(screen.contains("q quit"), "{screen}");
+    assert_contains(&screen, &id);
+    assert_contains(&screen, "staged by mcp:");
+    assert_contains(&screen, "AST Edit: 3 replacements in 2 files");
+    assert_contains(&screen, "src/lib.rs   +2 -2  2 hunks");
+    assert_contains(&screen, "src/main.rs  +1 -1  1 hunk");
+    assert_contains(&screen, "-fn a() { foo(2); }");
+    assert_contains(&screen, "+fn a() { bar(2); }");
+    assert_contains(&screen, "q quit");
 
     // j to the second hunk, r to reject it with a reason; the cursor stays there.
     tmux.keys(&["j", "r"]);
-    tmux.wait_for("the reason prompt", |screen| {
-        screen.contains("Reject src/lib.rs#2, reason (optional):")
-    });
-    tmux.type_text("callers outside the crate use foo");
-    tmux.keys(&["Enter"]);
+    tmux.answer(
+        "Reject src/lib.rs#2, reason (optional):",
+        "callers outside the crate use foo",
+    );
     let screen = tmux.wait_for("the rejection", |screen| {
         screen.contains(
             "▶ src/lib.rs#2 @@ -20,7 +20,7 @@  ✗ rejected: callers outside the crate use foo",
         )
     });
     eprintln!("--- after rejecting src/lib.rs#2:\n{screen}");
-    assert!(screen.contains("2 hunks, 1 rejected"), "{screen}");
+    assert_contains(&screen, "2 hunks, 1 rejected");
 
     // J to the next file, e to amend it in the editor; the hunks are recomputed.
     tmux.keys(&["J", "e"]);
     let screen = tmux.wait_for("the amended hunk", |screen| {
         screen.contains("Amended src/main.rs") && screen.contains("+    baz(1);")
     });
-    assert!(screen.contains("▶ src/main.rs#1"), "{screen}");
+    assert_contains(&screen, "▶ src/main.rs#1");
     // The rejection made before the amendment still stands.
-    assert!(
-        screen.contains("src/lib.rs   +2 -2  2 hunks, 1 rejected"),
-        "{screen}"
-    );
+    assert_contains(&screen, "src/lib.rs   +2 -2  2 hunks, 1 rejected");
 
     // a applies what is kept, after the overall reason.
     tmux.keys(&["a"]);
-    tmux.wait_for("the apply prompt", |screen| {
-        screen.contains("Apply 2 of 3 hunks, reason:")
-    });
-    tmux.type_text("rename inside the crate only");
-    tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("the review to end", |_| exited(&exit_file));
-    let exit = std::fs::read_to_string(&exit_file).unwrap();
-    assert_eq!(exit.trim(), "0", "{screen}");
+    tmux.answer(
+        "Apply 2 of 3 hunks, reason:",
+        "rename inside the crate only",
+    );
+    let exit = tmux.wait_exit("the review to end");
+    assert_eq!(exit, "0", "{}", tmux.screen());
     // Back on the normal screen: the one-line summary.
     let screen = tmux.screen();
-    assert!(
-        screen.contains(&format!(
-            "Applied {id} (rejected src/lib.rs#2); nothing is pending."
-        )),
-        "{screen}"
+    assert_contains(
+        &screen,
+        &format!("Applied {id} (rejected src/lib.rs#2); nothing is pending."),
     );
 
     // The files: the kept hunks as previewed, the amended file as amended, the rejected hunk
     // as the base.
     let lib = std::fs::read_to_string(root.path().join("src/lib.rs")).unwrap();
-    assert!(lib.contains("fn a() { bar(2); }"), "{lib}");
-    assert!(lib.contains("fn b() { foo(3); }"), "{lib}");
+    assert_contains(&lib, "fn a() { bar(2); }");
+    assert_contains(&lib, "fn b() { foo(3); }");
     assert_eq!(
         std::fs::read_to_string(root.path().join("src/main.rs")).unwrap(),
         "fn main() {\n    baz(1);\n}\n"
     );
 
     // The history: applied by the reviewer at the command line, with the overall reason.
-    let log = resolve(root.path(), &["log"]);
-    assert!(log.contains(&id), "{log}");
-    assert!(log.contains("applied"), "{log}");
-    assert!(log.contains("resolved: cli"), "{log}");
-    assert!(log.contains("rename inside the crate only"), "{log}");
-    assert!(
-        log.contains("[kept src/lib.rs#1; rejected src/lib.rs#2; amended src/main.rs]"),
-        "{log}"
+    let log = resolve_ok(root.path(), &["log"]);
+    assert_contains(&log, &id);
+    assert_contains(&log, "applied");
+    assert_contains(&log, "resolved: cli");
+    assert_contains(&log, "rename inside the crate only");
+    assert_contains(
+        &log,
+        "[kept src/lib.rs#1; rejected src/lib.rs#2; amended src/main.rs]",
     );
-    let log: Value = serde_json::from_str(&resolve(root.path(), &["log", "--json"])).unwrap();
+    let log: Value = serde_json::from_str(&resolve_ok(root.path(), &["log", "--json"])).unwrap();
     let rejected = log["history"][0]["review"].to_string();
     assert!(
         rejected.contains("callers outside the crate use foo"),
         "{log}"
     );
-    assert!(resolve(root.path(), &["pending"]).contains("No pending actions."));
+    assert!(resolve_ok(root.path(), &["pending"]).contains("No pending actions."));
 
     // The connection that staged it hears what the reviewer did with its next tool result.
     let next = mcp.call("ls", json!({}));
     let text = next["content"][0]["text"].as_str().unwrap().to_owned();
-    assert!(
-        text.contains(&format!(
-            "A reviewer resolved {id} (AST Edit: 3 replacements in 2 files)"
-        )),
-        "{text}"
+    assert_contains(
+        &text,
+        &format!("A reviewer resolved {id} (AST Edit: 3 replacements in 2 files)"),
     );
-    assert!(text.contains("src/lib.rs#2"), "{text}");
-    assert!(text.contains("callers outside the crate use foo"), "{text}");
-    assert!(text.contains("+    baz(1);"), "{text}");
-    assert!(text.contains("rename inside the crate only"), "{text}");
+    assert_contains(&text, "src/lib.rs#2");
+    assert_contains(&text, "callers outside the crate use foo");
+    assert_contains(&text, "+    baz(1);");
+    assert_contains(&text, "rename inside the crate only");
     // Told once.
     let again = mcp.call("ls", json!({}));
     assert!(
@@ -198,23 +170,15 @@ fn a_reviewer_rejects_a_hunk_with_a_reason_amends_a_file_and_applies_the_rest_in
 
 /// A workspace with one CLI-staged preview, and a review of it running in tmux (with
 /// `environment` set); the file the review's exit code is written to.
-fn review_in_tmux(environment: &str) -> (tempfile::TempDir, tempfile::TempDir, Tmux, PathBuf) {
+fn review_in_tmux(environment: &str) -> (tempfile::TempDir, TmuxRun) {
     let root = review_root();
-    resolve(
+    resolve_ok(
         root.path(),
         &["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"],
     );
-    let scratch = tempfile::tempdir().unwrap();
-    let exit_file = scratch.path().join("exit");
-    let command = format!(
-        "{environment} '{resolve}' --root '{root}' review; echo $? > '{exit}'; sleep 600",
-        resolve = env!("CARGO_BIN_EXE_resolve"),
-        root = root.path().display(),
-        exit = exit_file.display(),
-    );
-    let tmux = Tmux::start(&command);
+    let tmux = TmuxRun::resolve(environment, root.path(), "review");
     tmux.wait_for("the review", |screen| screen.contains("▶ src/lib.rs#1"));
-    (root, scratch, tmux, exit_file)
+    (root, tmux)
 }
 
 #[test]
@@ -222,22 +186,19 @@ fn ctrl_c_leaves_the_review_without_changes_and_restores_the_terminal() {
     if !tmux_available() {
         return;
     }
-    let (root, _scratch, tmux, exit_file) = review_in_tmux("");
+    let (root, tmux) = review_in_tmux("");
     assert!(tmux.in_alternate_screen());
     tmux.keys(&["j", "Space", "C-c"]);
-    tmux.wait_for("the review to end", |_| exited(&exit_file));
-    assert_eq!(std::fs::read_to_string(&exit_file).unwrap().trim(), "0");
+    assert_eq!(tmux.wait_exit("the review to end"), "0");
     assert!(!tmux.in_alternate_screen());
     let screen = tmux.screen();
-    assert!(
-        screen.contains(
-            "Review ended without changes; 1 action still pending.\nKept for the next review: 1 \
-             rejected hunk."
-        ),
-        "{screen}"
+    assert_contains(
+        &screen,
+        "Review ended without changes; 1 action still pending.\nKept for the next review: 1 \
+         rejected hunk.",
     );
     assert_eq!(
-        resolve(root.path(), &["log"]).trim(),
+        resolve_ok(root.path(), &["log"]).trim(),
         "No applied or discarded actions yet."
     );
     assert!(
@@ -265,13 +226,13 @@ fn no_color_turns_colors_off_and_colors_are_on_otherwise() {
             })
         })
     };
-    let (_root, _scratch, tmux, _exit) = review_in_tmux("NO_COLOR=1");
+    let (_root, tmux) = review_in_tmux("NO_COLOR=1");
     let plain = tmux.screen_with_styles();
     assert!(!colored(&plain), "{plain:?}");
     // Without color the changed words are still marked (bold, underlined).
     assert!(plain.contains("\u{1b}["), "{plain:?}");
     drop(tmux);
-    let (_root, _scratch, tmux, _exit) = review_in_tmux("env -u NO_COLOR TERM=xterm-256color");
+    let (_root, tmux) = review_in_tmux("env -u NO_COLOR TERM=xterm-256color");
     let screen = tmux.screen_with_styles();
     assert!(colored(&screen), "{screen:?}");
 }
@@ -281,16 +242,10 @@ fn agent_approve_ask_on_a_terminal_opens_the_review_and_the_model_hears_the_reje
     if !tmux_available() {
         return;
     }
-    let root = tempfile::tempdir().unwrap();
     let filler: String = (1..=12).map(|n| format!("line {n}\n")).collect();
-    std::fs::write(root.path().join("a.txt"), format!("one\n{filler}one\n")).unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let model = runtime.block_on(MockServer::start(
-        [
+    let run = agent_in_tmux(
+        &format!("one\n{filler}one\n"),
+        vec![
             Turn::call(
                 "c1",
                 "edit",
@@ -302,67 +257,26 @@ fn agent_approve_ask_on_a_terminal_opens_the_review_and_the_model_hears_the_reje
                 json!({"action": "apply", "reason": "Translate both."}),
             ),
             Turn::text("Done."),
-        ]
-        .into_iter()
-        .map(Reply::Turn)
-        .collect(),
-    ));
-    let scratch = tempfile::tempdir().unwrap();
-    let exit_file = scratch.path().join("exit");
-    let command = format!(
-        "'{resolve}' --root '{root}' agent --base-url '{base}' --model mock --api-key-env RESOLVE_TEST_NO_KEY --approve ask 'Change one to uno in a.txt.' 2> /dev/null; echo $? > '{exit}'; sleep 600",
-        resolve = env!("CARGO_BIN_EXE_resolve"),
-        root = root.path().display(),
-        base = model.openai_base(),
-        exit = exit_file.display(),
+        ],
+        "",
     );
-    let tmux = Tmux::start(&command);
-    let screen = tmux.wait_for("the review of the model's preview", |screen| {
-        screen.contains("▶ a.txt#1")
-    });
-    assert!(screen.contains("staged by agent"), "{screen}");
-    assert!(
-        screen.contains(
-            "The model asks to apply this: a applies what is kept, d discards, q declines."
-        ),
-        "{screen}"
+    let (model, tmux) = (&run.model, &run.tmux);
+    let screen = tmux.screen();
+    assert_contains(&screen, "staged by agent");
+    assert_contains(
+        &screen,
+        "The model asks to apply this: a applies what is kept, d discards, q declines.",
     );
-    assert!(screen.contains("a.txt  +2 -2  2 hunks"), "{screen}");
+    assert_contains(&screen, "a.txt  +2 -2  2 hunks");
     tmux.keys(&["j", "r"]);
-    tmux.wait_for("the reason prompt", |screen| {
-        screen.contains("Reject a.txt#2")
-    });
-    tmux.type_text("the second one is a proper name");
-    tmux.keys(&["Enter", "a"]);
-    tmux.wait_for("the apply prompt", |screen| {
-        screen.contains("Apply 1 of 2 hunks, reason:")
-    });
-    tmux.type_text("only the first");
-    tmux.keys(&["Enter"]);
-    tmux.wait_for("the run to end", |_| exited(&exit_file));
-    assert_eq!(std::fs::read_to_string(&exit_file).unwrap().trim(), "0");
-
-    assert_eq!(
-        std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
-        format!("uno\n{filler}one\n")
-    );
+    tmux.answer("Reject a.txt#2", "the second one is a proper name");
+    tmux.keys(&["a"]);
+    tmux.answer("Apply 1 of 2 hunks, reason:", "only the first");
+    run.ended_with("0", format!("uno\n{filler}one\n"));
     // The model's `resolve` result names the hunk left out and why.
-    let last = model.bodies().pop().unwrap();
-    let result = last["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rev()
-        .find(|message| message["role"] == "tool")
-        .unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    assert!(result.contains("a.txt#2"), "{result}");
-    assert!(
-        result.contains("the second one is a proper name"),
-        "{result}"
-    );
+    let result = model.last_tool_result();
+    assert_contains(&result, "a.txt#2");
+    assert_contains(&result, "the second one is a proper name");
 }
 
 #[test]
@@ -377,17 +291,8 @@ fn without_a_terminal_review_exits_2_and_points_at_apply_only() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     let message = stderr(&output);
-    assert!(
-        message.contains("`resolve review` needs a terminal"),
-        "{message}"
-    );
-    assert!(message.contains("resolve apply --only PATH#N"), "{message}");
-}
-
-/// Whether the shell wrote the exit code to `exit_file` (`echo $? > file` creates the file
-/// before it writes, so its existence alone is not enough).
-fn exited(exit_file: &std::path::Path) -> bool {
-    std::fs::read_to_string(exit_file).is_ok_and(|code| code.ends_with('\n'))
+    assert_contains(&message, "`resolve review` needs a terminal");
+    assert_contains(&message, "resolve apply --only PATH#N");
 }
 
 /// A copy of the README's demo project (`examples/demo`).
@@ -429,55 +334,31 @@ fn long_diff_lines_wrap_with_a_continuation_mark_at_80_by_24() {
         return;
     }
     let root = demo_workspace();
-    resolve(
-        root.path(),
-        &[
-            "ast-edit",
-            "-p",
-            "$X.unwrap()",
-            "-r",
-            "$X.expect(\"checked\")",
-            "src",
-        ],
-    );
-    let scratch = tempfile::tempdir().unwrap();
-    let exit_file = scratch.path().join("exit");
-    let command = format!(
-        "'{resolve}' --root '{root}' review; echo $? > '{exit}'; sleep 600",
-        resolve = env!("CARGO_BIN_EXE_resolve"),
-        root = root.path().display(),
-        exit = exit_file.display(),
-    );
-    let tmux = Tmux::start(&command);
+    resolve_ok(root.path(), &UNWRAP_TO_EXPECT);
+    let tmux = TmuxRun::resolve("", root.path(), "review");
     tmux.wait_for("the review", |screen| screen.contains("▶ src/config.rs#1"));
     tmux.keys(&["J"]);
     let screen = tmux.wait_for("the demo's main.rs", |screen| {
         screen.contains("▶ src/main.rs#1")
     });
     eprintln!("--- src/main.rs#1 of the demo at 80×24:\n{screen}");
-    assert!(screen.contains(" ↪"), "{screen}");
+    assert_contains(&screen, " ↪");
     let rows = unwrapped_rows(&screen);
     let removed = r#"│ -    let listener = std::net::TcpListener::bind(("127.0.0.1", config.port())).unwrap();"#;
     let added = r#"│ +    let listener = std::net::TcpListener::bind(("127.0.0.1", config.port())).expect("checked");"#;
     assert!(rows.iter().any(|row| row == removed), "{screen}");
     assert!(rows.iter().any(|row| row == added), "{screen}");
     tmux.keys(&["q"]);
-    tmux.wait_for("the review to end", |_| exited(&exit_file));
+    tmux.wait_exit("the review to end");
 }
 
 /// `resolve agent --approve ask --max-turns 3 EXTRA…` in tmux over a model that stages an
 /// edit of `a.txt`, asks to apply it, then ends its turn (so the run stops at its limit, exit
 /// 1, with the preview pending); the review of the apply is on screen when this returns.
 fn agent_review_in_tmux(extra: &str) -> AgentInTmux {
-    let root = tempfile::tempdir().unwrap();
-    std::fs::write(root.path().join("a.txt"), "one\n").unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let model = runtime.block_on(MockServer::start(
-        [
+    agent_in_tmux(
+        "one\n",
+        vec![
             Turn::call(
                 "c1",
                 "edit",
@@ -489,44 +370,46 @@ fn agent_review_in_tmux(extra: &str) -> AgentInTmux {
                 json!({"action": "apply", "reason": "Translate it."}),
             ),
             Turn::text("I will wait."),
-        ]
-        .into_iter()
-        .map(Reply::Turn)
-        .collect(),
-    ));
-    let scratch = tempfile::tempdir().unwrap();
-    let exit_file = scratch.path().join("exit");
-    let command = format!(
-        "'{resolve}' --root '{root}' agent --base-url '{base}' --model mock --api-key-env RESOLVE_TEST_NO_KEY --approve ask --max-turns 3 {extra} 'Change one to uno in a.txt.' 2> /dev/null; echo $? > '{exit}'; sleep 600",
-        resolve = env!("CARGO_BIN_EXE_resolve"),
-        root = root.path().display(),
+        ],
+        &format!("--max-turns 3 {extra}"),
+    )
+}
+
+/// `resolve agent --approve ask EXTRA… 'Change one to uno in a.txt.'` in tmux, in a root
+/// holding `a.txt` (`a_txt`), over a model answering with `script`; the review of the model's
+/// preview is on screen when this returns.
+fn agent_in_tmux(a_txt: &str, script: Vec<Turn>, extra: &str) -> AgentInTmux {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("a.txt"), a_txt).unwrap();
+    let model = Model::start(script);
+    let args = format!(
+        "agent --base-url '{base}' --model mock --api-key-env RESOLVE_TEST_NO_KEY --approve ask {extra} 'Change one to uno in a.txt.' 2> /dev/null",
         base = model.openai_base(),
-        exit = exit_file.display(),
     );
-    let tmux = Tmux::start(&command);
+    let tmux = TmuxRun::resolve("", root.path(), &args);
     tmux.wait_for("the review of the model's preview", |screen| {
         screen.contains("▶ a.txt#1")
     });
-    AgentInTmux {
-        root,
-        model,
-        tmux,
-        exit_file,
-        _scratch: scratch,
-        _runtime: runtime,
+    AgentInTmux { root, model, tmux }
+}
+
+impl AgentInTmux {
+    /// Wait for the run to end; check its exit code and what `a.txt` then holds.
+    fn ended_with(&self, code: &str, a_txt: impl AsRef<str>) {
+        assert_eq!(self.tmux.wait_exit("the run to end"), code);
+        assert_eq!(
+            std::fs::read_to_string(self.root.path().join("a.txt")).unwrap(),
+            a_txt.as_ref()
+        );
     }
 }
 
 /// An agent run in tmux, and what it needs to stay up.
 struct AgentInTmux {
     root: tempfile::TempDir,
-    model: MockServer,
-    tmux: Tmux,
-    /// Where the run's exit code is written.
-    exit_file: PathBuf,
-    _scratch: tempfile::TempDir,
-    /// Runs the model server.
-    _runtime: tokio::runtime::Runtime,
+    /// The model server, with the runtime it runs on.
+    model: Model,
+    tmux: TmuxRun,
 }
 
 /// Issue #31 §2: `q` in the review of an agent's apply leaves the preview pending (it used to
@@ -537,26 +420,16 @@ fn q_in_the_review_of_an_agents_apply_leaves_it_pending_and_the_model_reads_so()
         return;
     }
     let run = agent_review_in_tmux("");
-    let (root, model, tmux, exit_file) = (&run.root, &run.model, &run.tmux, &run.exit_file);
+    let (root, model, tmux) = (&run.root, &run.model, &run.tmux);
     tmux.keys(&["q"]);
-    tmux.wait_for("the run to end", |_| exited(exit_file));
-    assert_eq!(std::fs::read_to_string(exit_file).unwrap().trim(), "1");
-    assert_eq!(
-        std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
-        "one\n"
-    );
+    run.ended_with("1", "one\n");
     let result = model.last_tool_result();
     assert!(
         result.starts_with("Not applied: the person left the review without deciding."),
         "{result}"
     );
-    let pending = Command::new(env!("CARGO_BIN_EXE_resolve"))
-        .arg("--root")
-        .arg(root.path())
-        .args(["pending", "--json"])
-        .output()
-        .unwrap();
-    let pending: Value = serde_json::from_slice(&pending.stdout).unwrap();
+    let pending: Value =
+        serde_json::from_str(&resolve_ok(root.path(), &["pending", "--json"])).unwrap();
     assert_eq!(pending["pending"].as_array().unwrap().len(), 1, "{pending}");
 }
 
@@ -568,14 +441,8 @@ fn the_review_of_an_agents_apply_closes_at_the_approve_timeout_and_leaves_it_pen
         return;
     }
     let run = agent_review_in_tmux("--approve-timeout 2s");
-    let (root, model, tmux, exit_file) = (&run.root, &run.model, &run.tmux, &run.exit_file);
-    tmux.wait_for("the run to end", |_| exited(exit_file));
-    assert_eq!(std::fs::read_to_string(exit_file).unwrap().trim(), "1");
-    assert_eq!(
-        std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
-        "one\n"
-    );
-    let result = model.last_tool_result();
+    run.ended_with("1", "one\n");
+    let result = run.model.last_tool_result();
     assert!(
         result.starts_with("Not applied: no decision came in time (a person had 2s"),
         "{result}"
@@ -589,20 +456,11 @@ fn agent_approve_ask_records_the_reason_typed_in_the_review_with_the_models_besi
         return;
     }
     let run = agent_review_in_tmux("");
-    let (root, tmux, exit_file) = (&run.root, &run.tmux, &run.exit_file);
+    let (root, tmux) = (&run.root, &run.tmux);
     tmux.keys(&["a"]);
-    tmux.wait_for("the apply prompt", |screen| {
-        screen.contains("Apply, reason:")
-    });
-    tmux.type_text("The person's own reason.");
-    tmux.keys(&["Enter"]);
-    tmux.wait_for("the run to end", |_| exited(exit_file));
-    assert_eq!(std::fs::read_to_string(exit_file).unwrap().trim(), "0");
-    assert_eq!(
-        std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
-        "uno\n"
-    );
-    let log: Value = serde_json::from_str(&resolve(root.path(), &["log", "--json"])).unwrap();
+    tmux.answer("Apply, reason:", "The person's own reason.");
+    run.ended_with("0", "uno\n");
+    let log: Value = serde_json::from_str(&resolve_ok(root.path(), &["log", "--json"])).unwrap();
     let entry = &log["history"][0];
     assert_eq!(entry["reason"], "The person's own reason.", "{entry}");
     assert_eq!(entry["modelReason"], "Translate it.", "{entry}");
@@ -615,34 +473,23 @@ fn q_keeps_the_rejected_hunks_and_their_reasons_for_the_next_review() {
     if !tmux_available() {
         return;
     }
-    let (root, _scratch, tmux, exit_file) = review_in_tmux("");
+    let (root, tmux) = review_in_tmux("");
     tmux.keys(&["r"]);
-    tmux.wait_for("the reason prompt", |screen| {
-        screen.contains("reason (optional):")
-    });
-    tmux.type_text("Not this one.");
-    tmux.keys(&["Enter", "q"]);
-    tmux.wait_for("the review to end", |_| exited(&exit_file));
-    assert_eq!(std::fs::read_to_string(&exit_file).unwrap().trim(), "0");
+    tmux.answer("reason (optional):", "Not this one.");
+    tmux.keys(&["q"]);
+    assert_eq!(tmux.wait_exit("the review to end"), "0");
     let screen = tmux.screen();
-    assert!(
-        screen.contains("Kept for the next review: 1 rejected hunk."),
-        "{screen}"
-    );
+    assert_contains(&screen, "Kept for the next review: 1 rejected hunk.");
     assert_eq!(
-        resolve(root.path(), &["pending", "--json"])
+        resolve_ok(root.path(), &["pending", "--json"])
             .matches("pending-action:")
             .count(),
         1
     );
 
-    let again = Tmux::start(&format!(
-        "'{resolve}' --root '{root}' review; sleep 600",
-        resolve = env!("CARGO_BIN_EXE_resolve"),
-        root = root.path().display(),
-    ));
+    let again = TmuxRun::resolve("", root.path(), "review");
     let screen = again.wait_for("the review with its marks", |screen| {
         screen.contains("▶ src/lib.rs#1") && screen.contains("✗ rejected: Not this one.")
     });
-    assert!(screen.contains("▶ src/lib.rs#1"), "{screen}");
+    assert_contains(&screen, "▶ src/lib.rs#1");
 }

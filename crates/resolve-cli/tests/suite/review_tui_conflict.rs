@@ -7,19 +7,7 @@
 
 #![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
-use std::path::Path;
-use std::process::Command;
-
-use crate::tmux_harness::{Tmux, stderr, tmux_available};
-
-fn resolve(root: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_resolve"))
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::tmux_harness::{TmuxRun, resolve_ok, tmux_available};
 
 #[test]
 fn a_conflicting_hunk_shows_base_current_and_preview_and_p_settles_it_so_it_applies() {
@@ -29,23 +17,14 @@ fn a_conflicting_hunk_shows_base_current_and_preview_and_p_settles_it_so_it_appl
     let root = tempfile::tempdir().unwrap();
     let nine = "a\nb\nc\nd\ne\nf\ng\nh\ni\n";
     std::fs::write(root.path().join("a.txt"), nine).unwrap();
-    let staged = resolve(
+    resolve_ok(
         root.path(),
         &["write", "a.txt", "--content", "a\nB\nc\nd\ne\nf\ng\nH\ni\n"],
     );
-    assert!(staged.status.success(), "{}", stderr(&staged));
     // Since the preview, `b` changed differently (a conflict) and `e` changed (clean).
     std::fs::write(root.path().join("a.txt"), "a\nX\nc\nd\nE\nf\ng\nh\ni\n").unwrap();
 
-    let scratch = tempfile::tempdir().unwrap();
-    let exit_file = scratch.path().join("exit");
-    let command = format!(
-        "'{resolve}' --root '{root}' review; echo $? > '{exit}'; sleep 600",
-        resolve = env!("CARGO_BIN_EXE_resolve"),
-        root = root.path().display(),
-        exit = exit_file.display(),
-    );
-    let tmux = Tmux::start(&command);
+    let tmux = TmuxRun::resolve("", root.path(), "review");
     let screen = tmux.wait_for("the conflict", |screen| {
         screen.contains("current (line 2):")
     });
@@ -71,18 +50,14 @@ fn a_conflicting_hunk_shows_base_current_and_preview_and_p_settles_it_so_it_appl
         "settling writes nothing"
     );
     tmux.keys(&["a"]);
-    tmux.wait_for("the apply prompt", |screen| screen.contains("reason"));
-    tmux.type_text("Take the preview's b.");
-    tmux.keys(&["Enter"]);
-    tmux.wait_for("the review to end", |_| {
-        std::fs::read_to_string(&exit_file).is_ok_and(|code| code.ends_with('\n'))
-    });
+    tmux.answer("reason", "Take the preview's b.");
+    tmux.wait_exit("the review to end");
     assert_eq!(
         std::fs::read_to_string(root.path().join("a.txt")).unwrap(),
         "a\nB\nc\nd\nE\nf\ng\nH\ni\n"
     );
-    let log = resolve(root.path(), &["log", "--json"]);
-    let log: serde_json::Value = serde_json::from_slice(&log.stdout).unwrap();
+    let log: serde_json::Value =
+        serde_json::from_str(&resolve_ok(root.path(), &["log", "--json"])).unwrap();
     assert_eq!(log["history"][0]["state"], "applied");
     assert_eq!(
         log["history"][0]["amendments"].as_array().map(Vec::len),

@@ -7,12 +7,12 @@
 
 #![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
+use resolve_test_support::text::{assert_contains, assert_lacks};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::tmux_harness::{Tmux, stderr, tmux_available};
+use crate::tmux_harness::{Tmux, TmuxRun, resolve_ok, tmux_available};
 
 /// Files in the preview.
 const FILES: usize = 2_000;
@@ -52,18 +52,12 @@ fn large_preview(root: &Path, files: usize) -> std::path::PathBuf {
 /// The screen once `ready` holds for it: 2,000 keys take a debug build on a loaded machine
 /// longer than the harness's 20 s (this is no timing assertion).
 fn wait_long(tmux: &Tmux, what: &str, ready: impl Fn(&str) -> bool) -> String {
-    let start = Instant::now();
-    loop {
-        let screen = tmux.screen();
-        if ready(&screen) {
-            return screen;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(300),
-            "timed out waiting for {what}; the screen:\n{screen}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    tmux.wait_for_within(
+        what,
+        Duration::from_secs(300),
+        Duration::from_millis(200),
+        ready,
+    )
 }
 
 /// A workspace holding one staged preview of `files` files, and its root.
@@ -72,25 +66,14 @@ fn staged(files: usize) -> (tempfile::TempDir, std::path::PathBuf) {
     let root = scratch.path().join("root");
     std::fs::create_dir(&root).unwrap();
     let patch = large_preview(&root, files);
-    let staged = Command::new(env!("CARGO_BIN_EXE_resolve"))
-        .arg("--root")
-        .arg(&root)
-        .arg("patch")
-        .arg(&patch)
-        .output()
-        .unwrap();
-    assert!(staged.status.success(), "{}", stderr(&staged));
+    resolve_ok(&root, &["patch", patch.to_str().unwrap()]);
     std::fs::remove_file(&patch).unwrap();
     (scratch, root)
 }
 
 /// A review of `root` in tmux, ended with the summary on the screen.
-fn review(root: &Path) -> Tmux {
-    Tmux::start(&format!(
-        "'{resolve}' --root '{root}' review; sleep 600",
-        resolve = env!("CARGO_BIN_EXE_resolve"),
-        root = root.display(),
-    ))
+fn review(root: &Path) -> TmuxRun {
+    TmuxRun::resolve("", root, "review")
 }
 
 /// See: #30 §1 with #31 §4. A mark saved on a file the next review never computes survives
@@ -113,7 +96,7 @@ fn marks_on_files_a_review_did_not_compute_are_kept_when_it_saves_its_own() {
     // f0012 is not computed in this review: rejecting a hunk of f0000 saves that mark beside it.
     let second = review(&root);
     let screen = second.wait_for("the review", |screen| screen.contains("▶ d/f0000.txt#1"));
-    assert!(screen.contains("not read yet"), "{screen}");
+    assert_contains(&screen, "not read yet");
     second.keys(&["Space", "q"]);
     second.wait_for("the summary", |screen| {
         screen.contains("Kept for the next review: 2 rejected hunks.")
@@ -123,12 +106,12 @@ fn marks_on_files_a_review_did_not_compute_are_kept_when_it_saves_its_own() {
     let screen = third.wait_for("the review", |screen| {
         screen.contains("▶ d/f0000.txt#1") && screen.contains("✗ rejected")
     });
-    assert!(screen.contains("▶ d/f0000.txt#1"), "{screen}");
+    assert_contains(&screen, "▶ d/f0000.txt#1");
     third.type_text(&"J".repeat(12));
     let screen = third.wait_for("file 12, its mark kept", |screen| {
         screen.contains("▶ d/f0012.txt#1") && screen.contains("✗ rejected")
     });
-    assert!(screen.contains("d/f0012.txt#1"), "{screen}");
+    assert_contains(&screen, "d/f0012.txt#1");
     third.keys(&["q"]);
 }
 
@@ -143,9 +126,9 @@ fn a_preview_of_2000_files_opens_and_the_last_file_shows_its_own_last_hunk() {
     let screen = tmux.wait_for("the review", |screen| screen.contains("▶ d/f0000.txt#1"));
     eprintln!("--- the review opens (80×24):\n{screen}");
     // Only the files the list shows are computed; the rest wait for the cursor.
-    assert!(screen.contains("1995 files not read yet"), "{screen}");
-    assert!(screen.contains("d/f0000.txt  +5 -5  5 hunks"), "{screen}");
-    assert!(screen.contains("-d/f0000.txt line 5"), "{screen}");
+    assert_contains(&screen, "1995 files not read yet");
+    assert_contains(&screen, "d/f0000.txt  +5 -5  5 hunks");
+    assert_contains(&screen, "-d/f0000.txt line 5");
 
     // J to the last file, 100 keys at a time, each batch seen to land before the next (a
     // terminal drops keys typed far ahead of the program reading them).
@@ -159,11 +142,8 @@ fn a_preview_of_2000_files_opens_and_the_last_file_shows_its_own_last_hunk() {
         let file = format!("▶ d/f{at:04}.txt#1");
         screen = wait_long(&tmux, &file, |screen| screen.contains(&file));
     }
-    assert!(
-        screen.contains(&format!("{last}  +5 -5  5 hunks")),
-        "{screen}"
-    );
-    assert!(screen.contains(&format!("-{last} line 5")), "{screen}");
+    assert_contains(&screen, &format!("{last}  +5 -5  5 hunks"));
+    assert_contains(&screen, &format!("-{last} line 5"));
 
     // Its last hunk is its own: line 45 of that file.
     tmux.type_text(&"j".repeat(HUNKS - 1));
@@ -171,22 +151,18 @@ fn a_preview_of_2000_files_opens_and_the_last_file_shows_its_own_last_hunk() {
         screen.contains(&format!("▶ {last}#{HUNKS}"))
     });
     eprintln!("--- the last hunk of the last file:\n{screen}");
-    assert!(screen.contains(&format!("-{last} line 45")), "{screen}");
-    assert!(screen.contains(&format!("+{last} LINE 45")), "{screen}");
+    assert_contains(&screen, &format!("-{last} line 45"));
+    assert_contains(&screen, &format!("+{last} LINE 45"));
     // Past the last hunk of the last file the cursor stays.
     tmux.type_text("j");
     let screen = tmux.wait_for("the cursor to stay", |screen| {
         screen.contains(&format!("▶ {last}#{HUNKS}"))
     });
     // Every file was shown on the way, so every file is computed now.
-    assert!(
-        screen.contains(&format!(
-            "{} of {} hunks kept",
-            FILES * HUNKS,
-            FILES * HUNKS
-        )),
-        "{screen}"
+    assert_contains(
+        &screen,
+        &format!("{} of {} hunks kept", FILES * HUNKS, FILES * HUNKS),
     );
-    assert!(!screen.contains("not read yet"), "{screen}");
+    assert_lacks(&screen, "not read yet");
     tmux.keys(&["q"]);
 }

@@ -2,7 +2,7 @@
 //! `show`, the apply, discard and failed blocks, `log`, and `--help`. The root, times and ages
 //! are redacted, so a snapshot changes only when the words do.
 
-use super::common::{Run, Workspace};
+use super::common::{Run, UNWRAP_TO_EXPECT, Workspace};
 
 const SOURCE: &str =
     "fn main() {\n    let x = compute().unwrap();\n    let y = other().unwrap();\n}\n";
@@ -47,14 +47,7 @@ fn shown(workspace: &Workspace, run: &Run) -> String {
 
 fn staged() -> Workspace {
     let workspace = Workspace::with(&[("src/main.rs", SOURCE)]);
-    let run = workspace.run(&[
-        "ast-edit",
-        "-p",
-        "$X.unwrap()",
-        "-r",
-        "$X.expect(\"checked\")",
-        "src",
-    ]);
+    let run = workspace.run(&UNWRAP_TO_EXPECT);
     insta::assert_snapshot!("staged", shown(&workspace, &run));
     workspace
 }

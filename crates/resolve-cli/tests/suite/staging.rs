@@ -1,6 +1,7 @@
 //! Staging, reviewing, applying, discarding and undoing through the binary.
 
 use pretty_assertions::assert_eq;
+use resolve_test_support::text::{assert_contains, assert_lacks};
 use serde_json::Value;
 
 use super::common::Workspace;
@@ -29,12 +30,8 @@ fn ast_edit_stages_a_preview_and_touches_no_file() {
         "{}",
         run.stdout
     );
-    assert!(run.stdout.contains("--- a/src/lib.rs"), "{}", run.stdout);
-    assert!(
-        run.stdout.contains("+    let b = bar(foo(2));"),
-        "{}",
-        run.stdout
-    );
+    assert_contains(&run.stdout, "--- a/src/lib.rs");
+    assert_contains(&run.stdout, "+    let b = bar(foo(2));");
     assert_eq!(workspace.read("src/lib.rs"), LIB);
     let pending = workspace.pending_ids();
     assert_eq!(pending.len(), 1);
@@ -48,21 +45,10 @@ fn ast_edit_stages_a_preview_and_touches_no_file() {
 fn apply_writes_exactly_the_previewed_bytes_outermost_match_only() {
     let workspace = Workspace::with(&[("src/lib.rs", LIB)]);
     rewrite_foo(&workspace).expect_code(0);
-    let run = workspace
-        .run(&["apply", "--reason", "Rename foo to bar."])
-        .expect_code(0);
-    assert!(
-        run.stdout.contains("Applied 2 replacements in 1 file."),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout
-            .contains("Accept: 2 replacements in 1 file ⟦AST Edit⟧"),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("Rename foo to bar."), "{}", run.stdout);
+    let run = workspace.run_ok(&["apply", "--reason", "Rename foo to bar."]);
+    assert_contains(&run.stdout, "Applied 2 replacements in 1 file.");
+    assert_contains(&run.stdout, "Accept: 2 replacements in 1 file ⟦AST Edit⟧");
+    assert_contains(&run.stdout, "Rename foo to bar.");
     assert_eq!(
         workspace.read("src/lib.rs"),
         "fn main() {\n    let a = bar(1);\n    let b = bar(foo(2));\n}\n"
@@ -78,10 +64,10 @@ fn apply_refuses_a_stale_preview_and_keeps_it_pending() {
     ]);
     rewrite_foo(&workspace).expect_code(0);
     workspace.write("src/other.rs", b"fn x() { foo(4); }\n");
-    let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
-    assert!(run.stderr.contains("Preview is stale:"), "{}", run.stderr);
-    assert!(run.stderr.contains("src/other.rs"), "{}", run.stderr);
-    assert!(!run.stderr.contains("Apply failed"), "{}", run.stderr);
+    let run = workspace.run_fails(&["apply", "--reason", "Go."]);
+    assert_contains(&run.stderr, "Preview is stale:");
+    assert_contains(&run.stderr, "src/other.rs");
+    assert_lacks(&run.stderr, "Apply failed");
     assert_eq!(
         workspace.read("src/lib.rs"),
         LIB,
@@ -94,58 +80,31 @@ fn apply_refuses_a_stale_preview_and_keeps_it_pending() {
 #[test]
 fn stacked_previews_apply_head_first_and_a_second_preview_of_one_file_goes_stale() {
     let workspace = Workspace::with(&[("a.txt", "one\n"), ("b.txt", "two\n")]);
-    workspace
-        .run(&["edit", "a.txt", "--old", "one", "--new", "uno"])
-        .expect_code(0);
-    workspace
-        .run(&["edit", "b.txt", "--old", "two", "--new", "dos"])
-        .expect_code(0);
-    workspace
-        .run(&["edit", "a.txt", "--old", "one", "--new", "eins"])
-        .expect_code(0);
+    workspace.run_ok(&["edit", "a.txt", "--old", "one", "--new", "uno"]);
+    workspace.run_ok(&["edit", "b.txt", "--old", "two", "--new", "dos"]);
+    workspace.run_ok(&["edit", "a.txt", "--old", "one", "--new", "eins"]);
     let pending = workspace.pending_ids();
     assert_eq!(pending.len(), 3);
 
-    let run = workspace
-        .run(&["apply", "--reason", "German first."])
-        .expect_code(0);
-    assert!(
-        run.stdout.contains("Applied edit to a.txt."),
-        "{}",
-        run.stdout
-    );
+    let run = workspace.run_ok(&["apply", "--reason", "German first."]);
+    assert_contains(&run.stdout, "Applied edit to a.txt.");
     assert_eq!(workspace.read("a.txt"), "eins\n");
     assert_eq!(workspace.pending_ids(), pending[1..].to_vec());
 
-    let run = workspace
-        .run(&["apply", "--reason", "Then Spanish."])
-        .expect_code(0);
-    assert!(
-        run.stdout.contains("Applied edit to b.txt."),
-        "{}",
-        run.stdout
-    );
+    let run = workspace.run_ok(&["apply", "--reason", "Then Spanish."]);
+    assert_contains(&run.stdout, "Applied edit to b.txt.");
 
-    let run = workspace
-        .run(&["apply", "--reason", "Then Italian."])
-        .expect_code(1);
-    assert!(
-        run.stderr.contains("Preview is stale:") && run.stderr.contains("a.txt"),
-        "{}",
-        run.stderr
-    );
+    let run = workspace.run_fails(&["apply", "--reason", "Then Italian."]);
+    assert_contains(&run.stderr, "Preview is stale:");
+    assert_contains(&run.stderr, "a.txt");
     assert_eq!(workspace.read("a.txt"), "eins\n");
 }
 
 #[test]
 fn apply_by_id_picks_that_pending_action() {
     let workspace = Workspace::with(&[("a.txt", "one\n"), ("b.txt", "two\n")]);
-    workspace
-        .run(&["edit", "a.txt", "--old", "one", "--new", "uno"])
-        .expect_code(0);
-    workspace
-        .run(&["edit", "b.txt", "--old", "two", "--new", "dos"])
-        .expect_code(0);
+    workspace.run_ok(&["edit", "a.txt", "--old", "one", "--new", "uno"]);
+    workspace.run_ok(&["edit", "b.txt", "--old", "two", "--new", "dos"]);
     let pending = workspace.pending_ids();
     workspace
         .run(&["apply", "--reason", "Older one.", "--id", &pending[1]])
@@ -159,77 +118,54 @@ fn apply_by_id_picks_that_pending_action() {
 fn discard_drops_the_preview_and_records_the_reason() {
     let workspace = Workspace::with(&[("src/lib.rs", LIB)]);
     rewrite_foo(&workspace).expect_code(0);
-    let run = workspace
-        .run(&["discard", "--reason", "Wrong function."])
-        .expect_code(0);
-    assert!(
-        run.stdout
-            .contains("Discarded: AST Edit: 2 replacements in 1 file. Reason: Wrong function."),
-        "{}",
-        run.stdout
+    let run = workspace.run_ok(&["discard", "--reason", "Wrong function."]);
+    assert_contains(
+        &run.stdout,
+        "Discarded: AST Edit: 2 replacements in 1 file. Reason: Wrong function.",
     );
-    assert!(
-        run.stdout.contains("Discard: 2 replacements in 1 file"),
-        "{}",
-        run.stdout
-    );
+    assert_contains(&run.stdout, "Discard: 2 replacements in 1 file");
     assert_eq!(workspace.read("src/lib.rs"), LIB);
     assert!(workspace.pending_ids().is_empty());
-    let log = workspace.run(&["log"]).expect_code(0);
-    assert!(log.stdout.contains("Wrong function."), "{}", log.stdout);
+    let log = workspace.run_ok(&["log"]);
+    assert_contains(&log.stdout, "Wrong function.");
 }
 
 #[test]
 fn restaging_a_discarded_change_says_so_with_the_earlier_reason() {
     let workspace = Workspace::with(&[("src/lib.rs", LIB)]);
     rewrite_foo(&workspace).expect_code(0);
-    workspace
-        .run(&["discard", "--reason", "Wrong function."])
-        .expect_code(0);
+    workspace.run_ok(&["discard", "--reason", "Wrong function."]);
     let run = rewrite_foo(&workspace).expect_code(0);
-    assert!(
-        run.stdout
-            .contains("identical change was discarded earlier"),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("Wrong function."), "{}", run.stdout);
+    assert_contains(&run.stdout, "identical change was discarded earlier");
+    assert_contains(&run.stdout, "Wrong function.");
 }
 
 #[test]
 fn nothing_pending_discard_succeeds_and_apply_fails() {
     let workspace = Workspace::new();
-    let run = workspace
-        .run(&["discard", "--reason", "Clean up."])
-        .expect_code(0);
-    assert!(
-        run.stdout
-            .contains("Nothing to discard; no pending action remains."),
-        "{}",
-        run.stdout
+    let run = workspace.run_ok(&["discard", "--reason", "Clean up."]);
+    assert_contains(
+        &run.stdout,
+        "Nothing to discard; no pending action remains.",
     );
-    let run = workspace.run(&["apply", "--reason", "Go."]).expect_code(1);
-    assert!(
-        run.stderr
-            .contains("No pending action to resolve. Nothing to apply or discard."),
-        "{}",
-        run.stderr
+    let run = workspace.run_fails(&["apply", "--reason", "Go."]);
+    assert_contains(
+        &run.stderr,
+        "No pending action to resolve. Nothing to apply or discard.",
     );
 }
 
 #[test]
 fn zero_matches_succeed_with_no_replacements_made_and_stage_nothing() {
     let workspace = Workspace::with(&[("src/lib.rs", LIB)]);
-    let run = workspace
-        .run(&[
-            "ast-edit",
-            "-p",
-            "nothing_like_this($A)",
-            "-r",
-            "x($A)",
-            "src",
-        ])
-        .expect_code(0);
+    let run = workspace.run_ok(&[
+        "ast-edit",
+        "-p",
+        "nothing_like_this($A)",
+        "-r",
+        "x($A)",
+        "src",
+    ]);
     assert!(
         run.stdout.starts_with("No replacements made"),
         "{}",
@@ -241,12 +177,10 @@ fn zero_matches_succeed_with_no_replacements_made_and_stage_nothing() {
 #[test]
 fn an_invalid_pattern_fails_naming_it_and_stages_nothing() {
     let workspace = Workspace::with(&[("src/lib.rs", LIB)]);
-    let run = workspace
-        .run(&[
-            "ast-edit", "-p", "foo(", "-r", "bar()", "--lang", "rust", "src",
-        ])
-        .expect_code(1);
-    assert!(run.stderr.contains("foo("), "{}", run.stderr);
+    let run = workspace.run_fails(&[
+        "ast-edit", "-p", "foo(", "-r", "bar()", "--lang", "rust", "src",
+    ]);
+    assert_contains(&run.stderr, "foo(");
     assert!(workspace.pending_ids().is_empty());
 }
 
@@ -256,19 +190,13 @@ fn binary_and_non_utf8_files_are_skipped_and_reported() {
     workspace.write("src/blob.rs", b"fn f() { foo(1); }\0\0\0");
     workspace.write("src/latin1.rs", b"fn f() { foo(1); } // caf\xe9\n");
     let run = rewrite_foo(&workspace).expect_code(0);
-    assert!(
-        run.stdout.contains("src/blob.rs") && run.stdout.contains("src/latin1.rs"),
-        "{}",
-        run.stdout
-    );
-    assert!(!run.stdout.contains("--- a/src/blob.rs"), "{}", run.stdout);
-    workspace.run(&["apply", "--reason", "Go."]).expect_code(0);
+    assert_contains(&run.stdout, "src/blob.rs");
+    assert_contains(&run.stdout, "src/latin1.rs");
+    assert_lacks(&run.stdout, "--- a/src/blob.rs");
+    workspace.run_ok(&["apply", "--reason", "Go."]);
+    assert_eq!(workspace.bytes("src/blob.rs"), b"fn f() { foo(1); }\0\0\0");
     assert_eq!(
-        std::fs::read(workspace.path("src/blob.rs")).unwrap(),
-        b"fn f() { foo(1); }\0\0\0"
-    );
-    assert_eq!(
-        std::fs::read(workspace.path("src/latin1.rs")).unwrap(),
+        workspace.bytes("src/latin1.rs"),
         b"fn f() { foo(1); } // caf\xe9\n"
     );
 }
@@ -280,19 +208,9 @@ fn only_applies_the_named_files_and_drops_the_rest() {
         ("src/b.rs", "fn b() { foo(2); }\n"),
     ]);
     rewrite_foo(&workspace).expect_code(0);
-    let run = workspace
-        .run(&["apply", "--reason", "Only a.", "--only", "src/a.rs"])
-        .expect_code(0);
-    assert!(
-        run.stdout.contains("Applied 1 replacement in 1 file."),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("Dropped files: src/b.rs"),
-        "{}",
-        run.stdout
-    );
+    let run = workspace.run_ok(&["apply", "--reason", "Only a.", "--only", "src/a.rs"]);
+    assert_contains(&run.stdout, "Applied 1 replacement in 1 file.");
+    assert_contains(&run.stdout, "Dropped files: src/b.rs");
     assert_eq!(workspace.read("src/a.rs"), "fn a() { bar(1); }\n");
     assert_eq!(workspace.read("src/b.rs"), "fn b() { foo(2); }\n");
     assert!(
@@ -305,17 +223,15 @@ fn only_applies_the_named_files_and_drops_the_rest() {
 fn undo_restores_the_original_bytes_unless_a_file_changed_since() {
     let workspace = Workspace::with(&[("src/lib.rs", LIB)]);
     rewrite_foo(&workspace).expect_code(0);
-    workspace.run(&["apply", "--reason", "Go."]).expect_code(0);
-    workspace.run(&["undo"]).expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "Go."]);
+    workspace.run_ok(&["undo"]);
     assert_eq!(workspace.read("src/lib.rs"), LIB);
 
     rewrite_foo(&workspace).expect_code(0);
-    workspace
-        .run(&["apply", "--reason", "Again."])
-        .expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "Again."]);
     workspace.write("src/lib.rs", b"changed by hand\n");
-    let run = workspace.run(&["undo"]).expect_code(1);
-    assert!(run.stderr.contains("src/lib.rs"), "{}", run.stderr);
+    let run = workspace.run_fails(&["undo"]);
+    assert_contains(&run.stderr, "src/lib.rs");
     assert_eq!(workspace.read("src/lib.rs"), "changed by hand\n");
 }
 
@@ -324,27 +240,13 @@ fn show_prints_pending_and_resolved_previews() {
     let workspace = Workspace::with(&[("src/lib.rs", LIB)]);
     rewrite_foo(&workspace).expect_code(0);
     let id = workspace.pending_ids().remove(0);
-    let pending = workspace.run(&["show"]).expect_code(0);
-    assert!(
-        pending.stdout.contains("+    let a = bar(1);"),
-        "{}",
-        pending.stdout
-    );
-    workspace
-        .run(&["apply", "--reason", "Looks right."])
-        .expect_code(0);
-    let resolved = workspace.run(&["show", &id]).expect_code(0);
-    assert!(
-        resolved.stdout.contains("+    let a = bar(1);"),
-        "{}",
-        resolved.stdout
-    );
-    assert!(
-        resolved.stdout.contains("Looks right."),
-        "{}",
-        resolved.stdout
-    );
-    let log = workspace.run(&["log", "--json"]).expect_code(0);
+    let pending = workspace.run_ok(&["show"]);
+    assert_contains(&pending.stdout, "+    let a = bar(1);");
+    workspace.run_ok(&["apply", "--reason", "Looks right."]);
+    let resolved = workspace.run_ok(&["show", &id]);
+    assert_contains(&resolved.stdout, "+    let a = bar(1);");
+    assert_contains(&resolved.stdout, "Looks right.");
+    let log = workspace.run_ok(&["log", "--json"]);
     let log: Value = serde_json::from_str(log.stdout.trim()).unwrap();
     assert_eq!(log["history"][0]["reason"], "Looks right.");
 }
@@ -352,11 +254,9 @@ fn show_prints_pending_and_resolved_previews() {
 #[test]
 fn json_output_is_one_object_with_text_error_flag_details_and_pending_id() {
     let workspace = Workspace::with(&[("src/lib.rs", LIB)]);
-    let run = workspace
-        .run(&[
-            "--json", "ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src",
-        ])
-        .expect_code(0);
+    let run = workspace.run_ok(&[
+        "--json", "ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src",
+    ]);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 1, "{}", run.stdout);
     let value: Value = serde_json::from_str(lines[0]).unwrap();
@@ -365,9 +265,7 @@ fn json_output_is_one_object_with_text_error_flag_details_and_pending_id() {
     assert_eq!(value["pendingId"], value["details"]["pendingId"]);
     assert_eq!(value["details"]["totalReplacements"], 2);
 
-    let run = workspace
-        .run(&["apply", "--reason", "Go.", "--json"])
-        .expect_code(0);
+    let run = workspace.run_ok(&["apply", "--reason", "Go.", "--json"]);
     let value: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(value["details"]["action"], "apply");
     assert_eq!(
@@ -394,11 +292,9 @@ fn a_preview_of_many_files_lists_them_in_path_order_and_applies_whole() {
     }
     workspace.write("a.rs", b"fn a() { foo(1) }\n");
     expected.push("a.rs".to_owned());
-    let run = workspace
-        .run(&[
-            "--json", "ast-edit", "-p", "foo($A)", "-r", "bar($A)", "a.rs", "a-b", "a", "a.rs",
-        ])
-        .expect_code(0);
+    let run = workspace.run_ok(&[
+        "--json", "ast-edit", "-p", "foo($A)", "-r", "bar($A)", "a.rs", "a-b", "a", "a.rs",
+    ]);
     let value: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     let listed: Vec<(&str, u64)> = value["details"]["fileReplacements"]
         .as_array()
@@ -435,12 +331,10 @@ fn a_preview_of_many_files_lists_them_in_path_order_and_applies_whole() {
         "the diffs come in path order, each file once"
     );
 
-    let pending = workspace.run(&["pending", "--json"]).expect_code(0);
+    let pending = workspace.run_ok(&["pending", "--json"]);
     let pending: Value = serde_json::from_str(pending.stdout.trim()).unwrap();
     assert_eq!(pending["pending"][0]["files"], serde_json::json!(expected));
-    workspace
-        .run(&["apply", "--reason", "All of them."])
-        .expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "All of them."]);
     assert_eq!(
         workspace.read("a-b/f299.rs"),
         "fn f() { bar(299); bar(0) }\n"
@@ -484,29 +378,19 @@ fn usage_errors_exit_with_two() {
 #[test]
 fn edit_reports_missing_and_ambiguous_text_with_counts() {
     let workspace = Workspace::with(&[("a.txt", "x x x\n")]);
-    let run = workspace
-        .run(&["edit", "a.txt", "--old", "y", "--new", "z"])
-        .expect_code(1);
-    assert!(run.stderr.contains("not found"), "{}", run.stderr);
-    let run = workspace
-        .run(&["edit", "a.txt", "--old", "x", "--new", "z"])
-        .expect_code(1);
-    assert!(run.stderr.contains("3 times"), "{}", run.stderr);
-    workspace
-        .run(&["edit", "a.txt", "--old", "x", "--new", "z", "--all"])
-        .expect_code(0);
-    workspace
-        .run(&["apply", "--reason", "All of them."])
-        .expect_code(0);
+    let run = workspace.run_fails(&["edit", "a.txt", "--old", "y", "--new", "z"]);
+    assert_contains(&run.stderr, "not found");
+    let run = workspace.run_fails(&["edit", "a.txt", "--old", "x", "--new", "z"]);
+    assert_contains(&run.stderr, "3 times");
+    workspace.run_ok(&["edit", "a.txt", "--old", "x", "--new", "z", "--all"]);
+    workspace.run_ok(&["apply", "--reason", "All of them."]);
     assert_eq!(workspace.read("a.txt"), "z z z\n");
 }
 
 #[test]
 fn write_creates_a_file_only_on_apply() {
     let workspace = Workspace::new();
-    let run = workspace
-        .run(&["write", "notes/todo.md", "--content", "- ship it\n"])
-        .expect_code(0);
+    let run = workspace.run_ok(&["write", "notes/todo.md", "--content", "- ship it\n"]);
     assert!(
         run.stdout
             .starts_with(&person_banner("pending-action:write:1")),
@@ -514,29 +398,19 @@ fn write_creates_a_file_only_on_apply() {
         run.stdout
     );
     assert!(!workspace.path("notes/todo.md").exists());
-    let run = workspace
-        .run(&["apply", "--reason", "Keep notes."])
-        .expect_code(0);
-    assert!(
-        run.stdout.contains("Wrote notes/todo.md."),
-        "{}",
-        run.stdout
-    );
+    let run = workspace.run_ok(&["apply", "--reason", "Keep notes."]);
+    assert_contains(&run.stdout, "Wrote notes/todo.md.");
     assert_eq!(workspace.read("notes/todo.md"), "- ship it\n");
 }
 
 #[test]
 fn color_always_colors_the_diff_and_never_leaves_no_escape_codes() {
     let workspace = Workspace::with(&[("src/lib.rs", LIB)]);
-    let colored = workspace
-        .run(&[
-            "--color", "always", "ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src",
-        ])
-        .expect_code(0);
-    assert!(colored.stdout.contains("\x1b[32m+"), "{}", colored.stdout);
-    let plain = workspace
-        .run(&["discard", "--reason", "x", "--color", "never"])
-        .expect_code(0);
+    let colored = workspace.run_ok(&[
+        "--color", "always", "ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src",
+    ]);
+    assert_contains(&colored.stdout, "\x1b[32m+");
+    let plain = workspace.run_ok(&["discard", "--reason", "x", "--color", "never"]);
     assert!(!plain.stdout.contains('\x1b'), "{}", plain.stdout);
 }
 
@@ -573,17 +447,15 @@ fn tla_is_inferred_from_the_extension_previewed_and_applied() {
     const SPEC: &str =
         "---- MODULE Spec ----\nVARIABLE x\nInit == x = 0\nNext == x' = x + 1\n====\n";
     let workspace = Workspace::with(&[("spec/Spec.tla", SPEC)]);
-    let run = workspace
-        .run(&[
-            "--json",
-            "ast-edit",
-            "-p",
-            "Init",
-            "-r",
-            "Start",
-            "spec/Spec.tla",
-        ])
-        .expect_code(0);
+    let run = workspace.run_ok(&[
+        "--json",
+        "ast-edit",
+        "-p",
+        "Init",
+        "-r",
+        "Start",
+        "spec/Spec.tla",
+    ]);
     let value: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert!(
         value["text"].as_str().unwrap().contains("+Start == x = 0"),
@@ -596,9 +468,7 @@ fn tla_is_inferred_from_the_extension_previewed_and_applied() {
     assert_eq!(details["scopePath"], "spec/Spec.tla");
     assert_eq!(workspace.read("spec/Spec.tla"), SPEC, "nothing written yet");
 
-    workspace
-        .run(&["apply", "--reason", "Rename the initial state."])
-        .expect_code(0);
+    workspace.run_ok(&["apply", "--reason", "Rename the initial state."]);
     assert_eq!(
         workspace.read("spec/Spec.tla"),
         SPEC.replace("Init == x = 0", "Start == x = 0")

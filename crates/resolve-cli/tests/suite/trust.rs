@@ -6,6 +6,7 @@ use resolve_edit::{
     Content, McpAction, McpToolCall, NewAction, Origin, Store, Workspace as StoreWorkspace,
 };
 use resolve_test_support::Turn;
+use resolve_test_support::text::assert_contains;
 use serde_json::{Value, json};
 
 use super::common::{Model, Run, Workspace, resolve, run_agent};
@@ -16,40 +17,22 @@ const CHECK_MARKS: &str = "[check]\ncommand = [\"sh\", \"-c\", \"touch marker\"]
 /// A workspace as cloned: `a.txt` and a planted configuration, with a preview pending.
 fn cloned(config: &str) -> Workspace {
     let workspace = Workspace::with(&[("a.txt", "a\n"), (".resolve/config.toml", config)]);
-    workspace
-        .run(&["edit", "a.txt", "--old", "a", "--new", "A"])
-        .expect_code(0);
+    workspace.run_ok(&["edit", "a.txt", "--old", "a", "--new", "A"]);
     workspace
 }
 
 #[test]
 fn a_cloned_check_command_runs_only_after_resolve_trust_and_again_only_after_a_change_is_trusted() {
     let workspace = cloned(CHECK_MARKS);
-    let refused = workspace.run(&["check"]).expect_code(1);
+    let refused = workspace.run_fails(&["check"]);
     assert!(!workspace.path("marker").exists(), "nothing ran");
-    assert!(
-        refused.stderr.contains("is not trusted"),
-        "{}",
-        refused.stderr
-    );
-    assert!(
-        refused.stderr.contains("`sh -c 'touch marker'` ([check])"),
-        "{}",
-        refused.stderr
-    );
-    assert!(
-        refused.stderr.contains("run `resolve trust --root /"),
-        "{}",
-        refused.stderr
-    );
+    assert_contains(&refused.stderr, "is not trusted");
+    assert_contains(&refused.stderr, "`sh -c 'touch marker'` ([check])");
+    assert_contains(&refused.stderr, "run `resolve trust --root /");
 
-    let trusted = workspace.run(&["trust"]).expect_code(0);
-    assert!(
-        trusted.stdout.contains("[check] sh -c 'touch marker'"),
-        "{}",
-        trusted.stdout
-    );
-    workspace.run(&["check"]).expect_code(0);
+    let trusted = workspace.run_ok(&["trust"]);
+    assert_contains(&trusted.stdout, "[check] sh -c 'touch marker'");
+    workspace.run_ok(&["check"]);
     assert!(workspace.path("marker").exists(), "the trusted command ran");
 
     // Any change to the file makes it untrusted again.
@@ -58,12 +41,8 @@ fn a_cloned_check_command_runs_only_after_resolve_trust_and_again_only_after_a_c
         ".resolve/config.toml",
         format!("{CHECK_MARKS}timeout_sec = 30\n").as_bytes(),
     );
-    let changed = workspace.run(&["check"]).expect_code(1);
-    assert!(
-        changed.stderr.contains("changed since it was trusted"),
-        "{}",
-        changed.stderr
-    );
+    let changed = workspace.run_fails(&["check"]);
+    assert_contains(&changed.stderr, "changed since it was trusted");
     assert!(!workspace.path("marker").exists(), "nothing ran");
     // The records live outside the workspace.
     assert!(workspace.user_dir().join("trusted.json").is_file());
@@ -72,9 +51,7 @@ fn a_cloned_check_command_runs_only_after_resolve_trust_and_again_only_after_a_c
 #[test]
 fn a_command_given_after_dashes_or_in_a_file_the_person_names_needs_no_trust() {
     let workspace = cloned(CHECK_MARKS);
-    workspace
-        .run(&["check", "--", "sh", "-c", "touch given"])
-        .expect_code(0);
+    workspace.run_ok(&["check", "--", "sh", "-c", "touch given"]);
     assert!(workspace.path("given").exists());
     let mine = tempfile::tempdir().unwrap();
     let file = mine.path().join("check.toml");
@@ -83,27 +60,19 @@ fn a_command_given_after_dashes_or_in_a_file_the_person_names_needs_no_trust() {
         "[check]\ncommand = [\"sh\", \"-c\", \"touch named\"]\n",
     )
     .unwrap();
-    workspace
-        .run(&["check", "--config", file.to_str().unwrap()])
-        .expect_code(0);
+    workspace.run_ok(&["check", "--config", file.to_str().unwrap()]);
     assert!(workspace.path("named").exists());
     // Naming the workspace's own file does not make it trusted.
     let own = workspace.path(".resolve/config.toml");
-    let refused = workspace
-        .run(&["check", "--config", own.to_str().unwrap()])
-        .expect_code(1);
-    assert!(
-        refused.stderr.contains("run `resolve trust --config /"),
-        "{}",
-        refused.stderr
-    );
+    let refused = workspace.run_fails(&["check", "--config", own.to_str().unwrap()]);
+    assert_contains(&refused.stderr, "run `resolve trust --config /");
     assert!(!workspace.path("marker").exists());
 }
 
 #[test]
 fn trust_json_list_and_remove_report_and_forget_the_record() {
     let workspace = cloned(CHECK_MARKS);
-    let trusted = workspace.run(&["--json", "trust"]).expect_code(0);
+    let trusted = workspace.run_ok(&["--json", "trust"]);
     let value: Value = serde_json::from_str(trusted.stdout.trim()).unwrap();
     assert_eq!(value["trusted"], true);
     assert_eq!(
@@ -113,23 +82,21 @@ fn trust_json_list_and_remove_report_and_forget_the_record() {
     let path = value["path"].as_str().unwrap().to_owned();
     assert!(path.ends_with("/.resolve/config.toml"), "{path}");
 
-    let list = workspace.run(&["--json", "trust", "--list"]).expect_code(0);
+    let list = workspace.run_ok(&["--json", "trust", "--list"]);
     let value: Value = serde_json::from_str(list.stdout.trim()).unwrap();
     assert_eq!(value["trusted"][0]["path"], path.as_str());
     assert_eq!(value["trusted"][0]["state"], "trusted");
     workspace.write(".resolve/config.toml", b"# edited\n");
-    let list = workspace.run(&["trust", "--list"]).expect_code(0);
+    let list = workspace.run_ok(&["trust", "--list"]);
     assert!(list.stdout.starts_with("changed"), "{}", list.stdout);
 
     workspace.write(".resolve/config.toml", CHECK_MARKS.as_bytes());
-    workspace.run(&["check"]).expect_code(0);
-    let removed = workspace
-        .run(&["--json", "trust", "--remove"])
-        .expect_code(0);
+    workspace.run_ok(&["check"]);
+    let removed = workspace.run_ok(&["--json", "trust", "--remove"]);
     let value: Value = serde_json::from_str(removed.stdout.trim()).unwrap();
     assert_eq!(value["removed"], true);
     std::fs::remove_file(workspace.path("marker")).unwrap();
-    workspace.run(&["check"]).expect_code(1);
+    workspace.run_fails(&["check"]);
     assert!(!workspace.path("marker").exists());
 }
 
@@ -144,13 +111,8 @@ fn resolve_agent_refuses_an_untrusted_mcp_server_before_any_model_call_or_start(
     ]);
     let model = Model::start(vec![Turn::text("Done.")]);
     let run = run_agent(&workspace, &model, &[], "Do it.", "").expect_code(1);
-    assert!(
-        run.stderr
-            .contains("`sh -c 'touch marker'` ([mcp_servers.evil])"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("resolve trust"), "{}", run.stderr);
+    assert_contains(&run.stderr, "`sh -c 'touch marker'` ([mcp_servers.evil])");
+    assert_contains(&run.stderr, "resolve trust");
     assert!(model.bodies().is_empty(), "no model call was made");
     assert!(!workspace.path("marker").exists(), "no server was started");
 }
@@ -160,7 +122,7 @@ fn resolve_agent_refuses_an_untrusted_check_command_before_any_model_call() {
     let workspace = Workspace::with(&[("a.txt", "a\n"), (".resolve/config.toml", CHECK_MARKS)]);
     let model = Model::start(vec![Turn::text("Done.")]);
     let run = run_agent(&workspace, &model, &[], "Do it.", "").expect_code(1);
-    assert!(run.stderr.contains("is not trusted"), "{}", run.stderr);
+    assert_contains(&run.stderr, "is not trusted");
     assert!(model.bodies().is_empty(), "no model call was made");
 }
 
@@ -201,13 +163,8 @@ fn applying_a_planted_mcp_pending_action_starts_no_untrusted_server() {
         &["discard", "--reason", "No.", "--id", &id][..],
     ] {
         let run = workspace.run(args).expect_code(1);
-        assert!(run.stderr.contains("is not trusted"), "{}", run.stderr);
-        assert!(
-            run.stderr
-                .contains("`sh -c 'touch marker'` ([mcp_servers.evil])"),
-            "{}",
-            run.stderr
-        );
+        assert_contains(&run.stderr, "is not trusted");
+        assert_contains(&run.stderr, "`sh -c 'touch marker'` ([mcp_servers.evil])");
         assert!(!workspace.path("marker").exists(), "no server was started");
         assert_eq!(workspace.pending_ids().len(), 1, "the action stays pending");
     }
@@ -221,7 +178,7 @@ fn a_nested_roots_configuration_written_inside_the_outer_root_is_untrusted() {
         ("sub/.resolve/config.toml", CHECK_MARKS),
     ]);
     // Trusting the outer root's (absent) configuration trusts nothing below it.
-    workspace.run(&["trust"]).expect_code(1);
+    workspace.run_fails(&["trust"]);
     let in_sub = |args: &[&str]| {
         Run::from(
             resolve()
@@ -235,15 +192,7 @@ fn a_nested_roots_configuration_written_inside_the_outer_root_is_untrusted() {
     };
     in_sub(&["edit", "a.txt", "--old", "a", "--new", "A"]).expect_code(0);
     let refused = in_sub(&["check"]).expect_code(1);
-    assert!(
-        refused.stderr.contains("is not trusted"),
-        "{}",
-        refused.stderr
-    );
-    assert!(
-        refused.stderr.contains("/sub/.resolve/config.toml"),
-        "{}",
-        refused.stderr
-    );
+    assert_contains(&refused.stderr, "is not trusted");
+    assert_contains(&refused.stderr, "/sub/.resolve/config.toml");
     assert!(!workspace.path("sub/marker").exists());
 }

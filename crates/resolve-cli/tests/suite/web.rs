@@ -2,6 +2,7 @@
 //! origins and other hosts, listens on loopback only, and decides through the same pipeline as
 //! the terminal review. The browser half (`web_browser`) drives the page in Chromium.
 
+use resolve_test_support::text::assert_contains;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
@@ -153,9 +154,7 @@ pub fn two_file_preview() -> Workspace {
             "fn f() { foo(2); }\n\n\n\n\n\n\n\n\nfn g() { foo(3); }\n",
         ),
     ]);
-    workspace
-        .run(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"])
-        .expect_code(0);
+    workspace.run_ok(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"]);
     workspace
 }
 
@@ -176,15 +175,12 @@ fn a_request_without_the_token_or_from_another_host_is_refused() {
     }
     let (status, head, body) = web.request("GET", &format!("/?token={}", web.token), &[], None);
     assert_eq!(status, 200);
-    assert!(
-        head.contains("content-security-policy: default-src 'none'; script-src 'self'"),
-        "{head}"
+    assert_contains(
+        &head,
+        "content-security-policy: default-src 'none'; script-src 'self'",
     );
-    assert!(head.contains("referrer-policy: no-referrer"), "{head}");
-    assert!(
-        body.contains(&format!("/app.js?token={}", web.token)),
-        "{body}"
-    );
+    assert_contains(&head, "referrer-policy: no-referrer");
+    assert_contains(&body, &format!("/app.js?token={}", web.token));
     assert!(
         !body.contains("http://") && !body.contains("https://"),
         "nothing from outside: {body}"
@@ -284,11 +280,8 @@ fn an_apply_through_the_page_api_lands_the_kept_hunks_and_logs_the_rejection() {
         workspace.read("src/lib.rs"),
         "fn f() { bar(2); }\n\n\n\n\n\n\n\n\nfn g() { foo(3); }\n"
     );
-    let log = workspace.run(&["log"]).expect_code(0).stdout;
-    assert!(
-        log.contains("[kept src/lib.rs#1; rejected src/lib.rs#2]"),
-        "{log}"
-    );
+    let log = workspace.run_ok(&["log"]).stdout;
+    assert_contains(&log, "[kept src/lib.rs#1; rejected src/lib.rs#2]");
     assert_eq!(web.get("/api/actions")["actions"], json!([]));
 }
 
@@ -332,7 +325,7 @@ fn a_discard_keeps_the_line_comments_in_its_reason() {
         &json!({ "id": id, "reason": "Wrong rename.", "comments": [comment] }),
     );
     assert_eq!(status, 200, "{body}");
-    let log = workspace.run(&["log", "--json"]).expect_code(0).stdout;
+    let log = workspace.run_ok(&["log", "--json"]).stdout;
     let log: Value = serde_json::from_str(log.trim()).unwrap();
     assert_eq!(
         log["history"][0]["reason"],

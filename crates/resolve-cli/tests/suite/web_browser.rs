@@ -3,13 +3,12 @@
 //! the tests fail under CI (`CI` set) and are skipped loudly elsewhere. Screenshots of the main
 //! screens go to `RESOLVE_SCREENSHOTS` (CI keeps them as artifacts).
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use resolve_test_support::text::assert_contains;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use pretty_assertions::assert_eq;
+use resolve_test_support::McpChild;
 use serde_json::{Value, json};
 
 use super::common::Workspace;
@@ -66,105 +65,63 @@ pub(super) fn screenshots() -> PathBuf {
 
 /// Run the page script for `scenario` against `web`; its JSON line of measurements.
 fn drive(workspace: &Workspace, web: &WebReview, scenario: &str) -> Value {
-    let (chromium, puppeteer) = browser_tools().expect("checked by the caller");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/web/review_page.cjs");
+    let tools = browser_tools().expect("checked by the caller");
+    node_script(
+        "review_page.cjs",
+        &tools,
+        (workspace.root(), workspace.home()),
+        &[("REVIEW_URL", &web.url), ("SCENARIO", scenario)],
+    )
+}
+
+/// Run `tests/web/SCRIPT` under node with the browser `tools` (Chromium, the npm directory),
+/// the binary, the workspace `root` and `HOME` (`at`), the screenshot directory and `env`; it
+/// must succeed; its last line of output as JSON.
+pub(super) fn node_script(
+    script: &str,
+    (chromium, npm): &(PathBuf, PathBuf),
+    (root, home): (&Path, &Path),
+    env: &[(&str, &str)],
+) -> Value {
     let output = Command::new("node")
-        .arg(script)
+        .arg(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/web")
+                .join(script),
+        )
         .env("RESOLVE_CHROMIUM", chromium)
-        .env("RESOLVE_PUPPETEER_DIR", puppeteer)
-        .env("REVIEW_URL", &web.url)
-        .env("SCENARIO", scenario)
+        .env("RESOLVE_PUPPETEER_DIR", npm)
         .env("SCREENSHOTS", screenshots())
         .env("RESOLVE_BIN", env!("CARGO_BIN_EXE_resolve"))
-        .env("RESOLVE_ROOT", workspace.root())
-        .env("HOME", workspace.home())
+        .env("RESOLVE_ROOT", root)
+        .env("HOME", home)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
-        "the page script failed:\n{stdout}\n{}",
+        "the script {script} failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap()
 }
 
-/// A `resolve mcp` connection of `workspace`, spoken to line by line.
-pub(super) struct Connection {
-    child: Child,
-    stdin: ChildStdin,
-    lines: mpsc::Receiver<String>,
-    next: u64,
-}
+/// A `resolve mcp` connection of `workspace` (the model's), handshake done.
+pub(super) struct Connection(McpChild);
 
 impl Connection {
     pub(super) fn open(workspace: &Workspace) -> Self {
-        let mut child = workspace
-            .command(&["mcp"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut connection = Self {
-            child,
-            stdin,
-            lines,
-            next: 1,
-        };
-        connection.call(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "web-test", "version": "1"}}),
-        );
-        connection.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        connection
-    }
-
-    fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(30))
-                .expect("the server answers");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == json!(id) {
-                return message;
-            }
-        }
+        Self(McpChild::start(workspace.command(&["mcp"]), "web-test"))
     }
 
     /// The text of a tool call's result.
     pub(super) fn tool(&mut self, name: &str, arguments: Value) -> String {
-        let response = self.call("tools/call", json!({"name": name, "arguments": arguments}));
-        response["result"]["content"][0]["text"]
+        let result = self.0.call(name, arguments);
+        result["content"][0]["text"]
             .as_str()
-            .unwrap_or_else(|| panic!("{response}"))
+            .unwrap_or_else(|| panic!("{result}"))
             .to_owned()
-    }
-}
-
-impl Drop for Connection {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -196,26 +153,23 @@ fn a_review_in_the_browser_lands_what_the_reviewer_chose_and_the_model_hears_it(
     );
 
     assert_eq!(
-        std::fs::read(workspace.path("src/main.rs")).unwrap(),
+        workspace.bytes("src/main.rs"),
         b"fn main() { bar(1); println!(\"amended\"); }\n"
     );
     assert_eq!(
-        std::fs::read(workspace.path("src/lib.rs")).unwrap(),
+        workspace.bytes("src/lib.rs"),
         b"fn f() { bar(2); }\n\n\n\n\n\n\n\n\nfn g() { foo(3); }\n"
     );
-    let log = workspace.run(&["log"]).expect_code(0).stdout;
+    let log = workspace.run_ok(&["log"]).stdout;
     assert!(
         log.contains("[kept src/lib.rs#1, src/main.rs#1; rejected src/lib.rs#2]")
             || log.contains("rejected src/lib.rs#2"),
         "{log}"
     );
-    assert!(log.contains("amended src/main.rs"), "{log}");
-    assert!(log.contains("Keep g; f and main move."), "{log}");
-    assert!(
-        log.contains("commented src/main.rs:1, src/lib.rs:1"),
-        "{log}"
-    );
-    let history = workspace.run(&["log", "--json"]).expect_code(0).stdout;
+    assert_contains(&log, "amended src/main.rs");
+    assert_contains(&log, "Keep g; f and main move.");
+    assert_contains(&log, "commented src/main.rs:1, src/lib.rs:1");
+    let history = workspace.run_ok(&["log", "--json"]).stdout;
     let history: Value = serde_json::from_str(history.trim()).unwrap();
     let comments = history["history"]
         .as_array()
@@ -233,13 +187,13 @@ fn a_review_in_the_browser_lands_what_the_reviewer_chose_and_the_model_hears_it(
 
     // The staging connection's next tool result carries the reviewer's note.
     let next = model.tool("ls", json!({}));
-    assert!(next.contains("rejected src/lib.rs#2"), "{next}");
-    assert!(next.contains("g stays on foo."), "{next}");
-    assert!(next.contains("The reviewer amended src/main.rs"), "{next}");
-    assert!(next.contains("Keep g; f and main move."), "{next}");
-    assert!(
-        next.contains("The reviewer commented on src/lib.rs:1, the line `fn f() { bar(2); }`: \"Is bar safe here?\""),
-        "{next}"
+    assert_contains(&next, "rejected src/lib.rs#2");
+    assert_contains(&next, "g stays on foo.");
+    assert_contains(&next, "The reviewer amended src/main.rs");
+    assert_contains(&next, "Keep g; f and main move.");
+    assert_contains(
+        &next,
+        "The reviewer commented on src/lib.rs:1, the line `fn f() { bar(2); }`: \"Is bar safe here?\"",
     );
 }
 
@@ -257,13 +211,11 @@ fn a_review_in_progress_in_the_browser_survives_closing_the_page() {
         ),
     ]);
     let patch = workspace.path("change.patch");
-    workspace
-        .run(&["patch", patch.to_str().unwrap()])
-        .expect_code(0);
+    workspace.run_ok(&["patch", patch.to_str().unwrap()]);
     let web = WebReview::start(&workspace);
     assert_eq!(drive(&workspace, &web, "resume"), json!({"resumed": true}));
     // The marks are saved in the store, not in the page: nothing landed.
-    assert_eq!(std::fs::read(workspace.path("b.txt")).unwrap(), b"b\n");
+    assert_eq!(workspace.bytes("b.txt"), b"b\n");
     let drafts: Vec<_> = std::fs::read_dir(workspace.path(".resolve/reviews"))
         .unwrap()
         .collect();
@@ -288,18 +240,16 @@ fn a_preview_of_two_thousand_files_shows_without_freezing_the_page() {
         .map(|(path, text)| (path.as_str(), text.as_str()))
         .collect();
     let workspace = Workspace::with(&borrowed);
-    workspace
-        .run(&[
-            "ast-edit",
-            "-p",
-            "foo($A)",
-            "-r",
-            "bar($A)",
-            "--max-files",
-            "5000",
-            "src",
-        ])
-        .expect_code(0);
+    workspace.run_ok(&[
+        "ast-edit",
+        "-p",
+        "foo($A)",
+        "-r",
+        "bar($A)",
+        "--max-files",
+        "5000",
+        "src",
+    ]);
     let web = WebReview::start(&workspace);
     let measured = drive(&workspace, &web, "large");
     eprintln!("2,000-file page: {measured}");

@@ -3,8 +3,7 @@
 //! model that staged it. The terminal review runs in tmux (as `review_tui` drives it); without
 //! tmux the test fails under CI (`CI` set) and is skipped loudly elsewhere.
 
-use std::process::Command;
-use std::time::{Duration, Instant};
+use resolve_test_support::text::assert_contains;
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -12,6 +11,7 @@ use serde_json::json;
 use super::common::Workspace;
 use super::web::WebReview;
 use super::web_browser::Connection;
+use crate::tmux_harness::{TmuxRun, tmux_available};
 
 /// The two-file preview of `review_tui`, staged by an MCP connection of a fresh workspace.
 fn staged() -> (Workspace, Connection) {
@@ -34,7 +34,7 @@ fn staged() -> (Workspace, Connection) {
 
 /// What must be the same: both files, `resolve log` without its times, the note.
 fn outcome(workspace: &Workspace, model: &mut Connection) -> (String, String, String, String) {
-    let log = workspace.run(&["log"]).expect_code(0).stdout;
+    let log = workspace.run_ok(&["log"]).stdout;
     // Not the same: the time, and the id of the MCP connection that staged it.
     let log: Vec<String> = log.lines().map(without_time_and_connection).collect();
     let note = model.tool("ls", json!({}));
@@ -62,82 +62,25 @@ fn without_time_and_connection(line: &str) -> String {
     }
 }
 
-fn tmux_available() -> bool {
-    let available = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if !available {
-        let message =
-            "tmux is not installed (Debian: `apt-get install tmux`); the parity test needs it";
-        assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("SKIPPED: {message}");
-    }
-    available
-}
-
 /// Run the terminal review of `workspace` in tmux with `steps` (keys, or text to type after
-/// `"type:"`), waiting after each for the screen to contain its expected text.
+/// `"type:"`), waiting after each for the screen to contain its expected text (`exit`: for the
+/// review to end).
 fn terminal_review(workspace: &Workspace, steps: &[(&str, &str)]) {
-    let socket = format!("resolve-web-parity-{}", std::process::id());
-    let tmux = |args: &[&str]| {
-        let out = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    let done = workspace.root().join(".parity-exit");
-    let command = format!(
-        "HOME='{home}' '{resolve}' --root '{root}' review; echo $? > '{done}'; sleep 600",
-        home = workspace.home().display(),
-        resolve = env!("CARGO_BIN_EXE_resolve"),
-        root = workspace.root().display(),
-        done = done.display(),
-    );
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        "review",
-        "-x",
-        "80",
-        "-y",
-        "24",
-        &command,
-    ]);
+    let home = format!("HOME='{}'", workspace.home().display());
+    let tmux = TmuxRun::resolve(&home, workspace.root(), "review");
     let wait = |what: &str| {
-        let start = Instant::now();
-        loop {
-            let screen = tmux(&["capture-pane", "-p", "-t", "review"]);
-            if screen.contains(what) || (what == "exit" && done.exists()) {
-                return;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "waiting for {what}:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        tmux.wait_for(what, |screen| {
+            screen.contains(what) || (what == "exit" && tmux.exited())
+        })
     };
     wait("▶ src/lib.rs#1");
     for (step, then) in steps {
         match step.strip_prefix("type:") {
-            Some(text) => tmux(&["send-keys", "-t", "review", "-l", text]),
-            None => tmux(&["send-keys", "-t", "review", step]),
-        };
+            Some(text) => tmux.type_text(text),
+            None => tmux.keys(&[step]),
+        }
         wait(then);
     }
-    let _ = Command::new("tmux")
-        .args(["-L", &socket, "kill-server"])
-        .output();
-    std::fs::remove_file(&done).unwrap();
 }
 
 #[test]
@@ -176,12 +119,6 @@ fn the_same_decisions_in_the_browser_and_the_terminal_give_the_same_files_log_an
 
     let terminal = outcome(&terminal, &mut terminal_model);
     let browser = outcome(&web_workspace, &mut web_model);
-    assert!(
-        terminal
-            .3
-            .contains("rejected src/lib.rs#2 (\"callers use foo\")"),
-        "{}",
-        terminal.3
-    );
+    assert_contains(&terminal.3, "rejected src/lib.rs#2 (\"callers use foo\")");
     assert_eq!(browser, terminal);
 }

@@ -1,0 +1,47 @@
+//! Assertions on text (command output, a screen, a file) that print the whole text when they
+//! fail, and helpers that pick lines out of it.
+
+/// Assert that `text` contains `needle`, printing the whole text when it does not.
+#[track_caller]
+pub fn assert_contains(text: &str, needle: &str) {
+    assert!(
+        text.contains(needle),
+        "expected to find {needle:?} in:\n{text}"
+    );
+}
+
+/// Assert that `text` contains every one of `needles`, printing the whole text and the first
+/// one missing when it does not.
+#[track_caller]
+pub fn assert_contains_all(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert_contains(text, needle);
+    }
+}
+
+/// Assert that `text` does not contain `needle`, printing the whole text when it does.
+#[track_caller]
+pub fn assert_lacks(text: &str, needle: &str) {
+    assert!(!text.contains(needle), "expected no {needle:?} in:\n{text}");
+}
+
+/// Lines `1..=count`, each ending in `\n`: `marked(n)` for the numbers in `which`, `plain(n)`
+/// for the others (a file whose numbered lines a test changes).
+#[must_use]
+pub fn numbered_lines(
+    count: usize,
+    which: &[usize],
+    plain: impl Fn(usize) -> String,
+    marked: impl Fn(usize) -> String,
+) -> String {
+    (1..=count)
+        .map(|n| {
+            let line = if which.contains(&n) {
+                marked(n)
+            } else {
+                plain(n)
+            };
+            line + "\n"
+        })
+        .collect()
+}

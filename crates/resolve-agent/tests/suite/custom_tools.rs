@@ -9,15 +9,16 @@ use resolve_agent::{
     AgentSession, CUSTOM_TOOL_SOURCE, CustomPendingAction, ProviderKind, Tool, ToolContext,
     ToolFuture,
 };
-use resolve_core::{ActionError, Error, ResolveSession, ToolKind, ToolResult, ToolSpec};
+use resolve_core::{ActionError, Error, ResolveSession, ToolResult, ToolSpec};
 use resolve_edit::{
     ChangeSet, FileChange, NewAction, Origin, Store, StorePendingSource, Workspace,
 };
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::soft_requirement::text;
-use super::support::{Events, config, reminder_count, tool_results};
+use super::support::{
+    Events, config, producer_spec, reminder_count, run_quietly, run_recording, tool_results,
+};
 use resolve_test_support::{MockServer, Reply, Turn};
 
 /// Stages a config change (`{key, value}`) as an in-memory pending action; applying sets it.
@@ -32,15 +33,12 @@ struct SetConfig {
 
 impl Tool for SetConfig {
     fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: "set_config".into(),
-            description: "Stage a configuration change.".into(),
-            input_schema: json!({"type": "object", "properties": {"key": {"type": "string"}, "value": {"type": "string"}},
+        producer_spec(
+            "set_config",
+            "Stage a configuration change.",
+            json!({"type": "object", "properties": {"key": {"type": "string"}, "value": {"type": "string"}},
                                  "required": ["key", "value"], "additionalProperties": false}),
-            hidden: false,
-            strict: true,
-            kind: ToolKind::Producer,
-        }
+        )
     }
 
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> ToolFuture<'a> {
@@ -275,42 +273,29 @@ async fn two_sessions_in_one_process_never_see_each_others_pending_actions() {
     let tools = vec![tool.clone() as Arc<dyn Tool>];
 
     // Session A stages, then stops (one model call allowed) with its action pending.
-    let server_a = MockServer::start(vec![Reply::Turn(Turn::call(
+    let server_a = MockServer::start(vec![Reply::call(
         "a1",
         "set_config",
         json!({"key": "pool", "value": "8"}),
-    ))])
+    )])
     .await;
     let mut builder = AgentSession::builder(config(&server_a, ProviderKind::OpenAi));
     builder.tools(tools.clone()).max_turns(Some(1));
     let mut session_a = builder.build().unwrap();
-    let stopped = session_a
-        .run(
-            "Raise the pool.",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await;
+    let stopped = run_quietly(&mut session_a, "Raise the pool.").await;
     assert!(stopped.is_err());
     assert_eq!(session_a.resolve_session().queue().pending().len(), 1);
 
     // Session B, with the same tool object, sees nothing to apply and gets no reminder.
     let server_b = MockServer::start(vec![
-        Reply::Turn(Turn::call("b1", "resolve", resolve_args("apply", "Sure."))),
-        text("Nothing was pending."),
+        Reply::call("b1", "resolve", resolve_args("apply", "Sure.")),
+        Reply::text("Nothing was pending."),
     ])
     .await;
     let mut builder = AgentSession::builder(config(&server_b, ProviderKind::OpenAi));
     builder.tools(tools);
     let mut session_b = builder.build().unwrap();
-    session_b
-        .run(
-            "Apply it.",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    run_quietly(&mut session_b, "Apply it.").await.unwrap();
     let bodies = server_b.bodies();
     assert_eq!(reminder_count(&bodies[0]), 0);
     let results = tool_results(&bodies[1]);
@@ -351,13 +336,9 @@ async fn in_one_batch_an_edit_then_a_custom_action_leave_the_custom_action_at_th
                 &json!({"key": "pool", "value": "8"}).to_string(),
             ),
         ),
-        Reply::Turn(Turn::call("r1", "resolve", resolve_args("apply", "Go."))),
-        Reply::Turn(Turn::call(
-            "r2",
-            "resolve",
-            resolve_args("discard", "Not now."),
-        )),
-        text("Done."),
+        Reply::call("r1", "resolve", resolve_args("apply", "Go.")),
+        Reply::call("r2", "resolve", resolve_args("discard", "Not now.")),
+        Reply::text("Done."),
     ])
     .await;
     let resolve = ResolveSession::new()
@@ -377,12 +358,7 @@ async fn in_one_batch_an_edit_then_a_custom_action_leave_the_custom_action_at_th
         .resolve_session(Arc::new(resolve));
     let mut session = builder.build().unwrap();
     let events = Events::default();
-    session
-        .run(
-            "Edit and configure.",
-            &mut events.sink(),
-            &CancellationToken::new(),
-        )
+    run_recording(&mut session, "Edit and configure.", &events)
         .await
         .unwrap();
 

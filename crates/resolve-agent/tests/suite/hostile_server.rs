@@ -10,20 +10,11 @@ use resolve_agent::{AgentError, AgentEvent, AgentSession, ProviderKind, Response
 use resolve_test_support::{MockServer, Reply};
 use tokio_util::sync::CancellationToken;
 
-use super::support::{Events, config};
+use super::support::{config, run_quietly};
 use crate::both_providers;
 
 /// What the client may read past a bound before it stops: socket buffers on both sides.
 const SLACK: usize = 32 << 20;
-
-fn endless(content_type: &'static str, head: &str, repeat: String) -> Reply {
-    Reply::Endless {
-        content_type,
-        head: head.to_owned(),
-        repeat,
-        pause: None,
-    }
-}
 
 /// Run one call against `server` with `kind` (streaming or not) and return its error.
 async fn failing_run(server: &MockServer, kind: ProviderKind, stream: bool) -> AgentError {
@@ -31,17 +22,10 @@ async fn failing_run(server: &MockServer, kind: ProviderKind, stream: bool) -> A
     config.stream = stream;
     let mut session = AgentSession::new(config, Vec::new(), "").unwrap();
     // A hang check: the old reader scanned an endless line for minutes.
-    tokio::time::timeout(
-        Duration::from_secs(120),
-        session.run(
-            "Hi",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        ),
-    )
-    .await
-    .expect("the call ends")
-    .unwrap_err()
+    tokio::time::timeout(Duration::from_secs(120), run_quietly(&mut session, "Hi"))
+        .await
+        .expect("the call ends")
+        .unwrap_err()
 }
 
 fn assert_bound(error: &AgentError, expected: ResponseLimit, server: &MockServer) {
@@ -59,7 +43,7 @@ fn assert_bound(error: &AgentError, expected: ResponseLimit, server: &MockServer
 }
 
 async fn an_sse_line_that_never_ends_fails_with_the_line_bound(kind: ProviderKind) {
-    let server = MockServer::start(vec![endless(
+    let server = MockServer::start(vec![Reply::endless(
         "text/event-stream",
         "data: ",
         "x".repeat(64 * 1024),
@@ -89,7 +73,7 @@ both_providers!(an_sse_line_that_never_ends_fails_with_the_line_bound);
 
 async fn an_sse_event_that_never_ends_fails_with_the_event_bound(kind: ProviderKind) {
     let line = format!("data: {}\n", "y".repeat(64 * 1024));
-    let server = MockServer::start(vec![endless("text/event-stream", "", line)]).await;
+    let server = MockServer::start(vec![Reply::endless("text/event-stream", "", line)]).await;
     let error = failing_run(&server, kind, true).await;
     assert_bound(&error, ResponseLimit::SseEvent, &server);
     assert!(
@@ -102,7 +86,7 @@ async fn an_sse_event_that_never_ends_fails_with_the_event_bound(kind: ProviderK
 both_providers!(an_sse_event_that_never_ends_fails_with_the_event_bound);
 
 async fn a_whole_body_that_never_ends_fails_with_the_body_bound(kind: ProviderKind) {
-    let server = MockServer::start(vec![endless(
+    let server = MockServer::start(vec![Reply::endless(
         "application/json",
         r#"{"choices":[{"message":{"content":""#,
         "z".repeat(64 * 1024),
@@ -122,12 +106,12 @@ both_providers!(a_whole_body_that_never_ends_fails_with_the_body_bound);
 /// An endless stream of text events, as fast as the client reads.
 fn endless_text(kind: ProviderKind) -> Reply {
     match kind {
-        ProviderKind::OpenAi => endless(
+        ProviderKind::OpenAi => Reply::endless(
             "text/event-stream",
             "",
             "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\n".repeat(64),
         ),
-        ProviderKind::Anthropic => endless(
+        ProviderKind::Anthropic => Reply::endless(
             "text/event-stream",
             concat!(
                 "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"mock\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n",

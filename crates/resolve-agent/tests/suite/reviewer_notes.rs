@@ -8,16 +8,15 @@ use pretty_assertions::assert_eq;
 use resolve_agent::{
     AgentEvent, AgentSession, ProviderKind, StoreReviewerNotes, Tool, ToolContext, ToolFuture,
 };
-use resolve_core::{ToolKind, ToolResult, ToolSpec};
+use resolve_core::{ToolResult, ToolSpec};
 use resolve_edit::{
     FileTools, HunkAddress, HunkRejection, Origin, ReviewDecision, Selection, Store, Workspace,
     apply_reviewed,
 };
-use resolve_test_support::{MockServer, Reply, Turn};
+use resolve_test_support::{MockServer, Reply};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
-use super::support::{Events, config};
+use super::support::{Events, config, read_only_spec, run_recording};
 use crate::both_providers;
 
 fn numbered(count: usize, marked: &[usize]) -> String {
@@ -53,14 +52,11 @@ struct PersonDiscards {
 
 impl Tool for PersonDiscards {
     fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: "wait".into(),
-            description: "Wait a moment.".into(),
-            input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
-            hidden: false,
-            strict: false,
-            kind: ToolKind::ReadOnly,
-        }
+        read_only_spec(
+            "wait",
+            "Wait a moment.",
+            json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        )
     }
 
     fn execute<'a>(&'a self, _args: Value, _ctx: &'a ToolContext) -> ToolFuture<'a> {
@@ -120,8 +116,8 @@ async fn a_persons_decisions_reach_the_model_once_before_its_next_request(kind: 
     let later = stage_write(&store, Origin::Agent, "b.txt", "bee\n");
 
     let server = MockServer::start(vec![
-        Reply::Turn(Turn::call("c1", "wait", json!({}))),
-        Reply::Turn(Turn::text("Understood.")),
+        Reply::call("c1", "wait", json!({})),
+        Reply::text("Understood."),
     ])
     .await;
     let mut builder = AgentSession::builder(config(&server, kind));
@@ -136,8 +132,7 @@ async fn a_persons_decisions_reach_the_model_once_before_its_next_request(kind: 
         )));
     let mut session = builder.build().unwrap();
     let events = Events::default();
-    session
-        .run("Go on.", &mut events.sink(), &CancellationToken::new())
+    run_recording(&mut session, "Go on.", &events)
         .await
         .unwrap();
 

@@ -6,7 +6,7 @@ use pretty_assertions::assert_eq;
 use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use serde_json::{Value, json};
 
-use super::common::{Connection, Workspace, details, is_error, text};
+use super::common::{Connection, Workspace, details, is_error, pending_id, text};
 
 const APP_URI: &str = "ui://resolve/review";
 const APP_MIME: &str = "text/html;profile=mcp-app";
@@ -74,23 +74,10 @@ async fn the_review_app_is_listed_and_read_as_one_self_contained_html_page() {
     }
 
     // Listing the app changes nothing else: a preview is still listed first.
-    let staged = connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
-    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
-    let uris: Vec<String> = connection
-        .client
-        .list_all_resources()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|resource| resource.uri)
-        .collect();
+    let staged = connection.stage_edit("a.txt", "a", "A").await;
+    let id = pending_id(&staged);
     assert_eq!(
-        uris,
+        connection.resource_uris().await,
         [format!("resolve://pending/{id}"), APP_URI.to_owned()]
     );
 
@@ -127,12 +114,7 @@ async fn producers_and_resolve_link_the_app_and_the_read_only_tools_do_not() {
 async fn a_producer_result_is_unchanged_and_carries_what_the_app_renders() {
     let workspace = Workspace::with(&[("a.txt", "a\n")]);
     let connection = Connection::open(&workspace).await;
-    let staged = connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
+    let staged = connection.stage_edit("a.txt", "a", "A").await;
     assert!(staged.structured_content.is_none());
     let facts = details(&staged);
     assert_eq!(facts["files"][0]["hunks"], json!(["a.txt#1"]));
@@ -145,13 +127,8 @@ async fn a_producer_result_is_unchanged_and_carries_what_the_app_renders() {
 async fn a_decision_naming_another_action_than_the_one_decided_writes_nothing() {
     let workspace = Workspace::with(&[("a.txt", "a\n")]);
     let connection = Connection::open(&workspace).await;
-    let staged = connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
-    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
+    let staged = connection.stage_edit("a.txt", "a", "A").await;
+    let id = pending_id(&staged);
 
     let refused = connection
         .call(

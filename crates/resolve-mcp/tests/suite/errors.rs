@@ -6,18 +6,13 @@ use resolve_mcp::ResolveServer;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::common::{Connection, Workspace, is_error, reminds, text};
+use super::common::{Connection, Workspace, edit_args, is_error, reminds, text};
 
 #[tokio::test]
 async fn malformed_resolve_arguments_name_the_field_and_dispatch_nothing() {
     let workspace = Workspace::with(&[("a.txt", "a\n")]);
     let connection = Connection::open(&workspace).await;
-    connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
+    connection.stage_edit("a.txt", "a", "A").await;
     for (arguments, expected) in [
         (
             json!({"action": "ship", "reason": "x"}),
@@ -43,12 +38,7 @@ async fn malformed_resolve_arguments_name_the_field_and_dispatch_nothing() {
         assert!(reminds(&result), "the preview is still pending");
     }
     assert_eq!(workspace.read("a.txt"), "a\n", "nothing was applied");
-    let applied = connection
-        .call(
-            "resolve",
-            json!({"action": "apply", "reason": "Now properly."}),
-        )
-        .await;
+    let applied = connection.resolve("apply", "Now properly.").await;
     assert_eq!(text(&applied), "Applied edit to a.txt.");
 }
 
@@ -105,11 +95,7 @@ async fn a_cancelled_resolve_is_aborted_and_keeps_the_preview() {
     let server = ResolveServer::open(workspace.root()).unwrap();
     let live = CancellationToken::new();
     let staged = server
-        .run_tool(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-            &live,
-        )
+        .run_tool("edit", edit_args("a.txt", "a", "A"), &live)
         .await;
     assert_eq!(staged.is_error, Some(false));
     let cancelled = CancellationToken::new();

@@ -33,9 +33,7 @@ async fn apply_patch_stages_every_file_as_one_preview_and_resolve_lands_them_who
     assert_eq!(workspace.read("a.txt"), "one\ntwo\n");
     assert!(!workspace.path("b/new.txt").exists());
 
-    let applied = connection
-        .call("resolve", json!({"action": "apply", "reason": "As asked."}))
-        .await;
+    let applied = connection.resolve("apply", "As asked.").await;
     assert!(!is_error(&applied), "{applied:?}");
     assert_eq!(text(&applied), "Applied patch to 3 files.");
     assert_eq!(workspace.read("a.txt"), "one\n2\n");

@@ -80,6 +80,13 @@ fn resolve_args(action: &str, reason: &str) -> Value {
     json!({"action": action, "reason": reason})
 }
 
+/// Run `session`'s `resolve` to `action` its head for `reason`.
+async fn decide(session: &ResolveSession, action: &str, reason: &str) -> Result<ToolResult, Error> {
+    session
+        .execute_resolve(&resolve_args(action, reason), &CancellationToken::new())
+        .await
+}
+
 fn context(session: &Arc<ResolveSession>) -> ToolContext {
     ToolContext::new(session.clone(), CancellationToken::new(), "call-1".into())
 }
@@ -148,11 +155,7 @@ async fn pushed_actions_stack_lifo_and_a_failed_apply_stays_at_the_head() {
         head.id
     );
 
-    let cancel = CancellationToken::new();
-    let failed = session
-        .execute_resolve(&resolve_args("apply", "Go."), &cancel)
-        .await
-        .unwrap_err();
+    let failed = decide(&session, "apply", "Go.").await.unwrap_err();
     assert_eq!(
         failed,
         Error::ApplyFailed("the config file is locked".into())
@@ -164,15 +167,9 @@ async fn pushed_actions_stack_lifo_and_a_failed_apply_stays_at_the_head() {
     assert_eq!(session.queue().pending().peek_head().unwrap(), head);
     assert_eq!(session.queue().pending().len(), 2);
 
-    let retried = session
-        .execute_resolve(&resolve_args("apply", "Again."), &cancel)
-        .await
-        .unwrap();
+    let retried = decide(&session, "apply", "Again.").await.unwrap();
     assert_eq!(retried.text, "Set b (Again.).");
-    let discarded = session
-        .execute_resolve(&resolve_args("discard", "Not now."), &cancel)
-        .await
-        .unwrap();
+    let discarded = decide(&session, "discard", "Not now.").await.unwrap();
     assert_eq!(discarded.text, "Discarded: Config: a = 1. Reason: Not now.");
     assert_eq!(steady.applied.load(Ordering::SeqCst), 0);
 }
@@ -192,13 +189,7 @@ async fn a_reject_callback_runs_on_discard() {
         }),
     )
     .unwrap();
-    let discarded = session
-        .execute_resolve(
-            &resolve_args("discard", "Wrong table."),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    let discarded = decide(&session, "discard", "Wrong table.").await.unwrap();
     assert_eq!(discarded.text, "Rolled back the draft: Wrong table.");
 }
 
@@ -251,10 +242,7 @@ async fn in_memory_actions_take_ids_from_the_store_counter_and_are_never_written
     session.refresh_pending().unwrap();
     assert_eq!(session.queue().pending().len(), 2);
 
-    let applied = session
-        .execute_resolve(&resolve_args("apply", "Fine."), &CancellationToken::new())
-        .await
-        .unwrap();
+    let applied = decide(&session, "apply", "Fine.").await.unwrap();
     assert_eq!(applied.text, "Set pool (Fine.).");
     assert!(
         store.history().unwrap().is_empty(),
@@ -306,12 +294,7 @@ async fn two_sessions_in_one_process_never_see_each_others_pending_actions() {
     assert_eq!(tool.applied.load(Ordering::SeqCst), 0);
 
     // Session A still holds its own action and applies it.
-    let applied = session_a
-        .resolve_session()
-        .execute_resolve(
-            &resolve_args("apply", "Approved."),
-            &CancellationToken::new(),
-        )
+    let applied = decide(session_a.resolve_session(), "apply", "Approved.")
         .await
         .unwrap();
     assert_eq!(applied.text, "Set pool (Approved.).");

@@ -17,6 +17,14 @@ use super::support::{
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
 
+/// `error` is the HTTP status `status`.
+fn assert_status(error: &AgentError, status: u16) {
+    assert!(
+        matches!(error, AgentError::Status { status: got, .. } if *got == status),
+        "{error}"
+    );
+}
+
 fn rejects_tool_choice(status: u16) -> Reply {
     Reply::status(
         status,
@@ -93,10 +101,7 @@ async fn a_failure_that_does_not_name_tool_choice_is_not_a_fallback() {
     .await;
     let mut session = session(&server, ProviderKind::OpenAi, &Tools::new());
     let error = run_quietly(&mut session, "Change").await.unwrap_err();
-    assert!(
-        matches!(error, AgentError::Status { status: 400, .. }),
-        "{error}"
-    );
+    assert_status(&error, 400);
     assert_eq!(server.bodies().len(), 3, "a 400 is not retried");
 }
 
@@ -211,10 +216,7 @@ async fn retries_are_bounded() {
         MockServer::start(vec![busy(), busy(), busy(), busy(), Reply::text("never")]).await;
     let mut session = session(&server, ProviderKind::OpenAi, &Tools::new());
     let error = run_quietly(&mut session, "Hi").await.unwrap_err();
-    assert!(
-        matches!(error, AgentError::Status { status: 429, .. }),
-        "{error}"
-    );
+    assert_status(&error, 429);
     assert_eq!(server.bodies().len(), 4, "one try and three retries");
 }
 

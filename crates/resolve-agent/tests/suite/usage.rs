@@ -73,24 +73,21 @@ async fn usage_is_summed_with_forced_calls_apart(kind: ProviderKind, stream: boo
     );
 }
 
-#[tokio::test]
-async fn openai_streamed_usage_is_summed_with_forced_calls_apart() {
-    usage_is_summed_with_forced_calls_apart(ProviderKind::OpenAi, true).await;
+/// One test of [`usage_is_summed_with_forced_calls_apart`] per `name: kind, streamed`.
+macro_rules! usage_tests {
+    ($($name:ident: $kind:ident, $stream:literal;)*) => {$(
+        #[tokio::test]
+        async fn $name() {
+            usage_is_summed_with_forced_calls_apart(ProviderKind::$kind, $stream).await;
+        }
+    )*};
 }
 
-#[tokio::test]
-async fn openai_whole_usage_is_summed_with_forced_calls_apart() {
-    usage_is_summed_with_forced_calls_apart(ProviderKind::OpenAi, false).await;
-}
-
-#[tokio::test]
-async fn anthropic_streamed_usage_is_summed_with_forced_calls_apart() {
-    usage_is_summed_with_forced_calls_apart(ProviderKind::Anthropic, true).await;
-}
-
-#[tokio::test]
-async fn anthropic_whole_usage_is_summed_with_forced_calls_apart() {
-    usage_is_summed_with_forced_calls_apart(ProviderKind::Anthropic, false).await;
+usage_tests! {
+    openai_streamed_usage_is_summed_with_forced_calls_apart: OpenAi, true;
+    openai_whole_usage_is_summed_with_forced_calls_apart: OpenAi, false;
+    anthropic_streamed_usage_is_summed_with_forced_calls_apart: Anthropic, true;
+    anthropic_whole_usage_is_summed_with_forced_calls_apart: Anthropic, false;
 }
 
 #[tokio::test]

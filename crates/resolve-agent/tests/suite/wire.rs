@@ -13,26 +13,31 @@ use super::support::{
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
 
-#[tokio::test]
-async fn openai_reminder_is_a_user_message_after_the_tool_messages() {
+/// The messages of the second request of a run in which the model stages a.txt and calls
+/// `echo` in one turn, then applies; its calls are numbered after `prefix`.
+async fn second_request_after_stage_and_echo(kind: ProviderKind, prefix: &str) -> Vec<Value> {
     let server = MockServer::start(vec![
         Reply::Turn(
-            Turn::call("c1", "stage", json!({"path": "a.txt"})).and_call(
-                "c2",
+            Turn::call(&format!("{prefix}1"), "stage", json!({"path": "a.txt"})).and_call(
+                &format!("{prefix}2"),
                 "echo",
                 r#"{"text":"hi"}"#,
             ),
         ),
-        resolve("c3", "apply"),
+        resolve(&format!("{prefix}3"), "apply"),
         Reply::text("Done."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, ProviderKind::OpenAi, &tools);
+    let mut session = session(&server, kind, &Tools::new());
     change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
-    let messages = server.bodies()[1]["messages"].as_array().unwrap().clone();
+    server.bodies()[1]["messages"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn openai_reminder_is_a_user_message_after_the_tool_messages() {
+    let messages = second_request_after_stage_and_echo(ProviderKind::OpenAi, "c").await;
     let tail: Vec<Value> = messages[messages.len() - 4..].to_vec();
     assert_eq!(tail[0]["role"], "assistant");
     assert_eq!(
@@ -52,24 +57,7 @@ async fn openai_reminder_is_a_user_message_after_the_tool_messages() {
 
 #[tokio::test]
 async fn anthropic_reminder_is_a_text_block_after_the_tool_results_in_the_same_user_turn() {
-    let server = MockServer::start(vec![
-        Reply::Turn(
-            Turn::call("t1", "stage", json!({"path": "a.txt"})).and_call(
-                "t2",
-                "echo",
-                r#"{"text":"hi"}"#,
-            ),
-        ),
-        resolve("t3", "apply"),
-        Reply::text("Done."),
-    ])
-    .await;
-    let tools = Tools::new();
-    let mut session = session(&server, ProviderKind::Anthropic, &tools);
-    change_a_txt(&mut session, &Events::default())
-        .await
-        .unwrap();
-    let messages = server.bodies()[1]["messages"].as_array().unwrap().clone();
+    let messages = second_request_after_stage_and_echo(ProviderKind::Anthropic, "t").await;
     let last = messages.last().unwrap();
     assert_eq!(last["role"], "user");
     let blocks = last["content"].as_array().unwrap();

@@ -345,16 +345,10 @@ async fn in_one_batch_an_edit_then_a_custom_action_leave_the_custom_action_at_th
         .await
         .unwrap();
 
-    let resolved: Vec<Value> = events
-        .all()
-        .into_iter()
-        .filter_map(|event| match event {
-            resolve_agent::AgentEvent::ToolResult { name, details, .. } if name == "resolve" => {
-                details
-            }
-            _ => None,
-        })
-        .collect();
+    let resolved: Vec<Value> = events.picked(|event| match event {
+        resolve_agent::AgentEvent::ToolResult { name, details, .. } if name == "resolve" => details,
+        _ => None,
+    });
     assert_eq!(resolved.len(), 2);
     assert_eq!(resolved[0]["sourceToolName"], "custom_tool", "{resolved:?}");
     assert_eq!(

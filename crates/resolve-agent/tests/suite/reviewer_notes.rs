@@ -162,14 +162,10 @@ async fn a_persons_decisions_reach_the_model_once_before_its_next_request(kind: 
             .all(|text| !text.contains("Not yours to hear.")),
         "{texts:?}"
     );
-    let told: Vec<String> = events
-        .all()
-        .into_iter()
-        .filter_map(|event| match event {
-            AgentEvent::ReviewerNote { text } => Some(text),
-            _ => None,
-        })
-        .collect();
+    let told: Vec<String> = events.picked(|event| match event {
+        AgentEvent::ReviewerNote { text } => Some(text),
+        _ => None,
+    });
     assert_eq!(told, [first_note, second_note]);
     assert!(
         store

@@ -174,6 +174,15 @@ pub fn session(server: &MockServer, kind: ProviderKind, tools: &Tools) -> AgentS
     AgentSession::new(config(server, kind), tools.all(), "You are a test agent.").unwrap()
 }
 
+/// The server of a model that answered "Hi." once a session of `kind` over the test tools ran
+/// the task "Hi".
+pub async fn greeted(kind: ProviderKind) -> MockServer {
+    let server = MockServer::start(vec![Reply::text("Hi.")]).await;
+    let mut session = session(&server, kind, &Tools::new());
+    run_quietly(&mut session, "Hi").await.unwrap();
+    server
+}
+
 /// Run `session` on `task`, its events into `events`.
 pub async fn run_recording(
     session: &mut AgentSession,
@@ -247,6 +256,11 @@ impl Events {
 
     pub fn all(&self) -> Vec<AgentEvent> {
         self.0.lock().unwrap().clone()
+    }
+
+    /// What `pick` takes out of each event, in order.
+    pub fn picked<T>(&self, pick: impl FnMut(AgentEvent) -> Option<T>) -> Vec<T> {
+        self.all().into_iter().filter_map(pick).collect()
     }
 
     pub fn reminders(&self) -> usize {

@@ -152,14 +152,10 @@ async fn with_thinking_a_declined_preview_is_not_forced_on_the_wire() {
             .all(|b| b.get("tool_choice").is_none()),
         "no forced tool_choice while thinking"
     );
-    let forced: Vec<Option<String>> = events
-        .all()
-        .into_iter()
-        .filter_map(|e| match e {
-            AgentEvent::ModelCall { forced_tool, .. } => Some(forced_tool),
-            _ => None,
-        })
-        .collect();
+    let forced: Vec<Option<String>> = events.picked(|e| match e {
+        AgentEvent::ModelCall { forced_tool, .. } => Some(forced_tool),
+        _ => None,
+    });
     assert_eq!(forced, vec![None, None, Some("resolve".to_owned()), None]);
 }
 

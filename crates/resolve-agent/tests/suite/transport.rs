@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use pretty_assertions::assert_eq;
 use resolve_agent::{AgentError, AgentEvent, AgentSession, ForcedChoiceSupport, ProviderKind};
 use resolve_core::{PushOptions, RejectReason, ToolChoice};
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::support::{
@@ -16,6 +16,15 @@ use super::support::{
 };
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
+
+/// The `stream` flag of every request the server got, in order.
+fn stream_flags(server: &MockServer) -> Vec<Value> {
+    server
+        .bodies()
+        .iter()
+        .map(|b| b["stream"].clone())
+        .collect()
+}
 
 /// `error` is the HTTP status `status`.
 fn assert_status(error: &AgentError, status: u16) {
@@ -131,14 +140,12 @@ async fn streamed_split_argument_deltas_and_parallel_calls_are_reassembled(kind:
             ("c2", "echo: two")
         ]
     );
-    let deltas: String = events
-        .all()
-        .into_iter()
-        .filter_map(|e| match e {
+    let deltas = events
+        .picked(|e| match e {
             AgentEvent::TextDelta { text } => Some(text),
             _ => None,
         })
-        .collect();
+        .concat();
     assert_eq!(deltas, "Let me echo twice.Echoed.");
     let delta_count = events
         .all()
@@ -161,13 +168,8 @@ async fn stream_without_finish_reason_is_retried_once_without_streaming(kind: Pr
     let events = Events::default();
     let summary = run_recording(&mut session, "Echo", &events).await.unwrap();
     assert_eq!(summary.executed_calls, 1);
-    let streams: Vec<_> = server
-        .bodies()
-        .iter()
-        .map(|b| b["stream"].clone())
-        .collect();
     assert_eq!(
-        streams,
+        stream_flags(&server),
         vec![json!(true), json!(false), json!(false)],
         "streaming stays off"
     );
@@ -330,13 +332,8 @@ async fn a_hanging_server_times_out_with_an_error_naming_the_url() {
     let error = run_quietly(&mut session, "Hi").await.unwrap_err();
     assert!(matches!(error, AgentError::Timeout { .. }), "{error}");
     assert!(error.to_string().contains(&server.openai_base()), "{error}");
-    let streams: Vec<_> = server
-        .bodies()
-        .iter()
-        .map(|b| b["stream"].clone())
-        .collect();
     assert_eq!(
-        streams,
+        stream_flags(&server),
         vec![json!(true), json!(false)],
         "a broken stream is retried once without streaming"
     );

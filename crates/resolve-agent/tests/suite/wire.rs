@@ -7,8 +7,8 @@ use resolve_core::RESOLVE_REMINDER;
 use serde_json::{Value, json};
 
 use super::support::{
-    Events, Tools, change_a_txt, messages_without_cache_markers, peek, resolve, run_quietly,
-    session, stage_call, stage_then_apply,
+    Events, Tools, change_a_txt, greeted, messages_without_cache_markers, peek, resolve,
+    run_quietly, session, stage_call, stage_then_apply,
 };
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
@@ -155,10 +155,7 @@ async fn anthropic_cache_breakpoints_sit_on_the_system_prompt_and_the_newest_mes
 
 #[tokio::test]
 async fn openai_tools_carry_no_dollar_schema_and_strict_only_where_openai_accepts_it() {
-    let server = MockServer::start(vec![Reply::text("Hi.")]).await;
-    let tools = Tools::new();
-    let mut session = session(&server, ProviderKind::OpenAi, &tools);
-    run_quietly(&mut session, "Hi").await.unwrap();
+    let server = greeted(ProviderKind::OpenAi).await;
     let body = &server.bodies()[0];
     let tools = body["tools"].as_array().unwrap();
     let by_name = |name: &str| {
@@ -185,9 +182,7 @@ async fn openai_tools_carry_no_dollar_schema_and_strict_only_where_openai_accept
 
 #[tokio::test]
 async fn anthropic_requests_carry_the_api_key_and_version_headers() {
-    let server = MockServer::start(vec![Reply::text("Hi.")]).await;
-    let mut session = session(&server, ProviderKind::Anthropic, &Tools::new());
-    run_quietly(&mut session, "Hi").await.unwrap();
+    let server = greeted(ProviderKind::Anthropic).await;
     let request = &server.requests()[0];
     assert_eq!(request.path, "/v1/messages");
     assert_eq!(request.headers["x-api-key"], "test-key");
@@ -201,9 +196,7 @@ async fn anthropic_requests_carry_the_api_key_and_version_headers() {
 
 #[tokio::test]
 async fn openai_requests_carry_a_bearer_token() {
-    let server = MockServer::start(vec![Reply::text("Hi.")]).await;
-    let mut session = session(&server, ProviderKind::OpenAi, &Tools::new());
-    run_quietly(&mut session, "Hi").await.unwrap();
+    let server = greeted(ProviderKind::OpenAi).await;
     let request = &server.requests()[0];
     assert_eq!(request.path, "/v1/chat/completions");
     assert_eq!(request.headers["authorization"], "Bearer test-key");

@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_harness import TIMEOUT, Workspace, call, expect, expect_eq, text
 
 EDIT = {"path": "a.txt", "old_text": "two", "new_text": "2"}
+SHIP_IT = {"action": "apply", "reason": "Ship it."}
 
 
 class Person:
@@ -78,6 +79,13 @@ async def stage_edit(client: Client) -> str:
     return details(staged)["pendingId"]
 
 
+async def apply_ship_it(client: Client):
+    """The model's apply of the head preview ("Ship it."); its result, which is no error."""
+    result = await call(client, "resolve", SHIP_IT)
+    expect(not result.is_error, text(result))
+    return result
+
+
 # --- checks -------------------------------------------------------------------------------
 
 
@@ -86,8 +94,7 @@ async def check_ask_applies_when_the_person_accepts_apply_and_records_both_reaso
     with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "ask", person) as client:
             pending_id = await stage_edit(client)
-            result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
-            expect(not result.is_error, text(result))
+            result = await apply_ship_it(client)
             expect(
                 text(result).startswith("A person approved this apply. Their reason: Looks right.\nApplied edit to a.txt."),
                 text(result),
@@ -123,8 +130,7 @@ async def check_ask_discards_with_the_persons_reason(mode: str) -> None:
     with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "ask", person) as client:
             pending_id = await stage_edit(client)
-            result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
-            expect(not result.is_error, text(result))
+            result = await apply_ship_it(client)
             expect_eq(
                 text(result),
                 "Not applied: a person discarded Edit: a.txt instead. Their reason: Wrong file.",
@@ -155,7 +161,7 @@ async def check_ask_writes_nothing_on_any_answer_but_accept_apply(mode: str) -> 
         async with connect(workspace, mode, "ask", person) as client:
             pending_id = await stage_edit(client)
             for what, _ in answers:
-                result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
+                result = await call(client, "resolve", SHIP_IT)
                 expect(not result.is_error, f"{what}: {text(result)}")
                 expect(text(result).startswith("Not applied: "), f"{what}: {text(result)}")
                 expect("the preview stays pending" in text(result), f"{what}: {text(result)}")
@@ -172,7 +178,7 @@ async def check_ask_writes_nothing_when_the_client_fails_to_answer(mode: str) ->
         async with connect(workspace, mode, "ask", person) as client:
             pending_id = await stage_edit(client)
             try:
-                result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
+                result = await call(client, "resolve", SHIP_IT)
             except MCPError:
                 # 2026-07-28: the SDK stops its retry loop at the callback's error.
                 expect_eq(mode, "auto", "only the input-required driver raises")
@@ -185,8 +191,7 @@ async def check_ask_fails_closed_when_the_client_cannot_elicit(mode: str) -> Non
     with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "ask") as client:
             pending_id = await stage_edit(client)
-            result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
-            expect(not result.is_error, text(result))
+            result = await apply_ship_it(client)
             expect(
                 f"A person must approve it with `resolve review` or `resolve apply` in a terminal at {workspace.root}."
                 in text(result),
@@ -208,8 +213,7 @@ async def check_review_never_applies_on_the_models_word(mode: str) -> None:
     with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "review", person) as client:
             pending_id = await stage_edit(client)
-            result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
-            expect(not result.is_error, text(result))
+            result = await apply_ship_it(client)
             expect("in this session a person reviews every apply" in text(result), text(result))
             expect_eq(details(result)["outcome"], "awaiting_person", "outcome")
             expect_eq(person.asked, [], "review mode asks nobody through the client")
@@ -224,7 +228,7 @@ async def check_request_state_is_bound_single_use_and_unforgeable(mode: str) -> 
     """2026-07-28 only: drive the input-required rounds by hand with hostile retries."""
     if mode != "auto":
         return
-    args = {"action": "apply", "reason": "Ship it."}
+    args = SHIP_IT
     apply_answer = {"approval": {"action": "accept", "content": {"decision": "apply"}}}
     with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "ask", Person()) as client:
@@ -363,7 +367,7 @@ async def check_ask_past_its_timeout_leaves_the_preview_pending_and_says_so(mode
     """Issue #31 §2: `--approve-timeout`. 2025-11-25: the form is never answered; 2026-07-28:
     the answer comes back after the state expired."""
     person = AbsentPerson()
-    args = {"action": "apply", "reason": "Ship it."}
+    args = SHIP_IT
     with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "ask", person, extra_args=("--approve-timeout", "1s")) as client:
             pending_id = await stage_edit(client)

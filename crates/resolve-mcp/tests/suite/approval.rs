@@ -5,15 +5,18 @@ use std::sync::{Arc, Mutex};
 
 use resolve_mcp::{ApproveMode, ResolveServer, ServerOptions};
 use rmcp::model::{
-    CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    Implementation,
+    CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, Implementation,
 };
 use rmcp::service::{RequestContext, RunningService};
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::common::{Workspace, call_tool, edit_args, is_error, serve_in_memory, text};
+use super::common::{
+    Workspace, assert_error_starting, call_tool, edit_args, is_error, resolve_args,
+    serve_in_memory, text,
+};
 
 type Interlude = Box<dyn Fn() + Send + Sync>;
 
@@ -75,12 +78,7 @@ fn ask_server(workspace: &Workspace) -> ResolveServer {
 /// Stage the edit of a.txt (`a` to `A`) through `client`, then apply it; the `resolve` result.
 async fn edit_then_apply(client: &RunningService<RoleClient, Person>) -> CallToolResult {
     call_tool(client, "edit", edit_args("a.txt", "a", "A")).await;
-    call_tool(
-        client,
-        "resolve",
-        json!({"action": "apply", "reason": "Go."}),
-    )
-    .await
+    call_tool(client, "resolve", resolve_args("apply", "Go.")).await
 }
 
 #[tokio::test]
@@ -94,11 +92,9 @@ async fn an_accept_for_a_preview_resolved_while_the_person_looked_writes_nothing
     })
     .await;
     let result = edit_then_apply(&client).await;
-    assert!(is_error(&result), "{result:?}");
-    assert!(
-        text(&result).starts_with("Not applied: the approval answer was refused (the preview changed or was resolved since the person was asked)."),
-        "{}",
-        text(&result)
+    assert_error_starting(
+        &result,
+        "Not applied: the approval answer was refused (the preview changed or was resolved since the person was asked).",
     );
     assert_eq!(workspace.read("a.txt"), "a\n");
     assert_eq!(asked.lock().unwrap().len(), 1);
@@ -113,12 +109,7 @@ async fn an_accept_for_a_preview_gone_stale_while_the_person_looked_writes_nothi
     })
     .await;
     let result = edit_then_apply(&client).await;
-    assert!(is_error(&result), "{result:?}");
-    assert!(
-        text(&result).starts_with("Preview is stale: `a.txt` changed"),
-        "{}",
-        text(&result)
-    );
+    assert_error_starting(&result, "Preview is stale: `a.txt` changed");
     assert_eq!(workspace.read("a.txt"), "a\nedited by hand\n");
     assert_eq!(
         workspace.store().pending().unwrap().len(),
@@ -137,11 +128,7 @@ async fn without_a_client_to_ask_an_ask_server_applies_nothing() {
         .run_tool("edit", edit_args("a.txt", "a", "A"), &live)
         .await;
     let result = server
-        .run_tool(
-            "resolve",
-            json!({"action": "apply", "reason": "Go."}),
-            &live,
-        )
+        .run_tool("resolve", resolve_args("apply", "Go."), &live)
         .await;
     assert!(!is_error(&result));
     assert!(

@@ -6,7 +6,9 @@
 use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use serde_json::json;
 
-use super::common::{Connection, Workspace, details, is_error, pending_id, reminds, text};
+use super::common::{
+    Connection, Workspace, assert_error_containing, details, is_error, pending_id, reminds, text,
+};
 
 const CONFIG: &str =
     "[check]\ncommand = [\"sh\", \"-c\", \"grep -q A a.txt && echo tests pass\"]\nrequire = true\n";
@@ -41,11 +43,9 @@ async fn the_model_checks_its_preview_then_applies_it_once_the_check_passed() {
     connection.stage_edit("a.txt", "a", "A").await;
     // `require = true`: the model's apply is refused until a check passes.
     let refused = connection.resolve("apply", "Looks right.").await;
-    assert!(is_error(&refused));
-    assert!(
-        text(&refused).contains("has not been checked, and this apply requires a passing check"),
-        "{}",
-        text(&refused)
+    assert_error_containing(
+        &refused,
+        "has not been checked, and this apply requires a passing check",
     );
     assert_eq!(workspace.read("a.txt"), "a\n");
     // The model cannot choose the command.
@@ -99,12 +99,7 @@ async fn an_untrusted_check_command_is_a_tool_error_until_the_person_trusts_the_
     assert!(tool_names(&connection).await.contains(&"check".to_owned()));
     connection.stage_edit("a.txt", "a", "A").await;
     let refused = connection.call("check", json!({})).await;
-    assert!(is_error(&refused), "{}", text(&refused));
-    assert!(
-        text(&refused).contains("is not trusted"),
-        "{}",
-        text(&refused)
-    );
+    assert_error_containing(&refused, "is not trusted");
     assert!(
         text(&refused).contains("`sh -c 'touch marker && grep -q A a.txt'` ([check])"),
         "{}",

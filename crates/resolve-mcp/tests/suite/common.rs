@@ -143,8 +143,7 @@ impl Connection {
 
     /// Call `resolve` to `action` the head preview for `reason`.
     pub async fn resolve(&self, action: &str, reason: &str) -> CallToolResult {
-        self.call("resolve", json!({"action": action, "reason": reason}))
-            .await
+        self.call("resolve", resolve_args(action, reason)).await
     }
 
     /// The URIs of every resource listed, in order.
@@ -202,6 +201,30 @@ pub async fn call_tool<H: ClientHandler>(
 /// The arguments of an `edit` of `path` replacing `old_text` with `new_text`.
 pub fn edit_args(path: &str, old_text: &str, new_text: &str) -> Value {
     json!({"path": path, "old_text": old_text, "new_text": new_text})
+}
+
+/// The arguments of a `resolve` to `action` the head preview for `reason`.
+pub fn resolve_args(action: &str, reason: &str) -> Value {
+    json!({"action": action, "reason": reason})
+}
+
+/// A workspace with `files` and one connection to a server for it.
+pub async fn connected(files: &[(&str, &str)]) -> (Workspace, Connection) {
+    let workspace = Workspace::with(files);
+    let connection = Connection::open(&workspace).await;
+    (workspace, connection)
+}
+
+/// The result is an error whose text starts with `prefix`.
+pub fn assert_error_starting(result: &CallToolResult, prefix: &str) {
+    assert!(is_error(result), "{result:?}");
+    assert!(text(result).starts_with(prefix), "{}", text(result));
+}
+
+/// The result is an error whose text contains `part`.
+pub fn assert_error_containing(result: &CallToolResult, part: &str) {
+    assert!(is_error(result), "{result:?}");
+    assert!(text(result).contains(part), "{}", text(result));
 }
 
 /// The id of the pending action a producer's result staged.

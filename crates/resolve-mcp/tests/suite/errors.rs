@@ -6,16 +6,15 @@ use resolve_mcp::ResolveServer;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::common::{Connection, Workspace, edit_args, is_error, reminds, text};
+use super::common::{Workspace, connected, edit_args, is_error, reminds, resolve_args, text};
 
 #[tokio::test]
 async fn malformed_resolve_arguments_name_the_field_and_dispatch_nothing() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (workspace, connection) = connected(&[("a.txt", "a\n")]).await;
     connection.stage_edit("a.txt", "a", "A").await;
     for (arguments, expected) in [
         (
-            json!({"action": "ship", "reason": "x"}),
+            resolve_args("ship", "x"),
             "Invalid arguments for `resolve`: `action` must be \"apply\" or \"discard\" (was \"ship\")",
         ),
         (
@@ -44,8 +43,7 @@ async fn malformed_resolve_arguments_name_the_field_and_dispatch_nothing() {
 
 #[tokio::test]
 async fn tool_errors_are_results_with_the_cli_text() {
-    let workspace = Workspace::with(&[("a.rs", "fn a() {}\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (_workspace, connection) = connected(&[("a.rs", "fn a() {}\n")]).await;
     for (name, arguments, expected) in [
         ("nope", json!({}), "Unknown tool `nope`."),
         (
@@ -70,7 +68,7 @@ async fn tool_errors_are_results_with_the_cli_text() {
         ),
         (
             "resolve",
-            json!({"action": "apply", "reason": "Nothing staged."}),
+            resolve_args("apply", "Nothing staged."),
             "No pending action to resolve. Nothing to apply or discard.",
         ),
     ] {
@@ -101,11 +99,7 @@ async fn a_cancelled_resolve_is_aborted_and_keeps_the_preview() {
     let cancelled = CancellationToken::new();
     cancelled.cancel();
     let aborted = server
-        .run_tool(
-            "resolve",
-            json!({"action": "apply", "reason": "Too late."}),
-            &cancelled,
-        )
+        .run_tool("resolve", resolve_args("apply", "Too late."), &cancelled)
         .await;
     assert_eq!(aborted.is_error, Some(true));
     assert!(
@@ -115,11 +109,7 @@ async fn a_cancelled_resolve_is_aborted_and_keeps_the_preview() {
     assert!(reminds(&aborted));
     assert_eq!(workspace.read("a.txt"), "a\n");
     let applied = server
-        .run_tool(
-            "resolve",
-            json!({"action": "apply", "reason": "Now."}),
-            &live,
-        )
+        .run_tool("resolve", resolve_args("apply", "Now."), &live)
         .await;
     assert_eq!(text(&applied), "Applied edit to a.txt.");
 }

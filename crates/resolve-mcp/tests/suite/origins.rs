@@ -4,7 +4,9 @@ use pretty_assertions::assert_eq;
 use resolve_edit::Origin;
 use serde_json::json;
 
-use super::common::{Connection, Workspace, is_error, pending_id, reminds, text};
+use super::common::{
+    Connection, Workspace, connected, is_error, pending_id, reminds, resolve_args, text,
+};
 
 #[tokio::test]
 async fn two_connections_cannot_resolve_each_others_previews() {
@@ -38,8 +40,7 @@ async fn two_connections_cannot_resolve_each_others_previews() {
 
 #[tokio::test]
 async fn previews_are_staged_under_the_connection_origin() {
-    let workspace = Workspace::with(&[]);
-    let connection = Connection::open(&workspace).await;
+    let (workspace, connection) = connected(&[]).await;
     let staged = connection
         .call("write", json!({"path": "n.txt", "content": "n\n"}))
         .await;
@@ -59,8 +60,7 @@ async fn previews_are_staged_under_the_connection_origin() {
 
 #[tokio::test]
 async fn a_preview_applied_elsewhere_leaves_the_connection_with_nothing_pending() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (workspace, connection) = connected(&[("a.txt", "a\n")]).await;
     let staged = connection.stage_edit("a.txt", "a", "A").await;
     let id = pending_id(&staged);
 
@@ -83,8 +83,7 @@ async fn a_preview_applied_elsewhere_leaves_the_connection_with_nothing_pending(
 
 #[tokio::test]
 async fn the_history_records_the_connection_that_resolved_an_action() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (workspace, connection) = connected(&[("a.txt", "a\n")]).await;
     let staged = connection.stage_edit("a.txt", "a", "A").await;
     let id = pending_id(&staged);
     let applied = connection.resolve("apply", "Mine.").await;
@@ -104,7 +103,7 @@ async fn the_history_records_the_connection_that_resolved_an_action() {
 /// Resolve as a Codex session would: the call names the session in `_meta.sessionId`.
 async fn resolve_in_session(connection: &Connection, session: &str) -> rmcp::model::CallToolResult {
     let mut params = rmcp::model::CallToolRequestParams::new("resolve").with_arguments(
-        json!({"action": "apply", "reason": "The session's own patch."})
+        resolve_args("apply", "The session's own patch.")
             .as_object()
             .unwrap()
             .clone(),

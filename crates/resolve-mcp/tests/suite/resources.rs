@@ -4,7 +4,7 @@ use pretty_assertions::assert_eq;
 use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use serde_json::json;
 
-use super::common::{Connection, Workspace, pending_id};
+use super::common::{Connection, connected, pending_id};
 
 async fn read_text(connection: &Connection, uri: &str) -> String {
     let result = connection
@@ -32,8 +32,7 @@ async fn uris(connection: &Connection) -> Vec<String> {
 
 #[tokio::test]
 async fn pending_previews_and_history_are_listed_and_read_as_text() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (_workspace, connection) = connected(&[("a.txt", "a\n")]).await;
     assert_eq!(uris(&connection).await, Vec::<String>::new());
 
     let staged = connection.stage_edit("a.txt", "a", "A").await;
@@ -79,8 +78,7 @@ async fn pending_previews_and_history_are_listed_and_read_as_text() {
 
 #[tokio::test]
 async fn resource_templates_name_both_kinds_of_uri() {
-    let workspace = Workspace::with(&[]);
-    let connection = Connection::open(&workspace).await;
+    let (_workspace, connection) = connected(&[]).await;
     let templates = connection
         .client
         .list_all_resource_templates()
@@ -95,8 +93,7 @@ async fn resource_templates_name_both_kinds_of_uri() {
 
 #[tokio::test]
 async fn list_changed_is_sent_after_staging_apply_and_discard_but_not_after_reads() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (_workspace, connection) = connected(&[("a.txt", "a\n")]).await;
     connection.stage_edit("a.txt", "a", "A").await;
     connection.wait_list_changed(1).await;
 

@@ -5,12 +5,13 @@ use resolve_core::RESOLVE_REMINDER;
 use resolve_edit::PREVIEW_BANNER;
 use serde_json::json;
 
-use super::common::{Connection, Workspace, details, is_error, reminds, text};
+use super::common::{
+    Connection, Workspace, assert_error_starting, connected, details, is_error, reminds, text,
+};
 
 #[tokio::test]
 async fn a_preview_touches_nothing_and_every_result_reminds_until_it_is_applied() {
-    let workspace = Workspace::with(&[("a.txt", "one\ntwo\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (workspace, connection) = connected(&[("a.txt", "one\ntwo\n")]).await;
 
     let staged = connection.stage_edit("a.txt", "two", "2").await;
     assert!(!is_error(&staged), "{staged:?}");
@@ -53,8 +54,7 @@ async fn a_preview_touches_nothing_and_every_result_reminds_until_it_is_applied(
 
 #[tokio::test]
 async fn discard_drops_the_preview_with_the_reason_and_writes_nothing() {
-    let workspace = Workspace::with(&[]);
-    let connection = Connection::open(&workspace).await;
+    let (workspace, connection) = connected(&[]).await;
     let staged = connection
         .call("write", json!({"path": "new.txt", "content": "hi\n"}))
         .await;
@@ -76,18 +76,12 @@ async fn discard_drops_the_preview_with_the_reason_and_writes_nothing() {
 
 #[tokio::test]
 async fn a_stale_preview_is_an_error_result_and_stays_pending() {
-    let workspace = Workspace::with(&[("a.txt", "old\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (workspace, connection) = connected(&[("a.txt", "old\n")]).await;
     connection.stage_edit("a.txt", "old", "new").await;
     workspace.write("a.txt", "old\nchanged by someone else\n");
 
     let stale = connection.resolve("apply", "Ship it.").await;
-    assert!(is_error(&stale));
-    assert!(
-        text(&stale).starts_with("Preview is stale: `a.txt` changed"),
-        "{}",
-        text(&stale)
-    );
+    assert_error_starting(&stale, "Preview is stale: `a.txt` changed");
     assert!(reminds(&stale), "still pending, so still reminded");
     assert_eq!(workspace.read("a.txt"), "old\nchanged by someone else\n");
 
@@ -98,8 +92,7 @@ async fn a_stale_preview_is_an_error_result_and_stays_pending() {
 
 #[tokio::test]
 async fn stacked_previews_resolve_head_first() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (workspace, connection) = connected(&[("a.txt", "a\n")]).await;
     connection.stage_edit("a.txt", "a", "A").await;
     connection
         .call("write", json!({"path": "b.txt", "content": "b\n"}))

@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use super::common::{Connection, Workspace, is_error, pending_id, text};
+use super::common::{Connection, Workspace, assert_error_starting, is_error, pending_id, text};
 
 const NINE: &str = "a\nb\nc\nd\ne\nf\ng\nh\ni\n";
 
@@ -74,12 +74,7 @@ async fn two_connections_land_edits_to_one_file_and_a_third_on_the_same_lines_co
         );
     }
     let refused = third.resolve("apply", "Mine third.").await;
-    assert!(is_error(&refused));
-    assert!(
-        text(&refused).starts_with("Preview is stale: `a.txt` changed"),
-        "{}",
-        text(&refused)
-    );
+    assert_error_starting(&refused, "Preview is stale: `a.txt` changed");
     assert!(
         !text(&refused).contains("changed since you staged"),
         "told once: {}",

@@ -469,15 +469,19 @@ fn pieces(text: &str, size: usize) -> Vec<String> {
     chars.chunks(size).map(|c| c.iter().collect()).collect()
 }
 
+/// The turn's forced finish reason, or the wire's word for a turn that ends (`ended`) or one
+/// that calls tools (`called`).
+fn finish_reason(turn: &Turn, ended: &str, called: &str) -> String {
+    let natural = if turn.calls.is_empty() { ended } else { called };
+    turn.finish.clone().unwrap_or_else(|| natural.to_owned())
+}
+
 fn openai_finish(turn: &Turn) -> String {
-    turn.finish.clone().unwrap_or_else(|| {
-        if turn.calls.is_empty() {
-            "stop"
-        } else {
-            "tool_calls"
-        }
-        .to_owned()
-    })
+    finish_reason(turn, "stop", "tool_calls")
+}
+
+fn anthropic_stop(turn: &Turn) -> String {
+    finish_reason(turn, "end_turn", "tool_use")
 }
 
 /// OpenAI chunks, with the quirks of llama-cpp-python: the call id repeated in every chunk and
@@ -546,17 +550,6 @@ fn openai_json(turn: &Turn) -> Value {
     json!({"id":"chatcmpl-1","object":"chat.completion","model":"mock",
         "choices":[{"index":0,"message":message,"finish_reason":openai_finish(turn)}],
         "usage": MockUsage::of(turn).openai()})
-}
-
-fn anthropic_stop(turn: &Turn) -> String {
-    turn.finish.clone().unwrap_or_else(|| {
-        if turn.calls.is_empty() {
-            "end_turn"
-        } else {
-            "tool_use"
-        }
-        .to_owned()
-    })
 }
 
 /// An Anthropic SSE event.

@@ -13,23 +13,12 @@ use resolve_edit::{
     FileTools, HunkAddress, HunkRejection, Origin, ReviewDecision, Selection, Store, Workspace,
     apply_reviewed,
 };
+use resolve_test_support::text::numbered_lines;
 use resolve_test_support::{MockServer, Reply};
 use serde_json::{Value, json};
 
 use super::support::{Events, config, read_only_spec, run_recording};
 use crate::both_providers;
-
-fn numbered(count: usize, marked: &[usize]) -> String {
-    (1..=count)
-        .map(|n| {
-            if marked.contains(&n) {
-                format!("{n}!\n")
-            } else {
-                format!("{n}\n")
-            }
-        })
-        .collect()
-}
 
 /// Stage a `write` of `path` for `origin`; its pending id.
 fn stage_write(store: &Store, origin: Origin, path: &str, content: &str) -> String {
@@ -94,12 +83,17 @@ fn user_texts(body: &Value) -> Vec<String> {
 
 async fn a_persons_decisions_reach_the_model_once_before_its_next_request(kind: ProviderKind) {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.txt"), numbered(20, &[])).unwrap();
+    std::fs::write(dir.path().join("a.txt"), numbered_lines(20, &[])).unwrap();
     std::fs::write(dir.path().join("b.txt"), "b\n").unwrap();
     let store = Store::open(Workspace::open(dir.path()).unwrap());
     let person = store.clone().resolved_by(Origin::Cli);
     // Left pending by an earlier run; a person applies part of it in a terminal.
-    let partial = stage_write(&store, Origin::Agent, "a.txt", &numbered(20, &[2, 19]));
+    let partial = stage_write(
+        &store,
+        Origin::Agent,
+        "a.txt",
+        &numbered_lines(20, &[2, 19]),
+    );
     let decision = ReviewDecision {
         selection: Selection::Except(vec![HunkAddress::hunk("a.txt", 2)]),
         rejections: vec![HunkRejection {

@@ -8,16 +8,15 @@ use serde_json::json;
 
 use super::support::{
     Events, Tools, change_a_txt, config, forced_resolve, peek, reminder_count, resolve,
-    run_quietly, run_recording, session, stage_call, stage_detour_then_apply, stage_then_apply,
-    tool_choice, tool_results,
+    run_quietly, run_recording, stage_call, stage_detour_then_apply, stage_then_apply, tool_choice,
+    tool_results, tools_and_session,
 };
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
 
 async fn compliant_resolve_sends_no_tool_choice_and_one_reminder(kind: ProviderKind) {
     let server = MockServer::start(stage_then_apply("c")).await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (tools, mut session) = tools_and_session(&server, kind);
     let events = Events::default();
     let summary = change_a_txt(&mut session, &events).await.unwrap();
 
@@ -48,8 +47,7 @@ async fn detour_is_not_executed_gets_a_skipped_result_and_the_next_call_is_force
     kind: ProviderKind,
 ) {
     let server = MockServer::start(stage_detour_then_apply("c")).await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (tools, mut session) = tools_and_session(&server, kind);
     let events = Events::default();
     let summary = change_a_txt(&mut session, &events).await.unwrap();
 
@@ -94,8 +92,7 @@ async fn bare_text_while_pending_does_not_stop_the_loop_and_forces_resolve(kind:
         Reply::text("Done."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (tools, mut session) = tools_and_session(&server, kind);
     let summary = change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
@@ -114,8 +111,7 @@ both_providers!(bare_text_while_pending_does_not_stop_the_loop_and_forces_resolv
 
 async fn no_requirement_sends_no_tool_choice(kind: ProviderKind) {
     let server = MockServer::start(vec![Reply::text("Hello.")]).await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (_, mut session) = tools_and_session(&server, kind);
     let summary = run_quietly(&mut session, "Say hello").await.unwrap();
 
     assert_eq!(summary.model_calls, 1);
@@ -136,8 +132,7 @@ async fn fourth_decline_ends_the_run_with_the_cap_error(kind: ProviderKind) {
         Reply::text("never sent"),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (tools, mut session) = tools_and_session(&server, kind);
     let error = change_a_txt(&mut session, &Events::default())
         .await
         .unwrap_err();
@@ -182,8 +177,7 @@ async fn resolve_mixed_into_a_detour_batch_is_not_executed(kind: ProviderKind) {
         Reply::text("Dropped."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (tools, mut session) = tools_and_session(&server, kind);
     change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
@@ -241,8 +235,7 @@ both_providers!(preview_left_pending_by_an_earlier_run_is_reminded_in_the_next_r
 
 async fn host_hard_choice_is_sent_once_and_settled_at_turn_end(kind: ProviderKind) {
     let server = MockServer::start(vec![peek("c1"), Reply::text("Done.")]).await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (tools, mut session) = tools_and_session(&server, kind);
     let resolved = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let seen = resolved.clone();
     session.resolve_session().queue().push_once(
@@ -463,8 +456,7 @@ async fn a_check_call_while_pending_without_a_check_tool_is_skipped_and_forces_r
         Reply::text("Done."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (tools, mut session) = tools_and_session(&server, kind);
     let events = Events::default();
     let summary = change_a_txt(&mut session, &events).await.unwrap();
 

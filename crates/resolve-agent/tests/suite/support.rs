@@ -174,6 +174,13 @@ pub fn session(server: &MockServer, kind: ProviderKind, tools: &Tools) -> AgentS
     AgentSession::new(config(server, kind), tools.all(), "You are a test agent.").unwrap()
 }
 
+/// New test tools and a session of `kind` over them, against `server`.
+pub fn tools_and_session(server: &MockServer, kind: ProviderKind) -> (Tools, AgentSession) {
+    let tools = Tools::new();
+    let session = session(server, kind, &tools);
+    (tools, session)
+}
+
 /// The server of a model that answered "Hi." once a session of `kind` over the test tools ran
 /// the task "Hi".
 pub async fn greeted(kind: ProviderKind) -> MockServer {

@@ -8,7 +8,8 @@ use resolve_agent::{
 use serde_json::{Value, json};
 
 use super::support::{
-    Events, Tools, change_a_txt, config, session, stage_detour_then_apply, stage_then_apply,
+    Events, Tools, change_a_txt, config, stage_detour_then_apply, stage_then_apply,
+    tools_and_session,
 };
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
@@ -32,8 +33,7 @@ fn thinking_session(server: &MockServer, tools: &Tools, stream: bool) -> AgentSe
 
 async fn no_reasoning_keys_are_sent_by_default(kind: ProviderKind) {
     let server = MockServer::start(stage_then_apply("c")).await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (_, mut session) = tools_and_session(&server, kind);
     change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::support::{
     Events, Tools, any_tool, config, forced_resolve, peek, resolve, run_quietly, run_recording,
-    session, stage_call, stage_detour_then_apply, tool_choice, tool_results,
+    session, stage_call, stage_detour_then_apply, tool_choice, tool_results, tools_and_session,
 };
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
@@ -56,8 +56,7 @@ async fn rejected_forced_choice_falls_back_to_any_then_to_none_and_is_remembered
         Reply::text("Done."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (tools, mut session) = tools_and_session(&server, kind);
     let events = Events::default();
     run_recording(&mut session, "Change files", &events)
         .await
@@ -124,8 +123,7 @@ async fn streamed_split_argument_deltas_and_parallel_calls_are_reassembled(kind:
         Reply::text("Echoed."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (_, mut session) = tools_and_session(&server, kind);
     let events = Events::default();
     let summary = run_recording(&mut session, "Echo", &events).await.unwrap();
     assert_eq!(summary.executed_calls, 2);
@@ -278,8 +276,7 @@ async fn cancelling_mid_stream_stops_cleanly_and_rejects_the_in_flight_directive
     kind: ProviderKind,
 ) {
     let server = MockServer::start(vec![Reply::Hang(Turn::text("hello there"))]).await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (_, mut session) = tools_and_session(&server, kind);
     let rejected = Arc::new(Mutex::new(Vec::new()));
     let seen = rejected.clone();
     session.resolve_session().queue().push_once(

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::support::{
     Events, Tools, change_a_txt, greeted, messages_without_cache_markers, peek, resolve,
-    run_quietly, session, stage_call, stage_then_apply,
+    run_quietly, session, stage_call, stage_then_apply, tools_and_session,
 };
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
@@ -87,8 +87,7 @@ async fn history_is_append_only_across_a_whole_run(kind: ProviderKind) {
         Reply::text("Done."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (_, mut session) = tools_and_session(&server, kind);
     run_quietly(&mut session, "Change files").await.unwrap();
     let bodies = server.bodies();
     assert_eq!(bodies.len(), 7);
@@ -125,8 +124,7 @@ both_providers!(history_is_append_only_across_a_whole_run);
 #[tokio::test]
 async fn anthropic_cache_breakpoints_sit_on_the_system_prompt_and_the_newest_message() {
     let server = MockServer::start(stage_then_apply("t")).await;
-    let tools = Tools::new();
-    let mut session = session(&server, ProviderKind::Anthropic, &tools);
+    let (_, mut session) = tools_and_session(&server, ProviderKind::Anthropic);
     change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
-use resolve_edit::{Store, StoreError, StoredAction, run_blocking};
+use resolve_edit::{Store, StoreError, StoredAction, TaskDied, run_blocking};
 use rmcp::RoleServer;
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::{Peer, SubscriptionSink};
@@ -129,19 +129,30 @@ impl Watches {
         watched
     }
 
-    /// Record the current state of `uris` (so only later changes are notified).
-    async fn remember(&self, uris: Vec<String>) {
+    /// Each of `uris` with its current state, read off the store by the blocking task `task`.
+    async fn states_of(
+        &self,
+        task: &'static str,
+        uris: Vec<String>,
+    ) -> Result<Vec<(String, String)>, TaskDied> {
         let store = self.store.clone();
-        let states = run_blocking("resource state", move || {
+        run_blocking(task, move || {
             uris.into_iter()
                 .map(|uri| {
                     let state = state_of(&store, &uri);
                     (uri, state)
                 })
-                .collect::<Vec<_>>()
+                .collect()
         })
         .await
-        .unwrap_or_default();
+    }
+
+    /// Record the current state of `uris` (so only later changes are notified).
+    async fn remember(&self, uris: Vec<String>) {
+        let states = self
+            .states_of("resource state", uris)
+            .await
+            .unwrap_or_default();
         lock(&self.last).extend(states);
     }
 
@@ -153,18 +164,8 @@ impl Watches {
             lock(&self.last).clear();
             return false;
         }
-        let store = self.store.clone();
         let uris: Vec<String> = watched.iter().cloned().collect();
-        let Ok(states) = run_blocking("resource states", move || {
-            uris.into_iter()
-                .map(|uri| {
-                    let state = state_of(&store, &uri);
-                    (uri, state)
-                })
-                .collect::<Vec<_>>()
-        })
-        .await
-        else {
+        let Ok(states) = self.states_of("resource states", uris).await else {
             return true;
         };
         let changed: Vec<String> = {

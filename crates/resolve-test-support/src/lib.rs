@@ -1,6 +1,6 @@
 //! Test support for resolve's test suites: a test workspace ([`TestDir`]: files in, a tree
 //! snapshot out), the crash-child harness ([`crash`]), an MCP child process ([`McpChild`]),
-//! and, behind the `model` feature, a scripted mock model server (so store and edit tests do not
+//! numbered-line text fixtures ([`text`]), and, behind the `model` feature, a scripted mock model server (so store and edit tests do not
 //! build the HTTP server).
 
 #![allow(

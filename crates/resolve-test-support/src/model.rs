@@ -179,6 +179,43 @@ pub enum Reply {
     Step(Step),
 }
 
+impl Reply {
+    /// A turn answering `text` alone.
+    pub fn text(text: &str) -> Self {
+        Self::Turn(Turn::text(text))
+    }
+
+    /// A turn with the one call `id` of `name` with `arguments` (an object).
+    pub fn call(id: &str, name: &str, arguments: Value) -> Self {
+        Self::Turn(Turn::call(id, name, arguments))
+    }
+
+    /// A turn with the one call `id` of `resolve` deciding `action` for `reason`.
+    pub fn resolve(id: &str, action: &str, reason: &str) -> Self {
+        Self::call(id, "resolve", json!({"action": action, "reason": reason}))
+    }
+
+    /// The HTTP error `status` with `body`, without `retry-after`.
+    pub fn status(status: u16, body: &str) -> Self {
+        Self::Status {
+            status,
+            body: body.to_owned(),
+            retry_after: None,
+        }
+    }
+
+    /// A body of `content_type` that never ends: `head`, then `repeat` as fast as the client
+    /// reads (see [`Reply::Endless`]).
+    pub fn endless(content_type: &'static str, head: &str, repeat: String) -> Self {
+        Self::Endless {
+            content_type,
+            head: head.to_owned(),
+            repeat,
+            pause: None,
+        }
+    }
+}
+
 /// A reply computed from the request: the function gets the request body, runs on a thread
 /// that may block (it may run a process first, such as a person's decision made while the
 /// model "thinks"), and returns the reply to send (another `Step` is run in turn).
@@ -432,15 +469,19 @@ fn pieces(text: &str, size: usize) -> Vec<String> {
     chars.chunks(size).map(|c| c.iter().collect()).collect()
 }
 
+/// The turn's forced finish reason, or the wire's word for a turn that ends (`ended`) or one
+/// that calls tools (`called`).
+fn finish_reason(turn: &Turn, ended: &str, called: &str) -> String {
+    let natural = if turn.calls.is_empty() { ended } else { called };
+    turn.finish.clone().unwrap_or_else(|| natural.to_owned())
+}
+
 fn openai_finish(turn: &Turn) -> String {
-    turn.finish.clone().unwrap_or_else(|| {
-        if turn.calls.is_empty() {
-            "stop"
-        } else {
-            "tool_calls"
-        }
-        .to_owned()
-    })
+    finish_reason(turn, "stop", "tool_calls")
+}
+
+fn anthropic_stop(turn: &Turn) -> String {
+    finish_reason(turn, "end_turn", "tool_use")
 }
 
 /// OpenAI chunks, with the quirks of llama-cpp-python: the call id repeated in every chunk and
@@ -511,106 +552,83 @@ fn openai_json(turn: &Turn) -> Value {
         "usage": MockUsage::of(turn).openai()})
 }
 
-fn anthropic_stop(turn: &Turn) -> String {
-    turn.finish.clone().unwrap_or_else(|| {
-        if turn.calls.is_empty() {
-            "end_turn"
-        } else {
-            "tool_use"
-        }
-        .to_owned()
-    })
+/// An Anthropic SSE event.
+fn anthropic_event(name: &str, value: &Value) -> String {
+    format!("event: {name}\ndata: {value}\n\n")
+}
+
+/// The events of content block `index`: its start with `block`, one `content_block_delta` for
+/// each of `deltas`, its stop.
+fn anthropic_block(index: usize, block: &Value, deltas: Vec<Value>) -> Vec<String> {
+    let mut out = vec![anthropic_event(
+        "content_block_start",
+        &json!({"type":"content_block_start","index":index,"content_block":block}),
+    )];
+    for delta in deltas {
+        out.push(anthropic_event(
+            "content_block_delta",
+            &json!({"type":"content_block_delta","index":index,"delta":delta}),
+        ));
+    }
+    out.push(anthropic_event(
+        "content_block_stop",
+        &json!({"type":"content_block_stop","index":index}),
+    ));
+    out
+}
+
+/// The deltas of type `kind` carrying `text` under `key`, `size` characters each.
+fn anthropic_deltas(kind: &str, key: &str, text: &str, size: usize) -> Vec<Value> {
+    pieces(text, size)
+        .into_iter()
+        .map(|piece| json!({"type": kind, key: piece}))
+        .collect()
 }
 
 fn anthropic_events(turn: &Turn) -> Vec<String> {
-    let event = |name: &str, value: Value| format!("event: {name}\ndata: {value}\n\n");
     let mut out = vec![
-        event(
+        anthropic_event(
             "message_start",
-            json!({"type":"message_start","message":{"id":"msg_1","type":"message",
+            &json!({"type":"message_start","message":{"id":"msg_1","type":"message",
             "role":"assistant","content":[],"model":"mock","stop_reason":null,
             "usage": MockUsage::of(turn).anthropic(1)}}),
         ),
-        event("ping", json!({"type":"ping"})),
+        anthropic_event("ping", &json!({"type":"ping"})),
     ];
-    let mut index = 0;
+    let mut blocks: Vec<(Value, Vec<Value>)> = Vec::new();
     for block in &turn.thinking {
         if block["type"] == "thinking" {
-            out.push(event(
-                "content_block_start",
-                json!({"type":"content_block_start","index":index,
-                "content_block":{"type":"thinking","thinking":""}}),
-            ));
-            for piece in pieces(block["thinking"].as_str().unwrap_or_default(), 5) {
-                out.push(event(
-                    "content_block_delta",
-                    json!({"type":"content_block_delta","index":index,
-                    "delta":{"type":"thinking_delta","thinking":piece}}),
-                ));
-            }
-            out.push(event(
-                "content_block_delta",
-                json!({"type":"content_block_delta","index":index,
-                "delta":{"type":"signature_delta","signature":block["signature"]}}),
-            ));
+            let thinking = block["thinking"].as_str().unwrap_or_default();
+            let mut deltas = anthropic_deltas("thinking_delta", "thinking", thinking, 5);
+            deltas.push(json!({"type":"signature_delta","signature":block["signature"]}));
+            blocks.push((json!({"type":"thinking","thinking":""}), deltas));
         } else {
-            out.push(event(
-                "content_block_start",
-                json!({"type":"content_block_start","index":index,"content_block":block}),
-            ));
+            blocks.push((block.clone(), Vec::new()));
         }
-        out.push(event(
-            "content_block_stop",
-            json!({"type":"content_block_stop","index":index}),
-        ));
-        index += 1;
     }
     if !turn.text.is_empty() {
-        out.push(event(
-            "content_block_start",
-            json!({"type":"content_block_start","index":index,
-            "content_block":{"type":"text","text":""}}),
-        ));
-        for piece in pieces(&turn.text, 3) {
-            out.push(event(
-                "content_block_delta",
-                json!({"type":"content_block_delta","index":index,
-                "delta":{"type":"text_delta","text":piece}}),
-            ));
-        }
-        out.push(event(
-            "content_block_stop",
-            json!({"type":"content_block_stop","index":index}),
-        ));
-        index += 1;
+        let deltas = anthropic_deltas("text_delta", "text", &turn.text, 3);
+        blocks.push((json!({"type":"text","text":""}), deltas));
     }
     for (id, name, args) in &turn.calls {
-        out.push(event(
-            "content_block_start",
-            json!({"type":"content_block_start","index":index,
-            "content_block":{"type":"tool_use","id":id,"name":name,"input":{}}}),
-        ));
-        for piece in pieces(args, 3) {
-            out.push(event(
-                "content_block_delta",
-                json!({"type":"content_block_delta","index":index,
-                "delta":{"type":"input_json_delta","partial_json":piece}}),
-            ));
-        }
-        out.push(event(
-            "content_block_stop",
-            json!({"type":"content_block_stop","index":index}),
-        ));
-        index += 1;
+        let deltas = anthropic_deltas("input_json_delta", "partial_json", args, 3);
+        let block = json!({"type":"tool_use","id":id,"name":name,"input":{}});
+        blocks.push((block, deltas));
+    }
+    for (index, (block, deltas)) in blocks.into_iter().enumerate() {
+        out.extend(anthropic_block(index, &block, deltas));
     }
     if !turn.no_finish {
-        out.push(event(
+        out.push(anthropic_event(
             "message_delta",
-            json!({"type":"message_delta",
+            &json!({"type":"message_delta",
             "delta":{"stop_reason":anthropic_stop(turn),"stop_sequence":null},
             "usage":{"output_tokens": MockUsage::of(turn).output}}),
         ));
-        out.push(event("message_stop", json!({"type":"message_stop"})));
+        out.push(anthropic_event(
+            "message_stop",
+            &json!({"type":"message_stop"}),
+        ));
     }
     out
 }

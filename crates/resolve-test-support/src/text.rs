@@ -45,3 +45,10 @@ pub fn numbered_lines(
         })
         .collect()
 }
+
+/// The lines `1` to `count`, each `n\n`, those numbered in `marked` as `n!\n`: changing a few
+/// makes hunks far enough apart to be reviewed one by one.
+#[must_use]
+pub fn marked_numbered_lines(count: usize, marked: &[usize]) -> String {
+    numbered_lines(count, marked, |n| n.to_string(), |n| format!("{n}!"))
+}

@@ -133,40 +133,40 @@ mod tests {
         assert_eq!(normalize_plan_title("snake_case").unwrap(), "snake_case");
     }
 
+    /// Each of `titles` is refused as `expected`, whose message is `message`.
+    fn assert_refused(titles: &[&str], expected: PlanTitleError, message: &str) {
+        for title in titles {
+            let error = normalize_plan_title(title).unwrap_err();
+            assert_eq!(error, expected, "{title:?}");
+            assert_eq!(error.to_string(), message);
+        }
+    }
+
     #[test]
     fn an_empty_title_is_refused_with_the_reference_text() {
-        for title in ["", "   ", ".md", " .md "] {
-            let error = normalize_plan_title(title).unwrap_err();
-            assert_eq!(error, PlanTitleError::Empty, "{title:?}");
-            assert_eq!(
-                error.to_string(),
-                "Plan title is required and must not be empty."
-            );
-        }
+        assert_refused(
+            &["", "   ", ".md", " .md "],
+            PlanTitleError::Empty,
+            "Plan title is required and must not be empty.",
+        );
     }
 
     #[test]
     fn a_title_with_a_path_separator_or_dot_dot_is_refused_with_the_reference_text() {
-        for title in ["a/b", "a\\b", "../etc", "x..y"] {
-            let error = normalize_plan_title(title).unwrap_err();
-            assert_eq!(error, PlanTitleError::PathSeparator, "{title:?}");
-            assert_eq!(
-                error.to_string(),
-                "Plan title must not contain path separators or '..'."
-            );
-        }
+        assert_refused(
+            &["a/b", "a\\b", "../etc", "x..y"],
+            PlanTitleError::PathSeparator,
+            "Plan title must not contain path separators or '..'.",
+        );
     }
 
     #[test]
     fn a_title_with_nothing_usable_is_refused_with_the_reference_text() {
-        for title in ["!!!", "---", "日本語", "* *"] {
-            let error = normalize_plan_title(title).unwrap_err();
-            assert_eq!(error, PlanTitleError::NothingLeft, "{title:?}");
-            assert_eq!(
-                error.to_string(),
-                "Plan title must contain at least one letter, number, underscore, or hyphen after sanitization."
-            );
-        }
+        assert_refused(
+            &["!!!", "---", "日本語", "* *"],
+            PlanTitleError::NothingLeft,
+            "Plan title must contain at least one letter, number, underscore, or hyphen after sanitization.",
+        );
     }
 
     #[test]

@@ -9,15 +9,16 @@ use resolve_agent::{
     AgentSession, CUSTOM_TOOL_SOURCE, CustomPendingAction, ProviderKind, Tool, ToolContext,
     ToolFuture,
 };
-use resolve_core::{ActionError, Error, ResolveSession, ToolKind, ToolResult, ToolSpec};
+use resolve_core::{ActionError, Error, ResolveSession, ToolResult, ToolSpec};
 use resolve_edit::{
     ChangeSet, FileChange, NewAction, Origin, Store, StorePendingSource, Workspace,
 };
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::soft_requirement::text;
-use super::support::{Events, config, reminder_count, tool_results};
+use super::support::{
+    Events, config, producer_spec, reminder_count, run_quietly, run_recording, tool_results,
+};
 use resolve_test_support::{MockServer, Reply, Turn};
 
 /// Stages a config change (`{key, value}`) as an in-memory pending action; applying sets it.
@@ -32,15 +33,12 @@ struct SetConfig {
 
 impl Tool for SetConfig {
     fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: "set_config".into(),
-            description: "Stage a configuration change.".into(),
-            input_schema: json!({"type": "object", "properties": {"key": {"type": "string"}, "value": {"type": "string"}},
+        producer_spec(
+            "set_config",
+            "Stage a configuration change.",
+            json!({"type": "object", "properties": {"key": {"type": "string"}, "value": {"type": "string"}},
                                  "required": ["key", "value"], "additionalProperties": false}),
-            hidden: false,
-            strict: true,
-            kind: ToolKind::Producer,
-        }
+        )
     }
 
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> ToolFuture<'a> {
@@ -80,6 +78,13 @@ impl Tool for SetConfig {
 
 fn resolve_args(action: &str, reason: &str) -> Value {
     json!({"action": action, "reason": reason})
+}
+
+/// Run `session`'s `resolve` to `action` its head for `reason`.
+async fn decide(session: &ResolveSession, action: &str, reason: &str) -> Result<ToolResult, Error> {
+    session
+        .execute_resolve(&resolve_args(action, reason), &CancellationToken::new())
+        .await
 }
 
 fn context(session: &Arc<ResolveSession>) -> ToolContext {
@@ -150,11 +155,7 @@ async fn pushed_actions_stack_lifo_and_a_failed_apply_stays_at_the_head() {
         head.id
     );
 
-    let cancel = CancellationToken::new();
-    let failed = session
-        .execute_resolve(&resolve_args("apply", "Go."), &cancel)
-        .await
-        .unwrap_err();
+    let failed = decide(&session, "apply", "Go.").await.unwrap_err();
     assert_eq!(
         failed,
         Error::ApplyFailed("the config file is locked".into())
@@ -166,15 +167,9 @@ async fn pushed_actions_stack_lifo_and_a_failed_apply_stays_at_the_head() {
     assert_eq!(session.queue().pending().peek_head().unwrap(), head);
     assert_eq!(session.queue().pending().len(), 2);
 
-    let retried = session
-        .execute_resolve(&resolve_args("apply", "Again."), &cancel)
-        .await
-        .unwrap();
+    let retried = decide(&session, "apply", "Again.").await.unwrap();
     assert_eq!(retried.text, "Set b (Again.).");
-    let discarded = session
-        .execute_resolve(&resolve_args("discard", "Not now."), &cancel)
-        .await
-        .unwrap();
+    let discarded = decide(&session, "discard", "Not now.").await.unwrap();
     assert_eq!(discarded.text, "Discarded: Config: a = 1. Reason: Not now.");
     assert_eq!(steady.applied.load(Ordering::SeqCst), 0);
 }
@@ -194,13 +189,7 @@ async fn a_reject_callback_runs_on_discard() {
         }),
     )
     .unwrap();
-    let discarded = session
-        .execute_resolve(
-            &resolve_args("discard", "Wrong table."),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    let discarded = decide(&session, "discard", "Wrong table.").await.unwrap();
     assert_eq!(discarded.text, "Rolled back the draft: Wrong table.");
 }
 
@@ -253,10 +242,7 @@ async fn in_memory_actions_take_ids_from_the_store_counter_and_are_never_written
     session.refresh_pending().unwrap();
     assert_eq!(session.queue().pending().len(), 2);
 
-    let applied = session
-        .execute_resolve(&resolve_args("apply", "Fine."), &CancellationToken::new())
-        .await
-        .unwrap();
+    let applied = decide(&session, "apply", "Fine.").await.unwrap();
     assert_eq!(applied.text, "Set pool (Fine.).");
     assert!(
         store.history().unwrap().is_empty(),
@@ -275,42 +261,29 @@ async fn two_sessions_in_one_process_never_see_each_others_pending_actions() {
     let tools = vec![tool.clone() as Arc<dyn Tool>];
 
     // Session A stages, then stops (one model call allowed) with its action pending.
-    let server_a = MockServer::start(vec![Reply::Turn(Turn::call(
+    let server_a = MockServer::start(vec![Reply::call(
         "a1",
         "set_config",
         json!({"key": "pool", "value": "8"}),
-    ))])
+    )])
     .await;
     let mut builder = AgentSession::builder(config(&server_a, ProviderKind::OpenAi));
     builder.tools(tools.clone()).max_turns(Some(1));
     let mut session_a = builder.build().unwrap();
-    let stopped = session_a
-        .run(
-            "Raise the pool.",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await;
+    let stopped = run_quietly(&mut session_a, "Raise the pool.").await;
     assert!(stopped.is_err());
     assert_eq!(session_a.resolve_session().queue().pending().len(), 1);
 
     // Session B, with the same tool object, sees nothing to apply and gets no reminder.
     let server_b = MockServer::start(vec![
-        Reply::Turn(Turn::call("b1", "resolve", resolve_args("apply", "Sure."))),
-        text("Nothing was pending."),
+        Reply::call("b1", "resolve", resolve_args("apply", "Sure.")),
+        Reply::text("Nothing was pending."),
     ])
     .await;
     let mut builder = AgentSession::builder(config(&server_b, ProviderKind::OpenAi));
     builder.tools(tools);
     let mut session_b = builder.build().unwrap();
-    session_b
-        .run(
-            "Apply it.",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    run_quietly(&mut session_b, "Apply it.").await.unwrap();
     let bodies = server_b.bodies();
     assert_eq!(reminder_count(&bodies[0]), 0);
     let results = tool_results(&bodies[1]);
@@ -321,12 +294,7 @@ async fn two_sessions_in_one_process_never_see_each_others_pending_actions() {
     assert_eq!(tool.applied.load(Ordering::SeqCst), 0);
 
     // Session A still holds its own action and applies it.
-    let applied = session_a
-        .resolve_session()
-        .execute_resolve(
-            &resolve_args("apply", "Approved."),
-            &CancellationToken::new(),
-        )
+    let applied = decide(session_a.resolve_session(), "apply", "Approved.")
         .await
         .unwrap();
     assert_eq!(applied.text, "Set pool (Approved.).");
@@ -351,13 +319,9 @@ async fn in_one_batch_an_edit_then_a_custom_action_leave_the_custom_action_at_th
                 &json!({"key": "pool", "value": "8"}).to_string(),
             ),
         ),
-        Reply::Turn(Turn::call("r1", "resolve", resolve_args("apply", "Go."))),
-        Reply::Turn(Turn::call(
-            "r2",
-            "resolve",
-            resolve_args("discard", "Not now."),
-        )),
-        text("Done."),
+        Reply::call("r1", "resolve", resolve_args("apply", "Go.")),
+        Reply::call("r2", "resolve", resolve_args("discard", "Not now.")),
+        Reply::text("Done."),
     ])
     .await;
     let resolve = ResolveSession::new()
@@ -377,25 +341,14 @@ async fn in_one_batch_an_edit_then_a_custom_action_leave_the_custom_action_at_th
         .resolve_session(Arc::new(resolve));
     let mut session = builder.build().unwrap();
     let events = Events::default();
-    session
-        .run(
-            "Edit and configure.",
-            &mut events.sink(),
-            &CancellationToken::new(),
-        )
+    run_recording(&mut session, "Edit and configure.", &events)
         .await
         .unwrap();
 
-    let resolved: Vec<Value> = events
-        .all()
-        .into_iter()
-        .filter_map(|event| match event {
-            resolve_agent::AgentEvent::ToolResult { name, details, .. } if name == "resolve" => {
-                details
-            }
-            _ => None,
-        })
-        .collect();
+    let resolved: Vec<Value> = events.picked(|event| match event {
+        resolve_agent::AgentEvent::ToolResult { name, details, .. } if name == "resolve" => details,
+        _ => None,
+    });
     assert_eq!(resolved.len(), 2);
     assert_eq!(resolved[0]["sourceToolName"], "custom_tool", "{resolved:?}");
     assert_eq!(

@@ -8,29 +8,17 @@ use pretty_assertions::assert_eq;
 use resolve_agent::{
     AgentEvent, AgentSession, ProviderKind, StoreReviewerNotes, Tool, ToolContext, ToolFuture,
 };
-use resolve_core::{ToolKind, ToolResult, ToolSpec};
+use resolve_core::{ToolResult, ToolSpec};
 use resolve_edit::{
     FileTools, HunkAddress, HunkRejection, Origin, ReviewDecision, Selection, Store, Workspace,
     apply_reviewed,
 };
-use resolve_test_support::{MockServer, Reply, Turn};
+use resolve_test_support::text::marked_numbered_lines;
+use resolve_test_support::{MockServer, Reply};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
-use super::support::{Events, config};
+use super::support::{Events, config, read_only_spec, run_recording};
 use crate::both_providers;
-
-fn numbered(count: usize, marked: &[usize]) -> String {
-    (1..=count)
-        .map(|n| {
-            if marked.contains(&n) {
-                format!("{n}!\n")
-            } else {
-                format!("{n}\n")
-            }
-        })
-        .collect()
-}
 
 /// Stage a `write` of `path` for `origin`; its pending id.
 fn stage_write(store: &Store, origin: Origin, path: &str, content: &str) -> String {
@@ -53,14 +41,11 @@ struct PersonDiscards {
 
 impl Tool for PersonDiscards {
     fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: "wait".into(),
-            description: "Wait a moment.".into(),
-            input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
-            hidden: false,
-            strict: false,
-            kind: ToolKind::ReadOnly,
-        }
+        read_only_spec(
+            "wait",
+            "Wait a moment.",
+            json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        )
     }
 
     fn execute<'a>(&'a self, _args: Value, _ctx: &'a ToolContext) -> ToolFuture<'a> {
@@ -98,12 +83,17 @@ fn user_texts(body: &Value) -> Vec<String> {
 
 async fn a_persons_decisions_reach_the_model_once_before_its_next_request(kind: ProviderKind) {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.txt"), numbered(20, &[])).unwrap();
+    std::fs::write(dir.path().join("a.txt"), marked_numbered_lines(20, &[])).unwrap();
     std::fs::write(dir.path().join("b.txt"), "b\n").unwrap();
     let store = Store::open(Workspace::open(dir.path()).unwrap());
     let person = store.clone().resolved_by(Origin::Cli);
     // Left pending by an earlier run; a person applies part of it in a terminal.
-    let partial = stage_write(&store, Origin::Agent, "a.txt", &numbered(20, &[2, 19]));
+    let partial = stage_write(
+        &store,
+        Origin::Agent,
+        "a.txt",
+        &marked_numbered_lines(20, &[2, 19]),
+    );
     let decision = ReviewDecision {
         selection: Selection::Except(vec![HunkAddress::hunk("a.txt", 2)]),
         rejections: vec![HunkRejection {
@@ -120,8 +110,8 @@ async fn a_persons_decisions_reach_the_model_once_before_its_next_request(kind: 
     let later = stage_write(&store, Origin::Agent, "b.txt", "bee\n");
 
     let server = MockServer::start(vec![
-        Reply::Turn(Turn::call("c1", "wait", json!({}))),
-        Reply::Turn(Turn::text("Understood.")),
+        Reply::call("c1", "wait", json!({})),
+        Reply::text("Understood."),
     ])
     .await;
     let mut builder = AgentSession::builder(config(&server, kind));
@@ -136,8 +126,7 @@ async fn a_persons_decisions_reach_the_model_once_before_its_next_request(kind: 
         )));
     let mut session = builder.build().unwrap();
     let events = Events::default();
-    session
-        .run("Go on.", &mut events.sink(), &CancellationToken::new())
+    run_recording(&mut session, "Go on.", &events)
         .await
         .unwrap();
 
@@ -167,14 +156,10 @@ async fn a_persons_decisions_reach_the_model_once_before_its_next_request(kind: 
             .all(|text| !text.contains("Not yours to hear.")),
         "{texts:?}"
     );
-    let told: Vec<String> = events
-        .all()
-        .into_iter()
-        .filter_map(|event| match event {
-            AgentEvent::ReviewerNote { text } => Some(text),
-            _ => None,
-        })
-        .collect();
+    let told: Vec<String> = events.picked(|event| match event {
+        AgentEvent::ReviewerNote { text } => Some(text),
+        _ => None,
+    });
     assert_eq!(told, [first_note, second_note]);
     assert!(
         store

@@ -5,44 +5,18 @@ use pretty_assertions::assert_eq;
 use resolve_agent::{AgentError, AgentEvent, AgentSession, ProviderKind};
 use resolve_core::{ToolChoice, skipped_call_details, skipped_call_text};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 use super::support::{
-    Events, Tools, change_a_txt, config, forced_resolve, reminder_count, session, tool_choice,
-    tool_results,
+    Events, Tools, change_a_txt, config, forced_resolve, peek, reminder_count, resolve,
+    run_quietly, run_recording, stage_call, stage_detour_then_apply, stage_then_apply, tool_choice,
+    tool_results, tools_and_session,
 };
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
 
-pub fn stage_call(id: &str, path: &str) -> Reply {
-    Reply::Turn(Turn::call(id, "stage", json!({"path": path})))
-}
-
-pub fn resolve(id: &str, action: &str) -> Reply {
-    Reply::Turn(Turn::call(
-        id,
-        "resolve",
-        json!({"action": action, "reason": "The preview is right."}),
-    ))
-}
-
-pub fn peek(id: &str) -> Reply {
-    Reply::Turn(Turn::call(id, "peek", json!({})))
-}
-
-pub fn text(text: &str) -> Reply {
-    Reply::Turn(Turn::text(text))
-}
-
 async fn compliant_resolve_sends_no_tool_choice_and_one_reminder(kind: ProviderKind) {
-    let server = MockServer::start(vec![
-        stage_call("c1", "a.txt"),
-        resolve("c2", "apply"),
-        text("Done."),
-    ])
-    .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let server = MockServer::start(stage_then_apply("c")).await;
+    let (tools, mut session) = tools_and_session(&server, kind);
     let events = Events::default();
     let summary = change_a_txt(&mut session, &events).await.unwrap();
 
@@ -72,15 +46,8 @@ both_providers!(compliant_resolve_sends_no_tool_choice_and_one_reminder);
 async fn detour_is_not_executed_gets_a_skipped_result_and_the_next_call_is_forced(
     kind: ProviderKind,
 ) {
-    let server = MockServer::start(vec![
-        stage_call("c1", "a.txt"),
-        peek("c2"),
-        resolve("c3", "apply"),
-        text("Done."),
-    ])
-    .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let server = MockServer::start(stage_detour_then_apply("c")).await;
+    let (tools, mut session) = tools_and_session(&server, kind);
     let events = Events::default();
     let summary = change_a_txt(&mut session, &events).await.unwrap();
 
@@ -120,13 +87,12 @@ both_providers!(detour_is_not_executed_gets_a_skipped_result_and_the_next_call_i
 async fn bare_text_while_pending_does_not_stop_the_loop_and_forces_resolve(kind: ProviderKind) {
     let server = MockServer::start(vec![
         stage_call("c1", "a.txt"),
-        text("Looks good to me."),
+        Reply::text("Looks good to me."),
         resolve("c2", "apply"),
-        text("Done."),
+        Reply::text("Done."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (tools, mut session) = tools_and_session(&server, kind);
     let summary = change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
@@ -144,17 +110,9 @@ async fn bare_text_while_pending_does_not_stop_the_loop_and_forces_resolve(kind:
 both_providers!(bare_text_while_pending_does_not_stop_the_loop_and_forces_resolve);
 
 async fn no_requirement_sends_no_tool_choice(kind: ProviderKind) {
-    let server = MockServer::start(vec![text("Hello.")]).await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
-    let summary = session
-        .run(
-            "Say hello",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    let server = MockServer::start(vec![Reply::text("Hello.")]).await;
+    let (_, mut session) = tools_and_session(&server, kind);
+    let summary = run_quietly(&mut session, "Say hello").await.unwrap();
 
     assert_eq!(summary.model_calls, 1);
     let bodies = server.bodies();
@@ -171,11 +129,10 @@ async fn fourth_decline_ends_the_run_with_the_cap_error(kind: ProviderKind) {
         peek("c3"),
         peek("c4"),
         peek("c5"),
-        text("never sent"),
+        Reply::text("never sent"),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (tools, mut session) = tools_and_session(&server, kind);
     let error = change_a_txt(&mut session, &Events::default())
         .await
         .unwrap_err();
@@ -217,11 +174,10 @@ async fn resolve_mixed_into_a_detour_batch_is_not_executed(kind: ProviderKind) {
                 .and_call("c3", "peek", "{}"),
         ),
         resolve("c4", "discard"),
-        text("Dropped."),
+        Reply::text("Dropped."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (tools, mut session) = tools_and_session(&server, kind);
     change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
@@ -245,9 +201,9 @@ async fn preview_left_pending_by_an_earlier_run_is_reminded_in_the_next_runs_fir
 ) {
     let server = MockServer::start(vec![
         stage_call("c1", "a.txt"),
-        text("Staged; stopping here."),
+        Reply::text("Staged; stopping here."),
         resolve("c2", "apply"),
-        text("Done."),
+        Reply::text("Done."),
     ])
     .await;
     let tools = Tools::new();
@@ -264,10 +220,7 @@ async fn preview_left_pending_by_an_earlier_run_is_reminded_in_the_next_runs_fir
     assert_eq!(session.resolve_session().queue().pending().len(), 1);
 
     let events = Events::default();
-    session
-        .run("Go on", &mut events.sink(), &CancellationToken::new())
-        .await
-        .unwrap();
+    run_recording(&mut session, "Go on", &events).await.unwrap();
     assert_eq!(
         events.reminders(),
         1,
@@ -281,9 +234,8 @@ async fn preview_left_pending_by_an_earlier_run_is_reminded_in_the_next_runs_fir
 both_providers!(preview_left_pending_by_an_earlier_run_is_reminded_in_the_next_runs_first_request);
 
 async fn host_hard_choice_is_sent_once_and_settled_at_turn_end(kind: ProviderKind) {
-    let server = MockServer::start(vec![peek("c1"), text("Done.")]).await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let server = MockServer::start(vec![peek("c1"), Reply::text("Done.")]).await;
+    let (tools, mut session) = tools_and_session(&server, kind);
     let resolved = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let seen = resolved.clone();
     session.resolve_session().queue().push_once(
@@ -292,14 +244,7 @@ async fn host_hard_choice_is_sent_once_and_settled_at_turn_end(kind: ProviderKin
             seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }),
     );
-    session
-        .run(
-            "Look",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    run_quietly(&mut session, "Look").await.unwrap();
     assert_eq!(tools.peeks(), 1);
     assert_eq!(resolved.load(std::sync::atomic::Ordering::SeqCst), 1);
     let bodies = server.bodies();
@@ -322,11 +267,11 @@ async fn with_forcing_off_every_decline_gets_no_tool_choice_and_the_fourth_is_th
 ) {
     let server = MockServer::start(vec![
         stage_call("c1", "a.txt"),
-        text("I would rather not."),
+        Reply::text("I would rather not."),
         peek("c2"),
-        text("Still no."),
+        Reply::text("Still no."),
         peek("c3"),
-        text("never sent"),
+        Reply::text("never sent"),
     ])
     .await;
     let tools = Tools::new();
@@ -356,7 +301,7 @@ both_providers!(with_forcing_off_every_decline_gets_no_tool_choice_and_the_fourt
 async fn an_inactive_resolve_with_an_action_pending_gets_no_reminder_and_no_forcing(
     kind: ProviderKind,
 ) {
-    let server = MockServer::start(vec![peek("c1"), text("Done.")]).await;
+    let server = MockServer::start(vec![peek("c1"), Reply::text("Done.")]).await;
     let tools = Tools::new();
     // No deferrable tool is registered, so `resolve` is not offered; an action is pending all
     // the same (staged on the session before the run).
@@ -376,8 +321,7 @@ async fn an_inactive_resolve_with_an_action_pending_gets_no_reminder_and_no_forc
         .resolve_session(resolve.clone());
     let mut session = builder.build().unwrap();
     let events = Events::default();
-    session
-        .run("Look around", &mut events.sink(), &CancellationToken::new())
+    run_recording(&mut session, "Look around", &events)
         .await
         .unwrap();
 
@@ -438,7 +382,7 @@ async fn a_store_that_cannot_be_read_opens_the_gate_and_the_resolve_result_says_
         peek("c1"),
         resolve("c2", "apply"),
         peek("c3"),
-        text("Done."),
+        Reply::text("Done."),
     ])
     .await;
     let tools = Tools::new();
@@ -507,13 +451,12 @@ async fn a_check_call_while_pending_without_a_check_tool_is_skipped_and_forces_r
 ) {
     let server = MockServer::start(vec![
         stage_call("c1", "a.txt"),
-        Reply::Turn(Turn::call("c2", "check", json!({}))),
+        Reply::call("c2", "check", json!({})),
         resolve("c3", "apply"),
-        text("Done."),
+        Reply::text("Done."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (tools, mut session) = tools_and_session(&server, kind);
     let events = Events::default();
     let summary = change_a_txt(&mut session, &events).await.unwrap();
 
@@ -546,13 +489,7 @@ both_providers!(a_check_call_while_pending_without_a_check_tool_is_skipped_and_f
 // Issue #36, item 6: a static choice naming a tool that is not offered is
 // dropped, so no `tool_choice` goes on the wire, and the soft requirement works as usual.
 async fn a_static_choice_naming_a_tool_not_offered_is_not_sent(kind: ProviderKind) {
-    let server = MockServer::start(vec![
-        stage_call("c1", "a.txt"),
-        peek("c2"),
-        resolve("c3", "apply"),
-        text("Done."),
-    ])
-    .await;
+    let server = MockServer::start(stage_detour_then_apply("c")).await;
     let tools = Tools::new();
     let mut session =
         session_choosing(&server, kind, &tools, ToolChoice::Tool("absent".to_owned()));
@@ -579,13 +516,7 @@ both_providers!(a_static_choice_naming_a_tool_not_offered_is_not_sent);
 // Issue #36, item 6: a static `none` keeps the gate inactive, so a
 // detour runs while a preview is pending, nothing is forced, and the reminder is still sent.
 async fn a_static_none_lets_a_detour_run_while_pending_and_still_reminds(kind: ProviderKind) {
-    let server = MockServer::start(vec![
-        stage_call("c1", "a.txt"),
-        peek("c2"),
-        resolve("c3", "apply"),
-        text("Done."),
-    ])
-    .await;
+    let server = MockServer::start(stage_detour_then_apply("c")).await;
     let tools = Tools::new();
     let mut session = session_choosing(&server, kind, &tools, ToolChoice::None);
     let events = Events::default();

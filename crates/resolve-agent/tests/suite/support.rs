@@ -12,7 +12,28 @@ use resolve_core::{PendingAction, RESOLVE_REMINDER, ToolKind, ToolResult, ToolSp
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use resolve_test_support::MockServer;
+use resolve_test_support::{MockServer, Reply};
+
+/// The spec of a visible, non-strict read-only tool.
+pub fn read_only_spec(name: &str, description: &str, input_schema: Value) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: description.into(),
+        input_schema,
+        hidden: false,
+        strict: false,
+        kind: ToolKind::ReadOnly,
+    }
+}
+
+/// The spec of a visible, strict tool that stages previews.
+pub fn producer_spec(name: &str, description: &str, input_schema: Value) -> ToolSpec {
+    ToolSpec {
+        kind: ToolKind::Producer,
+        strict: true,
+        ..read_only_spec(name, description, input_schema)
+    }
+}
 
 /// Stages `Stage: <path>` as a pending action (the preview producer); apply counts.
 #[derive(Debug, Default)]
@@ -23,15 +44,12 @@ pub struct StageTool {
 
 impl Tool for StageTool {
     fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: "stage".into(),
-            description: "Stage a change to a file as a preview.".into(),
-            input_schema: json!({"type":"object","properties":{"path":{"type":"string"}},
+        producer_spec(
+            "stage",
+            "Stage a change to a file as a preview.",
+            json!({"type":"object","properties":{"path":{"type":"string"}},
                 "required":["path"],"additionalProperties":false}),
-            hidden: false,
-            strict: true,
-            kind: ToolKind::Producer,
-        }
+        )
     }
 
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> ToolFuture<'a> {
@@ -67,14 +85,11 @@ pub struct PeekTool {
 
 impl Tool for PeekTool {
     fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: "peek".into(),
-            description: "Look around.".into(),
-            input_schema: json!({"type":"object","properties":{},"additionalProperties":false}),
-            hidden: false,
-            strict: false,
-            kind: ToolKind::ReadOnly,
-        }
+        read_only_spec(
+            "peek",
+            "Look around.",
+            json!({"type":"object","properties":{},"additionalProperties":false}),
+        )
     }
 
     fn execute<'a>(&'a self, _args: Value, _ctx: &'a ToolContext) -> ToolFuture<'a> {
@@ -91,16 +106,13 @@ pub struct EchoTool;
 
 impl Tool for EchoTool {
     fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: "echo".into(),
-            description: "Echo text.".into(),
-            input_schema: json!({"$schema":"https://json-schema.org/draft/2020-12/schema",
+        read_only_spec(
+            "echo",
+            "Echo text.",
+            json!({"$schema":"https://json-schema.org/draft/2020-12/schema",
                 "type":"object","properties":{"text":{"type":"string"}},
                 "required":["text"],"additionalProperties":false}),
-            hidden: false,
-            strict: false,
-            kind: ToolKind::ReadOnly,
-        }
+        )
     }
 
     fn execute<'a>(&'a self, args: Value, _ctx: &'a ToolContext) -> ToolFuture<'a> {
@@ -162,19 +174,81 @@ pub fn session(server: &MockServer, kind: ProviderKind, tools: &Tools) -> AgentS
     AgentSession::new(config(server, kind), tools.all(), "You are a test agent.").unwrap()
 }
 
+/// New test tools and a session of `kind` over them, against `server`.
+pub fn tools_and_session(server: &MockServer, kind: ProviderKind) -> (Tools, AgentSession) {
+    let tools = Tools::new();
+    let session = session(server, kind, &tools);
+    (tools, session)
+}
+
+/// The server of a model that answered "Hi." once a session of `kind` over the test tools ran
+/// the task "Hi".
+pub async fn greeted(kind: ProviderKind) -> MockServer {
+    let server = MockServer::start(vec![Reply::text("Hi.")]).await;
+    let mut session = session(&server, kind, &Tools::new());
+    run_quietly(&mut session, "Hi").await.unwrap();
+    server
+}
+
+/// Run `session` on `task`, its events into `events`.
+pub async fn run_recording(
+    session: &mut AgentSession,
+    task: &str,
+    events: &Events,
+) -> Result<RunSummary, AgentError> {
+    session
+        .run(task, &mut events.sink(), &CancellationToken::new())
+        .await
+}
+
+/// Run `session` on `task`, its events dropped.
+pub async fn run_quietly(session: &mut AgentSession, task: &str) -> Result<RunSummary, AgentError> {
+    run_recording(session, task, &Events::default()).await
+}
+
 /// Run `session` on the task "Change a.txt" (what every scripted model here stages), its events
 /// into `events`.
 pub async fn change_a_txt(
     session: &mut AgentSession,
     events: &Events,
 ) -> Result<RunSummary, AgentError> {
-    session
-        .run(
-            "Change a.txt",
-            &mut events.sink(),
-            &CancellationToken::new(),
-        )
-        .await
+    run_recording(session, "Change a.txt", events).await
+}
+
+/// The model stages `path` with the call `id`.
+pub fn stage_call(id: &str, path: &str) -> Reply {
+    Reply::call(id, "stage", json!({"path": path}))
+}
+
+/// The model decides the pending preview (`action`) with the call `id`: "The preview is right."
+pub fn resolve(id: &str, action: &str) -> Reply {
+    Reply::resolve(id, action, "The preview is right.")
+}
+
+/// The model takes the detour `peek` with the call `id`.
+pub fn peek(id: &str) -> Reply {
+    Reply::call(id, "peek", json!({}))
+}
+
+/// The model stages a.txt, resolves it with `apply`, and says "Done."; its calls are numbered
+/// after `prefix` (`c1`, `c2`).
+pub fn stage_then_apply(prefix: &str) -> Vec<Reply> {
+    vec![
+        stage_call(&format!("{prefix}1"), "a.txt"),
+        resolve(&format!("{prefix}2"), "apply"),
+        Reply::text("Done."),
+    ]
+}
+
+/// The model stages a.txt, takes the detour `peek` (a decline), resolves with `apply`, and says
+/// "Done."; its calls are numbered after `prefix` (`c1` to `c3`).
+pub fn stage_detour_then_apply(prefix: &str) -> Vec<Reply> {
+    vec![
+        stage_call(&format!("{prefix}1"), "a.txt"),
+        peek(&format!("{prefix}2")),
+        resolve(&format!("{prefix}3"), "apply"),
+        Reply::text("Done."),
+    ]
 }
 
 /// Collects events; usable as a sink.
@@ -189,6 +263,11 @@ impl Events {
 
     pub fn all(&self) -> Vec<AgentEvent> {
         self.0.lock().unwrap().clone()
+    }
+
+    /// What `pick` takes out of each event, in order.
+    pub fn picked<T>(&self, pick: impl FnMut(AgentEvent) -> Option<T>) -> Vec<T> {
+        self.all().into_iter().filter_map(pick).collect()
     }
 
     pub fn reminders(&self) -> usize {

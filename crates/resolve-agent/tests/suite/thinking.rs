@@ -7,8 +7,10 @@ use resolve_agent::{
 };
 use serde_json::{Value, json};
 
-use super::soft_requirement::{peek, resolve, stage_call, text};
-use super::support::{Events, Tools, change_a_txt, config, session};
+use super::support::{
+    Events, Tools, change_a_txt, config, stage_detour_then_apply, stage_then_apply,
+    tools_and_session,
+};
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
 
@@ -30,14 +32,8 @@ fn thinking_session(server: &MockServer, tools: &Tools, stream: bool) -> AgentSe
 }
 
 async fn no_reasoning_keys_are_sent_by_default(kind: ProviderKind) {
-    let server = MockServer::start(vec![
-        stage_call("c1", "a.txt"),
-        resolve("c2", "apply"),
-        text("Done."),
-    ])
-    .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let server = MockServer::start(stage_then_apply("c")).await;
+    let (_, mut session) = tools_and_session(&server, kind);
     change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
@@ -70,7 +66,7 @@ async fn thinking_blocks_are_kept_verbatim_and_sent_back(stream: bool) {
                 json!({"type": "thinking", "thinking": "Apply it.", "signature": "c2ln"}),
             ),
         ),
-        text("Done."),
+        Reply::text("Done."),
     ])
     .await;
     let tools = Tools::new();
@@ -142,13 +138,7 @@ async fn whole_thinking_blocks_are_kept_verbatim_and_sent_back() {
 /// the reminder alone, and the run goes on.
 #[tokio::test]
 async fn with_thinking_a_declined_preview_is_not_forced_on_the_wire() {
-    let server = MockServer::start(vec![
-        stage_call("t1", "a.txt"),
-        peek("t2"),
-        resolve("t3", "apply"),
-        text("Done."),
-    ])
-    .await;
+    let server = MockServer::start(stage_detour_then_apply("t")).await;
     let tools = Tools::new();
     let mut session = thinking_session(&server, &tools, true);
     let events = Events::default();
@@ -162,21 +152,17 @@ async fn with_thinking_a_declined_preview_is_not_forced_on_the_wire() {
             .all(|b| b.get("tool_choice").is_none()),
         "no forced tool_choice while thinking"
     );
-    let forced: Vec<Option<String>> = events
-        .all()
-        .into_iter()
-        .filter_map(|e| match e {
-            AgentEvent::ModelCall { forced_tool, .. } => Some(forced_tool),
-            _ => None,
-        })
-        .collect();
+    let forced: Vec<Option<String>> = events.picked(|e| match e {
+        AgentEvent::ModelCall { forced_tool, .. } => Some(forced_tool),
+        _ => None,
+    });
     assert_eq!(forced, vec![None, None, Some("resolve".to_owned()), None]);
 }
 
 #[tokio::test]
 async fn reasoning_effort_goes_to_openai_compatible_servers_only() {
     for kind in [ProviderKind::OpenAi, ProviderKind::Anthropic] {
-        let server = MockServer::start(vec![text("Done.")]).await;
+        let server = MockServer::start(vec![Reply::text("Done.")]).await;
         let mut config = config(&server, kind);
         config.reasoning_effort(Some(ReasoningEffort::High));
         let mut session = AgentSession::new(config, Vec::new(), "").unwrap();
@@ -193,7 +179,7 @@ async fn reasoning_effort_goes_to_openai_compatible_servers_only() {
 
 #[tokio::test]
 async fn a_thinking_budget_goes_to_anthropic_only() {
-    let server = MockServer::start(vec![text("Done.")]).await;
+    let server = MockServer::start(vec![Reply::text("Done.")]).await;
     let mut config = config(&server, ProviderKind::OpenAi);
     config.thinking_budget(Some(2048));
     let mut session = AgentSession::new(config, Vec::new(), "").unwrap();

@@ -4,30 +4,22 @@ use pretty_assertions::assert_eq;
 use resolve_agent::{
     AgentError, AgentSession, ProviderKind, Tool, ToolContext, ToolError, ToolFuture,
 };
-use resolve_core::{ToolKind, ToolSpec};
+use resolve_core::ToolSpec;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::soft_requirement::{peek, text};
-use super::support::{Events, Tools, config, session, tool_results};
+use super::support::{Tools, config, peek, read_only_spec, run_quietly, session, tool_results};
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
 
 async fn malformed_json_arguments_become_an_error_tool_result(kind: ProviderKind) {
     let server = MockServer::start(vec![
         Reply::Turn(Turn::default().and_call("c1", "echo", r#"{"text": "unterminated"#)),
-        text("Sorry."),
+        Reply::text("Sorry."),
     ])
     .await;
     let mut session = session(&server, kind, &Tools::new());
-    let summary = session
-        .run(
-            "Echo",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    let summary = run_quietly(&mut session, "Echo").await.unwrap();
     assert_eq!(summary.final_text, "Sorry.");
     let results = tool_results(&server.bodies()[1]);
     assert_eq!(results.len(), 1);
@@ -58,18 +50,11 @@ async fn schema_violations_and_unknown_tools_become_error_tool_results() {
                 .and_call("c3", "resolve", r#"{"action":"maybe","reason":"r"}"#)
                 .and_call("c4", "resolve", r#"{"action":"apply","reason":"r"}"#),
         ),
-        text("Sorry."),
+        Reply::text("Sorry."),
     ])
     .await;
     let mut session = session(&server, ProviderKind::OpenAi, &Tools::new());
-    session
-        .run(
-            "Echo",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    run_quietly(&mut session, "Echo").await.unwrap();
     let texts: Vec<String> = tool_results(&server.bodies()[1])
         .into_iter()
         .map(|(_, text, _)| text)
@@ -97,19 +82,12 @@ async fn schema_violations_and_unknown_tools_become_error_tool_results() {
 }
 
 async fn max_turns_stops_the_run_with_an_error(kind: ProviderKind) {
-    let server = MockServer::start(vec![peek("c1"), peek("c2"), text("never")]).await;
+    let server = MockServer::start(vec![peek("c1"), peek("c2"), Reply::text("never")]).await;
     let tools = Tools::new();
     let mut builder = AgentSession::builder(config(&server, kind));
     builder.tools(tools.all()).max_turns(Some(2));
     let mut session = builder.build().unwrap();
-    let error = session
-        .run(
-            "Look",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap_err();
+    let error = run_quietly(&mut session, "Look").await.unwrap_err();
     assert!(matches!(error, AgentError::MaxTurns(2)));
     assert_eq!(
         error.to_string(),
@@ -127,14 +105,11 @@ struct Flaky {
 
 impl Tool for Flaky {
     fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: if self.fatal { "broken" } else { "flaky" }.into(),
-            description: "Fails.".into(),
-            input_schema: json!({"type": "object"}),
-            hidden: false,
-            strict: false,
-            kind: ToolKind::ReadOnly,
-        }
+        read_only_spec(
+            if self.fatal { "broken" } else { "flaky" },
+            "Fails.",
+            json!({"type": "object"}),
+        )
     }
 
     fn execute<'a>(&'a self, _args: Value, _ctx: &'a ToolContext) -> ToolFuture<'a> {
@@ -151,9 +126,9 @@ impl Tool for Flaky {
 #[tokio::test]
 async fn tool_errors_reach_the_model_and_fatal_errors_end_the_run_with_paired_results() {
     let server = MockServer::start(vec![
-        Reply::Turn(Turn::call("c1", "flaky", json!({}))),
+        Reply::call("c1", "flaky", json!({})),
         Reply::Turn(Turn::call("c2", "broken", json!({})).and_call("c3", "flaky", "{}")),
-        text("never"),
+        Reply::text("never"),
     ])
     .await;
     let tools: Vec<std::sync::Arc<dyn Tool>> = vec![
@@ -161,14 +136,7 @@ async fn tool_errors_reach_the_model_and_fatal_errors_end_the_run_with_paired_re
         std::sync::Arc::new(Flaky { fatal: true }),
     ];
     let mut session = AgentSession::new(config(&server, ProviderKind::OpenAi), tools, "").unwrap();
-    let error = session
-        .run(
-            "Go",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap_err();
+    let error = run_quietly(&mut session, "Go").await.unwrap_err();
     assert_eq!(error.to_string(), "Tool `broken` failed: the disk is gone");
     let results = tool_results(&server.bodies()[1]);
     assert_eq!(results[0].1, "try again later");
@@ -188,14 +156,7 @@ struct Impostor(&'static str);
 
 impl Tool for Impostor {
     fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: self.0.into(),
-            description: "Not the real one.".into(),
-            input_schema: json!({"type": "object"}),
-            hidden: false,
-            strict: false,
-            kind: ToolKind::ReadOnly,
-        }
+        read_only_spec(self.0, "Not the real one.", json!({"type": "object"}))
     }
 
     fn execute<'a>(&'a self, _args: Value, _ctx: &'a ToolContext) -> ToolFuture<'a> {
@@ -232,14 +193,7 @@ struct Wait;
 
 impl Tool for Wait {
     fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: "wait".into(),
-            description: "Waits.".into(),
-            input_schema: json!({"type": "object"}),
-            hidden: false,
-            strict: false,
-            kind: ToolKind::ReadOnly,
-        }
+        read_only_spec("wait", "Waits.", json!({"type": "object"}))
     }
 
     fn execute<'a>(&'a self, _args: Value, ctx: &'a ToolContext) -> ToolFuture<'a> {
@@ -254,7 +208,7 @@ impl Tool for Wait {
 async fn cancelling_during_a_tool_call_pairs_the_calls_and_stops() {
     let server = MockServer::start(vec![
         Reply::Turn(Turn::call("c1", "wait", json!({})).and_call("c2", "wait", "{}")),
-        text("never"),
+        Reply::text("never"),
     ])
     .await;
     let tools: Vec<std::sync::Arc<dyn Tool>> = vec![std::sync::Arc::new(Wait)];

@@ -7,22 +7,38 @@ use std::sync::{Arc, Mutex};
 use pretty_assertions::assert_eq;
 use resolve_agent::{AgentError, AgentEvent, AgentSession, ForcedChoiceSupport, ProviderKind};
 use resolve_core::{PushOptions, RejectReason, ToolChoice};
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::soft_requirement::{peek, resolve, stage_call, text};
 use super::support::{
-    Events, Tools, any_tool, config, forced_resolve, session, tool_choice, tool_results,
+    Events, Tools, any_tool, config, forced_resolve, peek, resolve, run_quietly, run_recording,
+    session, stage_call, stage_detour_then_apply, tool_choice, tool_results, tools_and_session,
 };
 use crate::both_providers;
 use resolve_test_support::{MockServer, Reply, Turn};
 
+/// The `stream` flag of every request the server got, in order.
+fn stream_flags(server: &MockServer) -> Vec<Value> {
+    server
+        .bodies()
+        .iter()
+        .map(|b| b["stream"].clone())
+        .collect()
+}
+
+/// `error` is the HTTP status `status`.
+fn assert_status(error: &AgentError, status: u16) {
+    assert!(
+        matches!(error, AgentError::Status { status: got, .. } if *got == status),
+        "{error}"
+    );
+}
+
 fn rejects_tool_choice(status: u16) -> Reply {
-    Reply::Status {
+    Reply::status(
         status,
-        body: r#"{"error":{"type":"invalid_request_error","message":"This model does not support the requested tool_choice."}}"#.into(),
-        retry_after: None,
-    }
+        r#"{"error":{"type":"invalid_request_error","message":"This model does not support the requested tool_choice."}}"#,
+    )
 }
 
 async fn rejected_forced_choice_falls_back_to_any_then_to_none_and_is_remembered(
@@ -37,18 +53,12 @@ async fn rejected_forced_choice_falls_back_to_any_then_to_none_and_is_remembered
         stage_call("c4", "b.txt"),
         peek("c5"),
         resolve("c6", "apply"),
-        text("Done."),
+        Reply::text("Done."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (tools, mut session) = tools_and_session(&server, kind);
     let events = Events::default();
-    session
-        .run(
-            "Change files",
-            &mut events.sink(),
-            &CancellationToken::new(),
-        )
+    run_recording(&mut session, "Change files", &events)
         .await
         .unwrap();
 
@@ -79,25 +89,12 @@ async fn rejected_forced_choice_falls_back_to_any_then_to_none_and_is_remembered
 both_providers!(rejected_forced_choice_falls_back_to_any_then_to_none_and_is_remembered);
 
 async fn configured_capability_sends_any_instead_of_a_named_choice(kind: ProviderKind) {
-    let server = MockServer::start(vec![
-        stage_call("c1", "a.txt"),
-        peek("c2"),
-        resolve("c3", "apply"),
-        text("Done."),
-    ])
-    .await;
+    let server = MockServer::start(stage_detour_then_apply("c")).await;
     let tools = Tools::new();
     let mut config = config(&server, kind);
     config.forced_tool_choice = ForcedChoiceSupport::AnyTool;
     let mut session = AgentSession::new(config, tools.all(), "").unwrap();
-    session
-        .run(
-            "Change",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    run_quietly(&mut session, "Change").await.unwrap();
     assert_eq!(tool_choice(&server.bodies()[2]), Some(any_tool(kind)));
 }
 both_providers!(configured_capability_sends_any_instead_of_a_named_choice);
@@ -107,26 +104,12 @@ async fn a_failure_that_does_not_name_tool_choice_is_not_a_fallback() {
     let server = MockServer::start(vec![
         stage_call("c1", "a.txt"),
         peek("c2"),
-        Reply::Status {
-            status: 400,
-            body: r#"{"error":{"message":"context length exceeded"}}"#.into(),
-            retry_after: None,
-        },
+        Reply::status(400, r#"{"error":{"message":"context length exceeded"}}"#),
     ])
     .await;
     let mut session = session(&server, ProviderKind::OpenAi, &Tools::new());
-    let error = session
-        .run(
-            "Change",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(error, AgentError::Status { status: 400, .. }),
-        "{error}"
-    );
+    let error = run_quietly(&mut session, "Change").await.unwrap_err();
+    assert_status(&error, 400);
     assert_eq!(server.bodies().len(), 3, "a 400 is not retried");
 }
 
@@ -137,16 +120,12 @@ async fn streamed_split_argument_deltas_and_parallel_calls_are_reassembled(kind:
                 .and_call("c1", "echo", r#"{"text": "the first, rather long text"}"#)
                 .and_call("c2", "echo", r#"{"text": "two"}"#),
         ),
-        text("Echoed."),
+        Reply::text("Echoed."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (_, mut session) = tools_and_session(&server, kind);
     let events = Events::default();
-    let summary = session
-        .run("Echo", &mut events.sink(), &CancellationToken::new())
-        .await
-        .unwrap();
+    let summary = run_recording(&mut session, "Echo", &events).await.unwrap();
     assert_eq!(summary.executed_calls, 2);
     let results = tool_results(&server.bodies()[1]);
     assert_eq!(
@@ -159,14 +138,12 @@ async fn streamed_split_argument_deltas_and_parallel_calls_are_reassembled(kind:
             ("c2", "echo: two")
         ]
     );
-    let deltas: String = events
-        .all()
-        .into_iter()
-        .filter_map(|e| match e {
+    let deltas = events
+        .picked(|e| match e {
             AgentEvent::TextDelta { text } => Some(text),
             _ => None,
         })
-        .collect();
+        .concat();
     assert_eq!(deltas, "Let me echo twice.Echoed.");
     let delta_count = events
         .all()
@@ -182,23 +159,15 @@ async fn stream_without_finish_reason_is_retried_once_without_streaming(kind: Pr
     let server = MockServer::start(vec![
         Reply::Turn(call.clone().without_finish()),
         Reply::Turn(call),
-        text("Done."),
+        Reply::text("Done."),
     ])
     .await;
     let mut session = session(&server, kind, &Tools::new());
     let events = Events::default();
-    let summary = session
-        .run("Echo", &mut events.sink(), &CancellationToken::new())
-        .await
-        .unwrap();
+    let summary = run_recording(&mut session, "Echo", &events).await.unwrap();
     assert_eq!(summary.executed_calls, 1);
-    let streams: Vec<_> = server
-        .bodies()
-        .iter()
-        .map(|b| b["stream"].clone())
-        .collect();
     assert_eq!(
-        streams,
+        stream_flags(&server),
         vec![json!(true), json!(false), json!(false)],
         "streaming stays off"
     );
@@ -211,16 +180,9 @@ both_providers!(stream_without_finish_reason_is_retried_once_without_streaming);
 #[tokio::test]
 async fn an_empty_stream_is_retried_without_streaming() {
     // llama.cpp's server ends some streams with no chunk and no [DONE].
-    let server = MockServer::start(vec![Reply::RawSse(vec![]), text("Hi.")]).await;
+    let server = MockServer::start(vec![Reply::RawSse(vec![]), Reply::text("Hi.")]).await;
     let mut session = session(&server, ProviderKind::OpenAi, &Tools::new());
-    let summary = session
-        .run(
-            "Hi",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    let summary = run_quietly(&mut session, "Hi").await.unwrap();
     assert_eq!(summary.final_text, "Hi.");
     assert_eq!(server.bodies()[1]["stream"], json!(false));
 }
@@ -232,20 +194,13 @@ async fn rate_limited_request_is_retried(kind: ProviderKind) {
             body: "slow down".into(),
             retry_after: Some(0),
         },
-        Reply::Status {
-            status: 503,
-            body: "overloaded".into(),
-            retry_after: None,
-        },
-        text("Hi."),
+        Reply::status(503, "overloaded"),
+        Reply::text("Hi."),
     ])
     .await;
     let mut session = session(&server, kind, &Tools::new());
     let events = Events::default();
-    let summary = session
-        .run("Hi", &mut events.sink(), &CancellationToken::new())
-        .await
-        .unwrap();
+    let summary = run_recording(&mut session, "Hi", &events).await.unwrap();
     assert_eq!(summary.final_text, "Hi.");
     assert_eq!(summary.model_calls, 1);
     let bodies = server.bodies();
@@ -256,44 +211,23 @@ both_providers!(rate_limited_request_is_retried);
 
 #[tokio::test]
 async fn retries_are_bounded() {
-    let busy = || Reply::Status {
-        status: 429,
-        body: "slow down".into(),
-        retry_after: None,
-    };
-    let server = MockServer::start(vec![busy(), busy(), busy(), busy(), text("never")]).await;
+    let busy = || Reply::status(429, "slow down");
+    let server =
+        MockServer::start(vec![busy(), busy(), busy(), busy(), Reply::text("never")]).await;
     let mut session = session(&server, ProviderKind::OpenAi, &Tools::new());
-    let error = session
-        .run(
-            "Hi",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(error, AgentError::Status { status: 429, .. }),
-        "{error}"
-    );
+    let error = run_quietly(&mut session, "Hi").await.unwrap_err();
+    assert_status(&error, 429);
     assert_eq!(server.bodies().len(), 4, "one try and three retries");
 }
 
 async fn unauthorized_error_names_the_url_and_the_model(kind: ProviderKind) {
-    let server = MockServer::start(vec![Reply::Status {
-        status: 401,
-        body: r#"{"error":{"message":"invalid api key"}}"#.into(),
-        retry_after: None,
-    }])
+    let server = MockServer::start(vec![Reply::status(
+        401,
+        r#"{"error":{"message":"invalid api key"}}"#,
+    )])
     .await;
     let mut session = session(&server, kind, &Tools::new());
-    let error = session
-        .run(
-            "Hi",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap_err();
+    let error = run_quietly(&mut session, "Hi").await.unwrap_err();
     let text = error.to_string();
     let url = session.provider_config().endpoint();
     assert!(text.contains(&format!("`{url}`")), "{text}");
@@ -307,21 +241,9 @@ both_providers!(unauthorized_error_names_the_url_and_the_model);
 
 #[tokio::test]
 async fn not_found_error_names_the_url_and_the_model_and_hints_at_the_base_url() {
-    let server = MockServer::start(vec![Reply::Status {
-        status: 404,
-        body: "model not found".into(),
-        retry_after: None,
-    }])
-    .await;
+    let server = MockServer::start(vec![Reply::status(404, "model not found")]).await;
     let mut session = session(&server, ProviderKind::OpenAi, &Tools::new());
-    let error = session
-        .run(
-            "Hi",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap_err();
+    let error = run_quietly(&mut session, "Hi").await.unwrap_err();
     let text = error.to_string();
     assert!(text.contains(&server.openai_base()), "{text}");
     assert!(text.contains("`mock-model`"), "{text}");
@@ -342,14 +264,7 @@ async fn unreachable_server_fails_after_bounded_retries_naming_the_url() {
     config.retry_base_delay = std::time::Duration::from_millis(1);
     config.max_retries = 2;
     let mut session = AgentSession::new(config, Vec::new(), "").unwrap();
-    let error = session
-        .run(
-            "Hi",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap_err();
+    let error = run_quietly(&mut session, "Hi").await.unwrap_err();
     assert!(
         matches!(error, AgentError::Connection { attempts: 3, .. }),
         "{error}"
@@ -361,8 +276,7 @@ async fn cancelling_mid_stream_stops_cleanly_and_rejects_the_in_flight_directive
     kind: ProviderKind,
 ) {
     let server = MockServer::start(vec![Reply::Hang(Turn::text("hello there"))]).await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
+    let (_, mut session) = tools_and_session(&server, kind);
     let rejected = Arc::new(Mutex::new(Vec::new()));
     let seen = rejected.clone();
     session.resolve_session().queue().push_once(
@@ -412,23 +326,11 @@ async fn a_hanging_server_times_out_with_an_error_naming_the_url() {
     let mut config = config(&server, ProviderKind::OpenAi);
     config.request_timeout = std::time::Duration::from_millis(300);
     let mut session = AgentSession::new(config, Vec::new(), "").unwrap();
-    let error = session
-        .run(
-            "Hi",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap_err();
+    let error = run_quietly(&mut session, "Hi").await.unwrap_err();
     assert!(matches!(error, AgentError::Timeout { .. }), "{error}");
     assert!(error.to_string().contains(&server.openai_base()), "{error}");
-    let streams: Vec<_> = server
-        .bodies()
-        .iter()
-        .map(|b| b["stream"].clone())
-        .collect();
     assert_eq!(
-        streams,
+        stream_flags(&server),
         vec![json!(true), json!(false)],
         "a broken stream is retried once without streaming"
     );

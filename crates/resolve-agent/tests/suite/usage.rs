@@ -4,9 +4,8 @@
 use pretty_assertions::assert_eq;
 use resolve_agent::{AgentEvent, AgentSession, ProviderKind, TokenUsage, Usage};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
-use super::support::{Events, Tools, change_a_txt, config};
+use super::support::{Events, Tools, change_a_txt, config, run_quietly, run_recording};
 use resolve_test_support::{MockServer, Reply, Turn};
 
 fn session(server: &MockServer, kind: ProviderKind, tools: &Tools, stream: bool) -> AgentSession {
@@ -74,40 +73,30 @@ async fn usage_is_summed_with_forced_calls_apart(kind: ProviderKind, stream: boo
     );
 }
 
-#[tokio::test]
-async fn openai_streamed_usage_is_summed_with_forced_calls_apart() {
-    usage_is_summed_with_forced_calls_apart(ProviderKind::OpenAi, true).await;
+/// One test of [`usage_is_summed_with_forced_calls_apart`] per `name: kind, streamed`.
+macro_rules! usage_tests {
+    ($($name:ident: $kind:ident, $stream:literal;)*) => {$(
+        #[tokio::test]
+        async fn $name() {
+            usage_is_summed_with_forced_calls_apart(ProviderKind::$kind, $stream).await;
+        }
+    )*};
 }
 
-#[tokio::test]
-async fn openai_whole_usage_is_summed_with_forced_calls_apart() {
-    usage_is_summed_with_forced_calls_apart(ProviderKind::OpenAi, false).await;
-}
-
-#[tokio::test]
-async fn anthropic_streamed_usage_is_summed_with_forced_calls_apart() {
-    usage_is_summed_with_forced_calls_apart(ProviderKind::Anthropic, true).await;
-}
-
-#[tokio::test]
-async fn anthropic_whole_usage_is_summed_with_forced_calls_apart() {
-    usage_is_summed_with_forced_calls_apart(ProviderKind::Anthropic, false).await;
+usage_tests! {
+    openai_streamed_usage_is_summed_with_forced_calls_apart: OpenAi, true;
+    openai_whole_usage_is_summed_with_forced_calls_apart: OpenAi, false;
+    anthropic_streamed_usage_is_summed_with_forced_calls_apart: Anthropic, true;
+    anthropic_whole_usage_is_summed_with_forced_calls_apart: Anthropic, false;
 }
 
 #[tokio::test]
 async fn streamed_openai_requests_ask_for_usage_and_whole_ones_do_not() {
     for stream in [true, false] {
-        let server = MockServer::start(vec![Reply::Turn(Turn::text("Done."))]).await;
+        let server = MockServer::start(vec![Reply::text("Done.")]).await;
         let tools = Tools::new();
         let mut session = session(&server, ProviderKind::OpenAi, &tools, stream);
-        session
-            .run(
-                "Hi",
-                &mut Events::default().sink(),
-                &CancellationToken::new(),
-            )
-            .await
-            .unwrap();
+        run_quietly(&mut session, "Hi").await.unwrap();
         let body = &server.bodies()[0];
         if stream {
             assert_eq!(body["stream_options"], json!({"include_usage": true}));
@@ -120,24 +109,18 @@ async fn streamed_openai_requests_ask_for_usage_and_whole_ones_do_not() {
 #[tokio::test]
 async fn a_server_that_rejects_stream_options_is_asked_no_more_and_usage_is_unknown() {
     let server = MockServer::start(vec![
-        Reply::Status {
-            status: 400,
-            body:
-                r#"{"error":{"message":"Unrecognized request argument supplied: stream_options"}}"#
-                    .into(),
-            retry_after: None,
-        },
-        Reply::Turn(Turn::call("c1", "peek", json!({}))),
-        Reply::Turn(Turn::text("Done.")),
+        Reply::status(
+            400,
+            r#"{"error":{"message":"Unrecognized request argument supplied: stream_options"}}"#,
+        ),
+        Reply::call("c1", "peek", json!({})),
+        Reply::text("Done."),
     ])
     .await;
     let tools = Tools::new();
     let mut session = session(&server, ProviderKind::OpenAi, &tools, true);
     let events = Events::default();
-    let summary = session
-        .run("Look", &mut events.sink(), &CancellationToken::new())
-        .await
-        .unwrap();
+    let summary = run_recording(&mut session, "Look", &events).await.unwrap();
     let bodies = server.bodies();
     assert_eq!(bodies.len(), 3);
     assert!(bodies[0].get("stream_options").is_some());
@@ -167,9 +150,7 @@ async fn a_failed_run_still_ends_with_its_usage() {
     builder.tools(tools.all()).max_turns(Some(1));
     let mut session = builder.build().unwrap();
     let events = Events::default();
-    let outcome = session
-        .run("Look", &mut events.sink(), &CancellationToken::new())
-        .await;
+    let outcome = run_recording(&mut session, "Look", &events).await;
     assert!(outcome.is_err());
     let Some(AgentEvent::Usage(usage)) = events.all().last().cloned() else {
         panic!("no usage event last: {:?}", events.all());

@@ -5,33 +5,39 @@ use pretty_assertions::assert_eq;
 use resolve_agent::ProviderKind;
 use resolve_core::RESOLVE_REMINDER;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
-use super::soft_requirement::{peek, resolve, stage_call, text};
-use super::support::{Events, Tools, change_a_txt, messages_without_cache_markers, session};
+use super::support::{
+    Events, Tools, change_a_txt, greeted, messages_without_cache_markers, peek, resolve,
+    run_quietly, session, stage_call, stage_then_apply, tools_and_session,
+};
 use crate::both_providers;
-use resolve_test_support::MockServer;
+use resolve_test_support::{MockServer, Reply, Turn};
 
-#[tokio::test]
-async fn openai_reminder_is_a_user_message_after_the_tool_messages() {
+/// The messages of the second request of a run in which the model stages a.txt and calls
+/// `echo` in one turn, then applies; its calls are numbered after `prefix`.
+async fn second_request_after_stage_and_echo(kind: ProviderKind, prefix: &str) -> Vec<Value> {
     let server = MockServer::start(vec![
-        resolve_test_support::Reply::Turn(
-            resolve_test_support::Turn::call("c1", "stage", json!({"path": "a.txt"})).and_call(
-                "c2",
+        Reply::Turn(
+            Turn::call(&format!("{prefix}1"), "stage", json!({"path": "a.txt"})).and_call(
+                &format!("{prefix}2"),
                 "echo",
                 r#"{"text":"hi"}"#,
             ),
         ),
-        resolve("c3", "apply"),
-        text("Done."),
+        resolve(&format!("{prefix}3"), "apply"),
+        Reply::text("Done."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, ProviderKind::OpenAi, &tools);
+    let mut session = session(&server, kind, &Tools::new());
     change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
-    let messages = server.bodies()[1]["messages"].as_array().unwrap().clone();
+    server.bodies()[1]["messages"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn openai_reminder_is_a_user_message_after_the_tool_messages() {
+    let messages = second_request_after_stage_and_echo(ProviderKind::OpenAi, "c").await;
     let tail: Vec<Value> = messages[messages.len() - 4..].to_vec();
     assert_eq!(tail[0]["role"], "assistant");
     assert_eq!(
@@ -51,24 +57,7 @@ async fn openai_reminder_is_a_user_message_after_the_tool_messages() {
 
 #[tokio::test]
 async fn anthropic_reminder_is_a_text_block_after_the_tool_results_in_the_same_user_turn() {
-    let server = MockServer::start(vec![
-        resolve_test_support::Reply::Turn(
-            resolve_test_support::Turn::call("t1", "stage", json!({"path": "a.txt"})).and_call(
-                "t2",
-                "echo",
-                r#"{"text":"hi"}"#,
-            ),
-        ),
-        resolve("t3", "apply"),
-        text("Done."),
-    ])
-    .await;
-    let tools = Tools::new();
-    let mut session = session(&server, ProviderKind::Anthropic, &tools);
-    change_a_txt(&mut session, &Events::default())
-        .await
-        .unwrap();
-    let messages = server.bodies()[1]["messages"].as_array().unwrap().clone();
+    let messages = second_request_after_stage_and_echo(ProviderKind::Anthropic, "t").await;
     let last = messages.last().unwrap();
     assert_eq!(last["role"], "user");
     let blocks = last["content"].as_array().unwrap();
@@ -91,23 +80,15 @@ async fn history_is_append_only_across_a_whole_run(kind: ProviderKind) {
     let server = MockServer::start(vec![
         stage_call("c1", "a.txt"),
         peek("c2"),
-        text("Thinking."),
+        Reply::text("Thinking."),
         resolve("c3", "apply"),
         stage_call("c4", "b.txt"),
         resolve("c5", "discard"),
-        text("Done."),
+        Reply::text("Done."),
     ])
     .await;
-    let tools = Tools::new();
-    let mut session = session(&server, kind, &tools);
-    session
-        .run(
-            "Change files",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    let (_, mut session) = tools_and_session(&server, kind);
+    run_quietly(&mut session, "Change files").await.unwrap();
     let bodies = server.bodies();
     assert_eq!(bodies.len(), 7);
     for pair in bodies.windows(2) {
@@ -142,14 +123,8 @@ both_providers!(history_is_append_only_across_a_whole_run);
 
 #[tokio::test]
 async fn anthropic_cache_breakpoints_sit_on_the_system_prompt_and_the_newest_message() {
-    let server = MockServer::start(vec![
-        stage_call("t1", "a.txt"),
-        resolve("t2", "apply"),
-        text("Done."),
-    ])
-    .await;
-    let tools = Tools::new();
-    let mut session = session(&server, ProviderKind::Anthropic, &tools);
+    let server = MockServer::start(stage_then_apply("t")).await;
+    let (_, mut session) = tools_and_session(&server, ProviderKind::Anthropic);
     change_a_txt(&mut session, &Events::default())
         .await
         .unwrap();
@@ -178,17 +153,7 @@ async fn anthropic_cache_breakpoints_sit_on_the_system_prompt_and_the_newest_mes
 
 #[tokio::test]
 async fn openai_tools_carry_no_dollar_schema_and_strict_only_where_openai_accepts_it() {
-    let server = MockServer::start(vec![text("Hi.")]).await;
-    let tools = Tools::new();
-    let mut session = session(&server, ProviderKind::OpenAi, &tools);
-    session
-        .run(
-            "Hi",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    let server = greeted(ProviderKind::OpenAi).await;
     let body = &server.bodies()[0];
     let tools = body["tools"].as_array().unwrap();
     let by_name = |name: &str| {
@@ -215,16 +180,7 @@ async fn openai_tools_carry_no_dollar_schema_and_strict_only_where_openai_accept
 
 #[tokio::test]
 async fn anthropic_requests_carry_the_api_key_and_version_headers() {
-    let server = MockServer::start(vec![text("Hi.")]).await;
-    let mut session = session(&server, ProviderKind::Anthropic, &Tools::new());
-    session
-        .run(
-            "Hi",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    let server = greeted(ProviderKind::Anthropic).await;
     let request = &server.requests()[0];
     assert_eq!(request.path, "/v1/messages");
     assert_eq!(request.headers["x-api-key"], "test-key");
@@ -238,16 +194,7 @@ async fn anthropic_requests_carry_the_api_key_and_version_headers() {
 
 #[tokio::test]
 async fn openai_requests_carry_a_bearer_token() {
-    let server = MockServer::start(vec![text("Hi.")]).await;
-    let mut session = session(&server, ProviderKind::OpenAi, &Tools::new());
-    session
-        .run(
-            "Hi",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    let server = greeted(ProviderKind::OpenAi).await;
     let request = &server.requests()[0];
     assert_eq!(request.path, "/v1/chat/completions");
     assert_eq!(request.headers["authorization"], "Bearer test-key");
@@ -255,20 +202,13 @@ async fn openai_requests_carry_a_bearer_token() {
 
 #[tokio::test]
 async fn resolve_is_not_offered_without_a_deferrable_tool() {
-    let server = MockServer::start(vec![text("Hi.")]).await;
+    let server = MockServer::start(vec![Reply::text("Hi.")]).await;
     let tools = Tools::new();
     let config = super::support::config(&server, ProviderKind::OpenAi);
     let mut session =
         resolve_agent::AgentSession::new(config, vec![tools.peek.clone(), tools.echo.clone()], "")
             .unwrap();
-    session
-        .run(
-            "Hi",
-            &mut Events::default().sink(),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    run_quietly(&mut session, "Hi").await.unwrap();
     let body = &server.bodies()[0];
     let names: Vec<&str> = body["tools"]
         .as_array()

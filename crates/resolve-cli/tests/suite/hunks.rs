@@ -5,7 +5,7 @@
 use pretty_assertions::assert_eq;
 use resolve_test_support::Turn;
 use resolve_test_support::process::output_ok;
-use resolve_test_support::text::{assert_contains, assert_lacks, numbered_lines};
+use resolve_test_support::text::{assert_contains, assert_lacks, marked_numbered_lines};
 use serde_json::{Value, json};
 
 use super::common::{
@@ -27,11 +27,6 @@ fn crlf_text(count: usize, words: &[usize]) -> Vec<u8> {
     let mut text = "\u{feff}".as_bytes().to_vec();
     text.extend_from_slice(lines.join("\r\n").as_bytes());
     text
-}
-
-/// `n\n` for `1..=count`, the lines in `words` spelled `N!` instead.
-fn lines(count: usize, words: &[usize]) -> String {
-    numbered_lines(count, words, |n| n.to_string(), |n| format!("{n}!"))
 }
 
 /// Stage `resolve write PATH --from <file holding new>` in `workspace`.
@@ -302,10 +297,10 @@ fn a_hunk_apply_killed_with_sigkill_at_any_instant_lands_every_kept_hunk_or_none
 
 #[test]
 fn undo_reverts_exactly_the_hunks_that_landed_and_the_log_names_them() {
-    let workspace = Workspace::with(&[("a.txt", lines(30, &[]).as_str())]);
-    stage_write(&workspace, "a.txt", lines(30, &[2, 15, 28]).as_bytes());
+    let workspace = Workspace::with(&[("a.txt", marked_numbered_lines(30, &[]).as_str())]);
+    stage_write(&workspace, "a.txt", marked_numbered_lines(30, &[2, 15, 28]).as_bytes());
     workspace.run_ok(&["apply", "--reason", "Keep 15.", "--except", "a.txt#2"]);
-    assert_eq!(workspace.read("a.txt"), lines(30, &[2, 28]));
+    assert_eq!(workspace.read("a.txt"), marked_numbered_lines(30, &[2, 28]));
     let log = workspace.run_ok(&["log"]);
     assert_contains(
         &log.stdout,
@@ -318,7 +313,7 @@ fn undo_reverts_exactly_the_hunks_that_landed_and_the_log_names_them() {
         json!({"hunks": [{"path": "a.txt", "hunks": 3, "landed": [1, 3], "rejected": [{"hunk": 2}]}]})
     );
     workspace.run_ok(&["undo"]);
-    assert_eq!(workspace.read("a.txt"), lines(30, &[]));
+    assert_eq!(workspace.read("a.txt"), marked_numbered_lines(30, &[]));
 }
 
 #[test]
@@ -401,12 +396,12 @@ fn amend_opens_the_editor_and_asks_which_file_when_the_action_changes_several() 
 
 #[test]
 fn the_approval_prompt_takes_hunk_addresses_to_leave_out_with_reasons_the_model_reads() {
-    let workspace = Workspace::with(&[("a.txt", lines(20, &[]).as_str())]);
+    let workspace = Workspace::with(&[("a.txt", marked_numbered_lines(20, &[]).as_str())]);
     let model = Model::start(vec![
         Turn::call(
             "c1",
             "write",
-            json!({"path": "a.txt", "content": lines(20, &[2, 19])}),
+            json!({"path": "a.txt", "content": marked_numbered_lines(20, &[2, 19])}),
         ),
         Turn::call(
             "c2",
@@ -424,7 +419,7 @@ fn the_approval_prompt_takes_hunk_addresses_to_leave_out_with_reasons_the_model_
     )
     .expect_code(0);
     assert_contains(&run.stderr, "a.txt#2");
-    assert_eq!(workspace.read("a.txt"), lines(20, &[2]));
+    assert_eq!(workspace.read("a.txt"), marked_numbered_lines(20, &[2]));
     let tool_result = model.last_tool_result();
     assert_contains(
         &tool_result,

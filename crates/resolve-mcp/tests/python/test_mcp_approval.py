@@ -17,59 +17,17 @@ Run by crates/resolve-cli/tests/mcp.rs.
 from __future__ import annotations
 
 import asyncio
-import json
-import subprocess
-import sys
-import tempfile
-import traceback
 import warnings
-from pathlib import Path
 
+import mcp_harness as harness
 import mcp_types as types
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.client.subscriptions import ResourceUpdated
 from mcp.shared.exceptions import MCPError
+from mcp_harness import TIMEOUT, Workspace, call, expect, expect_eq, text
 
-TIMEOUT = 20
-RESOLVE_BIN = ""
 EDIT = {"path": "a.txt", "old_text": "two", "new_text": "2"}
-
-
-class Workspace:
-    """A temporary workspace root with files in it."""
-
-    def __init__(self, files: dict[str, str] | None = None) -> None:
-        self._dir = tempfile.TemporaryDirectory(prefix="resolve-mcp-approval-")
-        self.root = Path(self._dir.name)
-        for path, content in (files or {}).items():
-            self.write(path, content)
-
-    def write(self, path: str, content: str) -> None:
-        target = self.root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content)
-
-    def read(self, path: str) -> str:
-        return (self.root / path).read_text()
-
-    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [RESOLVE_BIN, "--root", str(self.root), *args],
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
-
-    def pending_ids(self) -> list[str]:
-        listed = self.cli("--json", "pending")
-        return [entry["id"] for entry in json.loads(listed.stdout)["pending"]]
-
-    def history(self) -> list[dict]:
-        return json.loads(self.cli("--json", "log").stdout)["history"]
-
-    def close(self) -> None:
-        self._dir.cleanup()
+SHIP_IT = {"action": "apply", "reason": "Ship it."}
 
 
 class Person:
@@ -92,38 +50,19 @@ def accept(content: dict) -> types.ElicitResult:
 def connect(
     workspace: Workspace, mode: str, approve: str, person=None, message_handler=None, extra_args=()
 ) -> Client:
-    params = StdioServerParameters(
-        command=RESOLVE_BIN, args=["mcp", "--root", str(workspace.root), "--approve", approve, *extra_args]
-    )
-    return Client(
-        params,
-        mode=mode,
+    return harness.connect(
+        workspace,
+        mode,
+        "--approve",
+        approve,
+        *extra_args,
         elicitation_callback=person,
         message_handler=message_handler,
-        read_timeout_seconds=TIMEOUT,
     )
-
-
-def text(result) -> str:
-    return "".join(block.text for block in result.content if block.type == "text")
-
-
-async def call(client: Client, name: str, arguments: dict):
-    return await asyncio.wait_for(client.call_tool(name, arguments), TIMEOUT)
-
-
-def expect(condition: bool, message: str) -> None:
-    if not condition:
-        raise AssertionError(message)
-
-
-def expect_eq(actual, expected, what: str) -> None:
-    if actual != expected:
-        raise AssertionError(f"{what}:\n  expected {expected!r}\n  actual   {actual!r}")
 
 
 def expect_untouched_and_pending(workspace: Workspace, pending_id: str, what: str) -> None:
-    expect_eq(workspace.read("a.txt"), "one\ntwo\n", f"{what}: nothing written")
+    expect_eq(workspace.read_file("a.txt"), "one\ntwo\n", f"{what}: nothing written")
     expect_eq(workspace.pending_ids(), [pending_id], f"{what}: the preview stays pending")
 
 
@@ -134,28 +73,33 @@ def details(result: types.CallToolResult) -> dict:
     return result.meta["resolve/details"]
 
 
-async def stage(client: Client) -> str:
+async def stage_edit(client: Client) -> str:
     staged = await call(client, "edit", EDIT)
     expect(not staged.is_error, text(staged))
     return details(staged)["pendingId"]
+
+
+async def apply_ship_it(client: Client):
+    """The model's apply of the head preview ("Ship it."); its result, which is no error."""
+    result = await call(client, "resolve", SHIP_IT)
+    expect(not result.is_error, text(result))
+    return result
 
 
 # --- checks -------------------------------------------------------------------------------
 
 
 async def check_ask_applies_when_the_person_accepts_apply_and_records_both_reasons(mode: str) -> None:
-    workspace = Workspace({"a.txt": "one\ntwo\n"})
     person = Person(accept({"decision": "apply", "reason": "Looks right."}))
-    try:
+    with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "ask", person) as client:
-            pending_id = await stage(client)
-            result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
-            expect(not result.is_error, text(result))
+            pending_id = await stage_edit(client)
+            result = await apply_ship_it(client)
             expect(
                 text(result).startswith("A person approved this apply. Their reason: Looks right.\nApplied edit to a.txt."),
                 text(result),
             )
-            expect_eq(workspace.read("a.txt"), "one\n2\n", "applied")
+            expect_eq(workspace.read_file("a.txt"), "one\n2\n", "applied")
             expect_eq(len(person.asked), 1, "asked once")
             asked = person.asked[0]
             expect_eq(asked.mode, "form", "form mode")
@@ -179,24 +123,20 @@ async def check_ask_applies_when_the_person_accepts_apply_and_records_both_reaso
             expect(entry["resolvedBy"].startswith("mcp:"), entry["resolvedBy"])
             log = workspace.cli("log").stdout
             expect("decided: person)  — Looks right. (model: Ship it.)" in log, log)
-    finally:
-        workspace.close()
 
 
 async def check_ask_discards_with_the_persons_reason(mode: str) -> None:
-    workspace = Workspace({"a.txt": "one\ntwo\n"})
     person = Person(accept({"decision": "discard", "reason": "Wrong file."}))
-    try:
+    with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "ask", person) as client:
-            pending_id = await stage(client)
-            result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
-            expect(not result.is_error, text(result))
+            pending_id = await stage_edit(client)
+            result = await apply_ship_it(client)
             expect_eq(
                 text(result),
                 "Not applied: a person discarded Edit: a.txt instead. Their reason: Wrong file.",
                 "result text",
             )
-            expect_eq(workspace.read("a.txt"), "one\ntwo\n", "nothing written")
+            expect_eq(workspace.read_file("a.txt"), "one\ntwo\n", "nothing written")
             expect_eq(workspace.pending_ids(), [], "discarded")
             content = details(result)
             expect_eq(
@@ -206,12 +146,9 @@ async def check_ask_discards_with_the_persons_reason(mode: str) -> None:
             )
             entry = workspace.history()[0]
             expect_eq((entry["state"], entry["decidedBy"], entry["reason"]), ("discarded", "person", "Wrong file."), "history")
-    finally:
-        workspace.close()
 
 
 async def check_ask_writes_nothing_on_any_answer_but_accept_apply(mode: str) -> None:
-    workspace = Workspace({"a.txt": "one\ntwo\n"})
     answers = [
         ("declined", types.ElicitResult(action="decline")),
         ("cancelled", types.ElicitResult(action="cancel")),
@@ -220,11 +157,11 @@ async def check_ask_writes_nothing_on_any_answer_but_accept_apply(mode: str) -> 
         ("empty form", accept({})),
     ]
     person = Person(*(answer for _, answer in answers))
-    try:
+    with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "ask", person) as client:
-            pending_id = await stage(client)
+            pending_id = await stage_edit(client)
             for what, _ in answers:
-                result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
+                result = await call(client, "resolve", SHIP_IT)
                 expect(not result.is_error, f"{what}: {text(result)}")
                 expect(text(result).startswith("Not applied: "), f"{what}: {text(result)}")
                 expect("the preview stays pending" in text(result), f"{what}: {text(result)}")
@@ -233,35 +170,28 @@ async def check_ask_writes_nothing_on_any_answer_but_accept_apply(mode: str) -> 
                 expect_untouched_and_pending(workspace, pending_id, what)
             expect_eq(len(person.asked), len(answers), "asked every time")
             expect_eq(workspace.history(), [], "nothing in the history")
-    finally:
-        workspace.close()
 
 
 async def check_ask_writes_nothing_when_the_client_fails_to_answer(mode: str) -> None:
-    workspace = Workspace({"a.txt": "one\ntwo\n"})
     person = Person(types.ErrorData(code=-32603, message="the form could not be shown"))
-    try:
+    with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "ask", person) as client:
-            pending_id = await stage(client)
+            pending_id = await stage_edit(client)
             try:
-                result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
+                result = await call(client, "resolve", SHIP_IT)
             except MCPError:
                 # 2026-07-28: the SDK stops its retry loop at the callback's error.
                 expect_eq(mode, "auto", "only the input-required driver raises")
             else:
                 expect(not result.is_error and text(result).startswith("Not applied: "), text(result))
             expect_untouched_and_pending(workspace, pending_id, "client error")
-    finally:
-        workspace.close()
 
 
 async def check_ask_fails_closed_when_the_client_cannot_elicit(mode: str) -> None:
-    workspace = Workspace({"a.txt": "one\ntwo\n"})
-    try:
+    with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "ask") as client:
-            pending_id = await stage(client)
-            result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
-            expect(not result.is_error, text(result))
+            pending_id = await stage_edit(client)
+            result = await apply_ship_it(client)
             expect(
                 f"A person must approve it with `resolve review` or `resolve apply` in a terminal at {workspace.root}."
                 in text(result),
@@ -276,18 +206,14 @@ async def check_ask_fails_closed_when_the_client_cannot_elicit(mode: str) -> Non
             expect_eq(details(discarded)["decidedBy"], "model", "the model decided its discard")
             nothing = await call(client, "resolve", {"action": "discard", "reason": "Again."})
             expect_eq(details(nothing)["outcome"], "nothing_pending", text(nothing))
-    finally:
-        workspace.close()
 
 
 async def check_review_never_applies_on_the_models_word(mode: str) -> None:
-    workspace = Workspace({"a.txt": "one\ntwo\n"})
     person = Person(accept({"decision": "apply"}))
-    try:
+    with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "review", person) as client:
-            pending_id = await stage(client)
-            result = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
-            expect(not result.is_error, text(result))
+            pending_id = await stage_edit(client)
+            result = await apply_ship_it(client)
             expect("in this session a person reviews every apply" in text(result), text(result))
             expect_eq(details(result)["outcome"], "awaiting_person", "outcome")
             expect_eq(person.asked, [], "review mode asks nobody through the client")
@@ -296,21 +222,18 @@ async def check_review_never_applies_on_the_models_word(mode: str) -> None:
             expect_eq(applied.returncode, 0, applied.stderr)
             entry = workspace.history()[0]
             expect_eq((entry["resolvedBy"], entry["decidedBy"]), ("cli", "person"), "a person at the CLI")
-    finally:
-        workspace.close()
 
 
 async def check_request_state_is_bound_single_use_and_unforgeable(mode: str) -> None:
     """2026-07-28 only: drive the input-required rounds by hand with hostile retries."""
     if mode != "auto":
         return
-    workspace = Workspace({"a.txt": "one\ntwo\n"})
-    args = {"action": "apply", "reason": "Ship it."}
+    args = SHIP_IT
     apply_answer = {"approval": {"action": "accept", "content": {"decision": "apply"}}}
-    try:
+    with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "ask", Person()) as client:
             session = client.session
-            pending_id = await stage(client)
+            pending_id = await stage_edit(client)
 
             async def ask() -> types.InputRequiredResult:
                 first = await session.call_tool("resolve", args, allow_input_required=True)
@@ -358,7 +281,7 @@ async def check_request_state_is_bound_single_use_and_unforgeable(mode: str) -> 
             restaged = await call(client, "write", {"path": "b.txt", "content": "b\n"})
             other = await retry(state, apply_answer)
             expect(other.is_error and "the preview or the call changed" in text(other), text(other))
-            expect_eq(workspace.read("a.txt"), "one\ntwo\n", "nothing written for a rebound state")
+            expect_eq(workspace.read_file("a.txt"), "one\ntwo\n", "nothing written for a rebound state")
             expect(not (workspace.root / "b.txt").exists(), "the new head was not applied either")
             expect_eq(
                 sorted(workspace.pending_ids()),
@@ -369,13 +292,10 @@ async def check_request_state_is_bound_single_use_and_unforgeable(mode: str) -> 
             fresh = await retry(None, apply_answer)
             expect(isinstance(fresh, types.InputRequiredResult), repr(fresh))
             expect(not (workspace.root / "b.txt").exists(), "answers without a state apply nothing")
-    finally:
-        workspace.close()
 
 
 async def check_producer_results_link_the_pending_resource_and_carry_details(mode: str) -> None:
-    workspace = Workspace({"a.txt": "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n"})
-    try:
+    with Workspace({"a.txt": "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n"}) as workspace:
         async with connect(workspace, mode, "auto") as client:
             staged = await call(client, "edit", {"path": "a.txt", "old_text": "two", "new_text": "2"})
             links = [block for block in staged.content if block.type == "resource_link"]
@@ -396,28 +316,25 @@ async def check_producer_results_link_the_pending_resource_and_carry_details(mod
             )
             entry = workspace.history()[0]
             expect_eq(entry["decidedBy"], "model", "history")
-    finally:
-        workspace.close()
 
 
 async def check_a_subscribed_preview_notifies_when_it_goes_stale_and_when_it_is_resolved(mode: str) -> None:
-    workspace = Workspace({"a.txt": "one\ntwo\n"})
     updated: asyncio.Queue[str] = asyncio.Queue()
 
     async def on_message(message) -> None:
         if getattr(message, "method", None) == "notifications/resources/updated":
             await updated.put(str(message.params.uri))
 
-    try:
+    with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "auto", message_handler=on_message) as client:
-            pending_id = await stage(client)
+            pending_id = await stage_edit(client)
             uri = f"resolve://pending/{pending_id}"
             if mode == "legacy":
                 with warnings.catch_warnings():
                     # resources/subscribe is the 2025-11-25 way, which this check tests.
                     warnings.simplefilter("ignore")
                     await client.subscribe_resource(uri)
-                workspace.write("a.txt", "one\ntwo\nedited by hand\n")
+                workspace.write_file("a.txt", "one\ntwo\nedited by hand\n")
                 expect_eq(await asyncio.wait_for(updated.get(), TIMEOUT), uri, "stale")
                 applied = workspace.cli("discard", "--reason", "Stale now.")
                 expect_eq(applied.returncode, 0, applied.stderr)
@@ -425,15 +342,13 @@ async def check_a_subscribed_preview_notifies_when_it_goes_stale_and_when_it_is_
             else:
                 async with client.listen(resource_subscriptions=[uri]) as subscription:
                     expect_eq(subscription.honored.resource_subscriptions, [uri], "honored")
-                    workspace.write("a.txt", "one\ntwo\nedited by hand\n")
+                    workspace.write_file("a.txt", "one\ntwo\nedited by hand\n")
                     event = await asyncio.wait_for(subscription.__anext__(), TIMEOUT)
                     expect_eq(event, ResourceUpdated(uri=uri), "stale")
                     discarded = await call(client, "resolve", {"action": "discard", "reason": "Stale now."})
                     expect(not discarded.is_error, text(discarded))
                     event = await asyncio.wait_for(subscription.__anext__(), TIMEOUT)
                     expect_eq(event, ResourceUpdated(uri=uri), "discarded")
-    finally:
-        workspace.close()
 
 
 class AbsentPerson:
@@ -451,12 +366,11 @@ class AbsentPerson:
 async def check_ask_past_its_timeout_leaves_the_preview_pending_and_says_so(mode: str) -> None:
     """Issue #31 §2: `--approve-timeout`. 2025-11-25: the form is never answered; 2026-07-28:
     the answer comes back after the state expired."""
-    workspace = Workspace({"a.txt": "one\ntwo\n"})
     person = AbsentPerson()
-    args = {"action": "apply", "reason": "Ship it."}
-    try:
+    args = SHIP_IT
+    with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode, "ask", person, extra_args=("--approve-timeout", "1s")) as client:
-            pending_id = await stage(client)
+            pending_id = await stage_edit(client)
             if mode == "auto":
                 session = client.session
                 first = await session.call_tool("resolve", args, allow_input_required=True)
@@ -477,8 +391,6 @@ async def check_ask_past_its_timeout_leaves_the_preview_pending_and_says_so(mode
             expect("1s" in text(result), text(result))
             expect_eq(details(result)["outcome"], "awaiting_person", text(result))
             expect_untouched_and_pending(workspace, pending_id, "no decision in time")
-    finally:
-        workspace.close()
 
 
 CHECKS = [
@@ -495,27 +407,5 @@ CHECKS = [
 ]
 
 
-async def main() -> int:
-    passed = failed = 0
-    for mode in ("legacy", "auto"):
-        for check in CHECKS:
-            name = f"{check.__name__} [{mode}]"
-            try:
-                await asyncio.wait_for(check(mode), 4 * TIMEOUT)
-            except Exception:  # noqa: BLE001 - report every failure and go on
-                failed += 1
-                print(f"FAIL {name}", flush=True)
-                traceback.print_exc(file=sys.stdout)
-            else:
-                passed += 1
-                print(f"ok   {name}", flush=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    RESOLVE_BIN = sys.argv[1]
-    sys.exit(asyncio.run(main()))
+    harness.run(CHECKS, __doc__)

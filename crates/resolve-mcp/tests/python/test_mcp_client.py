@@ -15,15 +15,11 @@ Run by crates/resolve-cli/tests/suite/mcp.rs (`cargo test -p resolve-cli --test 
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
-import tempfile
-import traceback
-from pathlib import Path
 
-from mcp import Client, StdioServerParameters
+import mcp_harness as harness
 from mcp.client.subscriptions import ResourcesListChanged
 from mcp.shared.exceptions import MCPError
+from mcp_harness import TIMEOUT, Workspace, call, connect, expect, expect_eq, text
 
 REMINDER = (
     "<system-reminder>\n"
@@ -36,10 +32,7 @@ BANNER = (
 )
 NOTHING_TO_APPLY = "No pending action to resolve. Nothing to apply or discard."
 NOTHING_TO_DISCARD = "Nothing to discard; no pending action remains."
-TIMEOUT = 20
 APP_URI = "ui://resolve/review"
-
-RESOLVE_BIN = ""
 
 # The literal input schemas (the published contract of each tool).
 EXPECTED_SCHEMAS = {
@@ -137,48 +130,6 @@ EXPECTED_SCHEMAS = {
 }
 
 
-class Workspace:
-    """A temporary workspace root with files in it."""
-
-    def __init__(self, files: dict[str, str] | None = None) -> None:
-        self._dir = tempfile.TemporaryDirectory(prefix="resolve-mcp-")
-        self.root = Path(self._dir.name)
-        for path, content in (files or {}).items():
-            self.write(path, content)
-
-    def write(self, path: str, content: str) -> None:
-        target = self.root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content)
-
-    def read(self, path: str) -> str:
-        return (self.root / path).read_text()
-
-    def exists(self, path: str) -> bool:
-        return (self.root / path).exists()
-
-    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [RESOLVE_BIN, "--root", str(self.root), *args],
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
-
-    def close(self) -> None:
-        self._dir.cleanup()
-
-
-def connect(workspace: Workspace, mode: str, message_handler=None) -> Client:
-    params = StdioServerParameters(command=RESOLVE_BIN, args=["mcp", "--root", str(workspace.root)])
-    return Client(params, mode=mode, message_handler=message_handler, read_timeout_seconds=TIMEOUT)
-
-
-def text(result) -> str:
-    return "".join(block.text for block in result.content if block.type == "text")
-
-
 def details(result) -> dict:
     return (result.meta or {}).get("resolve/details", {})
 
@@ -187,26 +138,11 @@ def reminds(result) -> bool:
     return text(result).endswith(REMINDER)
 
 
-async def call(client: Client, name: str, arguments: dict):
-    return await asyncio.wait_for(client.call_tool(name, arguments), TIMEOUT)
-
-
-def expect(condition: bool, message: str) -> None:
-    if not condition:
-        raise AssertionError(message)
-
-
-def expect_eq(actual, expected, what: str) -> None:
-    if actual != expected:
-        raise AssertionError(f"{what}:\n  expected {expected!r}\n  actual   {actual!r}")
-
-
 # --- checks -------------------------------------------------------------------------------
 
 
 async def check_tools_are_listed_with_literal_schemas_and_annotations(mode: str) -> None:
-    workspace = Workspace()
-    try:
+    with Workspace() as workspace:
         async with connect(workspace, mode) as client:
             expect_eq(
                 client.protocol_version,
@@ -229,13 +165,10 @@ async def check_tools_are_listed_with_literal_schemas_and_annotations(mode: str)
                     expect_eq(hints.read_only_hint, True, f"{tool.name} readOnlyHint (it only stages)")
             resolve = next(tool for tool in tools if tool.name == "resolve")
             expect(resolve.description.startswith("Finish a pending action"), resolve.description)
-    finally:
-        workspace.close()
 
 
 async def check_every_result_reminds_while_pending_then_apply_lands(mode: str) -> None:
-    workspace = Workspace({"a.txt": "one\ntwo\n"})
-    try:
+    with Workspace({"a.txt": "one\ntwo\n"}) as workspace:
         async with connect(workspace, mode) as client:
             staged = await call(client, "edit", {"path": "a.txt", "old_text": "two", "new_text": "2"})
             expect(not staged.is_error, text(staged))
@@ -243,7 +176,7 @@ async def check_every_result_reminds_while_pending_then_apply_lands(mode: str) -
             expect("-two\n+2" in text(staged), text(staged))
             expect(reminds(staged), "the preview ends with the reminder")
             expect_eq(details(staged).get("pendingId"), "pending-action:edit:1", "pendingId")
-            expect_eq(workspace.read("a.txt"), "one\ntwo\n", "file untouched by the preview")
+            expect_eq(workspace.read_file("a.txt"), "one\ntwo\n", "file untouched by the preview")
 
             read = await call(client, "read", {"path": "a.txt"})
             expect_eq(text(read), f"     1\tone\n     2\ttwo\n\n{REMINDER}", "read while pending")
@@ -257,17 +190,14 @@ async def check_every_result_reminds_while_pending_then_apply_lands(mode: str) -
             expect(not applied.is_error, text(applied))
             expect_eq(text(applied), "Applied edit to a.txt.", "apply result")
             expect_eq(details(applied).get("reason"), "Numbers read better.", "details.reason")
-            expect_eq(workspace.read("a.txt"), "one\n2\n", "file after apply")
+            expect_eq(workspace.read_file("a.txt"), "one\n2\n", "file after apply")
 
             read = await call(client, "read", {"path": "a.txt"})
             expect(not reminds(read), f"no reminder once nothing is pending: {text(read)!r}")
-    finally:
-        workspace.close()
 
 
 async def check_discard_drops_the_preview(mode: str) -> None:
-    workspace = Workspace()
-    try:
+    with Workspace() as workspace:
         async with connect(workspace, mode) as client:
             staged = await call(client, "write", {"path": "new.txt", "content": "hi\n"})
             expect(reminds(staged), text(staged))
@@ -277,46 +207,37 @@ async def check_discard_drops_the_preview(mode: str) -> None:
             expect(not workspace.exists("new.txt"), "discard wrote nothing")
             again = await call(client, "resolve", {"action": "discard", "reason": "Again."})
             expect_eq((again.is_error, text(again)), (False, NOTHING_TO_DISCARD), "discard with nothing pending")
-    finally:
-        workspace.close()
 
 
 async def check_stale_preview_is_an_error_result(mode: str) -> None:
-    workspace = Workspace({"a.txt": "old\n"})
-    try:
+    with Workspace({"a.txt": "old\n"}) as workspace:
         async with connect(workspace, mode) as client:
             await call(client, "edit", {"path": "a.txt", "old_text": "old", "new_text": "new"})
-            workspace.write("a.txt", "old\nedited by hand\n")
+            workspace.write_file("a.txt", "old\nedited by hand\n")
             stale = await call(client, "resolve", {"action": "apply", "reason": "Ship it."})
             expect(stale.is_error, "stale apply is isError")
             expect(text(stale).startswith("Preview is stale: `a.txt` changed"), text(stale))
             expect(reminds(stale), "the stale preview stays pending")
-            expect_eq(workspace.read("a.txt"), "old\nedited by hand\n", "nothing written")
+            expect_eq(workspace.read_file("a.txt"), "old\nedited by hand\n", "nothing written")
             discarded = await call(client, "resolve", {"action": "discard", "reason": "Stale."})
             expect(not discarded.is_error and not reminds(discarded), text(discarded))
-    finally:
-        workspace.close()
 
 
 async def check_stacked_previews_resolve_head_first(mode: str) -> None:
-    workspace = Workspace({"a.txt": "a\n"})
-    try:
+    with Workspace({"a.txt": "a\n"}) as workspace:
         async with connect(workspace, mode) as client:
             await call(client, "edit", {"path": "a.txt", "old_text": "a", "new_text": "A"})
             await call(client, "write", {"path": "b.txt", "content": "b\n"})
             first = await call(client, "resolve", {"action": "apply", "reason": "Newest first."})
             expect_eq(text(first), f"Wrote b.txt.\n\n{REMINDER}", "head (the write) first, edit still pending")
-            expect_eq(workspace.read("a.txt"), "a\n", "edit not applied yet")
+            expect_eq(workspace.read_file("a.txt"), "a\n", "edit not applied yet")
             second = await call(client, "resolve", {"action": "apply", "reason": "Then the edit."})
             expect_eq(text(second), "Applied edit to a.txt.", "then the edit")
-            expect_eq((workspace.read("a.txt"), workspace.read("b.txt")), ("A\n", "b\n"), "files")
-    finally:
-        workspace.close()
+            expect_eq((workspace.read_file("a.txt"), workspace.read_file("b.txt")), ("A\n", "b\n"), "files")
 
 
 async def check_two_connections_cannot_resolve_each_others_previews(mode: str) -> None:
-    workspace = Workspace({"a.txt": "a\n"})
-    try:
+    with Workspace({"a.txt": "a\n"}) as workspace:
         async with connect(workspace, mode) as first, connect(workspace, mode) as second:
             staged = await call(first, "edit", {"path": "a.txt", "old_text": "a", "new_text": "A"})
             expect(reminds(staged), text(staged))
@@ -326,16 +247,13 @@ async def check_two_connections_cannot_resolve_each_others_previews(mode: str) -
             expect_eq((refused.is_error, text(refused)), (True, NOTHING_TO_APPLY), "other connection's apply")
             nothing = await call(second, "resolve", {"action": "discard", "reason": "Not mine."})
             expect_eq((nothing.is_error, text(nothing)), (False, NOTHING_TO_DISCARD), "other connection's discard")
-            expect_eq(workspace.read("a.txt"), "a\n", "untouched")
+            expect_eq(workspace.read_file("a.txt"), "a\n", "untouched")
             applied = await call(first, "resolve", {"action": "apply", "reason": "Mine."})
             expect_eq(text(applied), "Applied edit to a.txt.", "own apply")
-    finally:
-        workspace.close()
 
 
 async def check_preview_applied_from_the_cli_is_gone_from_the_connection(mode: str) -> None:
-    workspace = Workspace({"a.txt": "a\n"})
-    try:
+    with Workspace({"a.txt": "a\n"}) as workspace:
         async with connect(workspace, mode) as client:
             staged = await call(client, "edit", {"path": "a.txt", "old_text": "a", "new_text": "A"})
             pending_id = details(staged)["pendingId"]
@@ -344,19 +262,16 @@ async def check_preview_applied_from_the_cli_is_gone_from_the_connection(mode: s
             cli = workspace.cli("apply", "--reason", "Reviewed in a terminal.")
             expect_eq(cli.returncode, 0, f"resolve apply exit code (stderr: {cli.stderr})")
             expect("Applied edit to a.txt." in cli.stdout, cli.stdout)
-            expect_eq(workspace.read("a.txt"), "A\n", "applied by the CLI")
+            expect_eq(workspace.read_file("a.txt"), "A\n", "applied by the CLI")
 
             read = await call(client, "read", {"path": "a.txt"})
             expect(not reminds(read), f"nothing pending after the CLI applied it: {text(read)!r}")
             again = await call(client, "resolve", {"action": "apply", "reason": "Again?"})
             expect_eq((again.is_error, text(again)), (True, NOTHING_TO_APPLY), "connection apply afterwards")
-    finally:
-        workspace.close()
 
 
 async def check_resources_list_and_read_previews_and_history(mode: str) -> None:
-    workspace = Workspace({"a.txt": "a\n"})
-    try:
+    with Workspace({"a.txt": "a\n"}) as workspace:
         async with connect(workspace, mode) as client:
             listed = (await client.list_resources()).resources
             expect_eq([str(resource.uri) for resource in listed], [APP_URI], "only the review app at first")
@@ -385,13 +300,10 @@ async def check_resources_list_and_read_previews_and_history(mode: str) -> None:
                 expect("neither pending nor in the history" in str(error), str(error))
             else:
                 raise AssertionError("reading an unknown resource should fail")
-    finally:
-        workspace.close()
 
 
 async def check_list_changed_is_notified(mode: str) -> None:
-    workspace = Workspace({"a.txt": "a\n"})
-    try:
+    with Workspace({"a.txt": "a\n"}) as workspace:
         if mode == "legacy":
             changed = asyncio.Event()
 
@@ -420,13 +332,10 @@ async def check_list_changed_is_notified(mode: str) -> None:
                         await call(client, name, arguments)
                         event = await asyncio.wait_for(subscription.__anext__(), TIMEOUT)
                         expect(isinstance(event, ResourcesListChanged), repr(event))
-    finally:
-        workspace.close()
 
 
 async def check_malformed_arguments_are_error_results_and_the_server_keeps_serving(mode: str) -> None:
-    workspace = Workspace({"a.txt": "a\n"})
-    try:
+    with Workspace({"a.txt": "a\n"}) as workspace:
         async with connect(workspace, mode) as client:
             await call(client, "edit", {"path": "a.txt", "old_text": "a", "new_text": "A"})
             for arguments, expected in [
@@ -453,13 +362,11 @@ async def check_malformed_arguments_are_error_results_and_the_server_keeps_servi
                 result = await call(client, name, arguments)
                 expect(result.is_error, f"{name} {arguments} is isError")
                 expect(text(result).startswith(expected), text(result))
-            expect_eq(workspace.read("a.txt"), "a\n", "nothing applied by a malformed call")
+            expect_eq(workspace.read_file("a.txt"), "a\n", "nothing applied by a malformed call")
             tools = await client.list_tools()
             expect_eq(len(tools.tools), len(EXPECTED_SCHEMAS), "still serving")
             applied = await call(client, "resolve", {"action": "apply", "reason": "Properly now."})
             expect_eq(text(applied), "Applied edit to a.txt.", "apply after the errors")
-    finally:
-        workspace.close()
 
 
 def numbered(count: int, marked: tuple[int, ...] = ()) -> str:
@@ -469,8 +376,7 @@ def numbered(count: int, marked: tuple[int, ...] = ()) -> str:
 async def check_a_persons_decision_in_another_process_is_told_once_to_the_staging_connection(
     mode: str,
 ) -> None:
-    workspace = Workspace({"a.txt": numbered(20), "b.txt": "b\n"})
-    try:
+    with Workspace({"a.txt": numbered(20), "b.txt": "b\n"}) as workspace:
         async with connect(workspace, mode) as first, connect(workspace, mode) as second:
             staged = await call(first, "write", {"path": "a.txt", "content": numbered(20, (2, 19))})
             pending_id = details(staged)["pendingId"]
@@ -480,7 +386,7 @@ async def check_a_persons_decision_in_another_process_is_told_once_to_the_stagin
             cli = workspace.cli("apply", "--reason", "Only line 2.", "--except", "a.txt#2")
             expect_eq(cli.returncode, 0, f"resolve apply exit code (stderr: {cli.stderr})")
             expect("Applied 1 of 2 hunks in a.txt; dropped a.txt#2." in cli.stdout, cli.stdout)
-            expect_eq(workspace.read("a.txt"), numbered(20, (2,)), "the first hunk landed")
+            expect_eq(workspace.read_file("a.txt"), numbered(20, (2,)), "the first hunk landed")
 
             other = await call(second, "read", {"path": "b.txt"})
             expect("A reviewer" not in text(other), f"another connection is not told: {text(other)!r}")
@@ -498,7 +404,7 @@ async def check_a_persons_decision_in_another_process_is_told_once_to_the_stagin
             # An amendment, then a discard, by the person; told together at the next result.
             staged = await call(first, "edit", {"path": "b.txt", "old_text": "b", "new_text": "B"})
             pending_id = details(staged)["pendingId"]
-            workspace.write("reviewer.txt", "bee\n")
+            workspace.write_file("reviewer.txt", "bee\n")
             amended = workspace.cli("amend", "--from", str(workspace.root / "reviewer.txt"))
             expect_eq(amended.returncode, 0, f"resolve amend exit code (stderr: {amended.stderr})")
             discarded = workspace.cli("discard", "--reason", "Not yet.")
@@ -509,13 +415,10 @@ async def check_a_persons_decision_in_another_process_is_told_once_to_the_stagin
             expect('Reason: "Not yet."' in told, told)
             expect("A reviewer" not in text(await call(first, "ls", {})), "told once")
             expect("A reviewer" not in text(await call(second, "ls", {})), "never to the other")
-    finally:
-        workspace.close()
 
 
 async def check_the_model_applies_hunks_with_extra_only(mode: str) -> None:
-    workspace = Workspace({"a.txt": numbered(20)})
-    try:
+    with Workspace({"a.txt": numbered(20)}) as workspace:
         async with connect(workspace, mode) as client:
             await call(client, "write", {"path": "a.txt", "content": numbered(20, (2, 19))})
             applied = await call(
@@ -524,9 +427,7 @@ async def check_the_model_applies_hunks_with_extra_only(mode: str) -> None:
             expect_eq(applied.is_error, False, text(applied))
             expect("Applied 1 of 2 hunks in a.txt; dropped a.txt#1." in text(applied), text(applied))
             expect("A reviewer" not in text(applied), "the model is not told about its own decision")
-            expect_eq(workspace.read("a.txt"), numbered(20, (19,)), "hunk 2 landed")
-    finally:
-        workspace.close()
+            expect_eq(workspace.read_file("a.txt"), numbered(20, (19,)), "hunk 2 landed")
 
 
 CHECKS = [
@@ -545,27 +446,5 @@ CHECKS = [
 ]
 
 
-async def main() -> int:
-    passed = failed = 0
-    for mode in ("legacy", "auto"):
-        for check in CHECKS:
-            name = f"{check.__name__} [{mode}]"
-            try:
-                await asyncio.wait_for(check(mode), 4 * TIMEOUT)
-            except Exception:  # noqa: BLE001 - report every failure and go on
-                failed += 1
-                print(f"FAIL {name}", flush=True)
-                traceback.print_exc(file=sys.stdout)
-            else:
-                passed += 1
-                print(f"ok   {name}", flush=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    RESOLVE_BIN = sys.argv[1]
-    sys.exit(asyncio.run(main()))
+    harness.run(CHECKS, __doc__)

@@ -6,15 +6,14 @@ use pretty_assertions::assert_eq;
 use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use serde_json::{Value, json};
 
-use super::common::{Connection, Workspace, details, is_error, text};
+use super::common::{assert_error_containing, connected, details, is_error, pending_id, text};
 
 const APP_URI: &str = "ui://resolve/review";
 const APP_MIME: &str = "text/html;profile=mcp-app";
 
 #[tokio::test]
 async fn the_server_declares_the_mcp_apps_extension_with_its_mime_type() {
-    let workspace = Workspace::with(&[]);
-    let connection = Connection::open(&workspace).await;
+    let (_workspace, connection) = connected(&[]).await;
     let info = connection.client.peer_info().unwrap();
     let capabilities = serde_json::to_value(&info.capabilities).unwrap();
     assert_eq!(
@@ -25,8 +24,7 @@ async fn the_server_declares_the_mcp_apps_extension_with_its_mime_type() {
 
 #[tokio::test]
 async fn the_review_app_is_listed_and_read_as_one_self_contained_html_page() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (_workspace, connection) = connected(&[("a.txt", "a\n")]).await;
     let listed = connection.client.list_all_resources().await.unwrap();
     let app: Vec<_> = listed.iter().filter(|r| r.uri == APP_URI).collect();
     assert_eq!(app.len(), 1, "{listed:?}");
@@ -74,23 +72,10 @@ async fn the_review_app_is_listed_and_read_as_one_self_contained_html_page() {
     }
 
     // Listing the app changes nothing else: a preview is still listed first.
-    let staged = connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
-    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
-    let uris: Vec<String> = connection
-        .client
-        .list_all_resources()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|resource| resource.uri)
-        .collect();
+    let staged = connection.stage_edit("a.txt", "a", "A").await;
+    let id = pending_id(&staged);
     assert_eq!(
-        uris,
+        connection.resource_uris().await,
         [format!("resolve://pending/{id}"), APP_URI.to_owned()]
     );
 
@@ -104,8 +89,7 @@ async fn the_review_app_is_listed_and_read_as_one_self_contained_html_page() {
 
 #[tokio::test]
 async fn producers_and_resolve_link_the_app_and_the_read_only_tools_do_not() {
-    let workspace = Workspace::with(&[]);
-    let connection = Connection::open(&workspace).await;
+    let (_workspace, connection) = connected(&[]).await;
     let tools = connection.client.list_all_tools().await.unwrap();
     assert!(!tools.is_empty());
     for tool in &tools {
@@ -125,14 +109,8 @@ async fn producers_and_resolve_link_the_app_and_the_read_only_tools_do_not() {
 
 #[tokio::test]
 async fn a_producer_result_is_unchanged_and_carries_what_the_app_renders() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
-    let staged = connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
+    let (_workspace, connection) = connected(&[("a.txt", "a\n")]).await;
+    let staged = connection.stage_edit("a.txt", "a", "A").await;
     assert!(staged.structured_content.is_none());
     let facts = details(&staged);
     assert_eq!(facts["files"][0]["hunks"], json!(["a.txt#1"]));
@@ -143,15 +121,9 @@ async fn a_producer_result_is_unchanged_and_carries_what_the_app_renders() {
 /// than the one `resolve` decides lands nothing, and one naming it lands as usual.
 #[tokio::test]
 async fn a_decision_naming_another_action_than_the_one_decided_writes_nothing() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
-    let staged = connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
-    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
+    let (workspace, connection) = connected(&[("a.txt", "a\n")]).await;
+    let staged = connection.stage_edit("a.txt", "a", "A").await;
+    let id = pending_id(&staged);
 
     let refused = connection
         .call(
@@ -159,13 +131,11 @@ async fn a_decision_naming_another_action_than_the_one_decided_writes_nothing() 
             json!({"action": "apply", "reason": "Seen.", "extra": {"id": "pending-action:edit:99"}}),
         )
         .await;
-    assert!(is_error(&refused), "{}", text(&refused));
-    assert!(
-        text(&refused).contains(&format!(
+    assert_error_containing(
+        &refused,
+        &format!(
             "Not applied: `extra.id` names `pending-action:edit:99`, but the pending action `resolve` decides now is `{id}`"
-        )),
-        "{}",
-        text(&refused)
+        ),
     );
     assert_eq!(
         std::fs::read_to_string(workspace.root().join("a.txt")).unwrap(),

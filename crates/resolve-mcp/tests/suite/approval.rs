@@ -5,15 +5,18 @@ use std::sync::{Arc, Mutex};
 
 use resolve_mcp::{ApproveMode, ResolveServer, ServerOptions};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
-    ElicitResult, ElicitationAction, Implementation,
+    CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, Implementation,
 };
 use rmcp::service::{RequestContext, RunningService};
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::common::{Workspace, is_error, text};
+use super::common::{
+    Workspace, assert_error_starting, call_tool, edit_args, is_error, resolve_args,
+    serve_in_memory, text,
+};
 
 type Interlude = Box<dyn Fn() + Send + Sync>;
 
@@ -51,38 +54,31 @@ async fn connect(
     workspace: &Workspace,
     interlude: impl Fn() + Send + Sync + 'static,
 ) -> (RunningService<RoleClient, Person>, Arc<Mutex<Vec<String>>>) {
-    let server = ResolveServer::with_options(
+    let server = ask_server(workspace);
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let person = Person {
+        interlude: Arc::new(Box::new(interlude)),
+        asked: asked.clone(),
+    };
+    (person.serve(serve_in_memory(server)).await.unwrap(), asked)
+}
+
+/// A server for `workspace` that asks a person before the model's apply (`--approve ask`).
+fn ask_server(workspace: &Workspace) -> ResolveServer {
+    ResolveServer::with_options(
         workspace.root(),
         ServerOptions {
             approve: ApproveMode::Ask,
             ..ServerOptions::default()
         },
     )
-    .unwrap();
-    let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        resolve_mcp::serve(server, server_end).await.unwrap();
-    });
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let person = Person {
-        interlude: Arc::new(Box::new(interlude)),
-        asked: asked.clone(),
-    };
-    (person.serve(client_end).await.unwrap(), asked)
+    .unwrap()
 }
 
-async fn call(
-    client: &RunningService<RoleClient, Person>,
-    name: &str,
-    args: Value,
-) -> CallToolResult {
-    let Value::Object(args) = args else {
-        panic!("arguments must be an object")
-    };
-    client
-        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args))
-        .await
-        .unwrap()
+/// Stage the edit of a.txt (`a` to `A`) through `client`, then apply it; the `resolve` result.
+async fn edit_then_apply(client: &RunningService<RoleClient, Person>) -> CallToolResult {
+    call_tool(client, "edit", edit_args("a.txt", "a", "A")).await;
+    call_tool(client, "resolve", resolve_args("apply", "Go.")).await
 }
 
 #[tokio::test]
@@ -95,23 +91,10 @@ async fn an_accept_for_a_preview_resolved_while_the_person_looked_writes_nothing
         store.discard(&id, "Dropped in a terminal.", None).unwrap();
     })
     .await;
-    call(
-        &client,
-        "edit",
-        json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-    )
-    .await;
-    let result = call(
-        &client,
-        "resolve",
-        json!({"action": "apply", "reason": "Go."}),
-    )
-    .await;
-    assert!(is_error(&result), "{result:?}");
-    assert!(
-        text(&result).starts_with("Not applied: the approval answer was refused (the preview changed or was resolved since the person was asked)."),
-        "{}",
-        text(&result)
+    let result = edit_then_apply(&client).await;
+    assert_error_starting(
+        &result,
+        "Not applied: the approval answer was refused (the preview changed or was resolved since the person was asked).",
     );
     assert_eq!(workspace.read("a.txt"), "a\n");
     assert_eq!(asked.lock().unwrap().len(), 1);
@@ -125,24 +108,8 @@ async fn an_accept_for_a_preview_gone_stale_while_the_person_looked_writes_nothi
         std::fs::write(root.join("a.txt"), "a\nedited by hand\n").unwrap();
     })
     .await;
-    call(
-        &client,
-        "edit",
-        json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-    )
-    .await;
-    let result = call(
-        &client,
-        "resolve",
-        json!({"action": "apply", "reason": "Go."}),
-    )
-    .await;
-    assert!(is_error(&result), "{result:?}");
-    assert!(
-        text(&result).starts_with("Preview is stale: `a.txt` changed"),
-        "{}",
-        text(&result)
-    );
+    let result = edit_then_apply(&client).await;
+    assert_error_starting(&result, "Preview is stale: `a.txt` changed");
     assert_eq!(workspace.read("a.txt"), "a\nedited by hand\n");
     assert_eq!(
         workspace.store().pending().unwrap().len(),
@@ -154,29 +121,14 @@ async fn an_accept_for_a_preview_gone_stale_while_the_person_looked_writes_nothi
 #[tokio::test]
 async fn without_a_client_to_ask_an_ask_server_applies_nothing() {
     let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let server = ResolveServer::with_options(
-        workspace.root(),
-        ServerOptions {
-            approve: ApproveMode::Ask,
-            ..ServerOptions::default()
-        },
-    )
-    .unwrap();
+    let server = ask_server(&workspace);
     assert_eq!(server.approve_mode(), ApproveMode::Ask);
     let live = CancellationToken::new();
     server
-        .run_tool(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-            &live,
-        )
+        .run_tool("edit", edit_args("a.txt", "a", "A"), &live)
         .await;
     let result = server
-        .run_tool(
-            "resolve",
-            json!({"action": "apply", "reason": "Go."}),
-            &live,
-        )
+        .run_tool("resolve", resolve_args("apply", "Go."), &live)
         .await;
     assert!(!is_error(&result));
     assert!(

@@ -6,7 +6,9 @@
 use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use serde_json::json;
 
-use super::common::{Connection, Workspace, details, is_error, reminds, text};
+use super::common::{
+    Connection, Workspace, assert_error_containing, details, is_error, pending_id, reminds, text,
+};
 
 const CONFIG: &str =
     "[check]\ncommand = [\"sh\", \"-c\", \"grep -q A a.txt && echo tests pass\"]\nrequire = true\n";
@@ -38,24 +40,12 @@ async fn the_model_checks_its_preview_then_applies_it_once_the_check_passed() {
     let workspace = Workspace::with(&[("a.txt", "a\n"), (".resolve/config.toml", CONFIG)]);
     workspace.trust();
     let connection = Connection::open(&workspace).await;
-    connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
+    connection.stage_edit("a.txt", "a", "A").await;
     // `require = true`: the model's apply is refused until a check passes.
-    let refused = connection
-        .call(
-            "resolve",
-            json!({"action": "apply", "reason": "Looks right."}),
-        )
-        .await;
-    assert!(is_error(&refused));
-    assert!(
-        text(&refused).contains("has not been checked, and this apply requires a passing check"),
-        "{}",
-        text(&refused)
+    let refused = connection.resolve("apply", "Looks right.").await;
+    assert_error_containing(
+        &refused,
+        "has not been checked, and this apply requires a passing check",
     );
     assert_eq!(workspace.read("a.txt"), "a\n");
     // The model cannot choose the command.
@@ -75,7 +65,7 @@ async fn the_model_checks_its_preview_then_applies_it_once_the_check_passed() {
     assert!(text(&checked).contains("tests pass"), "{}", text(&checked));
     assert!(reminds(&checked), "the preview is still pending");
     assert_eq!(workspace.read("a.txt"), "a\n", "every file put back");
-    let id = details(&checked)["pendingId"].as_str().unwrap().to_owned();
+    let id = pending_id(&checked);
     assert_eq!(details(&checked)["check"]["passed"], true);
 
     let resource = connection
@@ -90,12 +80,7 @@ async fn the_model_checks_its_preview_then_applies_it_once_the_check_passed() {
     };
     assert!(shown.contains("✓ checked"), "{shown}");
 
-    let applied = connection
-        .call(
-            "resolve",
-            json!({"action": "apply", "reason": "The check passed."}),
-        )
-        .await;
+    let applied = connection.resolve("apply", "The check passed.").await;
     assert!(!is_error(&applied), "{}", text(&applied));
     assert_eq!(workspace.read("a.txt"), "A\n");
 }
@@ -112,19 +97,9 @@ async fn an_untrusted_check_command_is_a_tool_error_until_the_person_trusts_the_
     // The server starts and offers the tool; the file is not trusted.
     let connection = Connection::open(&workspace).await;
     assert!(tool_names(&connection).await.contains(&"check".to_owned()));
-    connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
+    connection.stage_edit("a.txt", "a", "A").await;
     let refused = connection.call("check", json!({})).await;
-    assert!(is_error(&refused), "{}", text(&refused));
-    assert!(
-        text(&refused).contains("is not trusted"),
-        "{}",
-        text(&refused)
-    );
+    assert_error_containing(&refused, "is not trusted");
     assert!(
         text(&refused).contains("`sh -c 'touch marker && grep -q A a.txt'` ([check])"),
         "{}",

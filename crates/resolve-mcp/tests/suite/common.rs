@@ -9,7 +9,8 @@ use resolve_mcp::{ResolveServer, ServerOptions};
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use serde_json::Value;
+use serde_json::{Value, json};
+use tokio::io::DuplexStream;
 
 use resolve_test_support::TestDir;
 
@@ -117,12 +118,12 @@ impl Connection {
         )
         .unwrap();
         let connection_id = server.connection_id().to_owned();
-        let (server_end, client_end) = tokio::io::duplex(1 << 20);
-        tokio::spawn(async move {
-            resolve_mcp::serve(server, server_end).await.unwrap();
-        });
         let recorder = Recorder::default();
-        let client = recorder.clone().serve(client_end).await.unwrap();
+        let client = recorder
+            .clone()
+            .serve(serve_in_memory(server))
+            .await
+            .unwrap();
         Self {
             client,
             recorder,
@@ -132,13 +133,23 @@ impl Connection {
 
     /// Call `name` with `arguments` (an object).
     pub async fn call(&self, name: &str, arguments: Value) -> CallToolResult {
-        let Value::Object(arguments) = arguments else {
-            panic!("arguments must be an object");
-        };
-        self.client
-            .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments))
-            .await
-            .unwrap()
+        call_tool(&self.client, name, arguments).await
+    }
+
+    /// Stage an `edit` of `path` replacing `old_text` with `new_text`.
+    pub async fn stage_edit(&self, path: &str, old_text: &str, new_text: &str) -> CallToolResult {
+        self.call("edit", edit_args(path, old_text, new_text)).await
+    }
+
+    /// Call `resolve` to `action` the head preview for `reason`.
+    pub async fn resolve(&self, action: &str, reason: &str) -> CallToolResult {
+        self.call("resolve", resolve_args(action, reason)).await
+    }
+
+    /// The URIs of every resource listed, in order.
+    pub async fn resource_uris(&self) -> Vec<String> {
+        let listed = self.client.list_all_resources().await.unwrap();
+        listed.into_iter().map(|resource| resource.uri).collect()
     }
 
     /// How many `list_changed` notifications arrived so far.
@@ -161,6 +172,64 @@ impl Connection {
             self.list_changed()
         );
     }
+}
+
+/// Serve `server` on a task over an in-memory pipe, as a host would over stdio; the client's end.
+pub fn serve_in_memory(server: ResolveServer) -> DuplexStream {
+    let (server_end, client_end) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        resolve_mcp::serve(server, server_end).await.unwrap();
+    });
+    client_end
+}
+
+/// Call `name` with `arguments` (an object) through `client`.
+pub async fn call_tool<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    name: &str,
+    arguments: Value,
+) -> CallToolResult {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object");
+    };
+    client
+        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments))
+        .await
+        .unwrap()
+}
+
+/// The arguments of an `edit` of `path` replacing `old_text` with `new_text`.
+pub fn edit_args(path: &str, old_text: &str, new_text: &str) -> Value {
+    json!({"path": path, "old_text": old_text, "new_text": new_text})
+}
+
+/// The arguments of a `resolve` to `action` the head preview for `reason`.
+pub fn resolve_args(action: &str, reason: &str) -> Value {
+    json!({"action": action, "reason": reason})
+}
+
+/// A workspace with `files` and one connection to a server for it.
+pub async fn connected(files: &[(&str, &str)]) -> (Workspace, Connection) {
+    let workspace = Workspace::with(files);
+    let connection = Connection::open(&workspace).await;
+    (workspace, connection)
+}
+
+/// The result is an error whose text starts with `prefix`.
+pub fn assert_error_starting(result: &CallToolResult, prefix: &str) {
+    assert!(is_error(result), "{result:?}");
+    assert!(text(result).starts_with(prefix), "{}", text(result));
+}
+
+/// The result is an error whose text contains `part`.
+pub fn assert_error_containing(result: &CallToolResult, part: &str) {
+    assert!(is_error(result), "{result:?}");
+    assert!(text(result).contains(part), "{}", text(result));
+}
+
+/// The id of the pending action a producer's result staged.
+pub fn pending_id(result: &CallToolResult) -> String {
+    details(result)["pendingId"].as_str().unwrap().to_owned()
 }
 
 /// The single text block of a result (a producer's `resource_link` beside it is not text).

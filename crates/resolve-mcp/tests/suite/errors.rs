@@ -6,21 +6,15 @@ use resolve_mcp::ResolveServer;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::common::{Connection, Workspace, is_error, reminds, text};
+use super::common::{Workspace, connected, edit_args, is_error, reminds, resolve_args, text};
 
 #[tokio::test]
 async fn malformed_resolve_arguments_name_the_field_and_dispatch_nothing() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
-    connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
+    let (workspace, connection) = connected(&[("a.txt", "a\n")]).await;
+    connection.stage_edit("a.txt", "a", "A").await;
     for (arguments, expected) in [
         (
-            json!({"action": "ship", "reason": "x"}),
+            resolve_args("ship", "x"),
             "Invalid arguments for `resolve`: `action` must be \"apply\" or \"discard\" (was \"ship\")",
         ),
         (
@@ -43,19 +37,13 @@ async fn malformed_resolve_arguments_name_the_field_and_dispatch_nothing() {
         assert!(reminds(&result), "the preview is still pending");
     }
     assert_eq!(workspace.read("a.txt"), "a\n", "nothing was applied");
-    let applied = connection
-        .call(
-            "resolve",
-            json!({"action": "apply", "reason": "Now properly."}),
-        )
-        .await;
+    let applied = connection.resolve("apply", "Now properly.").await;
     assert_eq!(text(&applied), "Applied edit to a.txt.");
 }
 
 #[tokio::test]
 async fn tool_errors_are_results_with_the_cli_text() {
-    let workspace = Workspace::with(&[("a.rs", "fn a() {}\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (_workspace, connection) = connected(&[("a.rs", "fn a() {}\n")]).await;
     for (name, arguments, expected) in [
         ("nope", json!({}), "Unknown tool `nope`."),
         (
@@ -80,7 +68,7 @@ async fn tool_errors_are_results_with_the_cli_text() {
         ),
         (
             "resolve",
-            json!({"action": "apply", "reason": "Nothing staged."}),
+            resolve_args("apply", "Nothing staged."),
             "No pending action to resolve. Nothing to apply or discard.",
         ),
     ] {
@@ -105,21 +93,13 @@ async fn a_cancelled_resolve_is_aborted_and_keeps_the_preview() {
     let server = ResolveServer::open(workspace.root()).unwrap();
     let live = CancellationToken::new();
     let staged = server
-        .run_tool(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-            &live,
-        )
+        .run_tool("edit", edit_args("a.txt", "a", "A"), &live)
         .await;
     assert_eq!(staged.is_error, Some(false));
     let cancelled = CancellationToken::new();
     cancelled.cancel();
     let aborted = server
-        .run_tool(
-            "resolve",
-            json!({"action": "apply", "reason": "Too late."}),
-            &cancelled,
-        )
+        .run_tool("resolve", resolve_args("apply", "Too late."), &cancelled)
         .await;
     assert_eq!(aborted.is_error, Some(true));
     assert!(
@@ -129,11 +109,7 @@ async fn a_cancelled_resolve_is_aborted_and_keeps_the_preview() {
     assert!(reminds(&aborted));
     assert_eq!(workspace.read("a.txt"), "a\n");
     let applied = server
-        .run_tool(
-            "resolve",
-            json!({"action": "apply", "reason": "Now."}),
-            &live,
-        )
+        .run_tool("resolve", resolve_args("apply", "Now."), &live)
         .await;
     assert_eq!(text(&applied), "Applied edit to a.txt.");
 }

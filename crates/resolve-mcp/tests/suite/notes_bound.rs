@@ -4,10 +4,8 @@
 use resolve_edit::Origin;
 use resolve_mcp::{ResolveServer, ServerOptions};
 use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
-use serde_json::json;
 
-use super::common::Workspace;
+use super::common::{Workspace, call_tool, edit_args};
 
 fn notes(workspace: &Workspace) -> usize {
     std::fs::read_dir(workspace.path(".resolve/notes")).map_or(0, |entries| entries.count())
@@ -26,21 +24,10 @@ async fn a_connection_that_ends_drops_the_reviewer_notes_nobody_will_be_told() {
     let (server_end, client_end) = tokio::io::duplex(1 << 20);
     let serving = tokio::spawn(resolve_mcp::serve(server, server_end));
     let client = ().serve(client_end).await.unwrap();
-    let arguments = json!({"path": "a.txt", "old_text": "a", "new_text": "A"})
-        .as_object()
-        .cloned()
-        .unwrap();
-    client
-        .call_tool(CallToolRequestParams::new("edit").with_arguments(arguments))
-        .await
-        .unwrap();
+    call_tool(&client, "edit", edit_args("a.txt", "a", "A")).await;
     let live = tokio_util::sync::CancellationToken::new();
     other
-        .run_tool(
-            "edit",
-            json!({"path": "b.txt", "old_text": "b", "new_text": "B"}),
-            &live,
-        )
+        .run_tool("edit", edit_args("b.txt", "b", "B"), &live)
         .await;
     // A person discards both at the command line: each connection has a note waiting.
     let person = workspace.store().resolved_by(Origin::Cli);

@@ -4,7 +4,9 @@ use pretty_assertions::assert_eq;
 use resolve_edit::Origin;
 use serde_json::json;
 
-use super::common::{Connection, Workspace, details, is_error, reminds, text};
+use super::common::{
+    Connection, Workspace, connected, is_error, pending_id, reminds, resolve_args, text,
+};
 
 #[tokio::test]
 async fn two_connections_cannot_resolve_each_others_previews() {
@@ -13,51 +15,36 @@ async fn two_connections_cannot_resolve_each_others_previews() {
     let second = Connection::open(&workspace).await;
     assert_ne!(first.connection_id, second.connection_id);
 
-    first
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
+    first.stage_edit("a.txt", "a", "A").await;
     let other = second.call("read", json!({"path": "a.txt"})).await;
     assert!(
         !reminds(&other),
         "the second connection has nothing pending"
     );
-    let refused = second
-        .call("resolve", json!({"action": "apply", "reason": "Not mine."}))
-        .await;
+    let refused = second.resolve("apply", "Not mine.").await;
     assert!(is_error(&refused));
     assert_eq!(
         text(&refused),
         "No pending action to resolve. Nothing to apply or discard."
     );
-    let nothing = second
-        .call(
-            "resolve",
-            json!({"action": "discard", "reason": "Not mine."}),
-        )
-        .await;
+    let nothing = second.resolve("discard", "Not mine.").await;
     assert_eq!(
         text(&nothing),
         "Nothing to discard; no pending action remains."
     );
     assert_eq!(workspace.read("a.txt"), "a\n");
 
-    let applied = first
-        .call("resolve", json!({"action": "apply", "reason": "Mine."}))
-        .await;
+    let applied = first.resolve("apply", "Mine.").await;
     assert_eq!(text(&applied), "Applied edit to a.txt.");
 }
 
 #[tokio::test]
 async fn previews_are_staged_under_the_connection_origin() {
-    let workspace = Workspace::with(&[]);
-    let connection = Connection::open(&workspace).await;
+    let (workspace, connection) = connected(&[]).await;
     let staged = connection
         .call("write", json!({"path": "n.txt", "content": "n\n"}))
         .await;
-    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
+    let id = pending_id(&staged);
     let pending = workspace.store().pending().unwrap();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].id, id);
@@ -73,15 +60,9 @@ async fn previews_are_staged_under_the_connection_origin() {
 
 #[tokio::test]
 async fn a_preview_applied_elsewhere_leaves_the_connection_with_nothing_pending() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
-    let staged = connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
-    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
+    let (workspace, connection) = connected(&[("a.txt", "a\n")]).await;
+    let staged = connection.stage_edit("a.txt", "a", "A").await;
+    let id = pending_id(&staged);
 
     // A person applies it from a terminal (another process, same store).
     workspace
@@ -92,9 +73,7 @@ async fn a_preview_applied_elsewhere_leaves_the_connection_with_nothing_pending(
 
     let read = connection.call("read", json!({"path": "a.txt"})).await;
     assert!(!reminds(&read), "{}", text(&read));
-    let apply = connection
-        .call("resolve", json!({"action": "apply", "reason": "Again?"}))
-        .await;
+    let apply = connection.resolve("apply", "Again?").await;
     assert!(is_error(&apply));
     assert_eq!(
         text(&apply),
@@ -104,18 +83,10 @@ async fn a_preview_applied_elsewhere_leaves_the_connection_with_nothing_pending(
 
 #[tokio::test]
 async fn the_history_records_the_connection_that_resolved_an_action() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
-    let staged = connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
-    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
-    let applied = connection
-        .call("resolve", json!({"action": "apply", "reason": "Mine."}))
-        .await;
+    let (workspace, connection) = connected(&[("a.txt", "a\n")]).await;
+    let staged = connection.stage_edit("a.txt", "a", "A").await;
+    let id = pending_id(&staged);
+    let applied = connection.resolve("apply", "Mine.").await;
     assert!(!is_error(&applied), "{applied:?}");
     let entry = workspace
         .store()
@@ -132,7 +103,7 @@ async fn the_history_records_the_connection_that_resolved_an_action() {
 /// Resolve as a Codex session would: the call names the session in `_meta.sessionId`.
 async fn resolve_in_session(connection: &Connection, session: &str) -> rmcp::model::CallToolResult {
     let mut params = rmcp::model::CallToolRequestParams::new("resolve").with_arguments(
-        json!({"action": "apply", "reason": "The session's own patch."})
+        resolve_args("apply", "The session's own patch.")
             .as_object()
             .unwrap()
             .clone(),

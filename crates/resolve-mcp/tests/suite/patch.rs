@@ -4,14 +4,14 @@ use pretty_assertions::assert_eq;
 use resolve_edit::PREVIEW_BANNER;
 use serde_json::json;
 
-use super::common::{Connection, Workspace, details, is_error, reminds, text};
+use super::common::{assert_error_containing, connected, details, is_error, reminds, text};
 
 const PATCH: &str = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n*** Add File: b/new.txt\n+hello\n*** Delete File: gone.txt\n*** End Patch\n";
 
 #[tokio::test]
 async fn apply_patch_stages_every_file_as_one_preview_and_resolve_lands_them_whole() {
-    let workspace = Workspace::with(&[("a.txt", "one\ntwo\n"), ("gone.txt", "bye\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (workspace, connection) =
+        connected(&[("a.txt", "one\ntwo\n"), ("gone.txt", "bye\n")]).await;
     let staged = connection
         .call("apply_patch", json!({"input": PATCH}))
         .await;
@@ -33,9 +33,7 @@ async fn apply_patch_stages_every_file_as_one_preview_and_resolve_lands_them_who
     assert_eq!(workspace.read("a.txt"), "one\ntwo\n");
     assert!(!workspace.path("b/new.txt").exists());
 
-    let applied = connection
-        .call("resolve", json!({"action": "apply", "reason": "As asked."}))
-        .await;
+    let applied = connection.resolve("apply", "As asked.").await;
     assert!(!is_error(&applied), "{applied:?}");
     assert_eq!(text(&applied), "Applied patch to 3 files.");
     assert_eq!(workspace.read("a.txt"), "one\n2\n");
@@ -45,21 +43,15 @@ async fn apply_patch_stages_every_file_as_one_preview_and_resolve_lands_them_who
 
 #[tokio::test]
 async fn a_patch_that_does_not_match_is_an_error_result_naming_the_line_and_stages_nothing() {
-    let workspace = Workspace::with(&[("a.txt", "one\ntwo\nthree\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (_workspace, connection) = connected(&[("a.txt", "one\ntwo\nthree\n")]).await;
     let refused = connection
         .call(
             "apply_patch",
             json!({"input": "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-too\n+2\n*** End Patch"}),
         )
         .await;
-    assert!(is_error(&refused), "{refused:?}");
-    assert!(
-        text(&refused).contains("Nearest candidate: line 1")
-            && text(&refused).contains("where the file has `two` (line 2)"),
-        "{}",
-        text(&refused)
-    );
+    assert_error_containing(&refused, "Nearest candidate: line 1");
+    assert_error_containing(&refused, "where the file has `two` (line 2)");
     let malformed = connection
         .call(
             "apply_patch",

@@ -4,7 +4,7 @@ use pretty_assertions::assert_eq;
 use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use serde_json::json;
 
-use super::common::{Connection, Workspace, details};
+use super::common::{Connection, connected, pending_id};
 
 async fn read_text(connection: &Connection, uri: &str) -> String {
     let result = connection
@@ -25,30 +25,18 @@ async fn read_text(connection: &Connection, uri: &str) -> String {
 
 /// The URIs listed, without the review app (`tests/suite/app.rs` checks it).
 async fn uris(connection: &Connection) -> Vec<String> {
-    connection
-        .client
-        .list_all_resources()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|resource| resource.uri)
-        .filter(|uri| !uri.starts_with("ui://"))
-        .collect()
+    let mut uris = connection.resource_uris().await;
+    uris.retain(|uri| !uri.starts_with("ui://"));
+    uris
 }
 
 #[tokio::test]
 async fn pending_previews_and_history_are_listed_and_read_as_text() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (_workspace, connection) = connected(&[("a.txt", "a\n")]).await;
     assert_eq!(uris(&connection).await, Vec::<String>::new());
 
-    let staged = connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
-    let id = details(&staged)["pendingId"].as_str().unwrap().to_owned();
+    let staged = connection.stage_edit("a.txt", "a", "A").await;
+    let id = pending_id(&staged);
     let pending_uri = format!("resolve://pending/{id}");
     assert_eq!(uris(&connection).await, vec![pending_uri.clone()]);
     let preview = read_text(&connection, &pending_uri).await;
@@ -61,9 +49,7 @@ async fn pending_previews_and_history_are_listed_and_read_as_text() {
     );
     assert!(preview.contains("-a\n+A"), "{preview}");
 
-    connection
-        .call("resolve", json!({"action": "apply", "reason": "Capital."}))
-        .await;
+    connection.resolve("apply", "Capital.").await;
     let history_uri = format!("resolve://history/{id}");
     assert_eq!(uris(&connection).await, vec![history_uri.clone()]);
     let history = read_text(&connection, &history_uri).await;
@@ -92,8 +78,7 @@ async fn pending_previews_and_history_are_listed_and_read_as_text() {
 
 #[tokio::test]
 async fn resource_templates_name_both_kinds_of_uri() {
-    let workspace = Workspace::with(&[]);
-    let connection = Connection::open(&workspace).await;
+    let (_workspace, connection) = connected(&[]).await;
     let templates = connection
         .client
         .list_all_resource_templates()
@@ -108,22 +93,14 @@ async fn resource_templates_name_both_kinds_of_uri() {
 
 #[tokio::test]
 async fn list_changed_is_sent_after_staging_apply_and_discard_but_not_after_reads() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
-    connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
+    let (_workspace, connection) = connected(&[("a.txt", "a\n")]).await;
+    connection.stage_edit("a.txt", "a", "A").await;
     connection.wait_list_changed(1).await;
 
     // A read changes nothing. Notifications arrive in the order they are sent, so once the
     // apply's has come, one the read had sent would have come before it: no sleep needed.
     connection.call("read", json!({"path": "a.txt"})).await;
-    connection
-        .call("resolve", json!({"action": "apply", "reason": "Yes."}))
-        .await;
+    connection.resolve("apply", "Yes.").await;
     connection.wait_list_changed(2).await;
     assert_eq!(connection.list_changed(), 2, "a read changes nothing");
 
@@ -131,8 +108,6 @@ async fn list_changed_is_sent_after_staging_apply_and_discard_but_not_after_read
         .call("write", json!({"path": "b.txt", "content": "b\n"}))
         .await;
     connection.wait_list_changed(3).await;
-    connection
-        .call("resolve", json!({"action": "discard", "reason": "No."}))
-        .await;
+    connection.resolve("discard", "No.").await;
     connection.wait_list_changed(4).await;
 }

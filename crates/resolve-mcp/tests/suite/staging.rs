@@ -5,19 +5,15 @@ use resolve_core::RESOLVE_REMINDER;
 use resolve_edit::PREVIEW_BANNER;
 use serde_json::json;
 
-use super::common::{Connection, Workspace, details, is_error, reminds, text};
+use super::common::{
+    Connection, Workspace, assert_error_starting, connected, details, is_error, reminds, text,
+};
 
 #[tokio::test]
 async fn a_preview_touches_nothing_and_every_result_reminds_until_it_is_applied() {
-    let workspace = Workspace::with(&[("a.txt", "one\ntwo\n")]);
-    let connection = Connection::open(&workspace).await;
+    let (workspace, connection) = connected(&[("a.txt", "one\ntwo\n")]).await;
 
-    let staged = connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "two", "new_text": "2"}),
-        )
-        .await;
+    let staged = connection.stage_edit("a.txt", "two", "2").await;
     assert!(!is_error(&staged), "{staged:?}");
     assert!(
         text(&staged).starts_with(PREVIEW_BANNER),
@@ -45,12 +41,7 @@ async fn a_preview_touches_nothing_and_every_result_reminds_until_it_is_applied(
         format!("     1\tone\n     2\ttwo\n\n{RESOLVE_REMINDER}")
     );
 
-    let applied = connection
-        .call(
-            "resolve",
-            json!({"action": "apply", "reason": "Numbers read better."}),
-        )
-        .await;
+    let applied = connection.resolve("apply", "Numbers read better.").await;
     assert!(!is_error(&applied), "{applied:?}");
     assert_eq!(text(&applied), "Applied edit to a.txt.");
     assert_eq!(details(&applied)["action"], "apply");
@@ -63,27 +54,19 @@ async fn a_preview_touches_nothing_and_every_result_reminds_until_it_is_applied(
 
 #[tokio::test]
 async fn discard_drops_the_preview_with_the_reason_and_writes_nothing() {
-    let workspace = Workspace::with(&[]);
-    let connection = Connection::open(&workspace).await;
+    let (workspace, connection) = connected(&[]).await;
     let staged = connection
         .call("write", json!({"path": "new.txt", "content": "hi\n"}))
         .await;
     assert!(reminds(&staged));
-    let discarded = connection
-        .call(
-            "resolve",
-            json!({"action": "discard", "reason": "Not needed."}),
-        )
-        .await;
+    let discarded = connection.resolve("discard", "Not needed.").await;
     assert!(!is_error(&discarded), "{discarded:?}");
     assert_eq!(
         text(&discarded),
         "Discarded: Write: new.txt. Reason: Not needed."
     );
     assert!(!workspace.path("new.txt").exists());
-    let again = connection
-        .call("resolve", json!({"action": "discard", "reason": "Again."}))
-        .await;
+    let again = connection.resolve("discard", "Again.").await;
     assert!(!is_error(&again));
     assert_eq!(
         text(&again),
@@ -93,55 +76,29 @@ async fn discard_drops_the_preview_with_the_reason_and_writes_nothing() {
 
 #[tokio::test]
 async fn a_stale_preview_is_an_error_result_and_stays_pending() {
-    let workspace = Workspace::with(&[("a.txt", "old\n")]);
-    let connection = Connection::open(&workspace).await;
-    connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "old", "new_text": "new"}),
-        )
-        .await;
+    let (workspace, connection) = connected(&[("a.txt", "old\n")]).await;
+    connection.stage_edit("a.txt", "old", "new").await;
     workspace.write("a.txt", "old\nchanged by someone else\n");
 
-    let stale = connection
-        .call("resolve", json!({"action": "apply", "reason": "Ship it."}))
-        .await;
-    assert!(is_error(&stale));
-    assert!(
-        text(&stale).starts_with("Preview is stale: `a.txt` changed"),
-        "{}",
-        text(&stale)
-    );
+    let stale = connection.resolve("apply", "Ship it.").await;
+    assert_error_starting(&stale, "Preview is stale: `a.txt` changed");
     assert!(reminds(&stale), "still pending, so still reminded");
     assert_eq!(workspace.read("a.txt"), "old\nchanged by someone else\n");
 
-    let discarded = connection
-        .call("resolve", json!({"action": "discard", "reason": "Stale."}))
-        .await;
+    let discarded = connection.resolve("discard", "Stale.").await;
     assert!(!is_error(&discarded));
     assert!(!reminds(&discarded));
 }
 
 #[tokio::test]
 async fn stacked_previews_resolve_head_first() {
-    let workspace = Workspace::with(&[("a.txt", "a\n")]);
-    let connection = Connection::open(&workspace).await;
-    connection
-        .call(
-            "edit",
-            json!({"path": "a.txt", "old_text": "a", "new_text": "A"}),
-        )
-        .await;
+    let (workspace, connection) = connected(&[("a.txt", "a\n")]).await;
+    connection.stage_edit("a.txt", "a", "A").await;
     connection
         .call("write", json!({"path": "b.txt", "content": "b\n"}))
         .await;
 
-    let first = connection
-        .call(
-            "resolve",
-            json!({"action": "apply", "reason": "Newest first."}),
-        )
-        .await;
+    let first = connection.resolve("apply", "Newest first.").await;
     assert_eq!(
         text(&first),
         format!("Wrote b.txt.\n\n{RESOLVE_REMINDER}"),
@@ -149,12 +106,7 @@ async fn stacked_previews_resolve_head_first() {
     );
     assert_eq!(workspace.read("a.txt"), "a\n");
 
-    let second = connection
-        .call(
-            "resolve",
-            json!({"action": "apply", "reason": "Then the edit."}),
-        )
-        .await;
+    let second = connection.resolve("apply", "Then the edit.").await;
     assert_eq!(text(&second), "Applied edit to a.txt.");
     assert_eq!(workspace.read("a.txt"), "A\n");
     assert_eq!(workspace.read("b.txt"), "b\n");

@@ -3,12 +3,11 @@
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use super::common::{Connection, Workspace};
+use super::common::connected;
 
 #[tokio::test]
 async fn lists_seven_tools_with_literal_schemas_annotations_and_no_output_schema() {
-    let workspace = Workspace::with(&[]);
-    let connection = Connection::open(&workspace).await;
+    let (_workspace, connection) = connected(&[]).await;
     let tools = connection.client.list_all_tools().await.unwrap();
     let wire: Vec<Value> = tools
         .iter()
@@ -84,8 +83,7 @@ async fn lists_seven_tools_with_literal_schemas_annotations_and_no_output_schema
 
 #[tokio::test]
 async fn the_server_introduces_itself_with_instructions_and_resource_notifications() {
-    let workspace = Workspace::with(&[]);
-    let connection = Connection::open(&workspace).await;
+    let (_workspace, connection) = connected(&[]).await;
     let info = connection.client.peer_info().unwrap();
     assert_eq!(info.server_info.as_ref().unwrap().name, "resolve");
     assert_eq!(

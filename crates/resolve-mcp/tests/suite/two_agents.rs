@@ -6,13 +6,9 @@
 
 use serde_json::json;
 
-use super::common::{Connection, Workspace, details, is_error, text};
+use super::common::{Connection, Workspace, assert_error_starting, is_error, pending_id, text};
 
 const NINE: &str = "a\nb\nc\nd\ne\nf\ng\nh\ni\n";
-
-fn edit(old: &str, new: &str) -> serde_json::Value {
-    json!({"path": "a.txt", "old_text": old, "new_text": new})
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_connections_land_edits_to_one_file_and_a_third_on_the_same_lines_conflicts() {
@@ -24,23 +20,15 @@ async fn two_connections_land_edits_to_one_file_and_a_third_on_the_same_lines_co
     );
     // All three stage at once, against the same bytes.
     let (one, two, three) = tokio::join!(
-        first.call("edit", edit("b\n", "B\n")),
-        second.call("edit", edit("h\n", "H\n")),
-        third.call("edit", edit("b\n", "bee\n")),
+        first.stage_edit("a.txt", "b\n", "B\n"),
+        second.stage_edit("a.txt", "h\n", "H\n"),
+        third.stage_edit("a.txt", "b\n", "bee\n"),
     );
     for staged in [&one, &two, &three] {
         assert!(!is_error(staged), "{}", text(staged));
     }
-    let id = |staged: &rmcp::model::CallToolResult| {
-        details(staged)["pendingId"].as_str().unwrap().to_owned()
-    };
 
-    let applied = first
-        .call(
-            "resolve",
-            json!({"action": "apply", "reason": "Mine first."}),
-        )
-        .await;
+    let applied = first.resolve("apply", "Mine first.").await;
     assert_eq!(text(&applied), "Applied edit to a.txt.");
 
     // The second hears that its file moved, once, before it applies.
@@ -48,7 +36,7 @@ async fn two_connections_land_edits_to_one_file_and_a_third_on_the_same_lines_co
     assert!(
         text(&told).contains(&format!(
             "a.txt changed since you staged {} (Edit: a.txt). Your preview still rebases onto those changes cleanly",
-            id(&two)
+            pending_id(&two)
         )),
         "{}",
         text(&told)
@@ -59,12 +47,7 @@ async fn two_connections_land_edits_to_one_file_and_a_third_on_the_same_lines_co
         "told once: {}",
         text(&again)
     );
-    let rebased = second
-        .call(
-            "resolve",
-            json!({"action": "apply", "reason": "Mine second."}),
-        )
-        .await;
+    let rebased = second.resolve("apply", "Mine second.").await;
     assert!(!is_error(&rebased), "{}", text(&rebased));
     assert!(
         text(&rebased).contains("Rebased a.txt onto changes made since the preview."),
@@ -78,7 +61,7 @@ async fn two_connections_land_edits_to_one_file_and_a_third_on_the_same_lines_co
     for expected in [
         &format!(
             "a.txt changed since you staged {} (Edit: a.txt). Your preview now conflicts with those changes",
-            id(&three)
+            pending_id(&three)
         ),
         "a.txt:2 (preview) against a.txt:2 (current):",
         "  | B",
@@ -90,18 +73,8 @@ async fn two_connections_land_edits_to_one_file_and_a_third_on_the_same_lines_co
             text(&told)
         );
     }
-    let refused = third
-        .call(
-            "resolve",
-            json!({"action": "apply", "reason": "Mine third."}),
-        )
-        .await;
-    assert!(is_error(&refused));
-    assert!(
-        text(&refused).starts_with("Preview is stale: `a.txt` changed"),
-        "{}",
-        text(&refused)
-    );
+    let refused = third.resolve("apply", "Mine third.").await;
+    assert_error_starting(&refused, "Preview is stale: `a.txt` changed");
     assert!(
         !text(&refused).contains("changed since you staged"),
         "told once: {}",

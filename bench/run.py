@@ -78,7 +78,7 @@ ROWS = {
     ],
     "typescript": [
         ("selective", ("$X.call($$$A)", "$X.apply($$$A)")),
-        ("method chain", ("$X.pipe($$$A).subscribe($$$B)", "$X.subscribe($$$B)")),
+        ("method chain", ("$X.slice($$$A).join($$$B)", "$X.join($$$B)")),
         ("medium", ("isFunction($X)", "typeof $X === 'function'")),
         ("dense", ("$X.subscribe($$$A)", "subscribe($X, $$$A)")),
     ],

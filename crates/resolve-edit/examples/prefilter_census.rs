@@ -7,9 +7,7 @@
 
 use std::process::ExitCode;
 
-use resolve_edit::{
-    AstEditOp, AstEditOutcome, AstEditRequest, Workspace, prefilter_census, preview_ast_edit,
-};
+use resolve_edit::{AstEditOp, AstEditRequest, EditError, Workspace, prefilter_census};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -25,21 +23,14 @@ fn main() -> ExitCode {
         paths: vec![".".to_owned()],
         lang: Some(lang.clone()),
     };
-    let result = Workspace::open(root)
-        .map_err(resolve_edit::EditError::from)
-        .and_then(|workspace| {
-            let census = prefilter_census(&workspace, &request)?;
-            let matching = match preview_ast_edit(&workspace, &request, None)? {
-                AstEditOutcome::Preview(preview) => preview.change_set.load()?.files().count(),
-                AstEditOutcome::NoReplacements { .. } => 0,
-            };
-            Ok((census, matching))
-        });
-    match result {
-        Ok((census, matching)) => {
+    let census = Workspace::open(root)
+        .map_err(EditError::from)
+        .and_then(|workspace| prefilter_census(&workspace, &request));
+    match census {
+        Ok(census) => {
             println!(
-                "searched={} kept={} matching={matching}",
-                census.searched, census.kept
+                "searched={} kept={} matching={}",
+                census.searched, census.kept, census.matching
             );
             ExitCode::SUCCESS
         }

@@ -1,6 +1,6 @@
 //! How precise the literal prefilter is on a tree: of the files a request searches, how many it
-//! keeps for parsing. For benchmarks (`cargo bench -p resolve-edit`, `bench/run.py`), to set
-//! beside the files that really match; a preview does not call it.
+//! keeps for parsing, and how many really match. For benchmarks (`cargo bench -p resolve-edit
+//! --bench prefilter`, `bench/run.py`); a preview does not call it.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -23,10 +23,13 @@ pub struct PrefilterCensus {
     pub searched: usize,
     /// Files whose text may hold a match, which a preview parses.
     pub kept: usize,
+    /// Files the preview changes: those that really hold a match.
+    pub matching: usize,
 }
 
-/// Count the files of `request`'s scope the prefilter keeps, reading each file once, in turn.
-pub fn prefilter_census(
+/// Count the files of `request`'s scope the prefilter keeps, reading each file once, in turn
+/// (`matching` is left at 0: the caller runs the preview).
+pub(super) fn count_kept(
     workspace: &Workspace,
     request: &AstEditRequest,
 ) -> Result<PrefilterCensus, EditError> {

@@ -71,7 +71,7 @@ use crate::preview::{Produce, ProduceLimits, Produced};
 use crate::producer::Producer;
 use crate::scope::{Scope, ScopedFile};
 
-pub use self::census::{PrefilterCensus, prefilter_census};
+pub use self::census::PrefilterCensus;
 pub use self::language::{language_of_path, supported_languages};
 pub use self::prefilter::Prefilter;
 pub use self::rederive::rederive;
@@ -130,6 +130,21 @@ pub fn preview_ast_edit(
     max_files: Option<usize>,
 ) -> Result<AstEditOutcome, EditError> {
     preview_ast_edit_with(workspace, request, max_files, Prefilter::Literals)
+}
+
+/// How precise the prefilter is for `request`: the files it searches, those the prefilter keeps
+/// for parsing, and those the preview changes (the preview's texts land in the workspace's blob
+/// store, as any preview's do; nothing is staged).
+pub fn prefilter_census(
+    workspace: &Workspace,
+    request: &AstEditRequest,
+) -> Result<PrefilterCensus, EditError> {
+    let mut census = census::count_kept(workspace, request)?;
+    census.matching = match preview_ast_edit(workspace, request, None)? {
+        AstEditOutcome::Preview(preview) => preview.change_set.load()?.files().count(),
+        AstEditOutcome::NoReplacements { .. } => 0,
+    };
+    Ok(census)
 }
 
 /// [`preview_ast_edit`] with a chosen [`Prefilter`]: with [`Prefilter::Off`] every file of a

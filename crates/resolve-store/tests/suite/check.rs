@@ -178,11 +178,6 @@ fn an_apply_that_requires_a_check_refuses_until_one_passes() {
 const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_CHECK_CHILD_ROOT";
 const CHILD_ID_ENV: &str = "RESOLVE_TEST_CHECK_CHILD_ID";
 
-/// The crash child's full test name.
-fn child_test() -> String {
-    crash::test_name(module_path!(), "crash_child_checks_the_action")
-}
-
 /// Run by the crash test as a child process; does nothing when run directly.
 #[test]
 #[ignore = "a child process of the crash test"]
@@ -203,11 +198,14 @@ fn a_check_killed_at_any_step_is_rolled_back_by_the_next_recovery_and_stays_pend
     const POINTS: usize = 11;
     for step in 1..=POINTS + 1 {
         let (dir, store, id) = three_file_action();
-        let output = CrashChild::new(&child_test())
-            .env(CHILD_ROOT_ENV, dir.path())
-            .env(CHILD_ID_ENV, &id)
-            .env(CRASH_AT_ENV, step.to_string())
-            .run();
+        let output = CrashChild::new(&crash::test_name(
+            module_path!(),
+            "crash_child_checks_the_action",
+        ))
+        .env(CHILD_ROOT_ENV, dir.path())
+        .env(CHILD_ID_ENV, &id)
+        .env(CRASH_AT_ENV, step.to_string())
+        .run();
         let crashed = crash::aborted(&output);
         assert_eq!(crashed, step <= POINTS, "step {step}: {output:?}");
         let message = store.recover().unwrap();

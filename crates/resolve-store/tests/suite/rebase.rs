@@ -12,12 +12,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use resolve_store::{
-    ConflictReason, NewAction, Origin, Rebase, RebaseConflict, Rebased, Store, StoreError,
-};
+use resolve_store::{ConflictReason, Origin, Rebase, RebaseConflict, Rebased, Store, StoreError};
 use resolve_test_support::TestDir;
 
-use super::common::{change_set, store_at, update};
+use super::common::{change_set, new_action, store_at, update};
 
 /// A rebase that records nothing and answers as told, after checking it was given the base
 /// the preview was computed from.
@@ -44,13 +42,7 @@ fn staged(answer: Option<Rebased>) -> (TestDir, Store, String) {
     });
     let store = store_at(dir.root()).rebasing(rebase);
     let change_set = change_set([("a.txt", update("one\ntwo\n", "ONE\ntwo\n"))]);
-    let action = NewAction {
-        origin: Origin::Cli,
-        source_tool: "edit".into(),
-        label: "Edit: a.txt".into(),
-        preview_text: "preview".into(),
-        details: serde_json::Value::Null,
-    };
+    let action = new_action(Origin::Cli, "edit", "Edit: a.txt");
     let id = store.stage(action, change_set).unwrap().id;
     // Nothing but the records keeps the base now.
     store.collect_garbage(Duration::ZERO).unwrap();

@@ -12,13 +12,12 @@ use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 use resolve_store::{
-    ConflictReason, NewAction, Origin, Rebase, RebaseConflict, Rebased, Rederived, Store,
-    StoreError,
+    ConflictReason, Origin, Rebase, RebaseConflict, Rebased, Rederived, Store, StoreError,
 };
 use resolve_test_support::TestDir;
 use serde_json::{Value, json};
 
-use super::common::{change_set, store_at, update};
+use super::common::{change_set, new_action, store_at, update};
 
 /// A rebase whose re-derivation and merge answer as told, after checking the request it was
 /// handed.
@@ -59,13 +58,7 @@ fn staged(rebase: Scripted, rederive: Option<Value>) -> (TestDir, Store, String)
     let dir = TestDir::with_files([("a.txt", "one\ntwo\n")]);
     let store = store_at(dir.root()).rebasing(Some(Arc::new(rebase)));
     let change_set = change_set([("a.txt", update("one\ntwo\n", "ONE\ntwo\n"))]);
-    let action = NewAction {
-        origin: Origin::Cli,
-        source_tool: "ast_edit".into(),
-        label: "AST Edit: 1 replacement in 1 file".into(),
-        preview_text: "preview".into(),
-        details: Value::Null,
-    };
+    let action = new_action(Origin::Cli, "ast_edit", "AST Edit: 1 replacement in 1 file");
     let spooled = change_set.into_spooled(store.workspace()).unwrap();
     let id = store
         .stage_rederivable(action, spooled, rederive)

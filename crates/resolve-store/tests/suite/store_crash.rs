@@ -15,11 +15,6 @@ const CHILD_ID_ENV: &str = "RESOLVE_TEST_CHILD_ID";
 /// `apply` or `undo`.
 const CHILD_OP_ENV: &str = "RESOLVE_TEST_CHILD_OP";
 
-/// The crash child's full test name.
-fn child_test() -> String {
-    crash::test_name(module_path!(), "crash_child_resolves_the_action")
-}
-
 /// Run by the crash tests as a child process; does nothing when run directly.
 #[test]
 #[ignore = "a child process of the crash tests"]
@@ -45,12 +40,15 @@ fn crash_child_resolves_the_action() {
 
 /// Run the child; `true` when it aborted at the crash point, `false` when it finished.
 fn run_child(dir: &TestDir, id: &str, op: &str, crash_at: &str) -> bool {
-    let output = CrashChild::new(&child_test())
-        .env(CHILD_ROOT_ENV, dir.path())
-        .env(CHILD_ID_ENV, id)
-        .env(CHILD_OP_ENV, op)
-        .env(CRASH_AT_ENV, crash_at)
-        .run();
+    let output = CrashChild::new(&crash::test_name(
+        module_path!(),
+        "crash_child_resolves_the_action",
+    ))
+    .env(CHILD_ROOT_ENV, dir.path())
+    .env(CHILD_ID_ENV, id)
+    .env(CHILD_OP_ENV, op)
+    .env(CRASH_AT_ENV, crash_at)
+    .run();
     let aborted = crash::aborted(&output);
     assert!(
         aborted || output.status.success(),

@@ -659,6 +659,19 @@ pub fn remove_file(path: &Path) -> Result<bool, StoreError> {
     }
 }
 
+/// Remove the files at `paths` (see [`remove_file`]); returns how many there were.
+pub(crate) fn remove_files<P: AsRef<Path>>(
+    paths: impl IntoIterator<Item = P>,
+) -> Result<usize, StoreError> {
+    let mut removed = 0;
+    for path in paths {
+        if remove_file(path.as_ref())? {
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// Create the directory `path` (its parent must exist); fine when it already exists.
 pub(crate) fn create_dir(path: &Path) -> Result<(), StoreError> {
     match fs::create_dir(path) {

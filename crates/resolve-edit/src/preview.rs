@@ -76,10 +76,15 @@ pub struct ResultDetails<'a> {
 impl ResultDetails<'_> {
     /// The details as one JSON value, the file list read into it.
     pub fn to_value(&self) -> Result<Value, EditError> {
-        serde_json::to_value(self).map_err(|error| EditError::DetailsUnlisted {
-            reason: error.to_string(),
-        })
+        details_value(self)
     }
+}
+
+/// `details` as one JSON value, its lists read into it.
+pub(crate) fn details_value(details: &impl Serialize) -> Result<Value, EditError> {
+    serde_json::to_value(details).map_err(|error| EditError::DetailsUnlisted {
+        reason: error.to_string(),
+    })
 }
 
 impl Serialize for ResultDetails<'_> {
@@ -323,24 +328,8 @@ fn hunk_counts(line: &str) -> Option<(usize, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use resolve_store::{FileChange, content_hash};
-
     use super::*;
-
-    fn set(paths: &[(&str, usize)]) -> ChangeSet {
-        let mut set = ChangeSet::new();
-        for (path, replacements) in paths {
-            set.insert(
-                *path,
-                FileChange::Update {
-                    base_hash: content_hash(b""),
-                    content: String::new().into(),
-                    replacements: *replacements,
-                },
-            );
-        }
-        set
-    }
+    use crate::test_support::{update_set, workspace_holding};
 
     #[test]
     fn a_preview_text_joins_the_diffs_and_drops_only_the_last_final_newline() {
@@ -407,9 +396,8 @@ mod tests {
 
     #[test]
     fn result_details_list_the_change_set_under_the_files_key() {
-        let dir = tempfile::tempdir().unwrap();
-        let workspace = Workspace::open(dir.path()).unwrap();
-        let change_set = set(&[("a.rs", 2), ("b/c.rs", 1)])
+        let (_dir, workspace) = workspace_holding(&[]);
+        let change_set = update_set(&[("a.rs", 2), ("b/c.rs", 1)])
             .into_spooled(&workspace)
             .unwrap();
         let details = serde_json::json!({"totalReplacements": 3, "fileReplacements": "stale"});

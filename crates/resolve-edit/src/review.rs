@@ -317,12 +317,7 @@ pub fn amend(
     content: String,
     fingerprint: Option<&str>,
 ) -> Result<AmendOutcome, EditError> {
-    let record = store
-        .pending_record(id)?
-        .ok_or_else(|| StoreError::NotPending { id: id.to_owned() })?;
-    if fingerprint.is_some_and(|fingerprint| fingerprint != record.fingerprint) {
-        return Err(StoreError::PreviewChanged { id: id.to_owned() }.into());
-    }
+    let record = pending_at(store, id, fingerprint)?;
     let path = amend_target(&record, Some(path))?;
     let previewed = previewed_content(store, &record, &path)?;
     if previewed == content {
@@ -378,6 +373,21 @@ pub(crate) fn moved_bytes(
     let resolved = store.workspace().resolve(path)?;
     let real = store.workspace().real_path(&resolved.absolute)?;
     Ok(resolve_store::read_regular_file(&real)?.filter(|bytes| content_hash(bytes) != *base_hash))
+}
+
+/// The pending record `id`, which must still be the version `fingerprint` names when given.
+pub(crate) fn pending_at(
+    store: &Store,
+    id: &str,
+    fingerprint: Option<&str>,
+) -> Result<PendingRecord, EditError> {
+    let record = store
+        .pending_record(id)?
+        .ok_or_else(|| StoreError::NotPending { id: id.to_owned() })?;
+    if fingerprint.is_some_and(|fingerprint| fingerprint != record.fingerprint) {
+        return Err(StoreError::PreviewChanged { id: id.to_owned() }.into());
+    }
+    Ok(record)
 }
 
 /// The file of `record` to amend: `path` (normalized, and part of the preview), or, when no

@@ -253,17 +253,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-
-    fn workspace(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, content) in files {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, content).unwrap();
-        }
-        let workspace = Workspace::open(dir.path()).unwrap();
-        (dir, workspace)
-    }
+    use crate::test_support::workspace_holding;
 
     fn edit(path: &str, old: &str, new: &str, all: bool) -> EditRequest {
         EditRequest {
@@ -276,7 +266,7 @@ mod tests {
 
     #[test]
     fn an_edit_matching_bare_lf_lines_in_a_crlf_file_keeps_crlf() {
-        let (_dir, ws) = workspace(&[("w.txt", b"one\r\ntwo\r\nthree\r\n")]);
+        let (_dir, ws) = workspace_holding(&[("w.txt", b"one\r\ntwo\r\nthree\r\n")]);
         let preview = preview_edit(&ws, &edit("w.txt", "one\ntwo", "1\n2", false)).unwrap();
         let change_set = preview.change_set.load().unwrap();
         let content = change_set.get("w.txt").unwrap().new_content().unwrap();
@@ -291,14 +281,14 @@ mod tests {
 
     #[test]
     fn an_empty_old_text_is_refused() {
-        let (_dir, ws) = workspace(&[("a.txt", b"a")]);
+        let (_dir, ws) = workspace_holding(&[("a.txt", b"a")]);
         let error = preview_edit(&ws, &edit("a.txt", "", "b", false)).unwrap_err();
         assert!(matches!(error, EditError::InvalidRequest(_)), "{error}");
     }
 
     #[test]
     fn an_edit_or_write_that_changes_nothing_is_refused() {
-        let (_dir, ws) = workspace(&[("a.txt", b"same")]);
+        let (_dir, ws) = workspace_holding(&[("a.txt", b"same")]);
         let error = preview_edit(&ws, &edit("a.txt", "same", "same", false)).unwrap_err();
         assert!(matches!(error, EditError::NoChange { .. }), "{error}");
         let error = preview_write(
@@ -317,7 +307,7 @@ mod tests {
 
     #[test]
     fn editing_a_directory_or_a_missing_file_is_refused() {
-        let (_dir, ws) = workspace(&[("src/a.txt", b"a")]);
+        let (_dir, ws) = workspace_holding(&[("src/a.txt", b"a")]);
         assert!(matches!(
             preview_edit(&ws, &edit("src", "a", "b", false)).unwrap_err(),
             EditError::WrongKind { .. }

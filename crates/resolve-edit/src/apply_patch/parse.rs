@@ -109,6 +109,21 @@ impl ChangeBlock {
         }
     }
 
+    /// A block at patch line `line` of diff-like lines (` context`, `-removed`, `+added`).
+    #[cfg(test)]
+    pub(crate) fn from_diff_lines(anchor: Option<&str>, lines: &[&str], line: usize) -> Self {
+        let mut block = Self::new(anchor.map(str::to_owned), line);
+        for text in lines {
+            let (kind, rest) = text.split_at(1);
+            block.push(match kind {
+                " " => BlockLine::Context(rest.to_owned()),
+                "-" => BlockLine::Removed(rest.to_owned()),
+                _ => BlockLine::Added(rest.to_owned()),
+            });
+        }
+        block
+    }
+
     /// Append one line.
     pub fn push(&mut self, line: BlockLine) {
         match &line {
@@ -351,16 +366,7 @@ mod tests {
 
     /// A block of diff-like lines (` context`, `-removed`, `+added`).
     fn block(anchor: Option<&str>, lines: &[&str], line: usize) -> ChangeBlock {
-        let mut block = ChangeBlock::new(anchor.map(str::to_owned), line);
-        for text in lines {
-            let (kind, rest) = text.split_at(1);
-            block.push(match kind {
-                " " => BlockLine::Context(rest.to_owned()),
-                "-" => BlockLine::Removed(rest.to_owned()),
-                _ => BlockLine::Added(rest.to_owned()),
-            });
-        }
-        block
+        ChangeBlock::from_diff_lines(anchor, lines, line)
     }
 
     fn error(input: &str) -> (usize, String) {

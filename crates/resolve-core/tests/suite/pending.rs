@@ -8,14 +8,10 @@ use resolve_core::{
     ToolChoice, ToolChoiceQueue, pending_id,
 };
 
-use super::common::{apply, recording_action, session, token};
+use super::common::{apply, assert_serves_next, recording_action, session, stack_ids, token};
 
 fn action(tool: &str) -> Arc<PendingAction> {
     Arc::new(recording_action(&format!("{tool}: something"), tool, "done").0)
-}
-
-fn ids(stack: &PendingStack) -> Vec<String> {
-    stack.iter().map(|entry| entry.id.clone()).collect()
 }
 
 #[test]
@@ -49,7 +45,7 @@ fn re_registering_an_id_moves_it_to_the_head_without_duplicating_it() {
     stack.register("A", action("edit"));
     stack.register("B", action("write"));
     stack.register("A", action("edit"));
-    assert_eq!(ids(&stack), vec!["A".to_owned(), "B".to_owned()]);
+    assert_eq!(stack_ids(&stack), vec!["A".to_owned(), "B".to_owned()]);
     assert_eq!(stack.len(), 2);
     stack.register("A", action("edit"));
     assert_eq!(stack.len(), 2, "same-id re-register does not duplicate");
@@ -65,11 +61,7 @@ fn clearing_pending_actions_leaves_hard_directives_intact() {
     queue.pending_mut().register("A", action("edit"));
     queue.pending_mut().clear();
     assert!(!queue.pending().has_pending());
-    assert_eq!(queue.inspect(), vec!["eager-todo".to_owned()]);
-    assert_eq!(
-        queue.next_tool_choice(),
-        Some(ToolChoice::Tool("todo".to_owned()))
-    );
+    assert_serves_next(&mut queue, &["eager-todo"], "todo");
 }
 
 #[test]

@@ -11,7 +11,7 @@ use resolve_core::{
 };
 use serde_json::json;
 
-use super::common::Log;
+use super::common::{Log, assert_serves_next};
 
 fn forced() -> ToolChoice {
     ToolChoice::Tool("write".to_owned())
@@ -121,11 +121,7 @@ fn remove_by_label_drops_only_queued_directives_with_that_label() {
         PushOptions::new().label("user-force"),
     );
     queue.remove_by_label("eager-todo");
-    assert_eq!(queue.inspect(), vec!["user-force".to_owned()]);
-    assert_eq!(
-        queue.next_tool_choice(),
-        Some(ToolChoice::Tool("read".to_owned()))
-    );
+    assert_serves_next(&mut queue, &["user-force"], "read");
 }
 
 #[test]

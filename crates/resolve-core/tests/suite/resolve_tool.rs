@@ -1,17 +1,18 @@
 //! The `resolve` tool: schema, argument checks, dispatch outcomes and `run_resolve_invocation`.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 use pretty_assertions::assert_eq;
 use resolve_core::schema::SchemaViolation;
 use resolve_core::{
-    ActionError, Error, NOTHING_TO_DISCARD, PendingAction, ResolveAction, ResolveArgs, ToolResult,
-    resolve_tool_spec, run_resolve_invocation,
+    ActionError, Error, NOTHING_TO_DISCARD, PendingAction, ResolveAction, ResolveArgs,
+    ResolveSession, ToolResult, resolve_tool_spec, run_resolve_invocation,
 };
 use serde_json::{Value, json};
 
-use super::common::{CallbackCall, Log, apply, discard, extra, recording_action, session, token};
+use super::common::{
+    CallbackCall, Log, apply, counting_edit, discard, extra, recording_action, session, token,
+};
 
 const AST_LABEL: &str = "AST Edit: 2 replacements in 1 file";
 
@@ -42,6 +43,24 @@ fn two_way_action(
         async move { Ok(result) }
     });
     (action, applies, rejects)
+}
+
+/// A session with [`two_way_action`] queued (its reject returning `reject_result`), after a
+/// `resolve` call with `args`: the session, the call's result, and the apply and reject logs.
+async fn resolve_two_way(
+    reject_result: Option<ToolResult>,
+    args: &Value,
+) -> (
+    ResolveSession,
+    ToolResult,
+    Log<CallbackCall>,
+    Log<CallbackCall>,
+) {
+    let session = session();
+    let (action, applies, rejects) = two_way_action(reject_result);
+    session.queue_resolve_handler(action).unwrap();
+    let result = session.execute_resolve(args, &token()).await.unwrap();
+    (session, result, applies, rejects)
 }
 
 fn failing_apply(error: ActionError) -> PendingAction {
@@ -110,14 +129,11 @@ async fn discard_with_nothing_pending_succeeds_with_bare_details() {
 
 #[tokio::test]
 async fn discard_passes_the_reason_to_reject_and_its_text_through() {
-    let session = session();
-    let (action, applies, rejects) =
-        two_way_action(Some(ToolResult::text("Rejected pending preview.")));
-    session.queue_resolve_handler(action).unwrap();
-    let result = session
-        .execute_resolve(&discard("Wrong pattern."), &token())
-        .await
-        .unwrap();
+    let (session, result, applies, rejects) = resolve_two_way(
+        Some(ToolResult::text("Rejected pending preview.")),
+        &discard("Wrong pattern."),
+    )
+    .await;
     assert_eq!(result.text, "Rejected pending preview.");
     assert_eq!(
         rejects.all(),
@@ -141,13 +157,8 @@ async fn discard_passes_the_reason_to_reject_and_its_text_through() {
 
 #[tokio::test]
 async fn apply_passes_the_reason_to_apply_and_its_text_through() {
-    let session = session();
-    let (action, applies, rejects) = two_way_action(None);
-    session.queue_resolve_handler(action).unwrap();
-    let result = session
-        .execute_resolve(&apply("Rename is safe."), &token())
-        .await
-        .unwrap();
+    let (_session, result, applies, rejects) =
+        resolve_two_way(None, &apply("Rename is safe.")).await;
     assert_eq!(result.text, "Applied 1 replacement in 1 file.");
     assert!(!result.is_error);
     assert_eq!(
@@ -171,13 +182,7 @@ async fn apply_passes_the_reason_to_apply_and_its_text_through() {
 
 #[tokio::test]
 async fn reject_returning_none_gives_the_default_discard_text() {
-    let session = session();
-    let (action, _, rejects) = two_way_action(None);
-    session.queue_resolve_handler(action).unwrap();
-    let result = session
-        .execute_resolve(&discard("Not needed."), &token())
-        .await
-        .unwrap();
+    let (_session, result, _, rejects) = resolve_two_way(None, &discard("Not needed.")).await;
     assert_eq!(rejects.len(), 1, "reject still ran");
     assert_eq!(
         result.text,
@@ -389,18 +394,9 @@ async fn unknown_key_is_rejected_naming_the_key_and_nothing_is_consumed() {
 #[tokio::test]
 async fn empty_reason_is_accepted_verbatim() {
     let session = session();
-    let calls = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&calls);
-    session
-        .queue_resolve_handler(PendingAction::new(
-            "Edit: a.rs",
-            "edit",
-            move |reason, _| {
-                counter.fetch_add(1, Ordering::SeqCst);
-                async move { Ok(ToolResult::text(format!("reason=[{reason}]"))) }
-            },
-        ))
-        .unwrap();
+    let (action, calls) =
+        counting_edit(|reason| async move { Ok(ToolResult::text(format!("reason=[{reason}]"))) });
+    session.queue_resolve_handler(action).unwrap();
     let result = session.execute_resolve(&apply(""), &token()).await.unwrap();
     assert_eq!(result.text, "reason=[]");
     assert_eq!(calls.load(Ordering::SeqCst), 1);

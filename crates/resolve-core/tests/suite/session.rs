@@ -16,7 +16,9 @@ use serde_json::json;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::common::{Log, SeqIds, apply, discard, recording_action, session, token};
+use super::common::{
+    Log, SeqIds, apply, counting_edit, discard, pending_ids, recording_action, session, token,
+};
 
 const AST_LABEL: &str = "AST Edit: 2 replacements in 1 file";
 
@@ -296,12 +298,7 @@ async fn failed_apply_moves_its_id_back_above_an_action_staged_meanwhile() {
         .await
         .unwrap_err();
     let other = staged_during_apply.lock().unwrap().clone().unwrap();
-    let order: Vec<String> = session
-        .queue()
-        .pending()
-        .iter()
-        .map(|entry| entry.id.clone())
-        .collect();
+    let order = pending_ids(&session);
     assert_eq!(order, vec![id, other]);
 }
 
@@ -469,12 +466,7 @@ async fn abort_during_an_apply_that_then_fails_requeues_it_at_the_head() {
         session.queue().pending().peek_head().map(|head| head.id) == Some(id.clone())
     })
     .await;
-    let order: Vec<String> = session
-        .queue()
-        .pending()
-        .iter()
-        .map(|entry| entry.id.clone())
-        .collect();
+    let order = pending_ids(&session);
     assert_eq!(order, vec![id, later]);
 }
 
@@ -594,29 +586,18 @@ async fn an_unreadable_source_keeps_the_actions_staged_in_this_process() {
         session.next_tool_choice_directive(all_active),
         soft(&id, "custom_tool")
     );
-    let ids: Vec<String> = session
-        .queue()
-        .pending()
-        .iter()
-        .map(|entry| entry.id.clone())
-        .collect();
+    let ids = pending_ids(&session);
     assert_eq!(ids, vec![id]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_resolve_calls_never_consume_one_action_twice() {
     let session = Arc::new(session());
-    let entered = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&entered);
-    session
-        .queue_resolve_handler(PendingAction::new("Edit: a.rs", "edit", move |_, _| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            async {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                Ok(ToolResult::text("Applied edit to a.rs."))
-            }
-        }))
-        .unwrap();
+    let (action, entered) = counting_edit(|_| async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        Ok(ToolResult::text("Applied edit to a.rs."))
+    });
+    session.queue_resolve_handler(action).unwrap();
     let tasks: Vec<_> = (0..2)
         .map(|_| {
             let session = Arc::clone(&session);

@@ -152,33 +152,30 @@ impl Store {
 
     /// The pending record `id`, if there is one.
     pub(super) fn find_pending(&self, id: &str) -> Result<Option<PendingRecord>, StoreError> {
-        let Some(seq) = id_seq(id) else {
-            return Ok(None);
-        };
-        let record = read_record(
-            &self.record_path(RecordKind::Pending, seq),
-            seq,
-            pending_key,
-        )?;
-        record
-            .filter(|record| record.id == id)
-            .map(|record| self.verified(record))
-            .transpose()
+        self.find_record(id, RecordKind::Pending, pending_key, Self::verified)
     }
 
     /// The history record `id`, if there is one.
     pub(super) fn find_history(&self, id: &str) -> Result<Option<HistoryRecord>, StoreError> {
+        self.find_record(id, RecordKind::History, history_key, Self::verified_history)
+    }
+
+    /// The record `id` of `kind` (`key` gives a record's id and seq), checked by `verify`, if
+    /// there is one.
+    fn find_record<T: DeserializeOwned>(
+        &self,
+        id: &str,
+        kind: RecordKind,
+        key: fn(&T) -> (&str, u64),
+        verify: fn(&Self, T) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
         let Some(seq) = id_seq(id) else {
             return Ok(None);
         };
-        let record = read_record(
-            &self.record_path(RecordKind::History, seq),
-            seq,
-            history_key,
-        )?;
+        let record = read_record(&self.record_path(kind, seq), seq, key)?;
         record
-            .filter(|record| record.action.id == id)
-            .map(|record| self.verified_history(record))
+            .filter(|record| key(record).0 == id)
+            .map(|record| verify(self, record))
             .transpose()
     }
 

@@ -284,15 +284,7 @@ impl Store {
     /// Confine `path`, follow it to the real file, and read it: its root-relative name and
     /// its bytes (`None` when absent).
     fn read_target(&self, path: &str) -> Result<(String, Option<Vec<u8>>), StoreError> {
-        let resolved = self.workspace.resolve(path)?;
-        let real = self.workspace.real_path(&resolved.absolute)?;
-        let relative =
-            self.workspace
-                .relative_name(&real)
-                .ok_or_else(|| StoreError::SymlinkEscape {
-                    path: path.to_owned(),
-                    target: real.clone(),
-                })?;
+        let (relative, real) = self.located_target(path)?;
         Ok((relative, fs::read_bytes(&real)?))
     }
 }

@@ -490,6 +490,16 @@ impl Store {
     /// Confine `path`, follow it to the real file, and hash that: its root-relative name and
     /// its content's hash (`None` when absent).
     pub(super) fn hash_target(&self, path: &str) -> Result<Target, StoreError> {
+        let (relative, real) = self.located_target(path)?;
+        let current = fs::read_bytes(&real)?.map(|bytes| content_hash(&bytes));
+        Ok((relative, current))
+    }
+
+    /// Confine `path` and follow it to the real file: its root-relative name and real path.
+    pub(super) fn located_target(
+        &self,
+        path: &str,
+    ) -> Result<(String, std::path::PathBuf), StoreError> {
         let real = self.real_target(path)?;
         let relative =
             self.workspace
@@ -498,8 +508,7 @@ impl Store {
                     path: path.to_owned(),
                     target: real.clone(),
                 })?;
-        let current = fs::read_bytes(&real)?.map(|bytes| content_hash(&bytes));
-        Ok((relative, current))
+        Ok((relative, real))
     }
 
     /// Where the workspace file `path` really is, its links followed (confinement checked).

@@ -14,7 +14,9 @@ use resolve_store::{CRASH_AT_ENV, CheckMode, CheckRun, StoreError, StoredAction}
 use resolve_test_support::TestDir;
 use resolve_test_support::crash::{self, CrashChild};
 
-use super::common::{A_NEW, A_OLD, B_OLD, C_NEW, store_at, three_file_action};
+use super::common::{
+    A_NEW, A_OLD, B_OLD, C_NEW, rolled_back_and_pending, store_at, three_file_action,
+};
 
 /// The three files exactly as before the preview, with nothing left behind.
 fn assert_at_base(dir: &TestDir, context: &str) {
@@ -214,9 +216,7 @@ fn a_check_killed_at_any_step_is_rolled_back_by_the_next_recovery_and_stays_pend
         match step {
             // From the journal on, there is something to roll back.
             4..=11 => assert!(
-                message.as_deref().is_some_and(|text| text
-                    .starts_with(&format!("Rolled back an interrupted check trial of `{id}`"))
-                    && text.ends_with("it is still pending.")),
+                rolled_back_and_pending(message.as_deref(), "check trial", &id),
                 "{context}"
             ),
             _ => assert_eq!(message, None, "{context}"),

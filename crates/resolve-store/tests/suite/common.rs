@@ -7,8 +7,8 @@
 )]
 
 use resolve_store::{
-    ChangeSet, FileChange, NewAction, Origin, RecordKey, StagedRecord, Store, Workspace,
-    content_hash,
+    ChangeSet, FileChange, NewAction, Origin, RebaseConflict, RecordKey, StagedRecord, Store,
+    Workspace, content_hash,
 };
 use resolve_test_support::TestDir;
 use serde_json::json;
@@ -101,6 +101,17 @@ pub fn stage_create(store: &Store, origin: Origin, path: &str, content: &str) ->
     store.stage(action, set).unwrap()
 }
 
+/// A rebase conflict at line 2: the current `TWO` against the preview's and the base's `two`.
+pub fn line_two_conflict() -> RebaseConflict {
+    RebaseConflict {
+        current_line: 2,
+        current: b"TWO\n".to_vec(),
+        preview_line: 2,
+        preview: b"two\n".to_vec(),
+        base: b"two\n".to_vec(),
+    }
+}
+
 /// The ids of the history entries, newest first.
 pub fn history_ids(store: &Store) -> Vec<String> {
     store
@@ -127,6 +138,15 @@ pub fn three_file_action() -> (TestDir, Store, String) {
         ]),
     );
     (dir, store, record.id)
+}
+
+/// Whether recovery's `message` says it rolled back an interrupted `what` (`apply`, `check
+/// trial`) of the action `id`, which is still pending.
+pub fn rolled_back_and_pending(message: Option<&str>, what: &str, id: &str) -> bool {
+    message.is_some_and(|text| {
+        text.starts_with(&format!("Rolled back an interrupted {what} of `{id}`"))
+            && text.ends_with("it is still pending.")
+    })
 }
 
 /// Temp files anywhere in the root, and anything left in the journal directory.

@@ -6,7 +6,9 @@ use resolve_store::{CRASH_AT_ENV, Outcome, StoredAction};
 use resolve_test_support::TestDir;
 use resolve_test_support::crash::{self, CrashChild};
 
-use super::common::{A_NEW, A_OLD, B_OLD, C_NEW, leftovers, store_at, three_file_action};
+use super::common::{
+    A_NEW, A_OLD, B_OLD, C_NEW, leftovers, rolled_back_and_pending, store_at, three_file_action,
+};
 
 /// Root directory of the child's workspace.
 const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_CHILD_ROOT";
@@ -129,9 +131,7 @@ fn a_crash_at_every_step_of_a_three_file_apply_leaves_all_or_nothing() {
         assert_eq!(state, expected, "{context}");
         match step {
             4..=10 => assert!(
-                message.as_deref().is_some_and(|text| text
-                    .starts_with(&format!("Rolled back an interrupted apply of `{id}`"))
-                    && text.ends_with("it is still pending.")),
+                rolled_back_and_pending(message.as_deref(), "apply", &id),
                 "{context}"
             ),
             11..=14 => assert_eq!(

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use resolve_core::{
-    ActionError, Error, Extra, IdAllocator, PendingAction, PendingStack, ResolveSession,
-    ToolChoice, ToolChoiceQueue, ToolResult,
+    ActionError, Error, Extra, IdAllocator, PendingAction, PendingStack, PushOptions,
+    ResolveSession, ToolChoice, ToolChoiceQueue, ToolResult,
 };
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -36,6 +36,18 @@ pub fn pending_ids(session: &ResolveSession) -> Vec<String> {
     stack_ids(session.queue().pending())
 }
 
+/// A queue forcing each `(tool, label)` once, in order.
+pub fn queue_forcing(tools: &[(&str, &str)]) -> ToolChoiceQueue {
+    let mut queue = ToolChoiceQueue::new();
+    for (tool, label) in tools {
+        queue.push_once(
+            ToolChoice::Tool((*tool).to_owned()),
+            PushOptions::new().label(*label),
+        );
+    }
+    queue
+}
+
 /// Assert that `queue` holds the directives labelled `labels` and serves the tool `tool` next.
 pub fn assert_serves_next(queue: &mut ToolChoiceQueue, labels: &[&str], tool: &str) {
     let labels: Vec<String> = labels.iter().map(|label| (*label).to_owned()).collect();
@@ -60,6 +72,16 @@ where
         apply(reason)
     });
     (action, runs)
+}
+
+/// The result of calling `resolve` with `args` in `session`, which must succeed.
+pub async fn resolved(session: &ResolveSession, args: &Value) -> ToolResult {
+    session.execute_resolve(args, &token()).await.unwrap()
+}
+
+/// The error of calling `resolve` with `args` in `session`, which must fail.
+pub async fn refused(session: &ResolveSession, args: &Value) -> Error {
+    session.execute_resolve(args, &token()).await.unwrap_err()
 }
 
 /// A shared, append-only log of values seen by callbacks.

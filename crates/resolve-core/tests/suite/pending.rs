@@ -4,11 +4,13 @@ use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 use resolve_core::{
-    Error, IdAllocator, PendingAction, PendingHead, PendingStack, PushOptions, ResolveSession,
-    ToolChoice, ToolChoiceQueue, pending_id,
+    Error, IdAllocator, PendingAction, PendingHead, PendingStack, ResolveSession, ToolChoiceQueue,
+    pending_id,
 };
 
-use super::common::{apply, assert_serves_next, recording_action, session, stack_ids, token};
+use super::common::{
+    apply, assert_serves_next, queue_forcing, recording_action, resolved, session, stack_ids,
+};
 
 fn action(tool: &str) -> Arc<PendingAction> {
     Arc::new(recording_action(&format!("{tool}: something"), tool, "done").0)
@@ -53,11 +55,7 @@ fn re_registering_an_id_moves_it_to_the_head_without_duplicating_it() {
 
 #[test]
 fn clearing_pending_actions_leaves_hard_directives_intact() {
-    let mut queue = ToolChoiceQueue::new();
-    queue.push_once(
-        ToolChoice::Tool("todo".to_owned()),
-        PushOptions::new().label("eager-todo"),
-    );
+    let mut queue = queue_forcing(&[("todo", "eager-todo")]);
     queue.pending_mut().register("A", action("edit"));
     queue.pending_mut().clear();
     assert!(!queue.pending().has_pending());
@@ -99,10 +97,7 @@ async fn pending_ids_are_never_reused_after_an_action_is_consumed() {
     let first = session
         .queue_resolve_handler(recording_action("Edit: a.rs", "edit", "ok").0)
         .unwrap();
-    session
-        .execute_resolve(&apply("Looks right."), &token())
-        .await
-        .unwrap();
+    resolved(&session, &apply("Looks right.")).await;
     let second = session
         .queue_resolve_handler(recording_action("Edit: a.rs", "edit", "ok").0)
         .unwrap();

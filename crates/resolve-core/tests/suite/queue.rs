@@ -11,7 +11,7 @@ use resolve_core::{
 };
 use serde_json::json;
 
-use super::common::{Log, assert_serves_next};
+use super::common::{Log, assert_serves_next, queue_forcing};
 
 fn forced() -> ToolChoice {
     ToolChoice::Tool("write".to_owned())
@@ -111,15 +111,7 @@ fn requeued_directive_keeps_on_rejected_until_it_drops() {
 
 #[test]
 fn remove_by_label_drops_only_queued_directives_with_that_label() {
-    let mut queue = ToolChoiceQueue::new();
-    queue.push_once(
-        ToolChoice::Tool("todo".to_owned()),
-        PushOptions::new().label("eager-todo"),
-    );
-    queue.push_once(
-        ToolChoice::Tool("read".to_owned()),
-        PushOptions::new().label("user-force"),
-    );
+    let mut queue = queue_forcing(&[("todo", "eager-todo"), ("read", "user-force")]);
     queue.remove_by_label("eager-todo");
     assert_serves_next(&mut queue, &["user-force"], "read");
 }

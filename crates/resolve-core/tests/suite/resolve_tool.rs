@@ -11,7 +11,8 @@ use resolve_core::{
 use serde_json::{Value, json};
 
 use super::common::{
-    CallbackCall, Log, apply, counting_edit, discard, extra, recording_action, session, token,
+    CallbackCall, Log, apply, counting_edit, discard, extra, recording_action, refused, resolved,
+    session, token,
 };
 
 const AST_LABEL: &str = "AST Edit: 2 replacements in 1 file";
@@ -59,7 +60,7 @@ async fn resolve_two_way(
     let session = session();
     let (action, applies, rejects) = two_way_action(reject_result);
     session.queue_resolve_handler(action).unwrap();
-    let result = session.execute_resolve(args, &token()).await.unwrap();
+    let result = resolved(&session, args).await;
     (session, result, applies, rejects)
 }
 
@@ -111,10 +112,7 @@ async fn apply_with_nothing_pending_fails_and_leaves_no_gate() {
 #[tokio::test]
 async fn discard_with_nothing_pending_succeeds_with_bare_details() {
     let session = session();
-    let result = session
-        .execute_resolve(&discard("Abandoning the staged edit."), &token())
-        .await
-        .unwrap();
+    let result = resolved(&session, &discard("Abandoning the staged edit.")).await;
     assert!(!result.is_error);
     assert_eq!(result.text, NOTHING_TO_DISCARD);
     assert_eq!(
@@ -266,35 +264,32 @@ async fn apply_result_flags_pass_through_and_still_consume_the_action() {
         Ok(ToolResult::error("Preview is stale: a.rs changed."))
     });
     session.queue_resolve_handler(pending).unwrap();
-    let result = session
-        .execute_resolve(&apply("Go."), &token())
-        .await
-        .unwrap();
+    let result = resolved(&session, &apply("Go.")).await;
     assert!(result.is_error);
     assert_eq!(result.text, "Preview is stale: a.rs changed.");
     assert!(!session.queue().pending().has_pending());
 }
 
-#[tokio::test]
-async fn non_tool_apply_errors_are_wrapped_as_apply_failed() {
-    let error = run_resolve_invocation(
+/// The error of applying an action whose apply fails with `error`.
+async fn apply_error(error: ActionError) -> Error {
+    run_resolve_invocation(
         &ResolveArgs::new(ResolveAction::Apply, "Go."),
-        &failing_apply(ActionError::Failed("disk full".to_owned())),
+        &failing_apply(error),
     )
     .await
-    .unwrap_err();
+    .unwrap_err()
+}
+
+#[tokio::test]
+async fn non_tool_apply_errors_are_wrapped_as_apply_failed() {
+    let error = apply_error(ActionError::Failed("disk full".to_owned())).await;
     assert_eq!(error, Error::ApplyFailed("disk full".to_owned()));
     assert_eq!(error.to_string(), "Apply failed: disk full");
 }
 
 #[tokio::test]
 async fn tool_errors_from_apply_pass_unchanged() {
-    let error = run_resolve_invocation(
-        &ResolveArgs::new(ResolveAction::Apply, "Go."),
-        &failing_apply(ActionError::Tool("Preview is stale: a.rs".to_owned())),
-    )
-    .await
-    .unwrap_err();
+    let error = apply_error(ActionError::Tool("Preview is stale: a.rs".to_owned())).await;
     assert_eq!(error.to_string(), "Preview is stale: a.rs");
 }
 
@@ -313,10 +308,7 @@ async fn reject_errors_are_not_wrapped_and_keep_the_action_pending() {
                 async move { Err(error) }
             });
         let id = session.queue_resolve_handler(pending).unwrap();
-        let outcome = session
-            .execute_resolve(&discard("No."), &token())
-            .await
-            .unwrap_err();
+        let outcome = refused(&session, &discard("No.")).await;
         assert_eq!(outcome.to_string(), expected);
         assert!(!outcome.to_string().starts_with("Apply failed"));
         assert!(session.queue().pending().contains(&id));
@@ -328,7 +320,7 @@ async fn invalid_call(args: Value) -> (Error, usize, bool) {
     let session = session();
     let (pending, applies) = recording_action("Edit: a.rs", "edit", "ok");
     let id = session.queue_resolve_handler(pending).unwrap();
-    let error = session.execute_resolve(&args, &token()).await.unwrap_err();
+    let error = refused(&session, &args).await;
     let still_pending = session.queue().pending().contains(&id);
     (error, applies.len(), still_pending)
 }
@@ -397,7 +389,7 @@ async fn empty_reason_is_accepted_verbatim() {
     let (action, calls) =
         counting_edit(|reason| async move { Ok(ToolResult::text(format!("reason=[{reason}]"))) });
     session.queue_resolve_handler(action).unwrap();
-    let result = session.execute_resolve(&apply(""), &token()).await.unwrap();
+    let result = resolved(&session, &apply("")).await;
     assert_eq!(result.text, "reason=[]");
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }

@@ -14,6 +14,7 @@ use resolve_core::{
 };
 use serde_json::json;
 use tokio::sync::Notify;
+use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::common::{
@@ -35,6 +36,15 @@ fn soft(id: &str, source_tool: &str) -> Option<ToolChoiceDirective> {
     }))
 }
 
+/// A session with an `ast_edit` preview staged; its pending id.
+fn with_ast_edit_staged() -> (ResolveSession, String) {
+    let session = session();
+    let id = session
+        .queue_resolve_handler(recording_action(AST_LABEL, "ast_edit", "ok").0)
+        .unwrap();
+    (session, id)
+}
+
 fn handler(text: &'static str, calls: Log<ResolveArgs>) -> ResolveHandler {
     Arc::new(move |args: ResolveArgs| {
         calls.push(args);
@@ -44,10 +54,7 @@ fn handler(text: &'static str, calls: Log<ResolveArgs>) -> ResolveHandler {
 
 #[test]
 fn staged_preview_forces_nothing_and_yields_a_soft_requirement_with_the_reminder() {
-    let session = session();
-    let id = session
-        .queue_resolve_handler(recording_action(AST_LABEL, "ast_edit", "ok").0)
-        .unwrap();
+    let (session, id) = with_ast_edit_staged();
     assert_eq!(session.queue().next_tool_choice(), None, "nothing forced");
     let directive = session.next_tool_choice_directive(all_active);
     assert_eq!(directive, soft(&id, "ast_edit"));
@@ -64,10 +71,7 @@ fn staged_preview_forces_nothing_and_yields_a_soft_requirement_with_the_reminder
 
 #[test]
 fn soft_directive_is_a_peek_that_advances_nothing() {
-    let session = session();
-    let id = session
-        .queue_resolve_handler(recording_action(AST_LABEL, "ast_edit", "ok").0)
-        .unwrap();
+    let (session, id) = with_ast_edit_staged();
     for _ in 0..3 {
         assert_eq!(
             session.next_tool_choice_directive(all_active),
@@ -311,11 +315,7 @@ async fn abort_during_a_slow_apply_returns_at_once_and_keeps_the_action_pending(
         }
     });
     let id = session.queue_resolve_handler(action).unwrap();
-    let cancel = CancellationToken::new();
-    let task = tokio::spawn({
-        let (session, cancel) = (Arc::clone(&session), cancel.clone());
-        async move { session.execute_resolve(&apply("Go."), &cancel).await }
-    });
+    let (cancel, task) = spawn_apply(&session);
     started.notified().await;
     cancel.cancel();
     let outcome = tokio::time::timeout(Duration::from_secs(5), task)
@@ -334,6 +334,19 @@ async fn abort_during_a_slow_apply_returns_at_once_and_keeps_the_action_pending(
     .unwrap();
     assert_eq!(retry.text, "Applied edit to a.rs.");
     assert!(!session.queue().pending().contains(&id));
+}
+
+/// Start applying the head action of `session` ("Go.") on a task: its cancellation token
+/// and the task.
+fn spawn_apply(
+    session: &Arc<ResolveSession>,
+) -> (CancellationToken, JoinHandle<Result<ToolResult, Error>>) {
+    let cancel = CancellationToken::new();
+    let task = tokio::spawn({
+        let (session, cancel) = (Arc::clone(session), cancel.clone());
+        async move { session.execute_resolve(&apply("Go."), &cancel).await }
+    });
+    (cancel, task)
 }
 
 /// Waits (up to 5 s) until `done` holds.
@@ -365,11 +378,7 @@ async fn abort_during_an_apply_returns_at_once_and_the_apply_runs_to_its_end_and
         }
     });
     let id = session.queue_resolve_handler(action).unwrap();
-    let cancel = CancellationToken::new();
-    let call = tokio::spawn({
-        let (session, cancel) = (Arc::clone(&session), cancel.clone());
-        async move { session.execute_resolve(&apply("Go."), &cancel).await }
-    });
+    let (cancel, call) = spawn_apply(&session);
     eventually("A = 1", || a.load(Ordering::SeqCst) == 1).await;
     cancel.cancel();
     let outcome = tokio::time::timeout(Duration::from_secs(5), call)
@@ -418,11 +427,7 @@ async fn abort_during_an_apply_that_then_fails_requeues_it_at_the_head() {
         }
     });
     let id = session.queue_resolve_handler(failing).unwrap();
-    let cancel = CancellationToken::new();
-    let call = tokio::spawn({
-        let (session, cancel) = (Arc::clone(&session), cancel.clone());
-        async move { session.execute_resolve(&apply("Go."), &cancel).await }
-    });
+    let (cancel, call) = spawn_apply(&session);
     eventually("the apply started", || started.load(Ordering::SeqCst) == 1).await;
     cancel.cancel();
     assert_eq!(

@@ -143,12 +143,8 @@ pub fn applied_text(source_tool: &str, applied: &ChangeSet) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::update_set;
+    use crate::test_support::{owned_strings, update_set};
     use resolve_core::RESOLVE_DESCRIPTION;
-
-    fn paths(names: &[&str]) -> Vec<String> {
-        names.iter().map(|name| (*name).to_owned()).collect()
-    }
 
     #[test]
     fn names_round_trip_are_unique_and_other_tools_are_no_producer() {
@@ -184,10 +180,13 @@ mod tests {
             ),
         ];
         for (producer, files, replacements, text) in cases {
-            assert_eq!(producer.applied_text(&paths(files), replacements), text);
+            assert_eq!(
+                producer.applied_text(&owned_strings(files), replacements),
+                text
+            );
         }
         assert_eq!(
-            applied_text_for("custom", &paths(&["a.rs", "b.rs"]), 3),
+            applied_text_for("custom", &owned_strings(&["a.rs", "b.rs"]), 3),
             "Applied 3 replacements in 2 files."
         );
     }

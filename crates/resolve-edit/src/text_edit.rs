@@ -291,14 +291,11 @@ mod tests {
         let (_dir, ws) = workspace_holding(&[("a.txt", b"same")]);
         let error = preview_edit(&ws, &edit("a.txt", "same", "same", false)).unwrap_err();
         assert!(matches!(error, EditError::NoChange { .. }), "{error}");
-        let error = preview_write(
-            &ws,
-            &WriteRequest {
-                path: "a.txt".into(),
-                content: "same".into(),
-            },
-        )
-        .unwrap_err();
+        let same = WriteRequest {
+            path: "a.txt".into(),
+            content: "same".into(),
+        };
+        let error = preview_write(&ws, &same).unwrap_err();
         assert_eq!(
             error.to_string(),
             "`a.txt` already has this content; nothing to stage."

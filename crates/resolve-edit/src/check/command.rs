@@ -271,14 +271,14 @@ mod tests {
         run_command(command, dir.path(), timeout, live)
     }
 
+    /// Run the shell `script` in a fresh temporary directory within 30 s, quietly.
+    fn run_sh(script: &str) -> CheckRun {
+        run_in_temp(&sh(script), Duration::from_secs(30), LiveOutput::quiet()).unwrap()
+    }
+
     #[test]
     fn the_exit_status_and_both_streams_are_kept() {
-        let run = run_in_temp(
-            &sh("echo out; echo err >&2; exit 3"),
-            Duration::from_secs(30),
-            LiveOutput::quiet(),
-        )
-        .unwrap();
+        let run = run_sh("echo out; echo err >&2; exit 3");
         assert_eq!(run.exit_code, Some(3));
         assert!(!run.passed());
         assert_eq!(run.output_lines, 2);
@@ -288,12 +288,8 @@ mod tests {
 
     #[test]
     fn only_the_last_two_hundred_lines_are_kept_and_every_line_is_counted() {
-        let run = run_in_temp(
-            &sh("i=1; while [ $i -le 250 ]; do echo line $i; i=$((i+1)); done; printf end"),
-            Duration::from_secs(30),
-            LiveOutput::quiet(),
-        )
-        .unwrap();
+        let run =
+            run_sh("i=1; while [ $i -le 250 ]; do echo line $i; i=$((i+1)); done; printf end");
         assert!(run.passed());
         assert_eq!(run.output_lines, 251);
         let lines: Vec<&str> = run.output_tail.lines().collect();

@@ -167,13 +167,14 @@ mod tests {
 
     #[test]
     fn a_copy_leaves_out_git_state_and_ignored_paths_unless_asked() {
-        let from = TestDir::new();
-        from.write(".gitignore", "target/\n");
-        from.write("src/a.rs", "a");
-        from.write(".env", "hidden but kept");
-        from.write("target/out", "ignored");
-        from.write(".git/HEAD", "ref");
-        from.write(".resolve/lock", "");
+        let from = TestDir::with_files([
+            (".gitignore", "target/\n"),
+            ("src/a.rs", "a"),
+            (".env", "hidden but kept"),
+            ("target/out", "ignored"),
+            (".git/HEAD", "ref"),
+            (".resolve/lock", ""),
+        ]);
         std::os::unix::fs::symlink("src/a.rs", from.path().join("link")).unwrap();
         let to = tempfile::tempdir().unwrap();
         let workspace = Workspace::open(from.path()).unwrap();
@@ -224,10 +225,7 @@ mod tests {
 
     #[test]
     fn stamps_name_files_created_changed_and_removed() {
-        let root = TestDir::new();
-        root.write("same", "s");
-        root.write("changed", "c");
-        root.write("removed", "r");
+        let root = TestDir::with_files([("same", "s"), ("changed", "c"), ("removed", "r")]);
         let before = TreeStamps::of(root.path());
         root.write("changed", "changed, longer");
         root.write("new/created", "n");

@@ -231,22 +231,19 @@ fn pair_changes(
     let mut regions = Vec::new();
     let (mut next1, mut next2) = (0, 0);
     while let (Some(&c1), Some(&c2)) = (changes1.get(next1), changes2.get(next2)) {
-        if c1.start0 + c1.len0 < c2.start0 {
-            // Only the first side changes these base lines; the second side's position is
-            // reckoned from its next change.
-            append(
-                &mut regions,
-                Region::first_only(c1, c2.start - c2.start0 + c1.start0),
-            );
+        // Only one side changes these base lines; the other side's position is reckoned from
+        // its next change.
+        let one_sided = if c1.start0 + c1.len0 < c2.start0 {
             next1 += 1;
-            continue;
-        }
-        if c2.start0 + c2.len0 < c1.start0 {
-            append(
-                &mut regions,
-                Region::second_only(c2, c1.start - c1.start0 + c2.start0),
-            );
+            Some(Region::first_only(c1, c2.start - c2.start0 + c1.start0))
+        } else if c2.start0 + c2.len0 < c1.start0 {
             next2 += 1;
+            Some(Region::second_only(c2, c1.start - c1.start0 + c2.start0))
+        } else {
+            None
+        };
+        if let Some(region) = one_sided {
+            append(&mut regions, region);
             continue;
         }
         let same = c1.start0 == c2.start0

@@ -345,10 +345,15 @@ mod tests {
     }
 
     fn edit() -> HostEdit {
+        edit_of("a.txt")
+    }
+
+    /// Claude Code's `Edit` of `path`, `two` to `TWO`.
+    fn edit_of(path: &str) -> HostEdit {
         HostEdit {
             tool: "Edit".into(),
             request: EditRequest {
-                path: "a.txt".into(),
+                path: path.into(),
                 old_text: "two".into(),
                 new_text: "TWO".into(),
                 replace_all: false,
@@ -384,12 +389,12 @@ mod tests {
     fn stage_leaves_the_file_and_pends_under_the_session() {
         let (dir, opened, reply) = intercepted(HookApproval::Stage);
         assert!(matches!(reply, HookReply::Staged { .. }), "{reply:?}");
+        let text = reply.text();
         assert!(
-            reply.text().contains("staged it as pending-action:edit:1"),
-            "{}",
-            reply.text()
+            text.contains("staged it as pending-action:edit:1"),
+            "{text}"
         );
-        assert!(reply.text().contains("+TWO") && !reply.text().contains(PREVIEW_BANNER));
+        assert!(text.contains("+TWO") && !text.contains(PREVIEW_BANNER));
         assert_eq!(dir.read("a.txt"), "one\ntwo\n");
         let pending = opened.store().pending_for(opened.origin()).unwrap();
         assert_eq!(pending.len(), 1);
@@ -399,11 +404,8 @@ mod tests {
     fn auto_lands_through_the_store_with_the_hosts_reason() {
         let (dir, opened, reply) = intercepted(HookApproval::Auto);
         assert!(matches!(reply, HookReply::Landed { .. }), "{reply:?}");
-        assert!(
-            reply.text().starts_with("Applied edit to a.txt."),
-            "{}",
-            reply.text()
-        );
+        let text = reply.text();
+        assert!(text.starts_with("Applied edit to a.txt."), "{text}");
         assert_eq!(dir.read("a.txt"), "one\nTWO\n");
         let history = opened.store().history().unwrap();
         assert_eq!(history[0].reason, "Claude Code Edit (session s1)");
@@ -437,25 +439,15 @@ mod tests {
     fn review_without_a_decision_by_the_deadline_leaves_it_staged() {
         let (dir, _opened, reply) = intercepted(HookApproval::Review);
         assert!(matches!(reply, HookReply::Staged { .. }), "{reply:?}");
-        assert!(
-            reply.text().starts_with("No person decided within"),
-            "{}",
-            reply.text()
-        );
+        let text = reply.text();
+        assert!(text.starts_with("No person decided within"), "{text}");
         assert_eq!(dir.read("a.txt"), "one\ntwo\n");
     }
 
     #[test]
     fn an_edit_outside_the_root_is_an_error_and_stages_nothing() {
         let (_dir, opened) = lab();
-        let mut outside = edit();
-        outside.request = EditRequest {
-            path: "../a.txt".into(),
-            old_text: "two".into(),
-            new_text: "TWO".into(),
-            replace_all: false,
-        }
-        .into();
+        let outside = edit_of("../a.txt");
         assert!(intercept(&opened, &outside, &settings(HookApproval::Auto)).is_err());
         assert!(opened.store().pending().unwrap().is_empty());
     }

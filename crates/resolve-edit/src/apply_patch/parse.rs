@@ -489,29 +489,33 @@ mod tests {
 
     #[test]
     fn an_update_without_blocks_or_with_a_bad_block_is_refused() {
-        let (line, message) = error("*** Begin Patch\n*** Update File: a\n*** End Patch");
-        assert_eq!(line, 2);
-        assert!(message.contains("has no change block"), "{message}");
-        let (line, message) =
-            error("*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n@@\n*** End Patch");
-        assert_eq!(
-            (line, message.as_str()),
-            (6, "the change block has no lines")
-        );
-        let (line, message) =
-            error("*** Begin Patch\n*** Update File: a\n@@\nnot a line\n*** End Patch");
+        const UPDATE_A: &str = "*** Begin Patch\n*** Update File: a\n";
+        for (rest, line, part) in [
+            ("*** End Patch", 2, "has no change block"),
+            (
+                "-x\n+y\nnext\n*** End Patch",
+                5,
+                "expected a change block starting with `@@`",
+            ),
+        ] {
+            let (at, message) = error(&format!("{UPDATE_A}{rest}"));
+            assert_eq!(at, line, "{rest:?}");
+            assert!(message.contains(part), "{message}");
+        }
+        for (rest, line) in [
+            ("@@\n-x\n+y\n@@\n*** End Patch", 6),
+            ("@@\n*** End of File\n*** End Patch", 3),
+        ] {
+            let refusal = error(&format!("{UPDATE_A}{rest}"));
+            assert_eq!(
+                refusal,
+                (line, "the change block has no lines".to_owned()),
+                "{rest:?}"
+            );
+        }
+        let (line, message) = error(&format!("{UPDATE_A}@@\nnot a line\n*** End Patch"));
         assert_eq!(line, 4);
         assert!(message.starts_with("`not a line` is not a line of a change block"));
-        let (line, message) =
-            error("*** Begin Patch\n*** Update File: a\n@@\n*** End of File\n*** End Patch");
-        assert_eq!(
-            (line, message.as_str()),
-            (3, "the change block has no lines")
-        );
-        let (line, message) =
-            error("*** Begin Patch\n*** Update File: a\n-x\n+y\nnext\n*** End Patch");
-        assert_eq!(line, 5);
-        assert!(message.contains("expected a change block starting with `@@`"));
     }
 
     #[test]

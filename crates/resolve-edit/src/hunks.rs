@@ -420,16 +420,15 @@ mod tests {
         let old = numbered(20);
         let new = lines_replacing(20, &[(2, "two"), (19, "nineteen")]);
         let file = FileHunks::compute("f", Some(&old), Some(&new));
-        assert_eq!(file.compose(&[1, 2]).unwrap(), new);
-        assert_eq!(file.compose(&[]).unwrap(), old);
-        assert_eq!(
-            file.compose(&[1]).unwrap(),
-            lines_replacing(20, &[(2, "two")])
-        );
-        assert_eq!(
-            file.compose(&[2]).unwrap(),
-            lines_replacing(20, &[(19, "nineteen")])
-        );
+        let cases: [(&[usize], String); 4] = [
+            (&[1, 2], new),
+            (&[], old),
+            (&[1], lines_replacing(20, &[(2, "two")])),
+            (&[2], lines_replacing(20, &[(19, "nineteen")])),
+        ];
+        for (kept, composed) in cases {
+            assert_eq!(file.compose(kept).unwrap(), composed, "{kept:?}");
+        }
     }
 
     #[test]

@@ -193,7 +193,9 @@ mod tests {
 
     #[test]
     fn applied_texts_use_singular_and_plural_forms() {
-        let cases: [(&str, &[(&str, usize)], &str); 4] = [
+        /// A source tool, the files it changed (path, replacements), and its applied text.
+        type Case = (&'static str, &'static [(&'static str, usize)], &'static str);
+        let cases: [Case; 4] = [
             (
                 "ast_edit",
                 &[("a.rs", 1)],

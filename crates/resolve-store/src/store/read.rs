@@ -54,16 +54,9 @@ impl Store {
 
     /// Every pending action, head (highest `order`) first.
     pub fn pending(&self) -> Result<Vec<PendingRecord>, StoreError> {
-        let Some(_lock) = self.reading()? else {
-            return Ok(Vec::new());
-        };
-        let records: Vec<PendingRecord> = self.load_all(RecordKind::Pending, pending_key)?;
-        let mut records = records
-            .into_iter()
-            .map(|record| self.verified(record))
-            .collect::<Result<Vec<_>, _>>()?;
-        records.sort_by_key(|record| Reverse(record.order));
-        Ok(records)
+        self.all_records(RecordKind::Pending, pending_key, Self::verified, |record| {
+            record.order
+        })
     }
 
     /// Every pending action's identifying fields, head first: [`Store::pending`] without
@@ -111,15 +104,32 @@ impl Store {
 
     /// Every resolved action, most recently resolved first.
     pub fn history(&self) -> Result<Vec<HistoryRecord>, StoreError> {
+        self.all_records(
+            RecordKind::History,
+            history_key,
+            Self::verified_history,
+            |record| record.action.order,
+        )
+    }
+
+    /// Every record of `kind` (`key` gives a record's id and seq), each checked by `verify`,
+    /// the highest `order` first; none while the state is being created.
+    fn all_records<T: DeserializeOwned>(
+        &self,
+        kind: RecordKind,
+        key: fn(&T) -> (&str, u64),
+        verify: fn(&Self, T) -> Result<T, StoreError>,
+        order: fn(&T) -> u64,
+    ) -> Result<Vec<T>, StoreError> {
         let Some(_lock) = self.reading()? else {
             return Ok(Vec::new());
         };
-        let records: Vec<HistoryRecord> = self.load_all(RecordKind::History, history_key)?;
+        let records = self.load_all(kind, key)?;
         let mut records = records
             .into_iter()
-            .map(|record| self.verified_history(record))
+            .map(|record| verify(self, record))
             .collect::<Result<Vec<_>, _>>()?;
-        records.sort_by_key(|record| Reverse(record.action.order));
+        records.sort_by_key(|record| Reverse(order(record)));
         Ok(records)
     }
 

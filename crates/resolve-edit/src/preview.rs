@@ -9,7 +9,7 @@ use resolve_store::{ChangeSet, Content, SpooledChangeSet, Workspace};
 use serde::de::DeserializeOwned;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::error::EditError;
 use crate::producer::Producer;
@@ -117,6 +117,17 @@ pub enum Produced {
     Preview(Box<Preview>),
     /// Nothing to stage (`No replacements made`, …): the text to answer.
     Nothing(String),
+}
+
+/// The JSON Schema of an object with `properties`, of which `required` must be given, and no
+/// others.
+pub(crate) fn closed_object(properties: Value, required: &[&str]) -> Value {
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false
+    })
 }
 
 /// A producer's typed request: what the model's JSON arguments and the CLI's flags both become.

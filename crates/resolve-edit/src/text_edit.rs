@@ -12,7 +12,7 @@ use resolve_store::{ChangeSet, FileChange, Workspace, WorkspacePath, content_has
 
 use crate::diff::change_diff;
 use crate::error::EditError;
-use crate::preview::{Preview, Produce, ProduceLimits, Produced, preview_text};
+use crate::preview::{Preview, Produce, ProduceLimits, Produced, closed_object, preview_text};
 use crate::producer::{Producer, replacements_text_for};
 use crate::text_file::{decode, read_bytes};
 
@@ -41,24 +41,16 @@ impl Produce for EditRequest {
     const DESCRIPTION: &'static str = EDIT_DESCRIPTION;
 
     fn input_schema() -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string"},
-                "old_text": {"type": "string"},
-                "new_text": {"type": "string"},
-                "replace_all": {"type": "boolean"}
-            },
-            "required": ["path", "old_text", "new_text"],
-            "additionalProperties": false
-        })
+        let properties = json!({
+            "path": {"type": "string"},
+            "old_text": {"type": "string"},
+            "new_text": {"type": "string"},
+            "replace_all": {"type": "boolean"}
+        });
+        closed_object(properties, &["path", "old_text", "new_text"])
     }
 
-    fn produce(
-        &self,
-        workspace: &Workspace,
-        _limits: ProduceLimits,
-    ) -> Result<Produced, EditError> {
+    fn produce(&self, workspace: &Workspace, _: ProduceLimits) -> Result<Produced, EditError> {
         Ok(Produced::Preview(Box::new(preview_edit(workspace, self)?)))
     }
 }
@@ -68,19 +60,11 @@ impl Produce for WriteRequest {
     const DESCRIPTION: &'static str = WRITE_DESCRIPTION;
 
     fn input_schema() -> Value {
-        json!({
-            "type": "object",
-            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-            "required": ["path", "content"],
-            "additionalProperties": false
-        })
+        let properties = json!({"path": {"type": "string"}, "content": {"type": "string"}});
+        closed_object(properties, &["path", "content"])
     }
 
-    fn produce(
-        &self,
-        workspace: &Workspace,
-        _limits: ProduceLimits,
-    ) -> Result<Produced, EditError> {
+    fn produce(&self, workspace: &Workspace, _: ProduceLimits) -> Result<Produced, EditError> {
         Ok(Produced::Preview(Box::new(preview_write(workspace, self)?)))
     }
 }

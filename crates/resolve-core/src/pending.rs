@@ -262,12 +262,18 @@ mod tests {
         }))
     }
 
+    /// A stack with each `(id, label)` registered in order.
+    fn stack_of(entries: &[(&str, &str)]) -> PendingStack {
+        let mut stack = PendingStack::default();
+        for (id, label) in entries {
+            stack.register(*id, noop(label));
+        }
+        stack
+    }
+
     #[test]
     fn registering_an_id_again_moves_it_to_the_head_without_a_duplicate() {
-        let mut stack = PendingStack::default();
-        stack.register("a", noop("A"));
-        stack.register("b", noop("B"));
-        stack.register("a", noop("A2"));
+        let mut stack = stack_of(&[("a", "A"), ("b", "B"), ("a", "A2")]);
         assert_eq!(stack.len(), 2);
         assert_eq!(stack.peek().map(|entry| entry.id.as_str()), Some("a"));
         assert_eq!(

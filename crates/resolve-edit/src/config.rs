@@ -190,12 +190,14 @@ mod tests {
     use super::*;
     use crate::check::CONFIG_PATH;
 
+    /// `text` parsed as the configuration file `c.toml`.
+    fn parse(text: &str) -> Result<WorkspaceConfig, EditError> {
+        WorkspaceConfig::parse(text, Path::new("c.toml"))
+    }
+
     #[test]
     fn both_tables_parse_into_one_config() {
-        let config = WorkspaceConfig::parse(
-            "[check]\ncommand = [\"cargo\", \"test\"]\nrequire = true\n\n[mcp_servers.notes]\ncommand = \"python3\"\nargs = [\"notes.py\"]\n",
-            Path::new("c.toml"),
-        )
+        let config = parse("[check]\ncommand = [\"cargo\", \"test\"]\nrequire = true\n\n[mcp_servers.notes]\ncommand = \"python3\"\nargs = [\"notes.py\"]\n")
         .unwrap();
         assert_eq!(
             config.check.command,
@@ -208,26 +210,16 @@ mod tests {
 
     #[test]
     fn commit_is_read_at_the_top_level_and_must_be_a_boolean() {
-        let config = WorkspaceConfig::parse("commit = true\n", Path::new("c.toml")).unwrap();
+        let config = parse("commit = true\n").unwrap();
         assert!(config.commit);
-        assert!(
-            !WorkspaceConfig::parse("", Path::new("c.toml"))
-                .unwrap()
-                .commit
-        );
-        let error = WorkspaceConfig::parse("commit = \"yes\"\n", Path::new("c.toml"))
-            .unwrap_err()
-            .to_string();
+        assert!(!parse("").unwrap().commit);
+        let error = parse("commit = \"yes\"\n").unwrap_err().to_string();
         assert!(error.contains("`commit = true`"), "{error}");
     }
 
     #[test]
     fn an_unknown_table_is_refused_by_name() {
-        let error = WorkspaceConfig::parse(
-            "[check]\nrequire = true\n\n[chekc]\ncommand = [\"x\"]\n",
-            Path::new("c.toml"),
-        )
-        .unwrap_err();
+        let error = parse("[check]\nrequire = true\n\n[chekc]\ncommand = [\"x\"]\n").unwrap_err();
         assert_eq!(
             error.to_string(),
             "The configuration `c.toml` is invalid: unknown table `[chekc]`; resolve reads only the tables `[check]`, `[mcp_servers.<name>]` and `[gc]`. Remove it or correct its name."
@@ -261,7 +253,7 @@ tool_timeout_sec = 5
         );
         assert!(config.mcp_servers["bare"].args.is_empty());
         assert_eq!(config.mcp_servers["bare"].tool_timeout_sec, Some(5));
-        let empty = WorkspaceConfig::parse("", Path::new("c.toml")).unwrap();
+        let empty = parse("").unwrap();
         assert!(empty.mcp_servers.is_empty() && !empty.names_commands());
     }
 
@@ -294,7 +286,7 @@ tool_timeout_sec = 5
 
     #[test]
     fn the_gc_table_sets_the_retention_and_each_key_defaults() {
-        let config = WorkspaceConfig::parse("[gc]\nkeep_days = 7\n", Path::new("c.toml")).unwrap();
+        let config = parse("[gc]\nkeep_days = 7\n").unwrap();
         assert_eq!(
             config.retention,
             Retention {
@@ -302,18 +294,17 @@ tool_timeout_sec = 5
                 entries: Retention::default().entries,
             }
         );
-        let config =
-            WorkspaceConfig::parse("[gc]\nkeep_entries = 5\n", Path::new("c.toml")).unwrap();
+        let config = parse("[gc]\nkeep_entries = 5\n").unwrap();
         assert_eq!(config.retention.entries, 5);
         assert_eq!(config.retention.age, Retention::default().age);
-        let empty = WorkspaceConfig::parse("", Path::new("c.toml")).unwrap();
+        let empty = parse("").unwrap();
         assert_eq!(empty.retention, Retention::default());
         for text in [
             "[gc]\nkeep = 1\n",
             "[gc]\nkeep_days = -1\n",
             "[gc]\nkeep_days = \"7\"\n",
         ] {
-            let error = WorkspaceConfig::parse(text, Path::new("c.toml")).unwrap_err();
+            let error = parse(text).unwrap_err();
             assert!(error.to_string().contains("c.toml"), "{text}: {error}");
         }
     }
@@ -326,7 +317,7 @@ tool_timeout_sec = 5
             "[mcp_servers.a]\ncommand = \"x\"\narg = []\n",
             "[mcp_servers.a]\n",
         ] {
-            let error = WorkspaceConfig::parse(text, Path::new("c.toml")).unwrap_err();
+            let error = parse(text).unwrap_err();
             assert!(matches!(error, EditError::Config { .. }), "{text}: {error}");
             assert!(error.to_string().contains("c.toml"), "{text}: {error}");
         }

@@ -326,27 +326,34 @@ impl StagedSummary {
 
 #[cfg(test)]
 mod tests {
+    use resolve_test_support::TestDir;
+
     use super::*;
     use crate::opened::OpenOptions;
     use crate::text_edit::EditRequest;
 
-    fn session(dir: &tempfile::TempDir) -> OpenedWorkspace {
+    fn session(dir: &TestDir) -> OpenedWorkspace {
         let origin = Origin::HostSession {
             host: "claude-code".into(),
             session: "s1".into(),
         };
         let options = OpenOptions {
-            user_dir: Some(dir.path().join("user")),
+            user_dir: Some(dir.parent().join("user")),
             ..OpenOptions::default()
         };
-        OpenedWorkspace::open(&dir.path().join("root"), origin, &options).unwrap()
+        OpenedWorkspace::open(dir.root(), origin, &options).unwrap()
     }
 
     fn edit() -> HostEdit {
+        edit_of("a.txt")
+    }
+
+    /// Claude Code's `Edit` of `path`, `two` to `TWO`.
+    fn edit_of(path: &str) -> HostEdit {
         HostEdit {
             tool: "Edit".into(),
             request: EditRequest {
-                path: "a.txt".into(),
+                path: path.into(),
                 old_text: "two".into(),
                 new_text: "TWO".into(),
                 replace_all: false,
@@ -356,11 +363,18 @@ mod tests {
         }
     }
 
-    fn lab() -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("root")).unwrap();
-        std::fs::write(dir.path().join("root/a.txt"), "one\ntwo\n").unwrap();
-        dir
+    /// A test directory whose root holds `a.txt` ("one\ntwo\n"), and the host session on it.
+    fn lab() -> (TestDir, OpenedWorkspace) {
+        let dir = TestDir::with_files([("a.txt", "one\ntwo\n")]);
+        let opened = session(&dir);
+        (dir, opened)
+    }
+
+    /// [`lab`] and the reply to intercepting [`edit`] there under `approval`.
+    fn intercepted(approval: HookApproval) -> (TestDir, OpenedWorkspace, HookReply) {
+        let (dir, opened) = lab();
+        let reply = intercept(&opened, &edit(), &settings(approval)).unwrap();
+        (dir, opened, reply)
     }
 
     fn settings(approval: HookApproval) -> HookSettings {
@@ -373,48 +387,33 @@ mod tests {
 
     #[test]
     fn stage_leaves_the_file_and_pends_under_the_session() {
-        let dir = lab();
-        let opened = session(&dir);
-        let reply = intercept(&opened, &edit(), &settings(HookApproval::Stage)).unwrap();
+        let (dir, opened, reply) = intercepted(HookApproval::Stage);
         assert!(matches!(reply, HookReply::Staged { .. }), "{reply:?}");
+        let text = reply.text();
         assert!(
-            reply.text().contains("staged it as pending-action:edit:1"),
-            "{}",
-            reply.text()
+            text.contains("staged it as pending-action:edit:1"),
+            "{text}"
         );
-        assert!(reply.text().contains("+TWO") && !reply.text().contains(PREVIEW_BANNER));
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("root/a.txt")).unwrap(),
-            "one\ntwo\n"
-        );
+        assert!(text.contains("+TWO") && !text.contains(PREVIEW_BANNER));
+        assert_eq!(dir.read("a.txt"), "one\ntwo\n");
         let pending = opened.store().pending_for(opened.origin()).unwrap();
         assert_eq!(pending.len(), 1);
     }
 
     #[test]
     fn auto_lands_through_the_store_with_the_hosts_reason() {
-        let dir = lab();
-        let opened = session(&dir);
-        let reply = intercept(&opened, &edit(), &settings(HookApproval::Auto)).unwrap();
+        let (dir, opened, reply) = intercepted(HookApproval::Auto);
         assert!(matches!(reply, HookReply::Landed { .. }), "{reply:?}");
-        assert!(
-            reply.text().starts_with("Applied edit to a.txt."),
-            "{}",
-            reply.text()
-        );
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("root/a.txt")).unwrap(),
-            "one\nTWO\n"
-        );
+        let text = reply.text();
+        assert!(text.starts_with("Applied edit to a.txt."), "{text}");
+        assert_eq!(dir.read("a.txt"), "one\nTWO\n");
         let history = opened.store().history().unwrap();
         assert_eq!(history[0].reason, "Claude Code Edit (session s1)");
     }
 
     #[test]
     fn the_sessions_resolve_applies_a_staged_edit_and_says_to_read_the_file_again() {
-        let dir = lab();
-        let opened = session(&dir);
-        intercept(&opened, &edit(), &settings(HookApproval::Stage)).unwrap();
+        let (_dir, opened, _reply) = intercepted(HookApproval::Stage);
         let session = opened.session(std::sync::Arc::new(crate::approval::AutoApprover), None);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -438,33 +437,17 @@ mod tests {
 
     #[test]
     fn review_without_a_decision_by_the_deadline_leaves_it_staged() {
-        let dir = lab();
-        let opened = session(&dir);
-        let reply = intercept(&opened, &edit(), &settings(HookApproval::Review)).unwrap();
+        let (dir, _opened, reply) = intercepted(HookApproval::Review);
         assert!(matches!(reply, HookReply::Staged { .. }), "{reply:?}");
-        assert!(
-            reply.text().starts_with("No person decided within"),
-            "{}",
-            reply.text()
-        );
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("root/a.txt")).unwrap(),
-            "one\ntwo\n"
-        );
+        let text = reply.text();
+        assert!(text.starts_with("No person decided within"), "{text}");
+        assert_eq!(dir.read("a.txt"), "one\ntwo\n");
     }
 
     #[test]
     fn an_edit_outside_the_root_is_an_error_and_stages_nothing() {
-        let dir = lab();
-        let opened = session(&dir);
-        let mut outside = edit();
-        outside.request = EditRequest {
-            path: "../a.txt".into(),
-            old_text: "two".into(),
-            new_text: "TWO".into(),
-            replace_all: false,
-        }
-        .into();
+        let (_dir, opened) = lab();
+        let outside = edit_of("../a.txt");
         assert!(intercept(&opened, &outside, &settings(HookApproval::Auto)).is_err());
         assert!(opened.store().pending().unwrap().is_empty());
     }

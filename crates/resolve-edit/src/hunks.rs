@@ -368,25 +368,16 @@ mod tests {
 
     use super::*;
     use crate::diff::unified_diff;
+    use resolve_test_support::lines::lines_replacing;
 
     fn numbered(lines: usize) -> String {
-        changed(lines, &[])
-    }
-
-    /// Lines `1` to `lines`, the ones numbered in `words` spelled out instead.
-    fn changed(lines: usize, words: &[(usize, &str)]) -> String {
-        (1..=lines)
-            .map(|n| match words.iter().find(|(at, _)| *at == n) {
-                Some((_, word)) => format!("{word}\n"),
-                None => format!("{n}\n"),
-            })
-            .collect()
+        lines_replacing(lines, &[])
     }
 
     #[test]
     fn hunks_are_the_preview_diffs_hunks_with_their_headers_and_ranges() {
         let old = numbered(20);
-        let new = changed(20, &[(2, "two"), (19, "nineteen")]);
+        let new = lines_replacing(20, &[(2, "two"), (19, "nineteen")]);
         let file = FileHunks::compute("f", Some(&old), Some(&new));
         let diff = unified_diff("f", &old, &new);
         let headers: Vec<&str> = diff.lines().filter(|line| line.starts_with("@@")).collect();
@@ -427,15 +418,17 @@ mod tests {
     #[test]
     fn composing_picks_exactly_the_kept_hunks() {
         let old = numbered(20);
-        let new = changed(20, &[(2, "two"), (19, "nineteen")]);
+        let new = lines_replacing(20, &[(2, "two"), (19, "nineteen")]);
         let file = FileHunks::compute("f", Some(&old), Some(&new));
-        assert_eq!(file.compose(&[1, 2]).unwrap(), new);
-        assert_eq!(file.compose(&[]).unwrap(), old);
-        assert_eq!(file.compose(&[1]).unwrap(), changed(20, &[(2, "two")]));
-        assert_eq!(
-            file.compose(&[2]).unwrap(),
-            changed(20, &[(19, "nineteen")])
-        );
+        let cases: [(&[usize], String); 4] = [
+            (&[1, 2], new),
+            (&[], old),
+            (&[1], lines_replacing(20, &[(2, "two")])),
+            (&[2], lines_replacing(20, &[(19, "nineteen")])),
+        ];
+        for (kept, composed) in cases {
+            assert_eq!(file.compose(kept).unwrap(), composed, "{kept:?}");
+        }
     }
 
     #[test]
@@ -446,10 +439,10 @@ mod tests {
         let merged = FileHunks::compute(
             "f",
             Some(&old),
-            Some(&changed(30, &[(5, "five"), (12, "twelve")])),
+            Some(&lines_replacing(30, &[(5, "five"), (12, "twelve")])),
         );
         assert_eq!(merged.hunks.len(), 1);
-        let new = changed(30, &[(5, "five"), (13, "thirteen")]);
+        let new = lines_replacing(30, &[(5, "five"), (13, "thirteen")]);
         let file = FileHunks::compute("f", Some(&old), Some(&new));
         assert_eq!(file.hunks.len(), 2, "{:?}", file.hunks);
         assert_eq!(
@@ -458,9 +451,12 @@ mod tests {
         );
         assert_eq!(
             file.compose(&[2]).unwrap(),
-            changed(30, &[(13, "thirteen")])
+            lines_replacing(30, &[(13, "thirteen")])
         );
-        assert_eq!(file.compose(&[1]).unwrap(), changed(30, &[(5, "five")]));
+        assert_eq!(
+            file.compose(&[1]).unwrap(),
+            lines_replacing(30, &[(5, "five")])
+        );
         assert_eq!(file.compose(&[1, 2]).unwrap(), new);
     }
 
@@ -502,7 +498,7 @@ mod tests {
     #[test]
     fn the_addressed_diff_is_the_preview_diff_with_an_address_after_each_header() {
         let old = numbered(20);
-        let new = changed(20, &[(2, "two")]).trim_end().to_owned();
+        let new = lines_replacing(20, &[(2, "two")]).trim_end().to_owned();
         let file = FileHunks::compute("src/n.txt", Some(&old), Some(&new));
         let expected = unified_diff("src/n.txt", &old, &new)
             .replace("@@ -1,5 +1,5 @@\n", "@@ -1,5 +1,5 @@ src/n.txt#1\n");

@@ -172,3 +172,6 @@ pub use shown::{shown_addressed_preview, shown_history_preview, shown_preview};
 pub use text_edit::{EditRequest, WriteRequest, preview_edit, preview_write};
 pub use tools::{FileToolOutput, FileTools, StagedPreview, file_tool_specs};
 pub use word_diff::{WordDiff, word_diff};
+
+#[cfg(test)]
+mod test_support;

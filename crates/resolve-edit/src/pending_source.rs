@@ -5,11 +5,12 @@
 //! through the store (for stored MCP tool calls, through an [`ExternalActionRunner`]).
 
 use std::collections::HashSet;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use resolve_core::{
-    ActionError, AppliedFacts, Facts, PendingAction, PendingSource, PendingStack, ResolveAction,
-    ToolResult,
+    ActionError, AppliedFacts, Extra, Facts, PendingAction, PendingSource, PendingStack,
+    ResolveAction, ToolResult,
 };
 use resolve_store::{
     ApplyOutcome, Attribution, Origin, Outcome, PendingRecord, PendingSummary, Store,
@@ -237,24 +238,44 @@ fn refuse_apply_on_discard(decided: Decided) -> Result<Decided, ActionError> {
     }
 }
 
+/// What a callback of a stored action takes, a copy per call: the store, the action's id and
+/// the decision pipeline.
+#[derive(Debug, Clone)]
+struct Callback(Store, String, Deciders);
+
+impl Callback {
+    fn of(store: &Store, record: &PendingSummary, deciders: Deciders) -> Self {
+        Self(store.clone(), record.id.clone(), deciders)
+    }
+
+    /// The pending action of `record`: its apply runs `apply`, its reject `reject`, each with
+    /// a copy of these parts.
+    fn action<A, AF, R, RF>(self, record: &PendingSummary, apply: A, reject: R) -> PendingAction
+    where
+        A: Fn(Self, String, Option<Extra>) -> AF + Send + Sync + 'static,
+        AF: Future<Output = Result<ToolResult, ActionError>> + Send + 'static,
+        R: Fn(Self, String, Option<Extra>) -> RF + Send + Sync + 'static,
+        RF: Future<Output = Result<Option<ToolResult>, ActionError>> + Send + 'static,
+    {
+        let parts = self.clone();
+        PendingAction::new(
+            record.label.clone(),
+            record.source_tool.clone(),
+            move |reason, extra| apply(parts.clone(), reason, extra),
+        )
+        .with_reject(move |reason, extra| reject(self.clone(), reason, extra))
+    }
+}
+
 /// The pending action of a stored preview: the decision pipeline decides, and the decision
 /// lands through the store, under its lock, on a blocking thread (so an abort cannot
 /// interrupt a transaction half-way).
 fn durable_action(store: &Store, record: &PendingSummary, deciders: Deciders) -> PendingAction {
-    let apply_store = store.clone();
-    let apply_id = record.id.clone();
-    let apply_deciders = deciders.clone();
     let source_tool = record.source_tool.clone();
-    let reject_store = store.clone();
-    let reject_id = record.id.clone();
-    PendingAction::new(
-        record.label.clone(),
-        record.source_tool.clone(),
-        move |reason, extra| {
-            let store = apply_store.clone();
-            let id = apply_id.clone();
+    Callback::of(store, record, deciders).action(
+        record,
+        move |Callback(store, id, deciders), reason, extra| {
             let source_tool = source_tool.clone();
-            let deciders = apply_deciders.clone();
             async move {
                 check_named(extra.as_ref(), &id, "applied")?;
                 let model = ResolveRequest {
@@ -281,12 +302,7 @@ fn durable_action(store: &Store, record: &PendingSummary, deciders: Deciders) ->
                 }
             }
         },
-    )
-    .with_reject(move |reason, extra| {
-        let store = reject_store.clone();
-        let id = reject_id.clone();
-        let deciders = deciders.clone();
-        async move {
+        |Callback(store, id, deciders), reason, extra| async move {
             check_named(extra.as_ref(), &id, "discarded")?;
             let model = requester(&store, ResolveAction::Discard, reason);
             let decided =
@@ -300,8 +316,8 @@ fn durable_action(store: &Store, record: &PendingSummary, deciders: Deciders) ->
                     "a discard was carried out as an apply".to_owned(),
                 )),
             }
-        }
-    })
+        },
+    )
 }
 
 /// The pending action of a stored MCP tool call: the decision pipeline decides; apply (and
@@ -314,20 +330,11 @@ fn mcp_action(
     deciders: Deciders,
     runner: Option<Arc<dyn ExternalActionRunner>>,
 ) -> PendingAction {
-    let apply_store = store.clone();
-    let apply_id = record.id.clone();
     let apply_runner = runner.clone();
-    let apply_deciders = deciders.clone();
-    let reject_store = store.clone();
-    let reject_id = record.id.clone();
-    PendingAction::new(
-        record.label.clone(),
-        record.source_tool.clone(),
-        move |reason, extra| {
-            let store = apply_store.clone();
-            let id = apply_id.clone();
+    Callback::of(store, record, deciders).action(
+        record,
+        move |Callback(store, id, deciders), reason, extra| {
             let runner = apply_runner.clone();
-            let deciders = apply_deciders.clone();
             let handle = tokio::runtime::Handle::current();
             async move {
                 check_named(extra.as_ref(), &id, "applied")?;
@@ -373,36 +380,33 @@ fn mcp_action(
                 .await?
             }
         },
+        move |Callback(store, id, deciders), reason, extra| {
+            let runner = runner.clone();
+            let handle = tokio::runtime::Handle::current();
+            async move {
+                check_named(extra.as_ref(), &id, "discarded")?;
+                let model = requester(&store, ResolveAction::Discard, reason);
+                let decided =
+                    refuse_apply_on_discard(deciders.decide(&store, &id, model.clone()).await?)?;
+                let attribution = decided.attribution(&model);
+                let reason = match decided.decision {
+                    Decision::LeavePending { why } => return Err(ActionError::Tool(why)),
+                    Decision::Discard { reason } => reason,
+                    Decision::Apply | Decision::ApplyPart(_) => model.reason,
+                };
+                run_blocking("discard", move || {
+                    mcp_discard(
+                        &store,
+                        runner.as_ref(),
+                        &handle,
+                        (&id, &reason, extra),
+                        &attribution,
+                    )
+                })
+                .await?
+            }
+        },
     )
-    .with_reject(move |reason, extra| {
-        let store = reject_store.clone();
-        let id = reject_id.clone();
-        let runner = runner.clone();
-        let deciders = deciders.clone();
-        let handle = tokio::runtime::Handle::current();
-        async move {
-            check_named(extra.as_ref(), &id, "discarded")?;
-            let model = requester(&store, ResolveAction::Discard, reason);
-            let decided =
-                refuse_apply_on_discard(deciders.decide(&store, &id, model.clone()).await?)?;
-            let attribution = decided.attribution(&model);
-            let reason = match decided.decision {
-                Decision::LeavePending { why } => return Err(ActionError::Tool(why)),
-                Decision::Discard { reason } => reason,
-                Decision::Apply | Decision::ApplyPart(_) => model.reason,
-            };
-            run_blocking("discard", move || {
-                mcp_discard(
-                    &store,
-                    runner.as_ref(),
-                    &handle,
-                    (&id, &reason, extra),
-                    &attribution,
-                )
-            })
-            .await?
-        }
-    })
 }
 
 /// Which call of an MCP action to make.

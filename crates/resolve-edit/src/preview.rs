@@ -9,7 +9,7 @@ use resolve_store::{ChangeSet, Content, SpooledChangeSet, Workspace};
 use serde::de::DeserializeOwned;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::error::EditError;
 use crate::producer::Producer;
@@ -76,10 +76,15 @@ pub struct ResultDetails<'a> {
 impl ResultDetails<'_> {
     /// The details as one JSON value, the file list read into it.
     pub fn to_value(&self) -> Result<Value, EditError> {
-        serde_json::to_value(self).map_err(|error| EditError::DetailsUnlisted {
-            reason: error.to_string(),
-        })
+        details_value(self)
     }
+}
+
+/// `details` as one JSON value, its lists read into it.
+pub(crate) fn details_value(details: &impl Serialize) -> Result<Value, EditError> {
+    serde_json::to_value(details).map_err(|error| EditError::DetailsUnlisted {
+        reason: error.to_string(),
+    })
 }
 
 impl Serialize for ResultDetails<'_> {
@@ -112,6 +117,17 @@ pub enum Produced {
     Preview(Box<Preview>),
     /// Nothing to stage (`No replacements made`, …): the text to answer.
     Nothing(String),
+}
+
+/// The JSON Schema of an object with `properties`, of which `required` must be given, and no
+/// others.
+pub(crate) fn closed_object(properties: Value, required: &[&str]) -> Value {
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false
+    })
 }
 
 /// A producer's typed request: what the model's JSON arguments and the CLI's flags both become.
@@ -323,24 +339,8 @@ fn hunk_counts(line: &str) -> Option<(usize, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use resolve_store::{FileChange, content_hash};
-
     use super::*;
-
-    fn set(paths: &[(&str, usize)]) -> ChangeSet {
-        let mut set = ChangeSet::new();
-        for (path, replacements) in paths {
-            set.insert(
-                *path,
-                FileChange::Update {
-                    base_hash: content_hash(b""),
-                    content: String::new().into(),
-                    replacements: *replacements,
-                },
-            );
-        }
-        set
-    }
+    use crate::test_support::{update_set, workspace_holding};
 
     #[test]
     fn a_preview_text_joins_the_diffs_and_drops_only_the_last_final_newline() {
@@ -407,9 +407,8 @@ mod tests {
 
     #[test]
     fn result_details_list_the_change_set_under_the_files_key() {
-        let dir = tempfile::tempdir().unwrap();
-        let workspace = Workspace::open(dir.path()).unwrap();
-        let change_set = set(&[("a.rs", 2), ("b/c.rs", 1)])
+        let (_dir, workspace) = workspace_holding(&[]);
+        let change_set = update_set(&[("a.rs", 2), ("b/c.rs", 1)])
             .into_spooled(&workspace)
             .unwrap();
         let details = serde_json::json!({"totalReplacements": 3, "fileReplacements": "stale"});

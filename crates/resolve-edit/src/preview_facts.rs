@@ -14,7 +14,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::error::EditError;
-use crate::preview::ResultDetails;
+use crate::preview::{ResultDetails, details_value};
 use crate::review::file_hunks;
 
 /// The facts of every file of `change_set` whose hunks can be shown, in path order. A file
@@ -84,9 +84,7 @@ pub struct StagedDetails<'a> {
 impl StagedDetails<'_> {
     /// The details as one JSON value, every list read into it.
     pub fn to_value(&self) -> Result<Value, EditError> {
-        serde_json::to_value(self).map_err(|error| EditError::DetailsUnlisted {
-            reason: error.to_string(),
-        })
+        details_value(self)
     }
 }
 

@@ -142,29 +142,9 @@ pub fn applied_text(source_tool: &str, applied: &ChangeSet) -> String {
 
 #[cfg(test)]
 mod tests {
-    use resolve_core::RESOLVE_DESCRIPTION;
-    use resolve_store::{FileChange, content_hash};
-
     use super::*;
-
-    fn paths(names: &[&str]) -> Vec<String> {
-        names.iter().map(|name| (*name).to_owned()).collect()
-    }
-
-    fn set(paths: &[(&str, usize)]) -> ChangeSet {
-        let mut set = ChangeSet::new();
-        for (path, replacements) in paths {
-            set.insert(
-                *path,
-                FileChange::Update {
-                    base_hash: content_hash(b""),
-                    content: String::new().into(),
-                    replacements: *replacements,
-                },
-            );
-        }
-        set
-    }
+    use crate::test_support::{owned_strings, update_set};
+    use resolve_core::RESOLVE_DESCRIPTION;
 
     #[test]
     fn names_round_trip_are_unique_and_other_tools_are_no_producer() {
@@ -181,54 +161,57 @@ mod tests {
     #[test]
     fn applied_texts_name_one_file_or_count_replacements() {
         let [ast_edit, edit, write, apply_patch] = PRODUCERS;
+        let cases: [(Producer, &[&str], usize, &str); 6] = [
+            (apply_patch, &["src/a.rs"], 2, "Applied patch to src/a.rs."),
+            (
+                apply_patch,
+                &["a.rs", "b.rs"],
+                2,
+                "Applied patch to 2 files.",
+            ),
+            (edit, &["src/a.rs"], 1, "Applied edit to src/a.rs."),
+            (write, &["notes.md"], 1, "Wrote notes.md."),
+            (ast_edit, &["a.rs"], 1, "Applied 1 replacement in 1 file."),
+            (
+                ast_edit,
+                &["a.rs", "b.rs"],
+                3,
+                "Applied 3 replacements in 2 files.",
+            ),
+        ];
+        for (producer, files, replacements, text) in cases {
+            assert_eq!(
+                producer.applied_text(&owned_strings(files), replacements),
+                text
+            );
+        }
         assert_eq!(
-            apply_patch.applied_text(&paths(&["src/a.rs"]), 2),
-            "Applied patch to src/a.rs."
-        );
-        assert_eq!(
-            apply_patch.applied_text(&paths(&["a.rs", "b.rs"]), 2),
-            "Applied patch to 2 files."
-        );
-        assert_eq!(
-            edit.applied_text(&paths(&["src/a.rs"]), 1),
-            "Applied edit to src/a.rs."
-        );
-        assert_eq!(
-            write.applied_text(&paths(&["notes.md"]), 1),
-            "Wrote notes.md."
-        );
-        assert_eq!(
-            ast_edit.applied_text(&paths(&["a.rs"]), 1),
-            "Applied 1 replacement in 1 file."
-        );
-        assert_eq!(
-            ast_edit.applied_text(&paths(&["a.rs", "b.rs"]), 3),
-            "Applied 3 replacements in 2 files."
-        );
-        assert_eq!(
-            applied_text_for("custom", &paths(&["a.rs", "b.rs"]), 3),
+            applied_text_for("custom", &owned_strings(&["a.rs", "b.rs"]), 3),
             "Applied 3 replacements in 2 files."
         );
     }
 
     #[test]
     fn applied_texts_use_singular_and_plural_forms() {
-        assert_eq!(
-            applied_text("ast_edit", &set(&[("a.rs", 1)])),
-            "Applied 1 replacement in 1 file."
-        );
-        assert_eq!(
-            applied_text("ast_edit", &set(&[("a.rs", 2), ("b.rs", 1)])),
-            "Applied 3 replacements in 2 files."
-        );
-        assert_eq!(
-            applied_text("edit", &set(&[("src/a.rs", 1)])),
-            "Applied edit to src/a.rs."
-        );
-        assert_eq!(
-            applied_text("write", &set(&[("notes.md", 1)])),
-            "Wrote notes.md."
-        );
+        /// A source tool, the files it changed (path, replacements), and its applied text.
+        type Case = (&'static str, &'static [(&'static str, usize)], &'static str);
+        let cases: [Case; 4] = [
+            (
+                "ast_edit",
+                &[("a.rs", 1)],
+                "Applied 1 replacement in 1 file.",
+            ),
+            (
+                "ast_edit",
+                &[("a.rs", 2), ("b.rs", 1)],
+                "Applied 3 replacements in 2 files.",
+            ),
+            ("edit", &[("src/a.rs", 1)], "Applied edit to src/a.rs."),
+            ("write", &[("notes.md", 1)], "Wrote notes.md."),
+        ];
+        for (source_tool, files, text) in cases {
+            assert_eq!(applied_text(source_tool, &update_set(files)), text);
+        }
     }
 
     #[test]

@@ -375,13 +375,12 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
+    use crate::test_support::workspace_holding;
 
     #[test]
     fn a_limit_as_large_as_usize_max_reads_to_the_end_instead_of_overflowing() {
         // Found by the `file_tools` fuzz target: `offset - 1 + limit` overflowed and panicked.
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
-        let workspace = Workspace::open(dir.path()).unwrap();
+        let (_dir, workspace) = workspace_holding(&[("a.txt", b"one\ntwo\nthree\n")]);
         let request = ReadRequest {
             path: "a.txt".into(),
             offset: Some(2),

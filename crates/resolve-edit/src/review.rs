@@ -317,12 +317,7 @@ pub fn amend(
     content: String,
     fingerprint: Option<&str>,
 ) -> Result<AmendOutcome, EditError> {
-    let record = store
-        .pending_record(id)?
-        .ok_or_else(|| StoreError::NotPending { id: id.to_owned() })?;
-    if fingerprint.is_some_and(|fingerprint| fingerprint != record.fingerprint) {
-        return Err(StoreError::PreviewChanged { id: id.to_owned() }.into());
-    }
+    let record = pending_at(store, id, fingerprint)?;
     let path = amend_target(&record, Some(path))?;
     let previewed = previewed_content(store, &record, &path)?;
     if previewed == content {
@@ -378,6 +373,21 @@ pub(crate) fn moved_bytes(
     let resolved = store.workspace().resolve(path)?;
     let real = store.workspace().real_path(&resolved.absolute)?;
     Ok(resolve_store::read_regular_file(&real)?.filter(|bytes| content_hash(bytes) != *base_hash))
+}
+
+/// The pending record `id`, which must still be the version `fingerprint` names when given.
+pub(crate) fn pending_at(
+    store: &Store,
+    id: &str,
+    fingerprint: Option<&str>,
+) -> Result<PendingRecord, EditError> {
+    let record = store
+        .pending_record(id)?
+        .ok_or_else(|| StoreError::NotPending { id: id.to_owned() })?;
+    if fingerprint.is_some_and(|fingerprint| fingerprint != record.fingerprint) {
+        return Err(StoreError::PreviewChanged { id: id.to_owned() }.into());
+    }
+    Ok(record)
 }
 
 /// The file of `record` to amend: `path` (normalized, and part of the preview), or, when no
@@ -475,6 +485,28 @@ enum Pick {
     AllBut(BTreeSet<usize>),
 }
 
+impl Pick {
+    /// This pick with `address` (a whole file, or some of its hunks) also landing when
+    /// `lands`, else also left out.
+    fn and(self, address: &HunkAddress, lands: bool) -> Self {
+        let (whole, listed): (Self, fn(BTreeSet<usize>) -> Self) = if lands {
+            (Self::Whole, Self::Only)
+        } else {
+            (Self::Drop, Self::AllBut)
+        };
+        if self == whole || address.is_whole_file() {
+            return whole;
+        }
+        let mut hunks = match self {
+            Self::Only(hunks) if lands => hunks,
+            Self::AllBut(hunks) if !lands => hunks,
+            _ => BTreeSet::new(),
+        };
+        hunks.extend(&address.hunks);
+        listed(hunks)
+    }
+}
+
 /// A decision resolved against the files of a change set.
 struct Picks {
     files: HashMap<String, Pick>,
@@ -497,42 +529,18 @@ impl Picks {
         let mut files = HashMap::new();
         match &decision.selection {
             Selection::All => {}
-            Selection::Only(addresses) => {
-                for (path, _) in change_set.files() {
-                    files.insert(path.to_owned(), Pick::Drop);
+            Selection::Only(addresses) | Selection::Except(addresses) => {
+                let lands = matches!(decision.selection, Selection::Only(_));
+                if lands {
+                    for (path, _) in change_set.files() {
+                        files.insert(path.to_owned(), Pick::Drop);
+                    }
                 }
+                let unnamed = if lands { Pick::Drop } else { Pick::Whole };
                 for address in addresses {
                     known(address)?;
-                    let pick = files.entry(address.path.clone()).or_insert(Pick::Drop);
-                    *pick = match (std::mem::replace(pick, Pick::Drop), address.is_whole_file()) {
-                        (Pick::Whole, _) | (_, true) => Pick::Whole,
-                        (Pick::Only(mut hunks), false) => {
-                            hunks.extend(&address.hunks);
-                            Pick::Only(hunks)
-                        }
-                        (Pick::Drop | Pick::AllBut(_), false) => {
-                            Pick::Only(address.hunks.iter().copied().collect())
-                        }
-                    };
-                }
-            }
-            Selection::Except(addresses) => {
-                for address in addresses {
-                    known(address)?;
-                    let pick = files.entry(address.path.clone()).or_insert(Pick::Whole);
-                    *pick = match (
-                        std::mem::replace(pick, Pick::Whole),
-                        address.is_whole_file(),
-                    ) {
-                        (Pick::Drop, _) | (_, true) => Pick::Drop,
-                        (Pick::AllBut(mut hunks), false) => {
-                            hunks.extend(&address.hunks);
-                            Pick::AllBut(hunks)
-                        }
-                        (Pick::Whole | Pick::Only(_), false) => {
-                            Pick::AllBut(address.hunks.iter().copied().collect())
-                        }
-                    };
+                    let pick = files.entry(address.path.clone()).or_insert(unnamed.clone());
+                    *pick = std::mem::replace(pick, Pick::Drop).and(address, lands);
                 }
             }
         }

@@ -246,17 +246,16 @@ fn glob_walk(workspace: &Workspace, path: &str) -> Result<(Walk, String), EditEr
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use resolve_test_support::TestDir;
 
-    fn tree(files: &[&str]) -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().unwrap();
-        for file in files {
-            let path = dir.path().join(file);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, "x").unwrap();
-        }
-        let workspace = Workspace::open(dir.path()).unwrap();
-        (dir, workspace)
+    use super::*;
+    use crate::test_support::workspace_holding;
+
+    /// A temporary workspace holding `files`, each with the content `x`.
+    fn tree(files: &[&str]) -> (TestDir, Workspace) {
+        let holding: Vec<(&str, &[u8])> =
+            files.iter().map(|file| (*file, b"x".as_slice())).collect();
+        workspace_holding(&holding)
     }
 
     fn visited(workspace: &Workspace, paths: &[&str]) -> Vec<(String, bool)> {

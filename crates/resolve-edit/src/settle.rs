@@ -12,7 +12,7 @@ use crate::diff::{change_diff, unified_diff};
 use crate::error::EditError;
 use crate::merge::{MergeSide, merge_lines, merge_lines_taking};
 use crate::preview::replace_file_diff;
-use crate::review::{amend_target, moved_bytes, previewed_content};
+use crate::review::{amend_target, moved_bytes, pending_at, previewed_content};
 
 /// What settling a file did.
 #[derive(Debug)]
@@ -77,12 +77,7 @@ pub fn settle(
     side: MergeSide,
     fingerprint: Option<&str>,
 ) -> Result<SettleOutcome, EditError> {
-    let record = store
-        .pending_record(id)?
-        .ok_or_else(|| StoreError::NotPending { id: id.to_owned() })?;
-    if fingerprint.is_some_and(|fingerprint| fingerprint != record.fingerprint) {
-        return Err(StoreError::PreviewChanged { id: id.to_owned() }.into());
-    }
+    let record = pending_at(store, id, fingerprint)?;
     let path = amend_target(&record, path)?;
     let Some(FileChange::Update { base_hash, .. }) = record.change_set.get(&path) else {
         return Err(EditError::InvalidRequest(format!(

@@ -12,7 +12,7 @@ use resolve_store::{ChangeSet, FileChange, Workspace, WorkspacePath, content_has
 
 use crate::diff::change_diff;
 use crate::error::EditError;
-use crate::preview::{Preview, Produce, ProduceLimits, Produced, preview_text};
+use crate::preview::{Preview, Produce, ProduceLimits, Produced, closed_object, preview_text};
 use crate::producer::{Producer, replacements_text_for};
 use crate::text_file::{decode, read_bytes};
 
@@ -41,24 +41,16 @@ impl Produce for EditRequest {
     const DESCRIPTION: &'static str = EDIT_DESCRIPTION;
 
     fn input_schema() -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string"},
-                "old_text": {"type": "string"},
-                "new_text": {"type": "string"},
-                "replace_all": {"type": "boolean"}
-            },
-            "required": ["path", "old_text", "new_text"],
-            "additionalProperties": false
-        })
+        let properties = json!({
+            "path": {"type": "string"},
+            "old_text": {"type": "string"},
+            "new_text": {"type": "string"},
+            "replace_all": {"type": "boolean"}
+        });
+        closed_object(properties, &["path", "old_text", "new_text"])
     }
 
-    fn produce(
-        &self,
-        workspace: &Workspace,
-        _limits: ProduceLimits,
-    ) -> Result<Produced, EditError> {
+    fn produce(&self, workspace: &Workspace, _: ProduceLimits) -> Result<Produced, EditError> {
         Ok(Produced::Preview(Box::new(preview_edit(workspace, self)?)))
     }
 }
@@ -68,19 +60,11 @@ impl Produce for WriteRequest {
     const DESCRIPTION: &'static str = WRITE_DESCRIPTION;
 
     fn input_schema() -> Value {
-        json!({
-            "type": "object",
-            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-            "required": ["path", "content"],
-            "additionalProperties": false
-        })
+        let properties = json!({"path": {"type": "string"}, "content": {"type": "string"}});
+        closed_object(properties, &["path", "content"])
     }
 
-    fn produce(
-        &self,
-        workspace: &Workspace,
-        _limits: ProduceLimits,
-    ) -> Result<Produced, EditError> {
+    fn produce(&self, workspace: &Workspace, _: ProduceLimits) -> Result<Produced, EditError> {
         Ok(Produced::Preview(Box::new(preview_write(workspace, self)?)))
     }
 }
@@ -253,17 +237,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-
-    fn workspace(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, content) in files {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, content).unwrap();
-        }
-        let workspace = Workspace::open(dir.path()).unwrap();
-        (dir, workspace)
-    }
+    use crate::test_support::workspace_holding;
 
     fn edit(path: &str, old: &str, new: &str, all: bool) -> EditRequest {
         EditRequest {
@@ -276,7 +250,7 @@ mod tests {
 
     #[test]
     fn an_edit_matching_bare_lf_lines_in_a_crlf_file_keeps_crlf() {
-        let (_dir, ws) = workspace(&[("w.txt", b"one\r\ntwo\r\nthree\r\n")]);
+        let (_dir, ws) = workspace_holding(&[("w.txt", b"one\r\ntwo\r\nthree\r\n")]);
         let preview = preview_edit(&ws, &edit("w.txt", "one\ntwo", "1\n2", false)).unwrap();
         let change_set = preview.change_set.load().unwrap();
         let content = change_set.get("w.txt").unwrap().new_content().unwrap();
@@ -291,24 +265,21 @@ mod tests {
 
     #[test]
     fn an_empty_old_text_is_refused() {
-        let (_dir, ws) = workspace(&[("a.txt", b"a")]);
+        let (_dir, ws) = workspace_holding(&[("a.txt", b"a")]);
         let error = preview_edit(&ws, &edit("a.txt", "", "b", false)).unwrap_err();
         assert!(matches!(error, EditError::InvalidRequest(_)), "{error}");
     }
 
     #[test]
     fn an_edit_or_write_that_changes_nothing_is_refused() {
-        let (_dir, ws) = workspace(&[("a.txt", b"same")]);
+        let (_dir, ws) = workspace_holding(&[("a.txt", b"same")]);
         let error = preview_edit(&ws, &edit("a.txt", "same", "same", false)).unwrap_err();
         assert!(matches!(error, EditError::NoChange { .. }), "{error}");
-        let error = preview_write(
-            &ws,
-            &WriteRequest {
-                path: "a.txt".into(),
-                content: "same".into(),
-            },
-        )
-        .unwrap_err();
+        let same = WriteRequest {
+            path: "a.txt".into(),
+            content: "same".into(),
+        };
+        let error = preview_write(&ws, &same).unwrap_err();
         assert_eq!(
             error.to_string(),
             "`a.txt` already has this content; nothing to stage."
@@ -317,7 +288,7 @@ mod tests {
 
     #[test]
     fn editing_a_directory_or_a_missing_file_is_refused() {
-        let (_dir, ws) = workspace(&[("src/a.txt", b"a")]);
+        let (_dir, ws) = workspace_holding(&[("src/a.txt", b"a")]);
         assert!(matches!(
             preview_edit(&ws, &edit("src", "a", "b", false)).unwrap_err(),
             EditError::WrongKind { .. }

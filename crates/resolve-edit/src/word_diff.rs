@@ -81,20 +81,26 @@ mod tests {
         ranges.iter().map(|range| &line[range.clone()]).collect()
     }
 
+    /// The words `word_diff` marks in `old` (removed) and in `new` (added).
+    fn marked_words<'a>(old: &'a str, new: &'a str) -> (Vec<&'a str>, Vec<&'a str>) {
+        let diff = word_diff(old, new);
+        (marked(old, &diff.removed), marked(new, &diff.added))
+    }
+
     #[test]
     fn a_renamed_call_marks_only_the_changed_word_on_each_side() {
-        let (old, new) = ("    let x = foo(1);", "    let x = bar(1);");
-        let diff = word_diff(old, new);
-        assert_eq!(marked(old, &diff.removed), vec!["foo(1);"]);
-        assert_eq!(marked(new, &diff.added), vec!["bar(1);"]);
+        assert_eq!(
+            marked_words("    let x = foo(1);", "    let x = bar(1);"),
+            (vec!["foo(1);"], vec!["bar(1);"])
+        );
     }
 
     #[test]
     fn neighbouring_changed_words_make_one_range() {
-        let (old, new) = ("a b c d", "a x y d");
-        let diff = word_diff(old, new);
-        assert_eq!(marked(old, &diff.removed), vec!["b c"]);
-        assert_eq!(marked(new, &diff.added), vec!["x y"]);
+        assert_eq!(
+            marked_words("a b c d", "a x y d"),
+            (vec!["b c"], vec!["x y"])
+        );
     }
 
     #[test]
@@ -112,9 +118,9 @@ mod tests {
 
     #[test]
     fn ranges_fall_on_character_boundaries_of_multibyte_text() {
-        let (old, new) = ("naïve café", "naïve tea");
-        let diff = word_diff(old, new);
-        assert_eq!(marked(old, &diff.removed), vec!["café"]);
-        assert_eq!(marked(new, &diff.added), vec!["tea"]);
+        assert_eq!(
+            marked_words("naïve café", "naïve tea"),
+            (vec!["café"], vec!["tea"])
+        );
     }
 }

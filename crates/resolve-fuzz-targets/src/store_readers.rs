@@ -46,18 +46,18 @@ pub fn store_readers(data: &[u8]) {
     let journal_dir = state.join(JOURNAL_DIR);
     match header.trim() {
         "journal" => {
-            write(&journal_dir.join("backup-0"), b"beta\n");
-            write(&journal_dir.join("journal.json"), body);
+            write_creating_dirs(&journal_dir.join("backup-0"), b"beta\n");
+            write_creating_dirs(&journal_dir.join("journal.json"), body);
         }
         "backup" => {
             // Interrupted after `b.txt` was renamed into place: rollback needs the backup.
-            write(&fixture.root().join("b.txt"), b"BETA\n");
-            write(&journal_dir.join("backup-0"), body);
-            write(&journal_dir.join("journal.json"), &seed_journal());
+            write_creating_dirs(&fixture.root().join("b.txt"), b"BETA\n");
+            write_creating_dirs(&journal_dir.join("backup-0"), body);
+            write_creating_dirs(&journal_dir.join("journal.json"), &seed_journal());
         }
-        "pending" => write(&state.join("pending/3.json"), body),
-        "history" => write(&state.join("history/1.json"), body),
-        "counters" => write(&state.join("counters.json"), body),
+        "pending" => write_creating_dirs(&state.join("pending/3.json"), body),
+        "history" => write_creating_dirs(&state.join("history/1.json"), body),
+        "counters" => write_creating_dirs(&state.join("counters.json"), body),
         _ => return,
     }
 
@@ -202,7 +202,8 @@ fn seed_journal() -> Vec<u8> {
     .into_bytes()
 }
 
-fn write(path: &Path, bytes: &[u8]) {
+/// Write `bytes` to `path`, creating its parent directories.
+fn write_creating_dirs(path: &Path, bytes: &[u8]) {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).expect("a state directory");
     }

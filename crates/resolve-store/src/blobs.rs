@@ -277,13 +277,8 @@ impl Blobs {
         needed: &HashSet<String>,
         grace: Duration,
     ) -> Result<usize, StoreError> {
-        let mut removed = 0;
-        for (path, _) in self.unneeded_files(needed, grace)? {
-            if fs::remove_file(&path)? {
-                removed += 1;
-            }
-        }
-        Ok(removed)
+        let files = self.unneeded_files(needed, grace)?;
+        fs::remove_files(files.into_iter().map(|(path, _)| path))
     }
 
     /// What [`Blobs::remove_unneeded`] would remove: how many files, and their bytes.
@@ -454,10 +449,10 @@ impl BlobWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::temp_workspace;
 
     fn blobs() -> (tempfile::TempDir, Blobs) {
-        let dir = tempfile::tempdir().unwrap();
-        let workspace = Workspace::open(dir.path()).unwrap();
+        let (dir, workspace) = temp_workspace();
         let blobs = Blobs::of(&workspace);
         (dir, blobs)
     }

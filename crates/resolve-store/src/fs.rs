@@ -659,6 +659,19 @@ pub fn remove_file(path: &Path) -> Result<bool, StoreError> {
     }
 }
 
+/// Remove the files at `paths` (see [`remove_file`]); returns how many there were.
+pub(crate) fn remove_files<P: AsRef<Path>>(
+    paths: impl IntoIterator<Item = P>,
+) -> Result<usize, StoreError> {
+    let mut removed = 0;
+    for path in paths {
+        if remove_file(path.as_ref())? {
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// Create the directory `path` (its parent must exist); fine when it already exists.
 pub(crate) fn create_dir(path: &Path) -> Result<(), StoreError> {
     match fs::create_dir(path) {
@@ -763,6 +776,17 @@ mod tests {
 
     use super::*;
 
+    /// The permission bits of the file at `path`.
+    fn mode_of(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    /// Write `content` to `path` with the permission bits `mode`.
+    fn write_with_mode(path: &Path, content: &str, mode: u32) {
+        std::fs::write(path, content).unwrap();
+        std::fs::set_permissions(path, Permissions::from_mode(mode)).unwrap();
+    }
+
     #[test]
     fn text_is_utf8_without_nul_and_everything_else_is_binary() {
         assert_eq!(
@@ -803,11 +827,10 @@ mod tests {
     fn atomic_write_replaces_content_and_keeps_permissions() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.sh");
-        std::fs::write(&path, "old").unwrap();
-        std::fs::set_permissions(&path, Permissions::from_mode(0o751)).unwrap();
+        write_with_mode(&path, "old", 0o751);
         atomic_write(&path, b"new").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        let mode = mode_of(&path);
         assert_eq!(mode, 0o751);
         assert_eq!(list_dir(dir.path()).unwrap(), vec!["run.sh"]);
     }
@@ -817,7 +840,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("new.txt");
         atomic_write(&path, b"x").unwrap();
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        let mode = mode_of(&path);
         // 0o666 minus the umask: readable by others, unlike a bare temp file's 0o600.
         assert_ne!(mode & 0o044, 0, "mode {mode:o}");
     }
@@ -826,13 +849,12 @@ mod tests {
     fn a_copied_file_has_the_bytes_and_permissions_and_a_copied_link_the_same_target() {
         let dir = tempfile::tempdir().unwrap();
         let from = dir.path().join("run.sh");
-        std::fs::write(&from, "#!/bin/sh\n").unwrap();
-        std::fs::set_permissions(&from, Permissions::from_mode(0o751)).unwrap();
+        write_with_mode(&from, "#!/bin/sh\n", 0o751);
         let to = dir.path().join("copy.sh");
         std::fs::write(&to, "leftover, longer than the original").unwrap();
         copy_file(&from, &to).unwrap();
         assert_eq!(std::fs::read(&to).unwrap(), b"#!/bin/sh\n");
-        let mode = std::fs::metadata(&to).unwrap().permissions().mode() & 0o777;
+        let mode = mode_of(&to);
         assert_eq!(mode, 0o751);
         std::os::unix::fs::symlink("run.sh", dir.path().join("link")).unwrap();
         copy_symlink(&dir.path().join("link"), &dir.path().join("link2")).unwrap();

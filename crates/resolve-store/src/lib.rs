@@ -83,3 +83,6 @@ pub use trust::{
 };
 pub use user_dir::user_dir;
 pub use workspace::{Workspace, WorkspacePath, normalize_lexically};
+
+#[cfg(test)]
+mod test_support;

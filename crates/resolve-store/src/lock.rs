@@ -80,16 +80,11 @@ impl Drop for StoreLock {
 mod tests {
     use super::*;
     use crate::layout::LOCK_FILE;
-
-    fn workspace() -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().unwrap();
-        let workspace = Workspace::open(dir.path()).unwrap();
-        (dir, workspace)
-    }
+    use crate::test_support::temp_workspace;
 
     #[test]
     fn a_second_lock_waits_then_times_out_naming_the_lock() {
-        let (_dir, ws) = workspace();
+        let (_dir, ws) = temp_workspace();
         let _held = StoreLock::acquire(&ws).unwrap();
         let started = Instant::now();
         let err = StoreLock::acquire_with_timeout(&ws, Duration::from_millis(300)).unwrap_err();
@@ -105,7 +100,7 @@ mod tests {
 
     #[test]
     fn a_waiting_lock_is_granted_when_the_holder_lets_go() {
-        let (_dir, ws) = workspace();
+        let (_dir, ws) = temp_workspace();
         let held = StoreLock::acquire(&ws).unwrap();
         let releaser = thread::spawn(move || {
             thread::sleep(Duration::from_millis(150));
@@ -120,7 +115,7 @@ mod tests {
 
     #[test]
     fn taking_the_lock_creates_the_state_directory_ignored_by_git() {
-        let (_dir, ws) = workspace();
+        let (_dir, ws) = temp_workspace();
         let _lock = StoreLock::acquire(&ws).unwrap();
         assert_eq!(
             std::fs::read_to_string(ws.state_dir().join(".gitignore")).unwrap(),

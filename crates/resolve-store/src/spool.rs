@@ -391,6 +391,7 @@ mod tests {
     use super::*;
     use crate::change_set::Content;
     use crate::hash::content_hash;
+    use crate::test_support::temp_workspace;
 
     fn update(text: &str, replacements: usize) -> FileChange {
         FileChange::Update {
@@ -400,15 +401,9 @@ mod tests {
         }
     }
 
-    fn workspace() -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().unwrap();
-        let workspace = Workspace::open(dir.path()).unwrap();
-        (dir, workspace)
-    }
-
     #[test]
     fn a_spooled_set_serializes_and_loads_as_the_set_it_was_written_from() {
-        let (_dir, workspace) = workspace();
+        let (_dir, workspace) = temp_workspace();
         let mut set = ChangeSet::new();
         set.insert("b.rs", update("b", 2));
         set.insert("a/x.rs", update("quote \" and \\ and\nnewline", 1));
@@ -456,7 +451,7 @@ mod tests {
 
     #[test]
     fn a_large_spool_moves_to_a_file_that_leaves_nothing_behind() {
-        let (_dir, workspace) = workspace();
+        let (_dir, workspace) = temp_workspace();
         let mut writer = ChangeSetWriter::new(&workspace);
         let count = 2 * SPOOL_IN_MEMORY / 100;
         for index in 0..count {
@@ -486,7 +481,7 @@ mod tests {
 
     #[test]
     fn changes_out_of_path_order_are_refused() {
-        let (_dir, workspace) = workspace();
+        let (_dir, workspace) = temp_workspace();
         let mut writer = ChangeSetWriter::new(&workspace);
         writer.push("a.rs", update("1", 1)).unwrap();
         for path in ["a.rs", "a/b.rs"] {

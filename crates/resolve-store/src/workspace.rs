@@ -283,17 +283,18 @@ fn to_slash(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::temp_workspace;
 
-    fn workspace() -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().unwrap();
+    /// A temporary workspace holding an empty `src` directory.
+    fn workspace_with_src_dir() -> (tempfile::TempDir, Workspace) {
+        let (dir, workspace) = temp_workspace();
         std::fs::create_dir_all(dir.path().join("src")).unwrap();
-        let workspace = Workspace::open(dir.path()).unwrap();
         (dir, workspace)
     }
 
     #[test]
     fn relative_paths_resolve_inside_the_root() {
-        let (_dir, ws) = workspace();
+        let (_dir, ws) = workspace_with_src_dir();
         let path = ws.resolve("./src/../src/main.rs").unwrap();
         assert_eq!(path.relative, "src/main.rs");
         assert_eq!(path.absolute, ws.root().join("src/main.rs"));
@@ -301,14 +302,14 @@ mod tests {
 
     #[test]
     fn dot_dot_escapes_are_refused() {
-        let (_dir, ws) = workspace();
+        let (_dir, ws) = workspace_with_src_dir();
         let err = ws.resolve("src/../../etc/passwd").unwrap_err();
         assert!(matches!(err, StoreError::OutsideWorkspace { .. }), "{err}");
     }
 
     #[test]
     fn absolute_paths_outside_are_refused_and_inside_accepted() {
-        let (_dir, ws) = workspace();
+        let (_dir, ws) = workspace_with_src_dir();
         assert!(matches!(
             ws.resolve("/etc/passwd").unwrap_err(),
             StoreError::OutsideWorkspace { .. }
@@ -322,7 +323,7 @@ mod tests {
 
     #[test]
     fn symlinks_leading_outside_are_refused() {
-        let (dir, ws) = workspace();
+        let (dir, ws) = workspace_with_src_dir();
         let outside = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("escape")).unwrap();
         let err = ws.resolve("escape/file.txt").unwrap_err();
@@ -331,7 +332,7 @@ mod tests {
 
     #[test]
     fn dangling_symlinks_are_followed_to_where_a_write_would_land() {
-        let (dir, ws) = workspace();
+        let (dir, ws) = workspace_with_src_dir();
         let outside = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(outside.path().join("new.txt"), dir.path().join("out.txt"))
             .unwrap();
@@ -353,7 +354,7 @@ mod tests {
 
     #[test]
     fn symlink_loops_are_refused_as_too_many_links_without_hanging() {
-        let (dir, ws) = workspace();
+        let (dir, ws) = workspace_with_src_dir();
         std::os::unix::fs::symlink("b", dir.path().join("a")).unwrap();
         std::os::unix::fs::symlink("a", dir.path().join("b")).unwrap();
         let err = ws.resolve("a/file.txt").unwrap_err();
@@ -375,7 +376,7 @@ mod tests {
 
     #[test]
     fn an_eighty_link_chain_is_refused_as_too_many_links_wherever_it_ends() {
-        let (dir, ws) = workspace();
+        let (dir, ws) = workspace_with_src_dir();
         let outside = tempfile::tempdir().unwrap();
         std::fs::write(outside.path().join("victim.txt"), "keep").unwrap();
         chain(dir.path(), "out", 80, &outside.path().join("victim.txt"));
@@ -403,7 +404,7 @@ mod tests {
 
     #[test]
     fn git_directories_are_never_a_target_in_any_case_or_through_a_link() {
-        let (dir, ws) = workspace();
+        let (dir, ws) = workspace_with_src_dir();
         std::fs::create_dir_all(dir.path().join(".git")).unwrap();
         std::os::unix::fs::symlink(".git", dir.path().join("gitlink")).unwrap();
         for path in [
@@ -422,25 +423,22 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_state_directory_is_refused_in_any_case() {
-        let (_dir, ws) = workspace();
-        for path in [".RESOLVE/pending/1.json", ".Resolve", "src/../.reSolve/x"] {
+    /// Assert that each of `paths` is refused as naming the state directory.
+    fn assert_state_dir_refused(paths: &[&str]) {
+        let (_dir, ws) = workspace_with_src_dir();
+        for path in paths {
             let err = ws.resolve(path).unwrap_err();
             assert!(matches!(err, StoreError::StateDir { .. }), "{path}: {err}");
         }
     }
 
     #[test]
+    fn the_state_directory_is_refused_in_any_case() {
+        assert_state_dir_refused(&[".RESOLVE/pending/1.json", ".Resolve", "src/../.reSolve/x"]);
+    }
+
+    #[test]
     fn the_state_directory_is_never_a_target() {
-        let (_dir, ws) = workspace();
-        assert!(matches!(
-            ws.resolve(".resolve/pending/x.json").unwrap_err(),
-            StoreError::StateDir { .. }
-        ));
-        assert!(matches!(
-            ws.resolve("src/../.resolve").unwrap_err(),
-            StoreError::StateDir { .. }
-        ));
+        assert_state_dir_refused(&[".resolve/pending/x.json", "src/../.resolve"]);
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod crash;
 mod dir;
+pub mod lines;
 mod mcp;
 #[cfg(feature = "model")]
 mod model;

@@ -1,9 +1,13 @@
 //! Helpers shared by the suite: deterministic ids, recording callbacks and argument builders.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use resolve_core::{Error, Extra, IdAllocator, PendingAction, ResolveSession, ToolResult};
+use resolve_core::{
+    ActionError, Error, Extra, IdAllocator, PendingAction, PendingStack, PushOptions,
+    ResolveSession, ToolChoice, ToolChoiceQueue, ToolResult,
+};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -20,6 +24,64 @@ impl IdAllocator for SeqIds {
 /// A session whose pending ids count from 0.
 pub fn session() -> ResolveSession {
     ResolveSession::new().with_id_allocator(Arc::new(SeqIds::default()))
+}
+
+/// The ids on `stack`, head first.
+pub fn stack_ids(stack: &PendingStack) -> Vec<String> {
+    stack.iter().map(|entry| entry.id.clone()).collect()
+}
+
+/// The ids pending in `session`, head first.
+pub fn pending_ids(session: &ResolveSession) -> Vec<String> {
+    stack_ids(session.queue().pending())
+}
+
+/// A queue forcing each `(tool, label)` once, in order.
+pub fn queue_forcing(tools: &[(&str, &str)]) -> ToolChoiceQueue {
+    let mut queue = ToolChoiceQueue::new();
+    for (tool, label) in tools {
+        queue.push_once(
+            ToolChoice::Tool((*tool).to_owned()),
+            PushOptions::new().label(*label),
+        );
+    }
+    queue
+}
+
+/// Assert that `queue` holds the directives labelled `labels` and serves the tool `tool` next.
+pub fn assert_serves_next(queue: &mut ToolChoiceQueue, labels: &[&str], tool: &str) {
+    let labels: Vec<String> = labels.iter().map(|label| (*label).to_owned()).collect();
+    assert_eq!(queue.inspect(), labels);
+    assert_eq!(
+        queue.next_tool_choice(),
+        Some(ToolChoice::Tool(tool.to_owned()))
+    );
+}
+
+/// An `edit` action on `a.rs` whose apply counts its runs (the returned counter) and then
+/// answers with `apply(reason)`.
+pub fn counting_edit<F, Fut>(apply: F) -> (PendingAction, Arc<AtomicUsize>)
+where
+    F: Fn(String) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<ToolResult, ActionError>> + Send + 'static,
+{
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&runs);
+    let action = PendingAction::new("Edit: a.rs", "edit", move |reason, _| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        apply(reason)
+    });
+    (action, runs)
+}
+
+/// The result of calling `resolve` with `args` in `session`, which must succeed.
+pub async fn resolved(session: &ResolveSession, args: &Value) -> ToolResult {
+    session.execute_resolve(args, &token()).await.unwrap()
+}
+
+/// The error of calling `resolve` with `args` in `session`, which must fail.
+pub async fn refused(session: &ResolveSession, args: &Value) -> Error {
+    session.execute_resolve(args, &token()).await.unwrap_err()
 }
 
 /// A shared, append-only log of values seen by callbacks.

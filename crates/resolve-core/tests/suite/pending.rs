@@ -4,18 +4,16 @@ use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 use resolve_core::{
-    Error, IdAllocator, PendingAction, PendingHead, PendingStack, PushOptions, ResolveSession,
-    ToolChoice, ToolChoiceQueue, pending_id,
+    Error, IdAllocator, PendingAction, PendingHead, PendingStack, ResolveSession, ToolChoiceQueue,
+    pending_id,
 };
 
-use super::common::{apply, recording_action, session, token};
+use super::common::{
+    apply, assert_serves_next, queue_forcing, recording_action, resolved, session, stack_ids,
+};
 
 fn action(tool: &str) -> Arc<PendingAction> {
     Arc::new(recording_action(&format!("{tool}: something"), tool, "done").0)
-}
-
-fn ids(stack: &PendingStack) -> Vec<String> {
-    stack.iter().map(|entry| entry.id.clone()).collect()
 }
 
 #[test]
@@ -49,7 +47,7 @@ fn re_registering_an_id_moves_it_to_the_head_without_duplicating_it() {
     stack.register("A", action("edit"));
     stack.register("B", action("write"));
     stack.register("A", action("edit"));
-    assert_eq!(ids(&stack), vec!["A".to_owned(), "B".to_owned()]);
+    assert_eq!(stack_ids(&stack), vec!["A".to_owned(), "B".to_owned()]);
     assert_eq!(stack.len(), 2);
     stack.register("A", action("edit"));
     assert_eq!(stack.len(), 2, "same-id re-register does not duplicate");
@@ -57,19 +55,11 @@ fn re_registering_an_id_moves_it_to_the_head_without_duplicating_it() {
 
 #[test]
 fn clearing_pending_actions_leaves_hard_directives_intact() {
-    let mut queue = ToolChoiceQueue::new();
-    queue.push_once(
-        ToolChoice::Tool("todo".to_owned()),
-        PushOptions::new().label("eager-todo"),
-    );
+    let mut queue = queue_forcing(&[("todo", "eager-todo")]);
     queue.pending_mut().register("A", action("edit"));
     queue.pending_mut().clear();
     assert!(!queue.pending().has_pending());
-    assert_eq!(queue.inspect(), vec!["eager-todo".to_owned()]);
-    assert_eq!(
-        queue.next_tool_choice(),
-        Some(ToolChoice::Tool("todo".to_owned()))
-    );
+    assert_serves_next(&mut queue, &["eager-todo"], "todo");
 }
 
 #[test]
@@ -107,10 +97,7 @@ async fn pending_ids_are_never_reused_after_an_action_is_consumed() {
     let first = session
         .queue_resolve_handler(recording_action("Edit: a.rs", "edit", "ok").0)
         .unwrap();
-    session
-        .execute_resolve(&apply("Looks right."), &token())
-        .await
-        .unwrap();
+    resolved(&session, &apply("Looks right.")).await;
     let second = session
         .queue_resolve_handler(recording_action("Edit: a.rs", "edit", "ok").0)
         .unwrap();

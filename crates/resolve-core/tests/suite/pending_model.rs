@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use resolve_core::{ActionError, PendingAction, PendingStack, ToolResult};
 use serde_json::json;
 
-use super::common::{session, token};
+use super::common::{pending_ids, session, stack_ids, token};
 
 /// An operation on the stack; ids are drawn from a small pool so they collide often.
 #[derive(Debug, Clone)]
@@ -65,7 +65,7 @@ proptest! {
                 }
             }
             let head_first: Vec<String> = model.iter().rev().map(|(k, _)| id(*k)).collect();
-            let actual: Vec<String> = stack.iter().map(|entry| entry.id.clone()).collect();
+            let actual = stack_ids(&stack);
             prop_assert_eq!(&actual, &head_first);
             prop_assert_eq!(stack.len(), model.len());
             prop_assert_eq!(stack.is_empty(), model.is_empty());
@@ -127,12 +127,7 @@ proptest! {
                     }
                 }
             }
-            let actual: Vec<String> = session
-                .queue()
-                .pending()
-                .iter()
-                .map(|entry| entry.id.clone())
-                .collect();
+            let actual = pending_ids(&session);
             let expected: Vec<String> = model.iter().rev().cloned().collect();
             prop_assert_eq!(actual, expected);
         }

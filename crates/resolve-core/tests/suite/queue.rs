@@ -11,7 +11,7 @@ use resolve_core::{
 };
 use serde_json::json;
 
-use super::common::Log;
+use super::common::{Log, assert_serves_next, queue_forcing};
 
 fn forced() -> ToolChoice {
     ToolChoice::Tool("write".to_owned())
@@ -45,17 +45,32 @@ fn push_once_then_resolve_fires_on_resolved_with_the_served_choice() {
     assert_eq!(resolved.all(), vec![ResolveInfo { choice: forced() }]);
 }
 
-#[test]
-fn requeued_sequence_replays_only_the_lost_yield_then_continues() {
+/// A queue holding `choices` as one directive (with `options`) whose rejected yields answer
+/// `outcome`, and the log of those rejections.
+fn logging_rejections(
+    choices: Vec<ToolChoice>,
+    options: PushOptions,
+    outcome: RejectOutcome,
+) -> (ToolChoiceQueue, Log<RejectInfo>) {
     let mut queue = ToolChoiceQueue::new();
     let rejected = Log::default();
     let log = rejected.clone();
     queue.push_sequence(
-        vec![forced(), ToolChoice::None],
-        PushOptions::new().on_rejected(move |info: &RejectInfo| {
+        choices,
+        options.on_rejected(move |info: &RejectInfo| {
             log.push(info.clone());
-            RejectOutcome::Requeue
+            outcome
         }),
+    );
+    (queue, rejected)
+}
+
+#[test]
+fn requeued_sequence_replays_only_the_lost_yield_then_continues() {
+    let (mut queue, rejected) = logging_rejections(
+        vec![forced(), ToolChoice::None],
+        PushOptions::new(),
+        RejectOutcome::Requeue,
     );
     assert_eq!(queue.next_tool_choice(), Some(forced()));
     queue.reject(RejectReason::Aborted);
@@ -111,40 +126,27 @@ fn requeued_directive_keeps_on_rejected_until_it_drops() {
 
 #[test]
 fn remove_by_label_drops_only_queued_directives_with_that_label() {
-    let mut queue = ToolChoiceQueue::new();
-    queue.push_once(
-        ToolChoice::Tool("todo".to_owned()),
-        PushOptions::new().label("eager-todo"),
-    );
-    queue.push_once(
-        ToolChoice::Tool("read".to_owned()),
-        PushOptions::new().label("user-force"),
-    );
+    let mut queue = queue_forcing(&[("todo", "eager-todo"), ("read", "user-force")]);
     queue.remove_by_label("eager-todo");
-    assert_eq!(queue.inspect(), vec!["user-force".to_owned()]);
-    assert_eq!(
-        queue.next_tool_choice(),
-        Some(ToolChoice::Tool("read".to_owned()))
-    );
+    assert_serves_next(&mut queue, &["user-force"], "read");
 }
 
 #[test]
 fn remove_by_label_rejects_the_in_flight_directive_as_removed() {
-    let mut queue = ToolChoiceQueue::new();
-    let rejected = Log::default();
-    let log = rejected.clone();
-    queue.push_once(
-        forced(),
-        PushOptions::new()
-            .label("eager-todo")
-            .on_rejected(move |info: &RejectInfo| {
-                log.push(info.reason);
-                RejectOutcome::Drop
-            }),
+    let (mut queue, rejected) = logging_rejections(
+        vec![forced()],
+        PushOptions::new().label("eager-todo"),
+        RejectOutcome::Drop,
     );
     queue.next_tool_choice();
     queue.remove_by_label("eager-todo");
-    assert_eq!(rejected.all(), vec![RejectReason::Removed]);
+    assert_eq!(
+        rejected.all(),
+        vec![RejectInfo {
+            choice: forced(),
+            reason: RejectReason::Removed
+        }]
+    );
     assert!(!queue.has_in_flight());
     assert_eq!(queue.next_tool_choice(), None);
 }
@@ -166,19 +168,20 @@ fn remove_by_label_keeps_a_replay_requeued_during_the_removal() {
 
 #[test]
 fn clear_rejects_in_flight_as_cleared_and_empties_even_a_requeue() {
-    let mut queue = ToolChoiceQueue::new();
-    let rejected = Log::default();
-    let log = rejected.clone();
-    queue.push_sequence(
+    let (mut queue, rejected) = logging_rejections(
         vec![forced(), ToolChoice::None],
-        PushOptions::new().on_rejected(move |info: &RejectInfo| {
-            log.push(info.reason);
-            RejectOutcome::Requeue
-        }),
+        PushOptions::new(),
+        RejectOutcome::Requeue,
     );
     queue.next_tool_choice();
     queue.clear();
-    assert_eq!(rejected.all(), vec![RejectReason::Cleared]);
+    assert_eq!(
+        rejected.all(),
+        vec![RejectInfo {
+            choice: forced(),
+            reason: RejectReason::Cleared
+        }]
+    );
     assert_eq!(queue.next_tool_choice(), None);
     assert_eq!(queue.inspect(), Vec::<String>::new());
 }

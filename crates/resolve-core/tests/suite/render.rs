@@ -23,6 +23,17 @@ fn plain(details: Option<&Value>, is_error: bool, width: usize) -> String {
     render_resolve_result(details, is_error, width, ColorMode::Plain)
 }
 
+/// Line `n` of the plain block of the successful `details` at `width`, without trailing spaces.
+fn plain_line(details: &Value, width: usize, n: usize) -> String {
+    let out = plain(Some(details), false, width);
+    out.lines().nth(n).unwrap().trim_end().to_owned()
+}
+
+/// The plain or colored call line of `resolve` with `action` and `reason`.
+fn call_line(action: ResolveAction, reason: impl Into<String>, mode: ColorMode) -> String {
+    render_resolve_call(&ResolveArgs::new(action, reason), mode)
+}
+
 #[test]
 fn applied_result_shows_accept_summary_badge_and_reason_but_not_the_result_text() {
     let result = ToolResult::text("Applied 2 replacements in 1 file.").with_details(applied());
@@ -99,9 +110,8 @@ fn discard_result_renders_discard_with_the_default_label_fallback_when_unlabelle
 #[test]
 fn discard_of_a_labelled_action_shows_its_badge() {
     let details = json!({"action": "discard", "reason": "Wrong.", "label": AST_LABEL});
-    let out = plain(Some(&details), false, 70);
     assert_eq!(
-        out.lines().nth(1).unwrap().trim_end(),
+        plain_line(&details, 70, 1),
         " ✘ Discard: 2 replacements in 1 file ⟦AST Edit⟧"
     );
 }
@@ -119,11 +129,7 @@ fn thrown_error_with_empty_details_renders_failed_pending_action_without_reason(
 #[test]
 fn blank_reason_renders_no_reason_provided() {
     let details = json!({"action": "apply", "reason": "   ", "label": "Write: a.txt"});
-    let out = plain(Some(&details), false, 50);
-    assert_eq!(
-        out.lines().nth(3).unwrap().trim_end(),
-        " No reason provided"
-    );
+    assert_eq!(plain_line(&details, 50, 3), " No reason provided");
 }
 
 #[test]
@@ -163,29 +169,19 @@ fn every_line_is_exactly_width_visible_columns_even_when_truncated() {
 #[test]
 fn call_line_shows_action_badge_and_reason_cut_to_72_columns() {
     let reason = format!("  {}  ", "x".repeat(100));
-    let apply = render_resolve_call(
-        &ResolveArgs::new(ResolveAction::Apply, reason),
-        ColorMode::Plain,
-    );
+    let apply = call_line(ResolveAction::Apply, reason, ColorMode::Plain);
     assert_eq!(
         apply,
         format!("… Resolve apply proposed -> resolved {}", "x".repeat(72))
     );
-    let discard = render_resolve_call(
-        &ResolveArgs::new(ResolveAction::Discard, "  "),
-        ColorMode::Plain,
-    );
+    let discard = call_line(ResolveAction::Discard, "  ", ColorMode::Plain);
     assert_eq!(discard, "… Resolve discard proposed -> rejected");
 }
 
 #[test]
 fn empty_label_falls_back_to_pending_action() {
     let details = json!({"action": "apply", "reason": "ok", "label": ""});
-    let out = plain(Some(&details), false, 60);
-    assert_eq!(
-        out.lines().nth(1).unwrap().trim_end(),
-        " ✓ Accept: pending action"
-    );
+    assert_eq!(plain_line(&details, 60, 1), " ✓ Accept: pending action");
 }
 
 #[test]
@@ -245,10 +241,7 @@ fn wide_characters_are_cut_and_padded_by_display_columns() {
 #[test]
 fn call_line_cuts_a_wide_reason_at_72_columns() {
     let reason = "界".repeat(50);
-    let line = render_resolve_call(
-        &ResolveArgs::new(ResolveAction::Apply, reason),
-        ColorMode::Plain,
-    );
+    let line = call_line(ResolveAction::Apply, reason, ColorMode::Plain);
     assert_eq!(
         line,
         format!("… Resolve apply proposed -> resolved {}", "界".repeat(36))
@@ -281,18 +274,12 @@ fn each_state_renders_on_its_own_color() {
 
 #[test]
 fn the_call_line_badge_is_green_for_apply_and_yellow_for_discard() {
-    let apply = render_resolve_call(
-        &ResolveArgs::new(ResolveAction::Apply, "ok"),
-        ColorMode::Ansi,
-    );
+    let apply = call_line(ResolveAction::Apply, "ok", ColorMode::Ansi);
     assert!(
         apply.contains("\x1b[32mproposed -> resolved\x1b[39m"),
         "{apply:?}"
     );
-    let discard = render_resolve_call(
-        &ResolveArgs::new(ResolveAction::Discard, "no"),
-        ColorMode::Ansi,
-    );
+    let discard = call_line(ResolveAction::Discard, "no", ColorMode::Ansi);
     assert!(
         discard.contains("\x1b[33mproposed -> rejected\x1b[39m"),
         "{discard:?}"

@@ -1,17 +1,19 @@
 //! The `resolve` tool: schema, argument checks, dispatch outcomes and `run_resolve_invocation`.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 use pretty_assertions::assert_eq;
 use resolve_core::schema::SchemaViolation;
 use resolve_core::{
-    ActionError, Error, NOTHING_TO_DISCARD, PendingAction, ResolveAction, ResolveArgs, ToolResult,
-    resolve_tool_spec, run_resolve_invocation,
+    ActionError, Error, NOTHING_TO_DISCARD, PendingAction, ResolveAction, ResolveArgs,
+    ResolveSession, ToolResult, resolve_tool_spec, run_resolve_invocation,
 };
 use serde_json::{Value, json};
 
-use super::common::{CallbackCall, Log, apply, discard, extra, recording_action, session, token};
+use super::common::{
+    CallbackCall, Log, apply, counting_edit, discard, extra, recording_action, refused, resolved,
+    session, token,
+};
 
 const AST_LABEL: &str = "AST Edit: 2 replacements in 1 file";
 
@@ -42,6 +44,24 @@ fn two_way_action(
         async move { Ok(result) }
     });
     (action, applies, rejects)
+}
+
+/// A session with [`two_way_action`] queued (its reject returning `reject_result`), after a
+/// `resolve` call with `args`: the session, the call's result, and the apply and reject logs.
+async fn resolve_two_way(
+    reject_result: Option<ToolResult>,
+    args: &Value,
+) -> (
+    ResolveSession,
+    ToolResult,
+    Log<CallbackCall>,
+    Log<CallbackCall>,
+) {
+    let session = session();
+    let (action, applies, rejects) = two_way_action(reject_result);
+    session.queue_resolve_handler(action).unwrap();
+    let result = resolved(&session, args).await;
+    (session, result, applies, rejects)
 }
 
 fn failing_apply(error: ActionError) -> PendingAction {
@@ -92,10 +112,7 @@ async fn apply_with_nothing_pending_fails_and_leaves_no_gate() {
 #[tokio::test]
 async fn discard_with_nothing_pending_succeeds_with_bare_details() {
     let session = session();
-    let result = session
-        .execute_resolve(&discard("Abandoning the staged edit."), &token())
-        .await
-        .unwrap();
+    let result = resolved(&session, &discard("Abandoning the staged edit.")).await;
     assert!(!result.is_error);
     assert_eq!(result.text, NOTHING_TO_DISCARD);
     assert_eq!(
@@ -110,14 +127,11 @@ async fn discard_with_nothing_pending_succeeds_with_bare_details() {
 
 #[tokio::test]
 async fn discard_passes_the_reason_to_reject_and_its_text_through() {
-    let session = session();
-    let (action, applies, rejects) =
-        two_way_action(Some(ToolResult::text("Rejected pending preview.")));
-    session.queue_resolve_handler(action).unwrap();
-    let result = session
-        .execute_resolve(&discard("Wrong pattern."), &token())
-        .await
-        .unwrap();
+    let (session, result, applies, rejects) = resolve_two_way(
+        Some(ToolResult::text("Rejected pending preview.")),
+        &discard("Wrong pattern."),
+    )
+    .await;
     assert_eq!(result.text, "Rejected pending preview.");
     assert_eq!(
         rejects.all(),
@@ -141,13 +155,8 @@ async fn discard_passes_the_reason_to_reject_and_its_text_through() {
 
 #[tokio::test]
 async fn apply_passes_the_reason_to_apply_and_its_text_through() {
-    let session = session();
-    let (action, applies, rejects) = two_way_action(None);
-    session.queue_resolve_handler(action).unwrap();
-    let result = session
-        .execute_resolve(&apply("Rename is safe."), &token())
-        .await
-        .unwrap();
+    let (_session, result, applies, rejects) =
+        resolve_two_way(None, &apply("Rename is safe.")).await;
     assert_eq!(result.text, "Applied 1 replacement in 1 file.");
     assert!(!result.is_error);
     assert_eq!(
@@ -171,13 +180,7 @@ async fn apply_passes_the_reason_to_apply_and_its_text_through() {
 
 #[tokio::test]
 async fn reject_returning_none_gives_the_default_discard_text() {
-    let session = session();
-    let (action, _, rejects) = two_way_action(None);
-    session.queue_resolve_handler(action).unwrap();
-    let result = session
-        .execute_resolve(&discard("Not needed."), &token())
-        .await
-        .unwrap();
+    let (_session, result, _, rejects) = resolve_two_way(None, &discard("Not needed.")).await;
     assert_eq!(rejects.len(), 1, "reject still ran");
     assert_eq!(
         result.text,
@@ -261,35 +264,32 @@ async fn apply_result_flags_pass_through_and_still_consume_the_action() {
         Ok(ToolResult::error("Preview is stale: a.rs changed."))
     });
     session.queue_resolve_handler(pending).unwrap();
-    let result = session
-        .execute_resolve(&apply("Go."), &token())
-        .await
-        .unwrap();
+    let result = resolved(&session, &apply("Go.")).await;
     assert!(result.is_error);
     assert_eq!(result.text, "Preview is stale: a.rs changed.");
     assert!(!session.queue().pending().has_pending());
 }
 
-#[tokio::test]
-async fn non_tool_apply_errors_are_wrapped_as_apply_failed() {
-    let error = run_resolve_invocation(
+/// The error of applying an action whose apply fails with `error`.
+async fn apply_error(error: ActionError) -> Error {
+    run_resolve_invocation(
         &ResolveArgs::new(ResolveAction::Apply, "Go."),
-        &failing_apply(ActionError::Failed("disk full".to_owned())),
+        &failing_apply(error),
     )
     .await
-    .unwrap_err();
+    .unwrap_err()
+}
+
+#[tokio::test]
+async fn non_tool_apply_errors_are_wrapped_as_apply_failed() {
+    let error = apply_error(ActionError::Failed("disk full".to_owned())).await;
     assert_eq!(error, Error::ApplyFailed("disk full".to_owned()));
     assert_eq!(error.to_string(), "Apply failed: disk full");
 }
 
 #[tokio::test]
 async fn tool_errors_from_apply_pass_unchanged() {
-    let error = run_resolve_invocation(
-        &ResolveArgs::new(ResolveAction::Apply, "Go."),
-        &failing_apply(ActionError::Tool("Preview is stale: a.rs".to_owned())),
-    )
-    .await
-    .unwrap_err();
+    let error = apply_error(ActionError::Tool("Preview is stale: a.rs".to_owned())).await;
     assert_eq!(error.to_string(), "Preview is stale: a.rs");
 }
 
@@ -308,10 +308,7 @@ async fn reject_errors_are_not_wrapped_and_keep_the_action_pending() {
                 async move { Err(error) }
             });
         let id = session.queue_resolve_handler(pending).unwrap();
-        let outcome = session
-            .execute_resolve(&discard("No."), &token())
-            .await
-            .unwrap_err();
+        let outcome = refused(&session, &discard("No.")).await;
         assert_eq!(outcome.to_string(), expected);
         assert!(!outcome.to_string().starts_with("Apply failed"));
         assert!(session.queue().pending().contains(&id));
@@ -323,7 +320,7 @@ async fn invalid_call(args: Value) -> (Error, usize, bool) {
     let session = session();
     let (pending, applies) = recording_action("Edit: a.rs", "edit", "ok");
     let id = session.queue_resolve_handler(pending).unwrap();
-    let error = session.execute_resolve(&args, &token()).await.unwrap_err();
+    let error = refused(&session, &args).await;
     let still_pending = session.queue().pending().contains(&id);
     (error, applies.len(), still_pending)
 }
@@ -389,19 +386,10 @@ async fn unknown_key_is_rejected_naming_the_key_and_nothing_is_consumed() {
 #[tokio::test]
 async fn empty_reason_is_accepted_verbatim() {
     let session = session();
-    let calls = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&calls);
-    session
-        .queue_resolve_handler(PendingAction::new(
-            "Edit: a.rs",
-            "edit",
-            move |reason, _| {
-                counter.fetch_add(1, Ordering::SeqCst);
-                async move { Ok(ToolResult::text(format!("reason=[{reason}]"))) }
-            },
-        ))
-        .unwrap();
-    let result = session.execute_resolve(&apply(""), &token()).await.unwrap();
+    let (action, calls) =
+        counting_edit(|reason| async move { Ok(ToolResult::text(format!("reason=[{reason}]"))) });
+    session.queue_resolve_handler(action).unwrap();
+    let result = resolved(&session, &apply("")).await;
     assert_eq!(result.text, "reason=[]");
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }

@@ -14,9 +14,13 @@ use resolve_core::{
 };
 use serde_json::json;
 use tokio::sync::Notify;
+use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::common::{Log, SeqIds, apply, discard, recording_action, session, token};
+use super::common::{
+    Log, SeqIds, apply, counting_edit, discard, pending_ids, recording_action, refused, resolved,
+    session, token,
+};
 
 const AST_LABEL: &str = "AST Edit: 2 replacements in 1 file";
 
@@ -32,6 +36,15 @@ fn soft(id: &str, source_tool: &str) -> Option<ToolChoiceDirective> {
     }))
 }
 
+/// A session with an `ast_edit` preview staged; its pending id.
+fn with_ast_edit_staged() -> (ResolveSession, String) {
+    let session = session();
+    let id = session
+        .queue_resolve_handler(recording_action(AST_LABEL, "ast_edit", "ok").0)
+        .unwrap();
+    (session, id)
+}
+
 fn handler(text: &'static str, calls: Log<ResolveArgs>) -> ResolveHandler {
     Arc::new(move |args: ResolveArgs| {
         calls.push(args);
@@ -41,10 +54,7 @@ fn handler(text: &'static str, calls: Log<ResolveArgs>) -> ResolveHandler {
 
 #[test]
 fn staged_preview_forces_nothing_and_yields_a_soft_requirement_with_the_reminder() {
-    let session = session();
-    let id = session
-        .queue_resolve_handler(recording_action(AST_LABEL, "ast_edit", "ok").0)
-        .unwrap();
+    let (session, id) = with_ast_edit_staged();
     assert_eq!(session.queue().next_tool_choice(), None, "nothing forced");
     let directive = session.next_tool_choice_directive(all_active);
     assert_eq!(directive, soft(&id, "ast_edit"));
@@ -61,10 +71,7 @@ fn staged_preview_forces_nothing_and_yields_a_soft_requirement_with_the_reminder
 
 #[test]
 fn soft_directive_is_a_peek_that_advances_nothing() {
-    let session = session();
-    let id = session
-        .queue_resolve_handler(recording_action(AST_LABEL, "ast_edit", "ok").0)
-        .unwrap();
+    let (session, id) = with_ast_edit_staged();
     for _ in 0..3 {
         assert_eq!(
             session.next_tool_choice_directive(all_active),
@@ -84,10 +91,7 @@ async fn resolving_the_staged_preview_applies_once_and_drains_the_gate() {
         session.next_tool_choice_directive(all_active),
         Some(ToolChoiceDirective::Soft(_))
     ));
-    session
-        .execute_resolve(&apply("Looks right."), &token())
-        .await
-        .unwrap();
+    resolved(&session, &apply("Looks right.")).await;
     assert_eq!(applies.len(), 1);
     assert_eq!(session.next_tool_choice_directive(all_active), None);
 }
@@ -127,10 +131,7 @@ async fn phantom_gate_discard_succeeds_and_opens_the_gate() {
     );
     source.consumed.lock().unwrap().push(id);
 
-    let result = session
-        .execute_resolve(&discard("Dropping it."), &token())
-        .await
-        .unwrap();
+    let result = resolved(&session, &discard("Dropping it.")).await;
     assert!(!result.is_error);
     assert_eq!(
         result.text,
@@ -173,10 +174,7 @@ async fn actions_from_the_pending_source_are_seen_by_directive_and_dispatch() {
         session.next_tool_choice_directive(all_active),
         soft("pending-action:write:41", "write")
     );
-    let result = session
-        .execute_resolve(&apply("Fine."), &token())
-        .await
-        .unwrap();
+    let result = resolved(&session, &apply("Fine.")).await;
     assert_eq!(result.text, "Wrote a.txt.");
     assert_eq!(applies.len(), 1);
 }
@@ -196,10 +194,7 @@ async fn unreadable_pending_source_fails_dispatch_without_consuming() {
     let session = session().with_pending_source(Arc::new(BrokenSource));
     let (action, applies) = recording_action("Write: a.txt", "write", "ok");
     let id = session.queue_resolve_handler(action).unwrap();
-    let error = session
-        .execute_resolve(&apply("Go."), &token())
-        .await
-        .unwrap_err();
+    let error = refused(&session, &apply("Go.")).await;
     assert_eq!(error.to_string(), "pending store is unreadable");
     assert_eq!(applies.len(), 0);
     assert!(session.queue().pending().contains(&id));
@@ -222,13 +217,7 @@ async fn stacked_previews_resolve_most_recent_first() {
     let mut texts = Vec::new();
     for _ in 0..3 {
         heads.push(session.queue().pending().peek_head().unwrap().id);
-        texts.push(
-            session
-                .execute_resolve(&apply("Yes."), &token())
-                .await
-                .unwrap()
-                .text,
-        );
+        texts.push(resolved(&session, &apply("Yes.")).await.text);
     }
     ids.reverse();
     assert_eq!(heads, ids);
@@ -253,10 +242,7 @@ async fn failed_apply_keeps_the_id_at_the_head_and_a_discard_then_consumes_it() 
     });
     let id = session.queue_resolve_handler(failing).unwrap();
 
-    let error = session
-        .execute_resolve(&apply("Go."), &token())
-        .await
-        .unwrap_err();
+    let error = refused(&session, &apply("Go.")).await;
     assert_eq!(error.to_string(), "Apply failed: disk full");
     assert_eq!(session.queue().pending().peek_head().unwrap().id, id);
     assert_eq!(session.queue().pending().len(), 2);
@@ -266,10 +252,7 @@ async fn failed_apply_keeps_the_id_at_the_head_and_a_discard_then_consumes_it() 
         "same id, so no new reminder"
     );
 
-    let result = session
-        .execute_resolve(&discard("Cannot apply."), &token())
-        .await
-        .unwrap();
+    let result = resolved(&session, &discard("Cannot apply.")).await;
     assert_eq!(result.text, "Discarded: Edit: a.rs. Reason: Cannot apply.");
     assert!(!session.queue().pending().contains(&id));
     assert_eq!(session.queue().pending().len(), 1);
@@ -291,17 +274,9 @@ async fn failed_apply_moves_its_id_back_above_an_action_staged_meanwhile() {
         async { Err(ActionError::Failed("boom".to_owned())) }
     });
     let id = session.queue_resolve_handler(failing).unwrap();
-    session
-        .execute_resolve(&apply("Go."), &token())
-        .await
-        .unwrap_err();
+    refused(&session, &apply("Go.")).await;
     let other = staged_during_apply.lock().unwrap().clone().unwrap();
-    let order: Vec<String> = session
-        .queue()
-        .pending()
-        .iter()
-        .map(|entry| entry.id.clone())
-        .collect();
+    let order = pending_ids(&session);
     assert_eq!(order, vec![id, other]);
 }
 
@@ -340,11 +315,7 @@ async fn abort_during_a_slow_apply_returns_at_once_and_keeps_the_action_pending(
         }
     });
     let id = session.queue_resolve_handler(action).unwrap();
-    let cancel = CancellationToken::new();
-    let task = tokio::spawn({
-        let (session, cancel) = (Arc::clone(&session), cancel.clone());
-        async move { session.execute_resolve(&apply("Go."), &cancel).await }
-    });
+    let (cancel, task) = spawn_apply(&session);
     started.notified().await;
     cancel.cancel();
     let outcome = tokio::time::timeout(Duration::from_secs(5), task)
@@ -363,6 +334,19 @@ async fn abort_during_a_slow_apply_returns_at_once_and_keeps_the_action_pending(
     .unwrap();
     assert_eq!(retry.text, "Applied edit to a.rs.");
     assert!(!session.queue().pending().contains(&id));
+}
+
+/// Start applying the head action of `session` ("Go.") on a task: its cancellation token
+/// and the task.
+fn spawn_apply(
+    session: &Arc<ResolveSession>,
+) -> (CancellationToken, JoinHandle<Result<ToolResult, Error>>) {
+    let cancel = CancellationToken::new();
+    let task = tokio::spawn({
+        let (session, cancel) = (Arc::clone(session), cancel.clone());
+        async move { session.execute_resolve(&apply("Go."), &cancel).await }
+    });
+    (cancel, task)
 }
 
 /// Waits (up to 5 s) until `done` holds.
@@ -394,11 +378,7 @@ async fn abort_during_an_apply_returns_at_once_and_the_apply_runs_to_its_end_and
         }
     });
     let id = session.queue_resolve_handler(action).unwrap();
-    let cancel = CancellationToken::new();
-    let call = tokio::spawn({
-        let (session, cancel) = (Arc::clone(&session), cancel.clone());
-        async move { session.execute_resolve(&apply("Go."), &cancel).await }
-    });
+    let (cancel, call) = spawn_apply(&session);
     eventually("A = 1", || a.load(Ordering::SeqCst) == 1).await;
     cancel.cancel();
     let outcome = tokio::time::timeout(Duration::from_secs(5), call)
@@ -422,10 +402,7 @@ async fn abort_during_an_apply_returns_at_once_and_the_apply_runs_to_its_end_and
         session.queue().pending().is_empty()
     })
     .await;
-    let again = session
-        .execute_resolve(&apply("Go."), &token())
-        .await
-        .unwrap_err();
+    let again = refused(&session, &apply("Go.")).await;
     assert_eq!(
         again.to_string(),
         "No pending action to resolve. Nothing to apply or discard."
@@ -450,11 +427,7 @@ async fn abort_during_an_apply_that_then_fails_requeues_it_at_the_head() {
         }
     });
     let id = session.queue_resolve_handler(failing).unwrap();
-    let cancel = CancellationToken::new();
-    let call = tokio::spawn({
-        let (session, cancel) = (Arc::clone(&session), cancel.clone());
-        async move { session.execute_resolve(&apply("Go."), &cancel).await }
-    });
+    let (cancel, call) = spawn_apply(&session);
     eventually("the apply started", || started.load(Ordering::SeqCst) == 1).await;
     cancel.cancel();
     assert_eq!(
@@ -469,12 +442,7 @@ async fn abort_during_an_apply_that_then_fails_requeues_it_at_the_head() {
         session.queue().pending().peek_head().map(|head| head.id) == Some(id.clone())
     })
     .await;
-    let order: Vec<String> = session
-        .queue()
-        .pending()
-        .iter()
-        .map(|entry| entry.id.clone())
-        .collect();
+    let order = pending_ids(&session);
     assert_eq!(order, vec![id, later]);
 }
 
@@ -516,10 +484,7 @@ async fn an_action_that_reaches_the_stack_late_stays_below_one_staged_after_it()
         soft(&custom, "custom_tool"),
         "the newest action is the head"
     );
-    let result = session
-        .execute_resolve(&apply("Go."), &token())
-        .await
-        .unwrap();
+    let result = resolved(&session, &apply("Go.")).await;
     assert_eq!(result.details.unwrap()["sourceToolName"], "custom_tool");
     assert_eq!((custom_applies.len(), edit_applies.len()), (1, 0));
     assert_eq!(
@@ -562,10 +527,7 @@ async fn an_unreadable_source_drops_its_stale_actions_stops_requiring_resolve_an
     // The store cannot be read any more: the gate opens instead of forcing on a stale stack.
     assert_eq!(session.next_tool_choice_directive(all_active), None);
     assert!(session.queue().pending().is_empty());
-    let error = session
-        .execute_resolve(&apply("Go."), &token())
-        .await
-        .unwrap_err();
+    let error = refused(&session, &apply("Go.")).await;
     assert_eq!(
         error.to_string(),
         "cannot read .resolve/pending: permission denied\nDropped 1 stale pending action from this session because they could not be re-read: `resolve` is no longer required for them, and nothing was applied or discarded. They are not lost: they come back once their store can be read again."
@@ -573,10 +535,7 @@ async fn an_unreadable_source_drops_its_stale_actions_stops_requiring_resolve_an
     assert_eq!(source.applies.len(), 0);
     assert_eq!(session.next_tool_choice_directive(all_active), None);
     // Said once; later calls give the plain cause.
-    let again = session
-        .execute_resolve(&discard("Drop it."), &token())
-        .await
-        .unwrap_err();
+    let again = refused(&session, &discard("Drop it.")).await;
     assert_eq!(
         again.to_string(),
         "cannot read .resolve/pending: permission denied"
@@ -594,29 +553,18 @@ async fn an_unreadable_source_keeps_the_actions_staged_in_this_process() {
         session.next_tool_choice_directive(all_active),
         soft(&id, "custom_tool")
     );
-    let ids: Vec<String> = session
-        .queue()
-        .pending()
-        .iter()
-        .map(|entry| entry.id.clone())
-        .collect();
+    let ids = pending_ids(&session);
     assert_eq!(ids, vec![id]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_resolve_calls_never_consume_one_action_twice() {
     let session = Arc::new(session());
-    let entered = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&entered);
-    session
-        .queue_resolve_handler(PendingAction::new("Edit: a.rs", "edit", move |_, _| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            async {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                Ok(ToolResult::text("Applied edit to a.rs."))
-            }
-        }))
-        .unwrap();
+    let (action, entered) = counting_edit(|_| async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        Ok(ToolResult::text("Applied edit to a.rs."))
+    });
+    session.queue_resolve_handler(action).unwrap();
     let tasks: Vec<_> = (0..2)
         .map(|_| {
             let session = Arc::clone(&session);
@@ -691,10 +639,7 @@ async fn in_flight_invoker_takes_precedence_over_the_pending_head() {
             "resolve".to_owned()
         )))
     );
-    let result = session
-        .execute_resolve(&apply("Approve."), &token())
-        .await
-        .unwrap();
+    let result = resolved(&session, &apply("Approve.")).await;
     assert_eq!(
         result,
         ToolResult::text("gate handled"),
@@ -712,16 +657,10 @@ async fn pending_head_takes_precedence_over_the_standing_handler() {
     session.set_standing_resolve_handler(Some(handler("plan submitted", standing.clone())));
     let (action, applies) = recording_action(AST_LABEL, "ast_edit", "preview applied");
     session.queue_resolve_handler(action).unwrap();
-    let first = session
-        .execute_resolve(&apply("Go."), &token())
-        .await
-        .unwrap();
+    let first = resolved(&session, &apply("Go.")).await;
     assert_eq!(first.text, "preview applied");
     assert_eq!((applies.len(), standing.len()), (1, 0));
-    let second = session
-        .execute_resolve(&apply("Go."), &token())
-        .await
-        .unwrap();
+    let second = resolved(&session, &apply("Go.")).await;
     assert_eq!(second.text, "plan submitted");
     assert_eq!(standing.len(), 1);
 }
@@ -734,10 +673,7 @@ async fn standing_handler_creates_no_requirement_and_can_be_cleared() {
     assert_eq!(session.next_tool_choice_directive(all_active), None);
     session.set_standing_resolve_handler(None);
     assert!(session.peek_standing_resolve_handler().is_none());
-    let result = session
-        .execute_resolve(&discard("Never mind."), &token())
-        .await
-        .unwrap();
+    let result = resolved(&session, &discard("Never mind.")).await;
     assert_eq!(result.text, NOTHING_TO_DISCARD);
     assert_eq!(standing.len(), 0);
 }

@@ -6,12 +6,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pretty_assertions::assert_eq;
 use resolve_core::{
-    ActionError, CHECK_TOOL_NAME, Error, MAX_COMPANION_TURNS, MAX_SOFT_ESCALATIONS, PendingAction,
-    PushOptions, ReminderMessage, ResolveSession, SoftGate, SoftToolRequirement, ToolChoice,
+    ActionError, CHECK_TOOL_NAME, Error, MAX_COMPANION_TURNS, MAX_SOFT_ESCALATIONS, PushOptions,
+    ReminderMessage, ResolveSession, SoftGate, SoftToolRequirement, ToolChoice,
     ToolChoiceDirective, ToolResult, TurnStop, TurnVerdict, skipped_call_text,
 };
 
-use super::common::{Log, apply, recording_action, session, token};
+use super::common::{Log, apply, counting_edit, recording_action, session, token};
 
 const SKIPPED: &str = "Tool call was not executed because the assistant ended its turn: Not executed: call the `resolve` tool to resolve the pending action before using other tools.";
 const CAP: &str = "Soft tool requirement 'resolve' was not satisfied after 3 forced turns; aborting to avoid an unbounded force loop.";
@@ -343,14 +343,9 @@ async fn resolve_mixed_into_a_detour_batch_is_skipped_too() {
 #[tokio::test]
 async fn escalations_are_not_reset_by_a_compliant_turn_on_the_same_id() {
     let session = session();
-    let attempts = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&attempts);
-    session
-        .queue_resolve_handler(PendingAction::new("Edit: a.rs", "edit", move |_, _| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            async { Err(ActionError::Failed("disk full".to_owned())) }
-        }))
-        .unwrap();
+    let (action, attempts) =
+        counting_edit(|_| async { Err(ActionError::Failed("disk full".to_owned())) });
+    session.queue_resolve_handler(action).unwrap();
     let run = run_agent(
         &session,
         None,

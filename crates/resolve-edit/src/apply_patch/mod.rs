@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 
 use crate::diff::change_diff;
 use crate::error::EditError;
-use crate::preview::{Preview, PreviewText, Produce, ProduceLimits, Produced};
+use crate::preview::{Preview, PreviewText, Produce, ProduceLimits, Produced, closed_object};
 use crate::producer::Producer;
 use crate::text_edit::read_text;
 use resolve_core::count_noun;
@@ -69,19 +69,14 @@ impl Produce for ApplyPatchRequest {
     const DESCRIPTION: &'static str = APPLY_PATCH_DESCRIPTION;
 
     fn input_schema() -> Value {
-        json!({
-            "type": "object",
-            "properties": {"input": {"type": "string", "description": "the whole patch, from `*** Begin Patch` to `*** End Patch`"}},
-            "required": ["input"],
-            "additionalProperties": false
-        })
+        let input = "the whole patch, from `*** Begin Patch` to `*** End Patch`";
+        closed_object(
+            json!({"input": {"type": "string", "description": input}}),
+            &["input"],
+        )
     }
 
-    fn produce(
-        &self,
-        workspace: &Workspace,
-        _limits: ProduceLimits,
-    ) -> Result<Produced, EditError> {
+    fn produce(&self, workspace: &Workspace, _: ProduceLimits) -> Result<Produced, EditError> {
         Ok(match preview_apply_patch(workspace, self)? {
             ApplyPatchOutcome::Preview(preview) => Produced::Preview(preview),
             ApplyPatchOutcome::AlreadyApplied { text } => Produced::Nothing(text),

@@ -109,6 +109,21 @@ impl ChangeBlock {
         }
     }
 
+    /// A block at patch line `line` of diff-like lines (` context`, `-removed`, `+added`).
+    #[cfg(test)]
+    pub(crate) fn from_diff_lines(anchor: Option<&str>, lines: &[&str], line: usize) -> Self {
+        let mut block = Self::new(anchor.map(str::to_owned), line);
+        for text in lines {
+            let (kind, rest) = text.split_at(1);
+            block.push(match kind {
+                " " => BlockLine::Context(rest.to_owned()),
+                "-" => BlockLine::Removed(rest.to_owned()),
+                _ => BlockLine::Added(rest.to_owned()),
+            });
+        }
+        block
+    }
+
     /// Append one line.
     pub fn push(&mut self, line: BlockLine) {
         match &line {
@@ -351,16 +366,7 @@ mod tests {
 
     /// A block of diff-like lines (` context`, `-removed`, `+added`).
     fn block(anchor: Option<&str>, lines: &[&str], line: usize) -> ChangeBlock {
-        let mut block = ChangeBlock::new(anchor.map(str::to_owned), line);
-        for text in lines {
-            let (kind, rest) = text.split_at(1);
-            block.push(match kind {
-                " " => BlockLine::Context(rest.to_owned()),
-                "-" => BlockLine::Removed(rest.to_owned()),
-                _ => BlockLine::Added(rest.to_owned()),
-            });
-        }
-        block
+        ChangeBlock::from_diff_lines(anchor, lines, line)
     }
 
     fn error(input: &str) -> (usize, String) {
@@ -483,29 +489,33 @@ mod tests {
 
     #[test]
     fn an_update_without_blocks_or_with_a_bad_block_is_refused() {
-        let (line, message) = error("*** Begin Patch\n*** Update File: a\n*** End Patch");
-        assert_eq!(line, 2);
-        assert!(message.contains("has no change block"), "{message}");
-        let (line, message) =
-            error("*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n@@\n*** End Patch");
-        assert_eq!(
-            (line, message.as_str()),
-            (6, "the change block has no lines")
-        );
-        let (line, message) =
-            error("*** Begin Patch\n*** Update File: a\n@@\nnot a line\n*** End Patch");
+        const UPDATE_A: &str = "*** Begin Patch\n*** Update File: a\n";
+        for (rest, line, part) in [
+            ("*** End Patch", 2, "has no change block"),
+            (
+                "-x\n+y\nnext\n*** End Patch",
+                5,
+                "expected a change block starting with `@@`",
+            ),
+        ] {
+            let (at, message) = error(&format!("{UPDATE_A}{rest}"));
+            assert_eq!(at, line, "{rest:?}");
+            assert!(message.contains(part), "{message}");
+        }
+        for (rest, line) in [
+            ("@@\n-x\n+y\n@@\n*** End Patch", 6),
+            ("@@\n*** End of File\n*** End Patch", 3),
+        ] {
+            let refusal = error(&format!("{UPDATE_A}{rest}"));
+            assert_eq!(
+                refusal,
+                (line, "the change block has no lines".to_owned()),
+                "{rest:?}"
+            );
+        }
+        let (line, message) = error(&format!("{UPDATE_A}@@\nnot a line\n*** End Patch"));
         assert_eq!(line, 4);
         assert!(message.starts_with("`not a line` is not a line of a change block"));
-        let (line, message) =
-            error("*** Begin Patch\n*** Update File: a\n@@\n*** End of File\n*** End Patch");
-        assert_eq!(
-            (line, message.as_str()),
-            (3, "the change block has no lines")
-        );
-        let (line, message) =
-            error("*** Begin Patch\n*** Update File: a\n-x\n+y\nnext\n*** End Patch");
-        assert_eq!(line, 5);
-        assert!(message.contains("expected a change block starting with `@@`"));
     }
 
     #[test]

@@ -168,10 +168,7 @@ pub(crate) fn nearest_candidate(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn owned(lines: &[&str]) -> Vec<String> {
-        lines.iter().map(|line| (*line).to_owned()).collect()
-    }
+    use crate::test_support::owned_strings as owned;
 
     #[test]
     fn the_strictest_comparison_that_hits_wins_then_the_first_place() {

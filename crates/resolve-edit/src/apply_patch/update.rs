@@ -358,16 +358,7 @@ mod tests {
 
     /// A block of diff-like lines (` context`, `-removed`, `+added`) at patch line 3.
     fn block(anchor: Option<&str>, lines: &[&str]) -> ChangeBlock {
-        let mut block = ChangeBlock::new(anchor.map(str::to_owned), 3);
-        for text in lines {
-            let (kind, rest) = text.split_at(1);
-            block.push(match kind {
-                " " => BlockLine::Context(rest.to_owned()),
-                "-" => BlockLine::Removed(rest.to_owned()),
-                _ => BlockLine::Added(rest.to_owned()),
-            });
-        }
-        block
+        ChangeBlock::from_diff_lines(anchor, lines, 3)
     }
 
     fn apply(original: &str, blocks: &[ChangeBlock]) -> String {

@@ -67,7 +67,7 @@ use serde_json::{Value, json};
 
 use crate::error::EditError;
 use crate::ordered::{default_threads, map_in_order};
-use crate::preview::{Produce, ProduceLimits, Produced};
+use crate::preview::{Produce, ProduceLimits, Produced, closed_object};
 use crate::producer::Producer;
 use crate::scope::{Scope, ScopedFile};
 
@@ -91,24 +91,19 @@ impl Produce for AstEditRequest {
     const DESCRIPTION: &'static str = AST_EDIT_DESCRIPTION;
 
     fn input_schema() -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "ops": {"type": "array", "minItems": 1, "description": "rewrite operations", "items": {
-                    "type": "object",
-                    "properties": {
-                        "pat": {"type": "string", "description": "ast-grep pattern"},
-                        "out": {"type": "string", "description": "replacement"}
-                    },
-                    "required": ["pat", "out"],
-                    "additionalProperties": false
-                }},
-                "paths": {"type": "array", "minItems": 1, "items": {"type": "string"}, "description": "files, directories or globs"},
-                "lang": {"type": "string", "description": "language name; default: from file extensions"}
-            },
-            "required": ["ops", "paths"],
-            "additionalProperties": false
-        })
+        let op = closed_object(
+            json!({
+                "pat": {"type": "string", "description": "ast-grep pattern"},
+                "out": {"type": "string", "description": "replacement"}
+            }),
+            &["pat", "out"],
+        );
+        let properties = json!({
+            "ops": {"type": "array", "minItems": 1, "description": "rewrite operations", "items": op},
+            "paths": {"type": "array", "minItems": 1, "items": {"type": "string"}, "description": "files, directories or globs"},
+            "lang": {"type": "string", "description": "language name; default: from file extensions"}
+        });
+        closed_object(properties, &["ops", "paths"])
     }
 
     fn produce(&self, workspace: &Workspace, limits: ProduceLimits) -> Result<Produced, EditError> {

@@ -133,13 +133,19 @@ mod tests {
         })
     }
 
+    /// The base of the preview `rederived_on` re-derives.
+    const BASE: &[u8] = b"fn main() {\n    foo(1);\n    foo(2);\n}\n";
+
+    /// The preview of `request()` on [`BASE`], re-derived on `current`.
+    fn rederived_on(current: &[u8]) -> Option<Rederived> {
+        let preview = b"fn main() {\n    bar(1);\n    bar(2);\n}\n";
+        rederive(&request(), "a.rs", BASE, current, preview)
+    }
+
     #[test]
     fn the_same_matches_on_reformatted_bytes_give_the_rewrite_of_those_bytes() {
-        let base = b"fn main() {\n    foo(1);\n    foo(2);\n}\n";
-        let preview = b"fn main() {\n    bar(1);\n    bar(2);\n}\n";
-        let current = b"fn main()\n{\n\tfoo(1);\n\n\tfoo(2);\n}\n";
         assert_eq!(
-            rederive(&request(), "a.rs", base, current, preview),
+            rederived_on(b"fn main()\n{\n\tfoo(1);\n\n\tfoo(2);\n}\n"),
             Some(Rederived::Clean(
                 b"fn main()\n{\n\tbar(1);\n\n\tbar(2);\n}\n".to_vec()
             ))
@@ -148,11 +154,8 @@ mod tests {
 
     #[test]
     fn matches_that_appeared_or_vanished_are_named() {
-        let base = b"fn main() {\n    foo(1);\n    foo(2);\n}\n";
-        let preview = b"fn main() {\n    bar(1);\n    bar(2);\n}\n";
-        let current = b"fn main() {\n    foo(1);\n    foo(3);\n}\n";
         assert_eq!(
-            rederive(&request(), "a.rs", base, current, preview),
+            rederived_on(b"fn main() {\n    foo(1);\n    foo(3);\n}\n"),
             Some(Rederived::Mismatch {
                 appeared: vec!["`foo(3)` at line 3".to_owned()],
                 vanished: vec!["`foo(2)` at line 3".to_owned()],

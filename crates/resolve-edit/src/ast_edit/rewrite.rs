@@ -263,87 +263,43 @@ fn find_spans(
 
 #[cfg(test)]
 mod tests {
-    use ast_grep_language::SupportLang;
     use pretty_assertions::assert_eq;
 
-    use std::path::Path;
-    use std::sync::Arc;
-
+    use super::embedded_tests::file_ops;
     use super::*;
-    use crate::ast_edit::AstEditOp;
-    use crate::ast_edit::prefilter::Prefilter;
 
-    fn ops(lang: AstLang, pairs: &[(&str, &str)]) -> FileOps {
-        let ops: Vec<AstEditOp> = pairs
-            .iter()
-            .map(|(pat, out)| AstEditOp {
-                pat: (*pat).to_owned(),
-                out: (*out).to_owned(),
-            })
-            .collect();
-        let compiled = Arc::new(LanguageOps::compile(lang, &ops, Prefilter::Literals));
-        FileOps::of_file(
-            Path::new(&format!("file.{}", extension(lang))),
-            true,
-            Some(lang),
-            |_| Arc::clone(&compiled),
-        )
-        .unwrap()
-    }
+    const FOO_TO_BAR: &[(&str, &str)] = &[("foo($A)", "bar($A)")];
 
-    fn extension(lang: AstLang) -> &'static str {
-        match lang {
-            AstLang::Builtin(SupportLang::Rust) => "rs",
-            AstLang::Builtin(SupportLang::Python) => "py",
-            AstLang::Builtin(SupportLang::TypeScript) => "ts",
-            other => panic!("no extension for {other}"),
-        }
-    }
-
-    fn rewrite(source: &str, lang: AstLang, pairs: &[(&str, &str)]) -> Option<String> {
-        rewrite_source(source, &ops(lang, pairs))
+    /// `source`, the file `path`, rewritten with `pairs`: `None` when nothing changes.
+    fn rewrite(source: &str, path: &str, pairs: &[(&str, &str)]) -> Option<String> {
+        rewrite_source(source, &file_ops(path, None, pairs))
             .unwrap()
             .map(|rewritten| rewritten.text)
     }
 
     #[test]
     fn only_the_outermost_of_nested_matches_is_rewritten() {
-        let rewritten = rewrite_source(
-            "fn main() { foo(foo(1)); }\n",
-            &ops(
-                AstLang::Builtin(SupportLang::Rust),
-                &[("foo($A)", "bar($A)")],
-            ),
-        )
-        .unwrap()
-        .unwrap();
+        let ops = file_ops("a.rs", None, FOO_TO_BAR);
+        let rewritten = rewrite_source("fn main() { foo(foo(1)); }\n", &ops)
+            .unwrap()
+            .unwrap();
         assert_eq!(rewritten.text, "fn main() { bar(foo(1)); }\n");
         assert_eq!(rewritten.replacements, 1);
     }
 
     #[test]
     fn several_ops_rewrite_the_original_text_together() {
+        let pairs = [("foo($A)", "bar($A)"), ("baz($A)", "qux($A)")];
         assert_eq!(
-            rewrite(
-                "x = foo(1)\ny = baz(2)\n",
-                AstLang::Builtin(SupportLang::Python),
-                &[("foo($A)", "bar($A)"), ("baz($A)", "qux($A)")]
-            )
-            .as_deref(),
+            rewrite("x = foo(1)\ny = baz(2)\n", "a.py", &pairs).as_deref(),
             Some("x = bar(1)\ny = qux(2)\n")
         );
     }
 
     #[test]
     fn overlapping_edits_of_two_ops_are_a_problem_naming_both() {
-        let problem = rewrite_source(
-            "let a = foo(bar(1));\n",
-            &ops(
-                AstLang::Builtin(SupportLang::TypeScript),
-                &[("foo($A)", "f($A)"), ("bar($A)", "b($A)")],
-            ),
-        )
-        .unwrap_err();
+        let ops = file_ops("a.ts", None, &[("foo($A)", "f($A)"), ("bar($A)", "b($A)")]);
+        let problem = rewrite_source("let a = foo(bar(1));\n", &ops).unwrap_err();
         assert_eq!(
             problem,
             SourceProblem::Overlap {
@@ -355,15 +311,12 @@ mod tests {
 
     #[test]
     fn identical_edits_of_two_ops_are_merged_not_an_overlap() {
-        let rewritten = rewrite_source(
-            "let a = foo(1);\n",
-            &ops(
-                AstLang::Builtin(SupportLang::TypeScript),
-                &[("foo($A)", "bar($A)"), ("foo(1)", "bar(1)")],
-            ),
-        )
-        .unwrap()
-        .unwrap();
+        let ops = file_ops(
+            "a.ts",
+            None,
+            &[("foo($A)", "bar($A)"), ("foo(1)", "bar(1)")],
+        );
+        let rewritten = rewrite_source("let a = foo(1);\n", &ops).unwrap().unwrap();
         assert_eq!(rewritten.text, "let a = bar(1);\n");
         assert_eq!(rewritten.replacements, 1);
     }
@@ -372,26 +325,15 @@ mod tests {
     fn crlf_bom_and_missing_final_newline_survive_byte_for_byte() {
         let source = "\u{feff}fn a() {\r\n    foo(1);\r\n}\r\nfn b() { foo(2) }";
         assert_eq!(
-            rewrite(
-                source,
-                AstLang::Builtin(SupportLang::Rust),
-                &[("foo($A)", "bar($A)")]
-            )
-            .as_deref(),
+            rewrite(source, "a.rs", FOO_TO_BAR).as_deref(),
             Some("\u{feff}fn a() {\r\n    bar(1);\r\n}\r\nfn b() { bar(2) }")
         );
     }
 
     #[test]
     fn a_tree_with_parse_errors_is_a_problem_with_its_line() {
-        let problem = rewrite_source(
-            "fn ok() {}\nfn broken( { foo(1) }\n",
-            &ops(
-                AstLang::Builtin(SupportLang::Rust),
-                &[("foo($A)", "bar($A)")],
-            ),
-        )
-        .unwrap_err();
+        let ops = file_ops("a.rs", None, FOO_TO_BAR);
+        let problem = rewrite_source("fn ok() {}\nfn broken( { foo(1) }\n", &ops).unwrap_err();
         assert!(
             matches!(problem, SourceProblem::ParseErrors { line: 2 }),
             "{problem:?}"
@@ -401,16 +343,8 @@ mod tests {
     #[test]
     fn a_source_without_the_patterns_literal_text_is_not_parsed() {
         // Broken, but without `foo` it cannot match: no parse error is reported.
-        assert_eq!(
-            rewrite_source(
-                "fn broken( {\n",
-                &ops(
-                    AstLang::Builtin(SupportLang::Rust),
-                    &[("foo($A)", "bar($A)")]
-                ),
-            ),
-            Ok(None)
-        );
+        let ops = file_ops("a.rs", None, FOO_TO_BAR);
+        assert_eq!(rewrite_source("fn broken( {\n", &ops), Ok(None));
     }
 
     /// `ast-grep run -U` replaces a matched node's whole range, with trailing punctuation its
@@ -419,41 +353,20 @@ mod tests {
     /// name is lost.
     #[test]
     fn trailing_punctuation_the_pattern_does_not_name_is_kept() {
+        let typed = [("let $A = $B", "let $A: i32 = $B")];
         assert_eq!(
-            rewrite(
-                "fn main() {\n    let a = 1;\n}\n",
-                AstLang::Builtin(SupportLang::Rust),
-                &[("let $A = $B", "let $A: i32 = $B")]
-            )
-            .as_deref(),
+            rewrite("fn main() {\n    let a = 1;\n}\n", "a.rs", &typed).as_deref(),
             Some("fn main() {\n    let a: i32 = 1;\n}\n")
         );
-        let markdown = AstLang::named("markdown").unwrap();
-        let ops: Vec<AstEditOp> = vec![AstEditOp {
-            pat: "# $T".to_owned(),
-            out: "## $T".to_owned(),
-        }];
-        let compiled = Arc::new(LanguageOps::compile(markdown, &ops, Prefilter::Literals));
-        let file = FileOps::of_file(Path::new("h.md"), true, None, |_| Arc::clone(&compiled));
         assert_eq!(
-            rewrite_source("# foo\n# bar baz\n", &file.unwrap())
-                .unwrap()
-                .map(|rewritten| rewritten.text)
-                .as_deref(),
+            rewrite("# foo\n# bar baz\n", "h.md", &[("# $T", "## $T")]).as_deref(),
             Some("## foo\n## bar baz\n")
         );
     }
 
     #[test]
     fn a_rewrite_equal_to_the_match_changes_nothing() {
-        assert_eq!(
-            rewrite(
-                "foo(1)\n",
-                AstLang::Builtin(SupportLang::Python),
-                &[("foo($A)", "foo($A)")]
-            ),
-            None
-        );
+        assert_eq!(rewrite("foo(1)\n", "a.py", &[("foo($A)", "foo($A)")]), None);
     }
 }
 
@@ -475,7 +388,7 @@ mod embedded_tests {
 <script lang=\"ts\">\nconst z: number = baz.unwrap();\n</script>\n</body>\n</html>\n";
 
     /// The ops searched in `path` for `pairs`, with `lang` if given.
-    fn file_ops(path: &str, lang: Option<&str>, pairs: &[(&str, &str)]) -> FileOps {
+    pub(super) fn file_ops(path: &str, lang: Option<&str>, pairs: &[(&str, &str)]) -> FileOps {
         let ops: Vec<AstEditOp> = pairs
             .iter()
             .map(|(pat, out)| AstEditOp {

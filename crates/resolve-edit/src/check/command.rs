@@ -261,16 +261,24 @@ mod tests {
         vec!["sh".into(), "-c".into(), script.into()]
     }
 
+    /// Run `command` in a fresh temporary directory within `timeout`, streaming to `live`.
+    fn run_in_temp(
+        command: &[String],
+        timeout: Duration,
+        live: LiveOutput,
+    ) -> Result<CheckRun, EditError> {
+        let dir = tempfile::tempdir().unwrap();
+        run_command(command, dir.path(), timeout, live)
+    }
+
+    /// Run the shell `script` in a fresh temporary directory within 30 s, quietly.
+    fn run_sh(script: &str) -> CheckRun {
+        run_in_temp(&sh(script), Duration::from_secs(30), LiveOutput::quiet()).unwrap()
+    }
+
     #[test]
     fn the_exit_status_and_both_streams_are_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let run = run_command(
-            &sh("echo out; echo err >&2; exit 3"),
-            dir.path(),
-            Duration::from_secs(30),
-            LiveOutput::quiet(),
-        )
-        .unwrap();
+        let run = run_sh("echo out; echo err >&2; exit 3");
         assert_eq!(run.exit_code, Some(3));
         assert!(!run.passed());
         assert_eq!(run.output_lines, 2);
@@ -280,14 +288,8 @@ mod tests {
 
     #[test]
     fn only_the_last_two_hundred_lines_are_kept_and_every_line_is_counted() {
-        let dir = tempfile::tempdir().unwrap();
-        let run = run_command(
-            &sh("i=1; while [ $i -le 250 ]; do echo line $i; i=$((i+1)); done; printf end"),
-            dir.path(),
-            Duration::from_secs(30),
-            LiveOutput::quiet(),
-        )
-        .unwrap();
+        let run =
+            run_sh("i=1; while [ $i -le 250 ]; do echo line $i; i=$((i+1)); done; printf end");
         assert!(run.passed());
         assert_eq!(run.output_lines, 251);
         let lines: Vec<&str> = run.output_tail.lines().collect();
@@ -298,11 +300,9 @@ mod tests {
 
     #[test]
     fn output_streams_live_to_the_writer() {
-        let dir = tempfile::tempdir().unwrap();
         let seen = Arc::new(Mutex::new(Vec::new()));
-        run_command(
+        run_in_temp(
             &sh("echo live"),
-            dir.path(),
             Duration::from_secs(30),
             LiveOutput::merged(SharedWriter(Arc::clone(&seen))),
         )
@@ -312,11 +312,9 @@ mod tests {
 
     #[test]
     fn a_command_past_its_time_is_killed_with_what_it_started() {
-        let dir = tempfile::tempdir().unwrap();
         let started = Instant::now();
-        let run = run_command(
+        let run = run_in_temp(
             &sh("sleep 30 & sleep 30"),
-            dir.path(),
             Duration::from_millis(300),
             LiveOutput::quiet(),
         )
@@ -330,10 +328,8 @@ mod tests {
 
     #[test]
     fn a_program_that_does_not_exist_is_an_error_naming_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let error = run_command(
+        let error = run_in_temp(
             &["no-such-program-resolve".into()],
-            dir.path(),
             Duration::from_secs(5),
             LiveOutput::quiet(),
         )

@@ -2,25 +2,11 @@
 //! failed`), the files the command changed, and the output's tail.
 
 use resolve_core::count_noun;
-use resolve_store::{CheckMode, CheckOutcome};
+use resolve_store::{CheckMode, CheckOutcome, shell_words};
 
 /// The command as one line, each word quoted when it needs to be (`sh -c 'exit 1'`).
 pub fn command_line(command: &[String]) -> String {
-    command
-        .iter()
-        .map(|word| {
-            let plain = !word.is_empty()
-                && word
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-            if plain {
-                word.clone()
-            } else {
-                format!("'{}'", word.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    shell_words(command)
 }
 
 /// Seconds with one decimal: `0.4 s`, `12.0 s`.

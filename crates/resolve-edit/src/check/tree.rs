@@ -161,24 +161,20 @@ fn stamp(metadata: &std::fs::Metadata) -> Stamp {
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
+    use resolve_test_support::TestDir;
 
     use super::*;
 
-    fn write(root: &Path, relative: &str, content: &str) {
-        let path = root.join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
-    }
-
     #[test]
     fn a_copy_leaves_out_git_state_and_ignored_paths_unless_asked() {
-        let from = tempfile::tempdir().unwrap();
-        write(from.path(), ".gitignore", "target/\n");
-        write(from.path(), "src/a.rs", "a");
-        write(from.path(), ".env", "hidden but kept");
-        write(from.path(), "target/out", "ignored");
-        write(from.path(), ".git/HEAD", "ref");
-        write(from.path(), ".resolve/lock", "");
+        let from = TestDir::with_files([
+            (".gitignore", "target/\n"),
+            ("src/a.rs", "a"),
+            (".env", "hidden but kept"),
+            ("target/out", "ignored"),
+            (".git/HEAD", "ref"),
+            (".resolve/lock", ""),
+        ]);
         std::os::unix::fs::symlink("src/a.rs", from.path().join("link")).unwrap();
         let to = tempfile::tempdir().unwrap();
         let workspace = Workspace::open(from.path()).unwrap();
@@ -203,8 +199,8 @@ mod tests {
 
     #[test]
     fn links_into_the_workspace_point_into_the_copy_and_links_above_it_are_left_out() {
-        let from = tempfile::tempdir().unwrap();
-        write(from.path(), "src/a.rs", "a");
+        let from = TestDir::new();
+        from.write("src/a.rs", "a");
         let root = from.path().canonicalize().unwrap();
         let link = |name: &str, target: &Path| {
             std::os::unix::fs::symlink(target, from.path().join(name)).unwrap();
@@ -229,13 +225,10 @@ mod tests {
 
     #[test]
     fn stamps_name_files_created_changed_and_removed() {
-        let root = tempfile::tempdir().unwrap();
-        write(root.path(), "same", "s");
-        write(root.path(), "changed", "c");
-        write(root.path(), "removed", "r");
+        let root = TestDir::with_files([("same", "s"), ("changed", "c"), ("removed", "r")]);
         let before = TreeStamps::of(root.path());
-        write(root.path(), "changed", "changed, longer");
-        write(root.path(), "new/created", "n");
+        root.write("changed", "changed, longer");
+        root.write("new/created", "n");
         std::fs::remove_file(root.path().join("removed")).unwrap();
         let after = TreeStamps::of(root.path());
         assert_eq!(

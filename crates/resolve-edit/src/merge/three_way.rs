@@ -39,6 +39,36 @@ struct Region {
     len2: isize,
 }
 
+impl Region {
+    /// The base lines only the first side changes (`c1`); the second side keeps them, from
+    /// its line `start2`.
+    fn first_only(c1: Signed, start2: isize) -> Self {
+        Self {
+            take: Take::First,
+            start0: c1.start0,
+            len0: c1.len0,
+            start1: c1.start,
+            len1: c1.len,
+            start2,
+            len2: c1.len0,
+        }
+    }
+
+    /// The base lines only the second side changes (`c2`); the first side keeps them, from
+    /// its line `start1`.
+    fn second_only(c2: Signed, start1: isize) -> Self {
+        Self {
+            take: Take::Second,
+            start0: c2.start0,
+            len0: c2.len0,
+            start1,
+            len1: c2.len0,
+            start2: c2.start,
+            len2: c2.len,
+        }
+    }
+}
+
 /// A conflict of a three-way merge: lines of the current file and of the preview that both
 /// replace the same lines of the base differently.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -201,38 +231,19 @@ fn pair_changes(
     let mut regions = Vec::new();
     let (mut next1, mut next2) = (0, 0);
     while let (Some(&c1), Some(&c2)) = (changes1.get(next1), changes2.get(next2)) {
-        if c1.start0 + c1.len0 < c2.start0 {
-            // Only the first side changes these base lines; the second side's position is
-            // reckoned from its next change.
-            append(
-                &mut regions,
-                Region {
-                    take: Take::First,
-                    start0: c1.start0,
-                    len0: c1.len0,
-                    start1: c1.start,
-                    len1: c1.len,
-                    start2: c2.start - c2.start0 + c1.start0,
-                    len2: c1.len0,
-                },
-            );
+        // Only one side changes these base lines; the other side's position is reckoned from
+        // its next change.
+        let one_sided = if c1.start0 + c1.len0 < c2.start0 {
             next1 += 1;
-            continue;
-        }
-        if c2.start0 + c2.len0 < c1.start0 {
-            append(
-                &mut regions,
-                Region {
-                    take: Take::Second,
-                    start0: c2.start0,
-                    len0: c2.len0,
-                    start1: c1.start - c1.start0 + c2.start0,
-                    len1: c2.len0,
-                    start2: c2.start,
-                    len2: c2.len,
-                },
-            );
+            Some(Region::first_only(c1, c2.start - c2.start0 + c1.start0))
+        } else if c2.start0 + c2.len0 < c1.start0 {
             next2 += 1;
+            Some(Region::second_only(c2, c1.start - c1.start0 + c2.start0))
+        } else {
+            None
+        };
+        if let Some(region) = one_sided {
+            append(&mut regions, region);
             continue;
         }
         let same = c1.start0 == c2.start0
@@ -284,32 +295,10 @@ fn pair_changes(
     let grown1 = first.len() as isize - base.len() as isize;
     let grown2 = second.len() as isize - base.len() as isize;
     for c1 in &changes1[next1..] {
-        append(
-            &mut regions,
-            Region {
-                take: Take::First,
-                start0: c1.start0,
-                len0: c1.len0,
-                start1: c1.start,
-                len1: c1.len,
-                start2: c1.start0 + grown2,
-                len2: c1.len0,
-            },
-        );
+        append(&mut regions, Region::first_only(*c1, c1.start0 + grown2));
     }
     for c2 in &changes2[next2..] {
-        append(
-            &mut regions,
-            Region {
-                take: Take::Second,
-                start0: c2.start0,
-                len0: c2.len0,
-                start1: c2.start0 + grown1,
-                len1: c2.len0,
-                start2: c2.start,
-                len2: c2.len,
-            },
-        );
+        append(&mut regions, Region::second_only(*c2, c2.start0 + grown1));
     }
     regions
 }

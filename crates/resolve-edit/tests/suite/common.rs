@@ -15,14 +15,14 @@ pub fn store_at(root: &std::path::Path) -> Store {
 }
 
 /// An empty test workspace and a store over its root.
-pub fn setup() -> (TestDir, Store) {
+pub fn empty_store() -> (TestDir, Store) {
     let dir = TestDir::new();
     let store = store_at(dir.root());
     (dir, store)
 }
 
 /// A test workspace holding `files` (relative path, contents) and a store over its root.
-pub fn setup_with<P: AsRef<str>, C: AsRef<[u8]>>(
+pub fn store_with_files<P: AsRef<str>, C: AsRef<[u8]>>(
     files: impl IntoIterator<Item = (P, C)>,
 ) -> (TestDir, Store) {
     let dir = TestDir::with_files(files);
@@ -31,7 +31,7 @@ pub fn setup_with<P: AsRef<str>, C: AsRef<[u8]>>(
 }
 
 /// A test workspace holding `files` (relative path, contents), opened as a `Workspace`.
-pub fn workspace(files: &[(&str, &[u8])]) -> (TestDir, Workspace) {
+pub fn workspace_holding(files: &[(&str, &[u8])]) -> (TestDir, Workspace) {
     let dir = TestDir::with_files(files.iter().copied());
     let workspace = Workspace::open(dir.root()).unwrap();
     (dir, workspace)

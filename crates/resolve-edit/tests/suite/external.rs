@@ -16,7 +16,7 @@ use resolve_edit::{
 };
 use serde_json::{Value, json};
 
-use super::common::setup;
+use super::common::empty_store;
 use tokio_util::sync::CancellationToken;
 
 /// Records every call; answers with `answer`.
@@ -94,9 +94,20 @@ fn args(action: &str, reason: &str) -> Value {
     json!({"action": action, "reason": reason})
 }
 
+/// Call `resolve` with `args` in a session over `store` running MCP calls with `runner`.
+async fn resolve(
+    store: &Store,
+    runner: Option<Arc<FakeRunner>>,
+    args: &Value,
+) -> Result<ToolResult, Error> {
+    session(store, runner)
+        .execute_resolve(args, &CancellationToken::new())
+        .await
+}
+
 #[test]
 fn an_mcp_action_is_stored_as_data_and_a_record_without_one_is_a_change_set() {
-    let (dir, store) = setup();
+    let (dir, store) = empty_store();
     let record = stage_note(&store, false);
     assert_eq!(record.id, "pending-action:notes__add:1");
     let stored: Value = serde_json::from_str(
@@ -122,7 +133,7 @@ fn an_mcp_action_is_stored_as_data_and_a_record_without_one_is_a_change_set() {
 
 #[test]
 fn store_apply_refuses_an_mcp_action_so_it_is_never_consumed_without_its_call() {
-    let (_dir, store) = setup();
+    let (_dir, store) = empty_store();
     let record = stage_note(&store, false);
     let error = store.apply(&record.id, None, "go", None).unwrap_err();
     assert!(
@@ -134,19 +145,18 @@ fn store_apply_refuses_an_mcp_action_so_it_is_never_consumed_without_its_call() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn apply_calls_the_runner_with_reason_and_extra_and_moves_the_action_to_history() {
-    let (_dir, store) = setup();
+    let (_dir, store) = empty_store();
     let record = stage_note(&store, false);
     let runner = FakeRunner::answering(Ok(
         ToolResult::text("Added hi.").with_details(json!({"lines": 1}))
     ));
-    let session = session(&store, Some(runner.clone()));
-    let result = session
-        .execute_resolve(
-            &json!({"action": "apply", "reason": "Asked for.", "extra": {"ticket": 7}}),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+    let result = resolve(
+        &store,
+        Some(runner.clone()),
+        &json!({"action": "apply", "reason": "Asked for.", "extra": {"ticket": 7}}),
+    )
+    .await
+    .unwrap();
     assert_eq!(result.text, "Added hi.");
     let details = result.details.unwrap();
     assert_eq!(details["sourceResultDetails"], json!({"lines": 1}));
@@ -176,7 +186,7 @@ async fn a_failed_or_error_call_is_apply_failed_and_the_action_stays_pending_at_
         Err("the MCP server `notes` has exited".to_owned()),
         Ok(ToolResult::error("disk full")),
     ] {
-        let (_dir, store) = setup();
+        let (_dir, store) = empty_store();
         let record = stage_note(&store, false);
         let newer = stage_note(&store, false);
         let session = session(&store, Some(FakeRunner::answering(answer)));
@@ -201,10 +211,9 @@ async fn a_failed_or_error_call_is_apply_failed_and_the_action_stays_pending_at_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn without_a_runner_apply_fails_with_a_message_and_stays_pending() {
-    let (_dir, store) = setup();
+    let (_dir, store) = empty_store();
     stage_note(&store, false);
-    let error = session(&store, None)
-        .execute_resolve(&args("apply", "go"), &CancellationToken::new())
+    let error = resolve(&store, None, &args("apply", "go"))
         .await
         .unwrap_err();
     assert!(
@@ -216,19 +225,17 @@ async fn without_a_runner_apply_fails_with_a_message_and_stays_pending() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn discard_calls_the_reject_tool_only_when_there_is_one() {
-    let (_dir, store) = setup();
+    let (_dir, store) = empty_store();
     let runner = FakeRunner::answering(Ok(ToolResult::text("Forgot hi.")));
     stage_note(&store, false);
-    let plain = session(&store, Some(runner.clone()))
-        .execute_resolve(&args("discard", "No."), &CancellationToken::new())
+    let plain = resolve(&store, Some(runner.clone()), &args("discard", "No."))
         .await
         .unwrap();
     assert_eq!(plain.text, "Discarded: Note: hi. Reason: No.");
     assert!(runner.calls().is_empty());
 
     stage_note(&store, true);
-    let rejected = session(&store, Some(runner.clone()))
-        .execute_resolve(&args("discard", "Nope."), &CancellationToken::new())
+    let rejected = resolve(&store, Some(runner.clone()), &args("discard", "Nope."))
         .await
         .unwrap();
     assert_eq!(rejected.text, "Forgot hi.");
@@ -240,7 +247,7 @@ async fn discard_calls_the_reject_tool_only_when_there_is_one() {
 
 #[test]
 fn a_call_interrupted_by_a_dying_process_is_reported_once_and_then_made_again() {
-    let (dir, store) = setup();
+    let (dir, store) = empty_store();
     let record = stage_note(&store, false);
     // The process making the call dies during it: nothing after the call runs.
     let died = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -295,7 +302,7 @@ fn stack_ids(stack: &resolve_core::PendingStack) -> Vec<String> {
 
 #[test]
 fn the_source_places_stored_actions_by_their_order_and_follows_it_when_it_changes() {
-    let (_dir, store) = setup();
+    let (_dir, store) = empty_store();
     let first = stage_note(&store, false);
     let second = stage_note(&store, false);
     let source = StorePendingSource::new(store.clone(), None);

@@ -10,6 +10,7 @@ use resolve_edit::{
     FileHunks, FileTools, Origin, Store, StoredAction, Workspace, action_hunks, preview_files,
     shown_addressed_preview,
 };
+use resolve_test_support::lines::lines_replacing;
 use serde_json::json;
 
 fn file(path: &str, added: usize, removed: usize, hunks: &[&str]) -> PreviewFile {
@@ -23,12 +24,7 @@ fn file(path: &str, added: usize, removed: usize, hunks: &[&str]) -> PreviewFile
 
 /// Lines `1` to `20`, with the numbered ones replaced by the given text.
 fn numbered(replaced: &[(usize, &str)]) -> String {
-    (1..=20)
-        .map(|n| match replaced.iter().find(|(line, _)| *line == n) {
-            Some((_, text)) => format!("{text}\n"),
-            None => format!("{n}\n"),
-        })
-        .collect()
+    lines_replacing(20, replaced)
 }
 
 #[test]

@@ -79,8 +79,15 @@ impl Fixture {
         }
     }
 
-    /// Stage a change set directly; the pending id.
-    fn stage_set(&self, set: ChangeSet) -> String {
+    /// Stage a change set of `changes` (path, change) directly; the pending id.
+    fn stage_changes(
+        &self,
+        changes: impl IntoIterator<Item = (&'static str, FileChange)>,
+    ) -> String {
+        let mut set = ChangeSet::new();
+        for (path, change) in changes {
+            set.insert(path, change);
+        }
         let action = NewAction {
             origin: Origin::Cli,
             source_tool: "ast_edit".into(),
@@ -140,6 +147,31 @@ fn collect(root: &Path, dir: &Path, files: &mut BTreeMap<String, Vec<u8>>) {
     }
 }
 
+/// A fixture holding `files` (path, text) and the pending id of a change set that upper-cases
+/// each of them and creates each of `created` (path, text).
+fn staged_uppercase(
+    files: &[(&'static str, &'static str)],
+    created: &[(&'static str, &'static str)],
+) -> (Fixture, String) {
+    let holding: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(path, text)| (*path, text.as_bytes()))
+        .collect();
+    let fx = Fixture::new(&holding);
+    let updates = files
+        .iter()
+        .map(|(path, text)| (*path, update(text.as_bytes(), &text.to_uppercase())));
+    let creations = created.iter().map(|(path, text)| (*path, create(text)));
+    let id = fx.stage_changes(updates.chain(creations));
+    (fx, id)
+}
+
+fn create(content: &str) -> FileChange {
+    FileChange::Create {
+        content: content.into(),
+    }
+}
+
 fn update(old: &[u8], new: &str) -> FileChange {
     FileChange::Update {
         base_hash: content_hash(old),
@@ -150,11 +182,7 @@ fn update(old: &[u8], new: &str) -> FileChange {
 
 #[test]
 fn a_symlink_to_outside_swapped_in_after_the_preview_is_refused_and_nothing_is_written() {
-    let fx = Fixture::new(&[("a.txt", b"alpha\n"), ("b.txt", b"beta\n")]);
-    let mut set = ChangeSet::new();
-    set.insert("a.txt", update(b"alpha\n", "ALPHA\n"));
-    set.insert("b.txt", update(b"beta\n", "BETA\n"));
-    let id = fx.stage_set(set);
+    let (fx, id) = staged_uppercase(&[("a.txt", "alpha\n"), ("b.txt", "beta\n")], &[]);
     // Same bytes behind the link, so a hash check alone would pass.
     std::fs::write(fx.outside.join("victim.txt"), "alpha\n").unwrap();
     std::fs::remove_file(fx.path("a.txt")).unwrap();
@@ -208,17 +236,10 @@ fn a_symlink_to_another_workspace_file_swapped_in_is_checked_against_that_file()
 
 #[test]
 fn a_file_replaced_by_a_directory_makes_the_preview_stale_and_writes_nothing() {
-    let fx = Fixture::new(&[("a.txt", b"alpha\n"), ("b.txt", b"beta\n")]);
-    let mut set = ChangeSet::new();
-    set.insert("a.txt", update(b"alpha\n", "ALPHA\n"));
-    set.insert("b.txt", update(b"beta\n", "BETA\n"));
-    set.insert(
-        "c.txt",
-        FileChange::Create {
-            content: "new\n".into(),
-        },
+    let (fx, id) = staged_uppercase(
+        &[("a.txt", "alpha\n"), ("b.txt", "beta\n")],
+        &[("c.txt", "new\n")],
     );
-    let id = fx.stage_set(set);
     std::fs::remove_file(fx.path("b.txt")).unwrap();
     std::fs::create_dir(fx.path("b.txt")).unwrap();
     std::fs::create_dir(fx.path("c.txt")).unwrap();
@@ -256,16 +277,14 @@ impl Drop for Immutable {
 
 #[test]
 fn permission_denied_on_one_file_rolls_back_the_files_already_written() {
-    let fx = Fixture::new(&[
-        ("a.txt", b"alpha\n"),
-        ("b.txt", b"beta\n"),
-        ("c.txt", b"gamma\n"),
-    ]);
-    let mut set = ChangeSet::new();
-    set.insert("a.txt", update(b"alpha\n", "ALPHA\n"));
-    set.insert("b.txt", update(b"beta\n", "BETA\n"));
-    set.insert("c.txt", update(b"gamma\n", "GAMMA\n"));
-    let id = fx.stage_set(set);
+    let (fx, id) = staged_uppercase(
+        &[
+            ("a.txt", "alpha\n"),
+            ("b.txt", "beta\n"),
+            ("c.txt", "gamma\n"),
+        ],
+        &[],
+    );
     let before = fx.files();
     let Some(_locked) = Immutable::set(&fx.path("b.txt")) else {
         eprintln!("skipped: `chattr +i` is not available here");
@@ -287,16 +306,7 @@ fn permission_denied_on_one_file_rolls_back_the_files_already_written() {
 
 #[test]
 fn a_new_file_whose_directory_became_a_file_fails_and_rolls_back_the_others() {
-    let fx = Fixture::new(&[("a.txt", b"alpha\n")]);
-    let mut set = ChangeSet::new();
-    set.insert("a.txt", update(b"alpha\n", "ALPHA\n"));
-    set.insert(
-        "new/b.txt",
-        FileChange::Create {
-            content: "b\n".into(),
-        },
-    );
-    let id = fx.stage_set(set);
+    let (fx, id) = staged_uppercase(&[("a.txt", "alpha\n")], &[("new/b.txt", "b\n")]);
     std::fs::write(fx.path("new"), "in the way\n").unwrap();
     let before = fx.files();
 
@@ -309,11 +319,7 @@ fn a_new_file_whose_directory_became_a_file_fails_and_rolls_back_the_others() {
 
 #[test]
 fn a_file_deleted_under_a_pending_preview_makes_it_stale_and_discard_still_works() {
-    let fx = Fixture::new(&[("a.txt", b"alpha\n"), ("b.txt", b"beta\n")]);
-    let mut set = ChangeSet::new();
-    set.insert("a.txt", update(b"alpha\n", "ALPHA\n"));
-    set.insert("b.txt", update(b"beta\n", "BETA\n"));
-    let id = fx.stage_set(set);
+    let (fx, id) = staged_uppercase(&[("a.txt", "alpha\n"), ("b.txt", "beta\n")], &[]);
     std::fs::remove_file(fx.path("a.txt")).unwrap();
 
     let error = fx.store.apply(&id, None, "deleted", None).unwrap_err();

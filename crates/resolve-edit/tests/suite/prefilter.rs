@@ -19,7 +19,7 @@ use resolve_edit::{
     AstEditOp, AstEditOutcome, AstEditRequest, Blobs, Prefilter, Workspace, preview_ast_edit_with,
 };
 
-use super::common::workspace;
+use super::common::workspace_holding;
 
 /// What a preview changed: each changed file's new text and replacements.
 type Changes = BTreeMap<String, (String, usize)>;
@@ -221,7 +221,7 @@ proptest! {
             .iter()
             .map(|(path, text)| (path.as_str(), text.as_bytes()))
             .collect();
-        let (_dir, ws) = workspace(&pairs);
+        let (_dir, ws) = workspace_holding(&pairs);
         for (ops, lang) in [(RUST_OPS, "rust"), (PYTHON_OPS, "python"), (TYPESCRIPT_OPS, "ts")] {
             for op in ops {
                 let (filtered, everything) = both(&ws, &request(&[*op], Some(lang)));

@@ -14,7 +14,7 @@ use resolve_edit::{
 };
 use serde_json::json;
 
-use super::common::workspace;
+use super::common::workspace_holding;
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -95,7 +95,7 @@ fn foo_to_bar() -> [(&'static str, &'static str); 1] {
 
 #[test]
 fn ast_edit_one_replacement_has_exact_label_text_and_details() {
-    let (_dir, ws) = workspace(&[("a.rs", b"fn a() { foo(1) }\n")]);
+    let (_dir, ws) = workspace_holding(&[("a.rs", b"fn a() { foo(1) }\n")]);
     let preview = preview(&ws, &request(&foo_to_bar(), &["a.rs"], None));
     assert_eq!(preview.label, "AST Edit: 1 replacement in 1 file");
     assert_eq!(preview.producer.name(), "ast_edit");
@@ -127,7 +127,7 @@ fn ast_edit_one_replacement_has_exact_label_text_and_details() {
 
 #[test]
 fn ast_edit_three_replacements_in_two_files_are_counted_per_file() {
-    let (_dir, ws) = workspace(&[
+    let (_dir, ws) = workspace_holding(&[
         ("src/a.rs", b"fn a() { foo(1); foo(2); }\n"),
         ("src/b.rs", b"fn b() { foo(3) }\n"),
         ("src/c.rs", b"fn c() { baz(3) }\n"),
@@ -152,7 +152,7 @@ fn ast_edit_three_replacements_in_two_files_are_counted_per_file() {
 // names its scope root-relative, entries joined with `, ` (`.` for the root).
 #[test]
 fn ast_edit_preview_details_say_not_applied_and_name_the_scope() {
-    let (_dir, ws) = workspace(&[
+    let (_dir, ws) = workspace_holding(&[
         ("apps/a.ts", b"foo(1);\n"),
         ("packages/b.ts", b"foo(2);\n"),
         ("c.ts", b"foo(3);\n"),
@@ -175,7 +175,7 @@ fn ast_edit_preview_details_say_not_applied_and_name_the_scope() {
 #[test]
 fn ast_edit_preview_writes_nothing_and_records_base_hashes() {
     let original = b"fn a() { foo(1) }\n";
-    let (dir, ws) = workspace(&[("a.rs", original)]);
+    let (dir, ws) = workspace_holding(&[("a.rs", original)]);
     let preview = preview(&ws, &request(&foo_to_bar(), &["."], None));
     assert_eq!(std::fs::read(dir.path().join("a.rs")).unwrap(), original);
     let changes = changes(&preview);
@@ -194,7 +194,7 @@ fn ast_edit_preview_writes_nothing_and_records_base_hashes() {
 
 #[test]
 fn ast_edit_rewrites_only_the_outermost_of_nested_matches() {
-    let (_dir, ws) = workspace(&[("a.rs", b"fn main() { foo(foo(1)); }\n")]);
+    let (_dir, ws) = workspace_holding(&[("a.rs", b"fn main() { foo(foo(1)); }\n")]);
     let preview = preview(&ws, &request(&foo_to_bar(), &["a.rs"], None));
     assert_eq!(
         content(&ws, &preview, "a.rs"),
@@ -205,7 +205,7 @@ fn ast_edit_rewrites_only_the_outermost_of_nested_matches() {
 
 #[test]
 fn ast_edit_ops_all_match_the_original_text() {
-    let (_dir, ws) = workspace(&[("a.py", b"x = foo(1)\ny = bar(2)\n")]);
+    let (_dir, ws) = workspace_holding(&[("a.py", b"x = foo(1)\ny = bar(2)\n")]);
     let preview = preview(
         &ws,
         &request(
@@ -222,7 +222,7 @@ fn ast_edit_ops_all_match_the_original_text() {
 
 #[test]
 fn ast_edit_overlapping_ops_are_an_error_naming_both_patterns() {
-    let (_dir, ws) = workspace(&[("a.ts", b"const a = foo(bar(1));\n")]);
+    let (_dir, ws) = workspace_holding(&[("a.ts", b"const a = foo(bar(1));\n")]);
     let error = preview_ast_edit(
         &ws,
         &request(
@@ -246,7 +246,7 @@ fn ast_edit_overlapping_ops_are_an_error_naming_both_patterns() {
 
 #[test]
 fn ast_edit_identical_edits_from_two_ops_are_not_an_overlap() {
-    let (_dir, ws) = workspace(&[("a.ts", b"const a = foo(1);\n")]);
+    let (_dir, ws) = workspace_holding(&[("a.ts", b"const a = foo(1);\n")]);
     let preview = preview(
         &ws,
         &request(
@@ -261,7 +261,7 @@ fn ast_edit_identical_edits_from_two_ops_are_not_an_overlap() {
 
 #[test]
 fn ast_edit_invalid_pattern_or_rewrite_is_an_error_naming_it() {
-    let (_dir, ws) = workspace(&[("a.rs", b"fn a() { foo(1) }\n")]);
+    let (_dir, ws) = workspace_holding(&[("a.rs", b"fn a() { foo(1) }\n")]);
     let error = preview_ast_edit(
         &ws,
         &request(&[("foo(($A", "bar($A)")], &["a.rs"], None),
@@ -292,7 +292,7 @@ fn ast_edit_invalid_pattern_or_rewrite_is_an_error_naming_it() {
 
 #[test]
 fn ast_edit_empty_and_duplicate_patterns_are_invalid_requests_with_the_reference_texts() {
-    let (_dir, ws) = workspace(&[("a.rs", b"fn a() {}\n")]);
+    let (_dir, ws) = workspace_holding(&[("a.rs", b"fn a() {}\n")]);
     let cases = [
         (
             request(&[("  ", "x")], &["a.rs"], None),
@@ -324,7 +324,7 @@ fn ast_edit_empty_and_duplicate_patterns_are_invalid_requests_with_the_reference
 
 #[test]
 fn ast_edit_unknown_language_is_an_error_listing_the_supported_ones() {
-    let (_dir, ws) = workspace(&[("a.rs", b"fn a() {}\n")]);
+    let (_dir, ws) = workspace_holding(&[("a.rs", b"fn a() {}\n")]);
     let error =
         preview_ast_edit(&ws, &request(&foo_to_bar(), &["a.rs"], Some("cobol")), None).unwrap_err();
     assert!(
@@ -341,7 +341,7 @@ const TLA_SPEC: &str = "---- MODULE Clock ----\nEXTENDS Naturals\nVARIABLE x\n\n
 // another node kind, as in ast-grep).
 #[test]
 fn ast_edit_infers_tla_from_the_extension_and_renames_a_definition() {
-    let (_dir, ws) = workspace(&[("spec/Clock.tla", TLA_SPEC.as_bytes())]);
+    let (_dir, ws) = workspace_holding(&[("spec/Clock.tla", TLA_SPEC.as_bytes())]);
     let preview = preview(&ws, &request(&[("Init", "Start")], &["spec"], None));
     assert!(
         text(&ws, &preview).contains("+Start == x = 0"),
@@ -359,7 +359,7 @@ fn ast_edit_infers_tla_from_the_extension_and_renames_a_definition() {
 
 #[test]
 fn ast_edit_tla_meta_variables_capture_and_lang_names_tla() {
-    let (_dir, ws) = workspace(&[("Clock.spec", TLA_SPEC.as_bytes())]);
+    let (_dir, ws) = workspace_holding(&[("Clock.spec", TLA_SPEC.as_bytes())]);
     let preview = preview(
         &ws,
         &request(
@@ -376,12 +376,12 @@ fn ast_edit_tla_meta_variables_capture_and_lang_names_tla() {
 
 #[test]
 fn ast_edit_with_zero_matches_makes_no_change_set() {
-    let (_dir, ws) = workspace(&[("a.rs", b"fn a() { baz(1) }\n")]);
+    let (_dir, ws) = workspace_holding(&[("a.rs", b"fn a() { baz(1) }\n")]);
     assert_eq!(
         no_replacements(&ws, &request(&foo_to_bar(), &["."], None)),
         "No replacements made"
     );
-    let (_dir, empty) = workspace(&[("notes.txt", b"x")]);
+    let (_dir, empty) = workspace_holding(&[("notes.txt", b"x")]);
     assert_eq!(
         no_replacements(&empty, &request(&foo_to_bar(), &["."], None)),
         "No replacements made\nNo files were searched; check `paths` and `lang`."
@@ -393,7 +393,7 @@ fn ast_edit_with_zero_matches_makes_no_change_set() {
 
 #[test]
 fn ast_edit_skips_and_lists_a_file_with_parse_errors() {
-    let (_dir, ws) = workspace(&[
+    let (_dir, ws) = workspace_holding(&[
         ("good.rs", b"fn a() { foo(1) }\n"),
         ("broken.rs", b"fn ok() {}\nfn b( { foo(2) }\n"),
     ]);
@@ -419,7 +419,7 @@ fn ast_edit_skips_and_lists_a_file_with_parse_errors() {
 
 #[test]
 fn ast_edit_skips_binary_and_non_utf8_files() {
-    let (_dir, ws) = workspace(&[
+    let (_dir, ws) = workspace_holding(&[
         ("nul.rs", b"fn a() { foo(1) }\0\n"),
         ("latin1.rs", b"fn a() { foo(\xe9) }\n"),
         ("ok.rs", b"fn a() { foo(1) }\n"),
@@ -437,7 +437,7 @@ fn ast_edit_skips_binary_and_non_utf8_files() {
 
 #[test]
 fn ast_edit_preserves_crlf_bom_and_a_missing_final_newline() {
-    let (_dir, ws) = workspace(&[
+    let (_dir, ws) = workspace_holding(&[
         ("crlf.rs", b"fn a() {\r\n    foo(1);\r\n}\r\n"),
         ("bom.ts", b"\xef\xbb\xbfconst a = foo(1);\n"),
         ("tail.py", b"x = foo(1)\ny = 2"),
@@ -465,7 +465,7 @@ fn ast_edit_preserves_crlf_bom_and_a_missing_final_newline() {
 
 #[test]
 fn ast_edit_directory_scope_honors_gitignore_outside_git_and_skips_hidden_and_state() {
-    let (_dir, ws) = workspace(&[
+    let (_dir, ws) = workspace_holding(&[
         (".gitignore", b"gen/\n"),
         ("src/a.rs", b"fn a() { foo(1) }\n"),
         ("gen/b.rs", b"fn b() { foo(2) }\n"),
@@ -479,7 +479,7 @@ fn ast_edit_directory_scope_honors_gitignore_outside_git_and_skips_hidden_and_st
 
 #[test]
 fn ast_edit_glob_scope_matches_in_scope_files_only() {
-    let (_dir, ws) = workspace(&[
+    let (_dir, ws) = workspace_holding(&[
         (".gitignore", b"apps/ignored.ts\n"),
         ("apps/root.ts", b"foo(1);\n"),
         ("apps/nested/child.ts", b"foo(2);\n"),
@@ -505,7 +505,7 @@ fn ast_edit_glob_scope_matches_in_scope_files_only() {
 
 #[test]
 fn ast_edit_paths_outside_the_workspace_are_refused() {
-    let (_dir, ws) = workspace(&[("a.rs", b"fn a() {}\n")]);
+    let (_dir, ws) = workspace_holding(&[("a.rs", b"fn a() {}\n")]);
     for path in ["../x", "../**/*.rs", "/etc"] {
         let error =
             preview_ast_edit(&ws, &request(&foo_to_bar(), &[path], None), None).unwrap_err();
@@ -524,7 +524,7 @@ fn ast_edit_paths_outside_the_workspace_are_refused() {
 
 #[test]
 fn ast_edit_file_cap_keeps_the_first_files_and_says_limit_reached() {
-    let (_dir, ws) = workspace(&[
+    let (_dir, ws) = workspace_holding(&[
         ("a.rs", b"fn a() { foo(1) }\n"),
         ("b.rs", b"fn b() { foo(2) }\n"),
         ("c.rs", b"fn c() { foo(3) }\n"),
@@ -550,7 +550,7 @@ fn ast_edit_file_cap_keeps_the_first_files_and_says_limit_reached() {
 
 #[test]
 fn ast_edit_lang_override_parses_named_files_and_filters_walks() {
-    let (_dir, ws) = workspace(&[
+    let (_dir, ws) = workspace_holding(&[
         ("snippet.txt", b"const a = foo(1);\n"),
         ("src/a.ts", b"const b = foo(2);\n"),
         ("src/b.py", b"c = foo(3)\n"),
@@ -571,7 +571,7 @@ fn ast_edit_lang_override_parses_named_files_and_filters_walks() {
 #[test]
 fn ast_edit_without_lang_applies_an_op_only_where_it_parses() {
     // `fn $F() {}` is Rust, not JSON or Python: those files are not searched for it.
-    let (_dir, ws) = workspace(&[
+    let (_dir, ws) = workspace_holding(&[
         ("a.rs", b"fn old() {}\n"),
         ("package.json", b"{\"a\": 1}\n"),
         ("b.py", b"x = 1\n"),
@@ -592,7 +592,7 @@ fn ast_edit_without_lang_applies_an_op_only_where_it_parses() {
 
 #[test]
 fn edit_replaces_the_one_occurrence_with_label_and_diff() {
-    let (_dir, ws) = workspace(&[("src/a.txt", b"alpha\nbeta\ngamma\n")]);
+    let (_dir, ws) = workspace_holding(&[("src/a.txt", b"alpha\nbeta\ngamma\n")]);
     let preview = preview_edit(
         &ws,
         &EditRequest {
@@ -620,7 +620,7 @@ fn edit_replaces_the_one_occurrence_with_label_and_diff() {
 
 #[test]
 fn edit_not_found_and_ambiguous_are_errors() {
-    let (_dir, ws) = workspace(&[("a.txt", b"x x x\n")]);
+    let (_dir, ws) = workspace_holding(&[("a.txt", b"x x x\n")]);
     let edit = |old: &str, all: bool| {
         preview_edit(
             &ws,
@@ -647,7 +647,7 @@ fn edit_not_found_and_ambiguous_are_errors() {
 
 #[test]
 fn write_creates_a_missing_file_and_overwrites_an_existing_one() {
-    let (dir, ws) = workspace(&[("old.txt", b"before\n")]);
+    let (dir, ws) = workspace_holding(&[("old.txt", b"before\n")]);
     let created = preview_write(
         &ws,
         &WriteRequest {
@@ -701,7 +701,7 @@ fn write_creates_a_missing_file_and_overwrites_an_existing_one() {
 
 #[test]
 fn write_and_edit_refuse_binary_targets() {
-    let (_dir, ws) = workspace(&[("img.bin", b"\x89PNG\0\0"), ("latin1.txt", b"caf\xe9")]);
+    let (_dir, ws) = workspace_holding(&[("img.bin", b"\x89PNG\0\0"), ("latin1.txt", b"caf\xe9")]);
     let error = preview_write(
         &ws,
         &WriteRequest {
@@ -726,7 +726,7 @@ fn write_and_edit_refuse_binary_targets() {
 
 #[test]
 fn edit_and_write_refuse_paths_outside_the_workspace() {
-    let (_dir, ws) = workspace(&[]);
+    let (_dir, ws) = workspace_holding(&[]);
     let error = preview_write(
         &ws,
         &WriteRequest {
@@ -780,7 +780,7 @@ fn read_request(path: &str, offset: Option<usize>, limit: Option<usize>) -> Read
 
 #[test]
 fn read_numbers_lines_and_honors_offset_and_limit() {
-    let (_dir, ws) = workspace(&[("a.txt", b"one\r\ntwo\nthree\nfour")]);
+    let (_dir, ws) = workspace_holding(&[("a.txt", b"one\r\ntwo\nthree\nfour")]);
     assert_eq!(
         read(&ws, &read_request("a.txt", None, None)).unwrap(),
         "     1\tone\n     2\ttwo\n     3\tthree\n     4\tfour"
@@ -799,7 +799,7 @@ fn read_numbers_lines_and_honors_offset_and_limit() {
 #[test]
 fn read_shows_2000_lines_by_default() {
     let text: String = (1..=2500).map(|n| format!("line {n}\n")).collect();
-    let (_dir, ws) = workspace(&[("big.txt", text.as_bytes())]);
+    let (_dir, ws) = workspace_holding(&[("big.txt", text.as_bytes())]);
     let out = read(&ws, &read_request("big.txt", None, None)).unwrap();
     assert!(out.contains("  2000\tline 2000\n"));
     assert!(!out.contains("line 2001\n"));
@@ -808,7 +808,7 @@ fn read_shows_2000_lines_by_default() {
 
 #[test]
 fn read_refuses_binary_files_directories_and_escapes() {
-    let (_dir, ws) = workspace(&[("a.bin", b"\0\x01"), ("src/a.txt", b"a")]);
+    let (_dir, ws) = workspace_holding(&[("a.bin", b"\0\x01"), ("src/a.txt", b"a")]);
     assert!(matches!(
         read(&ws, &read_request("a.bin", None, None)).unwrap_err(),
         EditError::Binary { .. }
@@ -825,7 +825,7 @@ fn read_refuses_binary_files_directories_and_escapes() {
 
 #[test]
 fn ls_sorts_entries_marks_directories_and_hides_the_state_dir() {
-    let (_dir, ws) = workspace(&[
+    let (_dir, ws) = workspace_holding(&[
         ("b.txt", b""),
         ("a/x.txt", b""),
         (".gitignore", b""),
@@ -859,7 +859,7 @@ fn ls_sorts_entries_marks_directories_and_hides_the_state_dir() {
 
 #[test]
 fn grep_lists_path_line_text_and_honors_gitignore() {
-    let (_dir, ws) = workspace(&[
+    let (_dir, ws) = workspace_holding(&[
         (".gitignore", b"ignored/\n"),
         ("src/b.rs", b"fn b() {}\nlet needle = 1;\r\n"),
         ("src/a.rs", b"// needle here\n"),
@@ -899,7 +899,7 @@ fn grep_lists_path_line_text_and_honors_gitignore() {
 #[test]
 fn grep_stops_at_200_matches_with_a_note() {
     let text: String = (1..=150).map(|n| format!("hit {n}\n")).collect();
-    let (_dir, ws) = workspace(&[("a.txt", text.as_bytes()), ("b.txt", text.as_bytes())]);
+    let (_dir, ws) = workspace_holding(&[("a.txt", text.as_bytes()), ("b.txt", text.as_bytes())]);
     let out = grep(
         &ws,
         &GrepRequest {

@@ -23,7 +23,9 @@ use resolve_edit::{
 };
 use serde_json::{Value, json};
 
-use super::common::setup_with;
+use resolve_test_support::TestDir;
+
+use super::common::store_with_files;
 
 /// Files by relative path, with their bytes.
 type Tree = BTreeMap<String, Vec<u8>>;
@@ -164,7 +166,21 @@ fn expected_after(store: &Store, before: &Tree, set: &ChangeSet) -> Tree {
     after
 }
 
-fn stage_set(store: &Store, set: ChangeSet) -> String {
+/// A workspace holding `files` and a store over it, with the change set `plans` make staged.
+struct Staged {
+    dir: TestDir,
+    store: Store,
+    /// The workspace's files before staging.
+    before: Tree,
+    set: ChangeSet,
+    /// The pending id.
+    id: String,
+}
+
+fn stage_plans(files: &BTreeMap<String, String>, plans: &[(usize, Plan)]) -> Staged {
+    let (dir, store) = store_with_files(files);
+    let before = self::files(dir.path());
+    let set = change_set(files, plans);
     let action = NewAction {
         origin: Origin::Agent,
         source_tool: "ast_edit".into(),
@@ -172,7 +188,14 @@ fn stage_set(store: &Store, set: ChangeSet) -> String {
         preview_text: "preview".into(),
         details: Value::Null,
     };
-    store.stage(action, set).unwrap().id
+    let id = store.stage(action, set.clone()).unwrap().id;
+    Staged {
+        dir,
+        store,
+        before,
+        set,
+        id,
+    }
 }
 
 proptest! {
@@ -183,10 +206,7 @@ proptest! {
         files in file_set(),
         plans in plans(),
     ) {
-        let (dir, store) = setup_with(&files);
-        let before = self::files(dir.path());
-        let set = change_set(&files, &plans);
-        let id = stage_set(&store, set.clone());
+        let Staged { dir, store, before, set, id } = stage_plans(&files, &plans);
         prop_assert_eq!(&self::files(dir.path()), &before, "staging wrote a file");
         let outcome = store.apply(&id, None, "prop", None).unwrap();
         prop_assert_eq!(outcome.applied_files, set.paths());
@@ -199,9 +219,7 @@ proptest! {
         files in file_set(),
         plans in plans(),
     ) {
-        let (dir, store) = setup_with(&files);
-        let before = self::files(dir.path());
-        let id = stage_set(&store, change_set(&files, &plans));
+        let Staged { dir, store, before, id, .. } = stage_plans(&files, &plans);
         store.discard(&id, "prop", None).unwrap();
         prop_assert_eq!(self::files(dir.path()), before);
         let discarded = matches!(store.get(&id).unwrap(), StoredAction::Resolved(_));
@@ -213,9 +231,7 @@ proptest! {
         files in file_set(),
         plans in plans(),
     ) {
-        let (dir, store) = setup_with(&files);
-        let before = self::files(dir.path());
-        let id = stage_set(&store, change_set(&files, &plans));
+        let Staged { dir, store, before, id, .. } = stage_plans(&files, &plans);
         store.apply(&id, None, "prop", None).unwrap();
         store.undo(&id).unwrap();
         prop_assert_eq!(self::files(dir.path()), before);
@@ -226,7 +242,7 @@ proptest! {
         files in file_set(),
         calls in prop::collection::vec((any::<bool>(), any::<usize>(), any::<usize>(), any::<usize>(), text(), any::<bool>()), 1..6),
     ) {
-        let (dir, store) = setup_with(&files);
+        let (dir, store) = store_with_files(&files);
         let tools = FileTools::new(store.clone(), Origin::Agent);
         let start = self::files(dir.path());
         let mut applied = Vec::new();

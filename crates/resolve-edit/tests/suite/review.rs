@@ -11,13 +11,15 @@ use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 use resolve_core::DecidedBy;
 use resolve_edit::{
-    AmendOutcome, FileHunks, FileTools, HunkAddress, HunkRejection, Origin, Outcome,
-    ReviewDecision, Selection, Store, StoreError, action_hunks, amend, apply_reviewed,
-    reviewer_note_text,
+    AmendOutcome, ApplyOutcome, EditError, FileHunks, FileTools, HunkAddress, HunkRejection,
+    Origin, Outcome, ReviewDecision, Selection, Store, StoreError, action_hunks, amend,
+    apply_reviewed, reviewer_note_text,
 };
+use resolve_test_support::TestDir;
+use resolve_test_support::lines::numbered_lines;
 use serde_json::json;
 
-use super::common::setup_with;
+use super::common::store_with_files;
 
 /// Lines of text ending in `\n`, `\r\n` or nothing (only the last may end in nothing).
 fn text() -> impl Strategy<Value = String> {
@@ -78,30 +80,37 @@ proptest! {
     }
 }
 
-fn numbered(count: usize, marked: &[usize]) -> String {
-    (1..=count)
-        .map(|n| {
-            if marked.contains(&n) {
-                format!("{n}!\n")
-            } else {
-                format!("{n}\n")
-            }
-        })
-        .collect()
-}
-
 /// Stage a `write` of `a.txt` (20 lines, lines 2 and 19 marked: two hunks) for `origin`.
 fn stage_two_hunks(store: &Store, origin: Origin) -> String {
     let result = FileTools::new(store.clone(), origin)
         .call(
             "write",
-            &json!({"path": "a.txt", "content": numbered(20, &[2, 19])}),
+            &json!({"path": "a.txt", "content": numbered_lines(20, &[2, 19])}),
         )
         .unwrap();
     result.details.unwrap()["pendingId"]
         .as_str()
         .unwrap()
         .to_owned()
+}
+
+/// A workspace holding `a.txt` (20 lines) and a store over it with [`stage_two_hunks`] staged
+/// for `origin`; the pending id.
+fn two_hunks_staged(origin: Origin) -> (TestDir, Store, String) {
+    let (dir, store) = store_with_files([("a.txt", &numbered_lines(20, &[]))]);
+    let id = stage_two_hunks(&store, origin);
+    (dir, store, id)
+}
+
+/// A person applies all of `id` but its second hunk, for the reason "Only line 2.".
+fn apply_but_the_second_hunk(store: &Store, id: &str) -> Result<ApplyOutcome, EditError> {
+    apply_reviewed(
+        &person(store),
+        id,
+        &reject_second_hunk(),
+        "Only line 2.",
+        None,
+    )
 }
 
 fn person(store: &Store) -> Store {
@@ -121,8 +130,7 @@ fn reject_second_hunk() -> ReviewDecision {
 
 #[test]
 fn the_hunks_of_an_action_are_numbered_per_file_and_a_changed_file_shows_none() {
-    let (dir, store) = setup_with([("a.txt", &numbered(20, &[]))]);
-    let id = stage_two_hunks(&store, Origin::Agent);
+    let (dir, store, id) = two_hunks_staged(Origin::Agent);
     let record = store.pending_record(&id).unwrap().unwrap();
     let hunks = action_hunks(&store, &record).unwrap();
     assert_eq!(hunks.fingerprint, record.fingerprint);
@@ -142,17 +150,9 @@ fn the_hunks_of_an_action_are_numbered_per_file_and_a_changed_file_shows_none() 
 
 #[test]
 fn a_reviewed_apply_lands_the_kept_hunks_and_records_the_rejected_ones_with_reasons() {
-    let (dir, store) = setup_with([("a.txt", &numbered(20, &[]))]);
-    let id = stage_two_hunks(&store, Origin::Agent);
-    let outcome = apply_reviewed(
-        &person(&store),
-        &id,
-        &reject_second_hunk(),
-        "Only line 2.",
-        None,
-    )
-    .unwrap();
-    assert_eq!(dir.try_read("a.txt").unwrap(), numbered(20, &[2]));
+    let (dir, store, id) = two_hunks_staged(Origin::Agent);
+    let outcome = apply_but_the_second_hunk(&store, &id).unwrap();
+    assert_eq!(dir.try_read("a.txt").unwrap(), numbered_lines(20, &[2]));
     let review = outcome.record.review.unwrap();
     assert_eq!(review.hunks[0].landed, [1]);
     assert_eq!(review.hunks[0].rejected[0].hunk, 2);
@@ -161,7 +161,7 @@ fn a_reviewed_apply_lands_the_kept_hunks_and_records_the_rejected_ones_with_reas
         Some("keep line 19")
     );
     // A reason for a hunk that lands is refused.
-    std::fs::write(dir.path().join("a.txt"), numbered(20, &[])).unwrap();
+    std::fs::write(dir.path().join("a.txt"), numbered_lines(20, &[])).unwrap();
     let id = stage_two_hunks(&store, Origin::Agent);
     let decision = ReviewDecision {
         selection: Selection::All,
@@ -173,10 +173,16 @@ fn a_reviewed_apply_lands_the_kept_hunks_and_records_the_rejected_ones_with_reas
 
 #[test]
 fn a_decision_on_an_amended_version_is_refused_and_nothing_lands() {
-    let (dir, store) = setup_with([("a.txt", &numbered(20, &[]))]);
-    let id = stage_two_hunks(&store, Origin::Agent);
+    let (dir, store, id) = two_hunks_staged(Origin::Agent);
     let reviewed = store.pending_record(&id).unwrap().unwrap().fingerprint;
-    let amended = amend(&person(&store), &id, "a.txt", numbered(20, &[3]), None).unwrap();
+    let amended = amend(
+        &person(&store),
+        &id,
+        "a.txt",
+        numbered_lines(20, &[3]),
+        None,
+    )
+    .unwrap();
     assert!(matches!(amended, AmendOutcome::Amended(_)));
     let decision = ReviewDecision {
         fingerprint: Some(reviewed),
@@ -190,21 +196,13 @@ fn a_decision_on_an_amended_version_is_refused_and_nothing_lands() {
         ),
         "{error}"
     );
-    assert_eq!(dir.try_read("a.txt").unwrap(), numbered(20, &[]));
+    assert_eq!(dir.try_read("a.txt").unwrap(), numbered_lines(20, &[]));
 }
 
 #[test]
 fn a_person_applying_part_of_a_models_action_leaves_one_note_for_that_origin_only() {
-    let (_dir, store) = setup_with([("a.txt", &numbered(20, &[]))]);
-    let id = stage_two_hunks(&store, Origin::Mcp("c1".into()));
-    apply_reviewed(
-        &person(&store),
-        &id,
-        &reject_second_hunk(),
-        "Only line 2.",
-        None,
-    )
-    .unwrap();
+    let (_dir, store, id) = two_hunks_staged(Origin::Mcp("c1".into()));
+    apply_but_the_second_hunk(&store, &id).unwrap();
     assert!(
         store
             .take_reviewer_notes(&Origin::Agent)
@@ -240,10 +238,9 @@ fn a_person_applying_part_of_a_models_action_leaves_one_note_for_that_origin_onl
 #[test]
 fn an_amendment_then_a_discard_by_a_person_are_told_together_and_a_models_own_resolve_tells_nothing()
  {
-    let (_dir, store) = setup_with([("a.txt", &numbered(20, &[]))]);
-    let id = stage_two_hunks(&store, Origin::Agent);
+    let (_dir, store, id) = two_hunks_staged(Origin::Agent);
     let person = person(&store);
-    amend(&person, &id, "a.txt", numbered(20, &[2]), None).unwrap();
+    amend(&person, &id, "a.txt", numbered_lines(20, &[2]), None).unwrap();
     person.discard(&id, "Not now.", None).unwrap();
     let notes = store.take_reviewer_notes(&Origin::Agent).unwrap();
     assert_eq!(notes.len(), 1, "{notes:?}");
@@ -280,12 +277,16 @@ fn an_amendment_then_a_discard_by_a_person_are_told_together_and_a_models_own_re
 
 #[test]
 fn amend_keeps_the_id_base_and_order_and_recomputes_the_preview() {
-    let (dir, store) = setup_with([("a.txt", &numbered(20, &[]))]);
-    let id = stage_two_hunks(&store, Origin::Agent);
+    let (dir, store, id) = two_hunks_staged(Origin::Agent);
     let before = store.pending_record(&id).unwrap().unwrap();
-    let AmendOutcome::Amended(after) =
-        amend(&person(&store), &id, "./a.txt", numbered(20, &[5]), None).unwrap()
-    else {
+    let AmendOutcome::Amended(after) = amend(
+        &person(&store),
+        &id,
+        "./a.txt",
+        numbered_lines(20, &[5]),
+        None,
+    )
+    .unwrap() else {
         panic!("expected an amendment");
     };
     assert_eq!(after.id, before.id);
@@ -303,12 +304,23 @@ fn amend_keeps_the_id_base_and_order_and_recomputes_the_preview() {
     assert!(!preview.contains("+2!"), "{preview}");
     assert_eq!(
         after.amendments[0].diff,
-        resolve_edit::unified_diff("a.txt", &numbered(20, &[2, 19]), &numbered(20, &[5]))
+        resolve_edit::unified_diff(
+            "a.txt",
+            &numbered_lines(20, &[2, 19]),
+            &numbered_lines(20, &[5])
+        )
     );
     assert_eq!(
-        amend(&person(&store), &id, "a.txt", numbered(20, &[5]), None).unwrap(),
+        amend(
+            &person(&store),
+            &id,
+            "a.txt",
+            numbered_lines(20, &[5]),
+            None
+        )
+        .unwrap(),
         AmendOutcome::Unchanged
     );
     store.apply(&id, None, "ok", None).unwrap();
-    assert_eq!(dir.try_read("a.txt").unwrap(), numbered(20, &[5]));
+    assert_eq!(dir.try_read("a.txt").unwrap(), numbered_lines(20, &[5]));
 }

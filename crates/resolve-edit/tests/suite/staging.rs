@@ -5,11 +5,11 @@ use pretty_assertions::assert_eq;
 use resolve_edit::{Content, FileChange, FileTools, Origin, STATE_DIR, StoreError, StoredAction};
 use serde_json::json;
 
-use super::common::setup;
+use super::common::empty_store;
 
 #[test]
 fn an_ast_edit_preview_keeps_its_texts_in_packs_and_a_damaged_pack_fails_the_apply() {
-    let (dir, store) = setup();
+    let (dir, store) = empty_store();
     dir.write("a.rs", "fn a() { foo(1) }\n");
     dir.write("b.rs", "fn b() { foo(2) }\n");
     let tools = FileTools::new(store.clone(), Origin::Cli);

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Store;
 use super::notes::NoteResolution;
-use super::records::{Attribution, HistoryRecord, Outcome, PendingRecord, unix_now, write_json};
+use super::records::{Attribution, Outcome, PendingRecord, write_json};
 use crate::error::StoreError;
 use crate::fs;
 use crate::layout::{RecordKind, call_marker};
@@ -123,23 +123,7 @@ impl Store {
         match (&performed, outcome) {
             (Ok(_), Outcome::Applied | Outcome::Discarded) => {
                 record.order = self.take_seq()?;
-                let history = HistoryRecord {
-                    action: record,
-                    outcome,
-                    reason: reason.to_owned(),
-                    extra,
-                    resolved_at: unix_now(),
-                    resolved_by: self.resolver.clone(),
-                    decided_by: attribution.map(|attribution| attribution.decided_by),
-                    model_reason: attribution
-                        .and_then(|attribution| attribution.model_reason_beside(reason)),
-                    applied_files: Vec::new(),
-                    dropped_files: Vec::new(),
-                    undone: false,
-                    commit: None,
-                    not_committed: None,
-                    review: None,
-                };
+                let history = self.resolved_now(record, outcome, reason, extra, attribution);
                 let purpose = match outcome {
                     Outcome::Applied => Purpose::Apply,
                     Outcome::Discarded => Purpose::Discard,

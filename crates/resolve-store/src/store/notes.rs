@@ -159,13 +159,12 @@ impl Store {
             return Ok(0);
         }
         let _lock = self.session()?;
-        let mut dropped = 0;
-        for seq in self.note_seqs(origin)? {
-            if fs::remove_file(&self.workspace.layout().note_file(seq))? {
-                dropped += 1;
-            }
-        }
-        Ok(dropped)
+        let layout = self.workspace.layout();
+        fs::remove_files(
+            self.note_seqs(origin)?
+                .into_iter()
+                .map(|seq| layout.note_file(seq)),
+        )
     }
 
     /// The notes a retention pass drops: those of actions not in `live` (neither pending nor

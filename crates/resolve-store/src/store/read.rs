@@ -54,16 +54,9 @@ impl Store {
 
     /// Every pending action, head (highest `order`) first.
     pub fn pending(&self) -> Result<Vec<PendingRecord>, StoreError> {
-        let Some(_lock) = self.reading()? else {
-            return Ok(Vec::new());
-        };
-        let records: Vec<PendingRecord> = self.load_all(RecordKind::Pending, pending_key)?;
-        let mut records = records
-            .into_iter()
-            .map(|record| self.verified(record))
-            .collect::<Result<Vec<_>, _>>()?;
-        records.sort_by_key(|record| Reverse(record.order));
-        Ok(records)
+        self.all_records(RecordKind::Pending, pending_key, Self::verified, |record| {
+            record.order
+        })
     }
 
     /// Every pending action's identifying fields, head first: [`Store::pending`] without
@@ -111,15 +104,32 @@ impl Store {
 
     /// Every resolved action, most recently resolved first.
     pub fn history(&self) -> Result<Vec<HistoryRecord>, StoreError> {
+        self.all_records(
+            RecordKind::History,
+            history_key,
+            Self::verified_history,
+            |record| record.action.order,
+        )
+    }
+
+    /// Every record of `kind` (`key` gives a record's id and seq), each checked by `verify`,
+    /// the highest `order` first; none while the state is being created.
+    fn all_records<T: DeserializeOwned>(
+        &self,
+        kind: RecordKind,
+        key: fn(&T) -> (&str, u64),
+        verify: fn(&Self, T) -> Result<T, StoreError>,
+        order: fn(&T) -> u64,
+    ) -> Result<Vec<T>, StoreError> {
         let Some(_lock) = self.reading()? else {
             return Ok(Vec::new());
         };
-        let records: Vec<HistoryRecord> = self.load_all(RecordKind::History, history_key)?;
+        let records = self.load_all(kind, key)?;
         let mut records = records
             .into_iter()
-            .map(|record| self.verified_history(record))
+            .map(|record| verify(self, record))
             .collect::<Result<Vec<_>, _>>()?;
-        records.sort_by_key(|record| Reverse(record.action.order));
+        records.sort_by_key(|record| Reverse(order(record)));
         Ok(records)
     }
 
@@ -152,33 +162,30 @@ impl Store {
 
     /// The pending record `id`, if there is one.
     pub(super) fn find_pending(&self, id: &str) -> Result<Option<PendingRecord>, StoreError> {
-        let Some(seq) = id_seq(id) else {
-            return Ok(None);
-        };
-        let record = read_record(
-            &self.record_path(RecordKind::Pending, seq),
-            seq,
-            pending_key,
-        )?;
-        record
-            .filter(|record| record.id == id)
-            .map(|record| self.verified(record))
-            .transpose()
+        self.find_record(id, RecordKind::Pending, pending_key, Self::verified)
     }
 
     /// The history record `id`, if there is one.
     pub(super) fn find_history(&self, id: &str) -> Result<Option<HistoryRecord>, StoreError> {
+        self.find_record(id, RecordKind::History, history_key, Self::verified_history)
+    }
+
+    /// The record `id` of `kind` (`key` gives a record's id and seq), checked by `verify`, if
+    /// there is one.
+    fn find_record<T: DeserializeOwned>(
+        &self,
+        id: &str,
+        kind: RecordKind,
+        key: fn(&T) -> (&str, u64),
+        verify: fn(&Self, T) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
         let Some(seq) = id_seq(id) else {
             return Ok(None);
         };
-        let record = read_record(
-            &self.record_path(RecordKind::History, seq),
-            seq,
-            history_key,
-        )?;
+        let record = read_record(&self.record_path(kind, seq), seq, key)?;
         record
-            .filter(|record| record.action.id == id)
-            .map(|record| self.verified_history(record))
+            .filter(|record| key(record).0 == id)
+            .map(|record| verify(self, record))
             .transpose()
     }
 

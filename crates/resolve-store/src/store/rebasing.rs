@@ -143,15 +143,10 @@ impl Store {
         let mut stale = Vec::new();
         let mut conflicts = Vec::new();
         for (path, change) in set.files() {
-            let (relative, current) = match self.read_target(path) {
-                Ok(target) => target,
-                Err(StoreError::Io { source, .. })
-                    if source.kind() == std::io::ErrorKind::IsADirectory =>
-                {
-                    stale.push(path.to_owned());
-                    continue;
-                }
-                Err(error) => return Err(error),
+            let Some((relative, current)) =
+                unless_directory(self.read_target(path), path, &mut stale)?
+            else {
+                continue;
             };
             let current_hash = current.as_deref().map(content_hash);
             if change.base_hash() == current_hash.as_deref() {
@@ -289,15 +284,24 @@ impl Store {
     /// Confine `path`, follow it to the real file, and read it: its root-relative name and
     /// its bytes (`None` when absent).
     fn read_target(&self, path: &str) -> Result<(String, Option<Vec<u8>>), StoreError> {
-        let resolved = self.workspace.resolve(path)?;
-        let real = self.workspace.real_path(&resolved.absolute)?;
-        let relative =
-            self.workspace
-                .relative_name(&real)
-                .ok_or_else(|| StoreError::SymlinkEscape {
-                    path: path.to_owned(),
-                    target: real.clone(),
-                })?;
+        let (relative, real) = self.located_target(path)?;
         Ok((relative, fs::read_bytes(&real)?))
+    }
+}
+
+/// `target`, the file found at `path`; `None` after listing `path` in `stale` when a directory
+/// now stands where the preview saw a file (or none): it changed.
+pub(super) fn unless_directory<T>(
+    target: Result<T, StoreError>,
+    path: &str,
+    stale: &mut Vec<String>,
+) -> Result<Option<T>, StoreError> {
+    match target {
+        Ok(target) => Ok(Some(target)),
+        Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::IsADirectory => {
+            stale.push(path.to_owned());
+            Ok(None)
+        }
+        Err(error) => Err(error),
     }
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::Store;
 use super::notes::{NoteResolution, ReviewerNote};
-use super::rebasing::Keep;
+use super::rebasing::{Keep, unless_directory};
 use super::records::{
     ApplyOutcome, Attribution, CommitFact, HistoryRecord, Outcome, PendingRecord, unix_now,
 };
@@ -56,6 +56,38 @@ pub struct ReviewedApply {
     pub landings: Vec<Landing>,
     /// What to record about the hunks picked and the reasons given.
     pub review: Option<Review>,
+}
+
+impl Store {
+    /// The history record of `action` resolved now by this store's resolver with `outcome`,
+    /// `reason` and `extra`, decided as `attribution` says; it lists no applied or dropped
+    /// files, no review and no commit (callers fill in what their resolution has).
+    pub(super) fn resolved_now(
+        &self,
+        action: PendingRecord,
+        outcome: Outcome,
+        reason: &str,
+        extra: Option<Extra>,
+        attribution: Option<&Attribution>,
+    ) -> HistoryRecord {
+        HistoryRecord {
+            action,
+            outcome,
+            reason: reason.to_owned(),
+            extra,
+            resolved_at: unix_now(),
+            resolved_by: self.resolver.clone(),
+            decided_by: attribution.map(|attribution| attribution.decided_by),
+            model_reason: attribution
+                .and_then(|attribution| attribution.model_reason_beside(reason)),
+            applied_files: Vec::new(),
+            dropped_files: Vec::new(),
+            undone: false,
+            review: None,
+            commit: None,
+            not_committed: None,
+        }
+    }
 }
 
 impl Store {
@@ -264,21 +296,10 @@ impl Store {
         )?;
         record.order = self.take_seq()?;
         let history = HistoryRecord {
-            action: record,
-            outcome: Outcome::Applied,
-            reason: reason.to_owned(),
-            extra,
-            resolved_at: unix_now(),
-            resolved_by: self.resolver.clone(),
-            decided_by: attribution.map(|attribution| attribution.decided_by),
-            model_reason: attribution
-                .and_then(|attribution| attribution.model_reason_beside(reason)),
             applied_files,
             dropped_files: dropped_files.clone(),
-            undone: false,
-            commit: None,
-            not_committed: None,
             review,
+            ..self.resolved_now(record, Outcome::Applied, reason, extra, attribution)
         };
         let written: Vec<String> = history
             .applied_files
@@ -358,20 +379,7 @@ impl Store {
         record.order = self.take_seq()?;
         let history = HistoryRecord {
             dropped_files,
-            action: record,
-            outcome: Outcome::Discarded,
-            reason: reason.to_owned(),
-            extra,
-            resolved_at: unix_now(),
-            resolved_by: self.resolver.clone(),
-            decided_by: attribution.map(|attribution| attribution.decided_by),
-            model_reason: attribution
-                .and_then(|attribution| attribution.model_reason_beside(reason)),
-            applied_files: Vec::new(),
-            undone: false,
-            commit: None,
-            not_committed: None,
-            review: None,
+            ..self.resolved_now(record, Outcome::Discarded, reason, extra, attribution)
         };
         self.commit_noting(Purpose::Discard, Vec::new(), &history, None, note.as_ref())?;
         Ok(history)
@@ -462,16 +470,10 @@ impl Store {
         let mut stale = Vec::new();
         let mut files = Vec::with_capacity(set.len());
         for (path, change) in set.files() {
-            let (relative, current) = match self.hash_target(path) {
-                Ok(target) => target,
-                // A directory now stands where the preview saw a file (or none): it changed.
-                Err(StoreError::Io { source, .. })
-                    if source.kind() == std::io::ErrorKind::IsADirectory =>
-                {
-                    stale.push(path.to_owned());
-                    continue;
-                }
-                Err(error) => return Err(error),
+            let Some((relative, current)) =
+                unless_directory(self.hash_target(path), path, &mut stale)?
+            else {
+                continue;
             };
             if change.base_hash() != current.as_deref() {
                 stale.push(path.to_owned());
@@ -488,6 +490,16 @@ impl Store {
     /// Confine `path`, follow it to the real file, and hash that: its root-relative name and
     /// its content's hash (`None` when absent).
     pub(super) fn hash_target(&self, path: &str) -> Result<Target, StoreError> {
+        let (relative, real) = self.located_target(path)?;
+        let current = fs::read_bytes(&real)?.map(|bytes| content_hash(&bytes));
+        Ok((relative, current))
+    }
+
+    /// Confine `path` and follow it to the real file: its root-relative name and real path.
+    pub(super) fn located_target(
+        &self,
+        path: &str,
+    ) -> Result<(String, std::path::PathBuf), StoreError> {
         let real = self.real_target(path)?;
         let relative =
             self.workspace
@@ -496,8 +508,7 @@ impl Store {
                     path: path.to_owned(),
                     target: real.clone(),
                 })?;
-        let current = fs::read_bytes(&real)?.map(|bytes| content_hash(&bytes));
-        Ok((relative, current))
+        Ok((relative, real))
     }
 
     /// Where the workspace file `path` really is, its links followed (confinement checked).

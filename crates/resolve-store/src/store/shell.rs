@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use super::Store;
-use super::records::{HistoryRecord, Outcome, RecordVersion, read_json, unix_now, write_json};
+use super::records::{HistoryRecord, Outcome, RecordVersion, read_json, write_json};
 use super::staging::{NewAction, Payload};
 use crate::change_set::{ChangeSet, Content, FileChange};
 use crate::error::StoreError;
@@ -225,20 +225,8 @@ impl Store {
         };
         let record = self.numbered_record(action, payload, fingerprint.clone(), &fingerprint)?;
         let history = HistoryRecord {
-            action: record,
-            outcome: Outcome::Applied,
-            reason: reason.to_owned(),
-            extra: None,
-            resolved_at: unix_now(),
-            resolved_by: self.resolver.clone(),
-            decided_by: None,
-            model_reason: None,
             applied_files: paths,
-            dropped_files: Vec::new(),
-            undone: false,
-            review: None,
-            commit: None,
-            not_committed: None,
+            ..self.resolved_now(record, Outcome::Applied, reason, None, None)
         };
         self.commit(Purpose::Observe, Vec::new(), &history)?;
         Ok(history)

@@ -333,6 +333,7 @@ fn transaction_id() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::temp_workspace;
 
     #[test]
     fn temp_files_sit_next_to_their_target() {
@@ -356,15 +357,13 @@ mod tests {
 
     #[test]
     fn recovery_with_no_journal_has_nothing_to_say() {
-        let dir = tempfile::tempdir().unwrap();
-        let workspace = Workspace::open(dir.path()).unwrap();
+        let (_dir, workspace) = temp_workspace();
         assert_eq!(recover(&workspace).unwrap(), None);
     }
 
     #[test]
     fn journal_clean_up_removes_only_the_names_a_transaction_writes() {
-        let dir = tempfile::tempdir().unwrap();
-        let workspace = Workspace::open(dir.path()).unwrap();
+        let (_dir, workspace) = temp_workspace();
         let journal_dir = workspace.layout().journal_dir();
         std::fs::create_dir_all(&journal_dir).unwrap();
         for name in [
@@ -388,8 +387,7 @@ mod tests {
 
     #[test]
     fn a_failed_write_rolls_every_file_back_and_removes_the_journal() {
-        let dir = tempfile::tempdir().unwrap();
-        let workspace = Workspace::open(dir.path()).unwrap();
+        let (dir, workspace) = temp_workspace();
         std::fs::write(dir.path().join("a.txt"), "a").unwrap();
         // The second target's parent is a file, so creating it fails after `a.txt` is staged.
         std::fs::write(dir.path().join("blocker"), "").unwrap();

@@ -14,7 +14,9 @@ use resolve_store::{CRASH_AT_ENV, CheckMode, CheckRun, StoreError, StoredAction}
 use resolve_test_support::TestDir;
 use resolve_test_support::crash::{self, CrashChild};
 
-use super::common::{A_NEW, A_OLD, B_OLD, C_NEW, store_at, three_file_action};
+use super::common::{
+    A_NEW, A_OLD, B_OLD, C_NEW, rolled_back_and_pending, store_at, three_file_action,
+};
 
 /// The three files exactly as before the preview, with nothing left behind.
 fn assert_at_base(dir: &TestDir, context: &str) {
@@ -178,11 +180,6 @@ fn an_apply_that_requires_a_check_refuses_until_one_passes() {
 const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_CHECK_CHILD_ROOT";
 const CHILD_ID_ENV: &str = "RESOLVE_TEST_CHECK_CHILD_ID";
 
-/// The crash child's full test name.
-fn child_test() -> String {
-    crash::test_name(module_path!(), "crash_child_checks_the_action")
-}
-
 /// Run by the crash test as a child process; does nothing when run directly.
 #[test]
 #[ignore = "a child process of the crash test"]
@@ -203,11 +200,14 @@ fn a_check_killed_at_any_step_is_rolled_back_by_the_next_recovery_and_stays_pend
     const POINTS: usize = 11;
     for step in 1..=POINTS + 1 {
         let (dir, store, id) = three_file_action();
-        let output = CrashChild::new(&child_test())
-            .env(CHILD_ROOT_ENV, dir.path())
-            .env(CHILD_ID_ENV, &id)
-            .env(CRASH_AT_ENV, step.to_string())
-            .run();
+        let output = CrashChild::new(&crash::test_name(
+            module_path!(),
+            "crash_child_checks_the_action",
+        ))
+        .env(CHILD_ROOT_ENV, dir.path())
+        .env(CHILD_ID_ENV, &id)
+        .env(CRASH_AT_ENV, step.to_string())
+        .run();
         let crashed = crash::aborted(&output);
         assert_eq!(crashed, step <= POINTS, "step {step}: {output:?}");
         let message = store.recover().unwrap();
@@ -216,9 +216,7 @@ fn a_check_killed_at_any_step_is_rolled_back_by_the_next_recovery_and_stays_pend
         match step {
             // From the journal on, there is something to roll back.
             4..=11 => assert!(
-                message.as_deref().is_some_and(|text| text
-                    .starts_with(&format!("Rolled back an interrupted check trial of `{id}`"))
-                    && text.ends_with("it is still pending.")),
+                rolled_back_and_pending(message.as_deref(), "check trial", &id),
                 "{context}"
             ),
             _ => assert_eq!(message, None, "{context}"),

@@ -7,8 +7,8 @@
 )]
 
 use resolve_store::{
-    ChangeSet, FileChange, NewAction, Origin, RecordKey, StagedRecord, Store, Workspace,
-    content_hash,
+    ChangeSet, FileChange, NewAction, Origin, RebaseConflict, RecordKey, StagedRecord, Store,
+    Workspace, content_hash,
 };
 use resolve_test_support::TestDir;
 use serde_json::json;
@@ -29,7 +29,7 @@ pub fn store_at(root: impl AsRef<std::path::Path>) -> Store {
 }
 
 /// A fresh test workspace and a store over its root.
-pub fn setup() -> (TestDir, Store) {
+pub fn store_in_temp() -> (TestDir, Store) {
     let dir = TestDir::new();
     let store = store_at(dir.root());
     (dir, store)
@@ -68,18 +68,27 @@ pub fn change_set(changes: impl IntoIterator<Item = (&'static str, FileChange)>)
 }
 
 /// Stage `set` as the agent.
-pub fn stage(store: &Store, set: ChangeSet) -> StagedRecord {
+pub fn stage_as_agent(store: &Store, set: ChangeSet) -> StagedRecord {
     stage_as(store, Origin::Agent, set)
+}
+
+/// An action of `source_tool` for `origin` labelled `label`, previewed as `preview`, without
+/// details.
+pub fn new_action(origin: Origin, source_tool: &str, label: &str) -> NewAction {
+    NewAction {
+        origin,
+        source_tool: source_tool.into(),
+        label: label.into(),
+        preview_text: "preview".into(),
+        details: serde_json::Value::Null,
+    }
 }
 
 /// Stage `set` for `origin`.
 pub fn stage_as(store: &Store, origin: Origin, set: ChangeSet) -> StagedRecord {
     let action = NewAction {
-        origin,
-        source_tool: "edit".into(),
-        label: "Edit: test".into(),
-        preview_text: "preview".into(),
         details: json!({"k": 1}),
+        ..new_action(origin, "edit", "Edit: test")
     };
     store.stage(action, set).unwrap()
 }
@@ -87,30 +96,40 @@ pub fn stage_as(store: &Store, origin: Origin, set: ChangeSet) -> StagedRecord {
 /// Stage the creation of `path` holding `content` by the `write` tool for `origin`.
 pub fn stage_create(store: &Store, origin: Origin, path: &str, content: &str) -> StagedRecord {
     let mut set = ChangeSet::new();
-    set.insert(
-        path,
-        FileChange::Create {
-            content: content.into(),
-        },
-    );
-    let action = NewAction {
-        origin,
-        source_tool: "write".into(),
-        label: format!("Write: {path}"),
-        preview_text: "preview".into(),
-        details: serde_json::Value::Null,
-    };
+    set.insert(path, create(content));
+    let action = new_action(origin, "write", &format!("Write: {path}"));
     store.stage(action, set).unwrap()
+}
+
+/// A rebase conflict at line 2: the current `TWO` against the preview's and the base's `two`.
+pub fn line_two_conflict() -> RebaseConflict {
+    RebaseConflict {
+        current_line: 2,
+        current: b"TWO\n".to_vec(),
+        preview_line: 2,
+        preview: b"two\n".to_vec(),
+        base: b"two\n".to_vec(),
+    }
+}
+
+/// The ids of the history entries, newest first.
+pub fn history_ids(store: &Store) -> Vec<String> {
+    store
+        .history()
+        .unwrap()
+        .into_iter()
+        .map(|entry| entry.action.id)
+        .collect()
 }
 
 /// A workspace with a 3-file action staged: update `src/a.rs` (mode 0o755), delete `b.txt`,
 /// create `src/new/c.txt` in a directory that does not exist yet.
 pub fn three_file_action() -> (TestDir, Store, String) {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("src/a.rs", A_OLD);
     dir.set_mode("src/a.rs", 0o755);
     dir.write("b.txt", B_OLD);
-    let record = stage(
+    let record = stage_as_agent(
         &store,
         change_set([
             ("src/a.rs", update(A_OLD, A_NEW)),
@@ -119,6 +138,15 @@ pub fn three_file_action() -> (TestDir, Store, String) {
         ]),
     );
     (dir, store, record.id)
+}
+
+/// Whether recovery's `message` says it rolled back an interrupted `what` (`apply`, `check
+/// trial`) of the action `id`, which is still pending.
+pub fn rolled_back_and_pending(message: Option<&str>, what: &str, id: &str) -> bool {
+    message.is_some_and(|text| {
+        text.starts_with(&format!("Rolled back an interrupted {what} of `{id}`"))
+            && text.ends_with("it is still pending.")
+    })
 }
 
 /// Temp files anywhere in the root, and anything left in the journal directory.

@@ -11,13 +11,10 @@
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
-use resolve_store::{
-    ChangeSet, FileChange, JOURNAL_DIR, NewAction, Origin, STATE_DIR, Store, StoreError,
-    content_hash,
-};
+use resolve_store::{JOURNAL_DIR, NewAction, Origin, STATE_DIR, Store, StoreError, content_hash};
 use serde_json::{Value, json};
 
-use super::common::{change_set, setup, stage, store_at, update};
+use super::common::{change_set, new_action, stage_as_agent, store_at, store_in_temp, update};
 use resolve_store::StoredAction;
 use resolve_test_support::TestDir;
 
@@ -138,24 +135,13 @@ fn a_record_whose_seq_disagrees_with_its_file_name_is_corrupt_not_applied() {
     // Before the fix, applying it wrote `history/7.json`, removed the missing `pending/7.json`
     // and left `pending/1.json`: the action was applied yet stayed pending.
     let fx = fixture();
-    let mut set = ChangeSet::new();
-    set.insert(
-        "b.txt",
-        FileChange::Update {
-            base_hash: content_hash(b"beta\n"),
-            content: "BETA\n".into(),
-            replacements: 1,
-        },
-    );
+    let set = change_set([("b.txt", update("beta\n", "BETA\n"))]);
     let record = fx
         .store
         .stage(
             NewAction {
-                origin: Origin::Cli,
-                source_tool: "write".into(),
-                label: "Write: b.txt".into(),
                 preview_text: "p".into(),
-                details: Value::Null,
+                ..new_action(Origin::Cli, "write", "Write: b.txt")
             },
             set,
         )
@@ -209,9 +195,9 @@ fn an_exhausted_id_counter_is_a_clear_error_not_an_overflow() {
 
 #[test]
 fn a_record_of_another_format_version_is_refused_naming_the_version() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.rs", "old a\n");
-    let record = stage(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
+    let record = stage_as_agent(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
     let file = dir
         .path()
         .join(STATE_DIR)
@@ -248,7 +234,7 @@ fn a_record_of_another_format_version_is_refused_naming_the_version() {
 
 #[test]
 fn a_journal_of_another_version_is_refused_and_kept() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.rs", "new a\n");
     let journal_dir = format!("{STATE_DIR}/{JOURNAL_DIR}");
     let journal = json!({
@@ -267,10 +253,10 @@ fn a_journal_of_another_version_is_refused_and_kept() {
 
 #[test]
 fn a_damaged_content_blob_fails_the_apply_and_touches_nothing() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.rs", "old a\n");
     dir.write("b.rs", "old b\n");
-    let record = stage(
+    let record = stage_as_agent(
         &store,
         change_set([
             ("a.rs", update("old a\n", "new a\n")),

@@ -7,7 +7,7 @@ use resolve_store::{
     Store, Workspace,
 };
 
-use super::common::{setup, stage_create};
+use super::common::{stage_create, store_in_temp};
 
 fn draft() -> ReviewDraft {
     ReviewDraft {
@@ -28,7 +28,7 @@ fn draft() -> ReviewDraft {
 
 #[test]
 fn a_draft_reads_back_until_its_action_is_resolved() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     let id = stage_create(&store, Origin::Agent, "a.txt", "new\n").id;
     assert_eq!(store.review_draft(&id).unwrap(), None);
     store.save_review_draft(&id, &draft()).unwrap();
@@ -51,7 +51,7 @@ fn a_draft_reads_back_until_its_action_is_resolved() {
 
 #[test]
 fn a_draft_another_key_signed_or_one_edited_is_not_read() {
-    let (dir, mine) = setup();
+    let (dir, mine) = store_in_temp();
     let id = stage_create(&mine, Origin::Agent, "a.txt", "new\n").id;
     mine.save_review_draft(&id, &draft()).unwrap();
     let theirs = Store::open(Workspace::open(dir.root()).unwrap())
@@ -68,7 +68,7 @@ fn a_draft_another_key_signed_or_one_edited_is_not_read() {
 
 #[test]
 fn a_draft_is_refused_for_a_malformed_id() {
-    let (_dir, store) = setup();
+    let (_dir, store) = store_in_temp();
     assert!(store.save_review_draft("../../x", &draft()).is_err());
     assert!(store.review_draft("nonsense").is_err());
 }

@@ -8,12 +8,10 @@
 )]
 
 use pretty_assertions::assert_eq;
-use resolve_store::{
-    ChangeSet, FileChange, NewAction, Origin, RecordKey, STATE_DIR, Store, StoreError, Workspace,
-};
+use resolve_store::{Origin, RecordKey, STATE_DIR, Store, StoreError, Workspace};
 use serde_json::{Value, json};
 
-use super::common::stage_create;
+use super::common::{change_set, new_action, stage_create, update};
 
 fn store_with(root: &std::path::Path, key: u8) -> Store {
     Store::open(Workspace::open(root).unwrap()).with_record_key(RecordKey::from_bytes([key; 32]))
@@ -126,22 +124,8 @@ fn an_applied_action_recorded_under_another_key_is_undone_only_by_a_store_accept
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
     let theirs = store_with(dir.path(), 8);
-    let mut set = ChangeSet::new();
-    set.insert(
-        "a.txt",
-        FileChange::Update {
-            base_hash: resolve_store::content_hash(b"old\n"),
-            content: "new\n".into(),
-            replacements: 1,
-        },
-    );
-    let action = NewAction {
-        origin: Origin::Agent,
-        source_tool: "write".into(),
-        label: "Write: a.txt".into(),
-        preview_text: "preview".into(),
-        details: Value::Null,
-    };
+    let set = change_set([("a.txt", update("old\n", "new\n"))]);
+    let action = new_action(Origin::Agent, "write", "Write: a.txt");
     let id = theirs.stage(action, set).unwrap().id;
     theirs.apply(&id, None, "theirs", None).unwrap();
 

@@ -12,12 +12,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use resolve_store::{
-    ConflictReason, NewAction, Origin, Rebase, RebaseConflict, Rebased, Store, StoreError,
-};
+use resolve_store::{ConflictReason, Origin, Rebase, Rebased, Store, StoreError};
 use resolve_test_support::TestDir;
 
-use super::common::{change_set, store_at, update};
+use super::common::{change_set, line_two_conflict, new_action, store_at, update};
 
 /// A rebase that records nothing and answers as told, after checking it was given the base
 /// the preview was computed from.
@@ -44,13 +42,7 @@ fn staged(answer: Option<Rebased>) -> (TestDir, Store, String) {
     });
     let store = store_at(dir.root()).rebasing(rebase);
     let change_set = change_set([("a.txt", update("one\ntwo\n", "ONE\ntwo\n"))]);
-    let action = NewAction {
-        origin: Origin::Cli,
-        source_tool: "edit".into(),
-        label: "Edit: a.txt".into(),
-        preview_text: "preview".into(),
-        details: serde_json::Value::Null,
-    };
+    let action = new_action(Origin::Cli, "edit", "Edit: a.txt");
     let id = store.stage(action, change_set).unwrap().id;
     // Nothing but the records keeps the base now.
     store.collect_garbage(Duration::ZERO).unwrap();
@@ -74,13 +66,7 @@ fn a_clean_rebase_lands_the_merged_bytes_and_names_the_file() {
 
 #[test]
 fn a_conflict_writes_nothing_and_keeps_the_action_pending() {
-    let hunk = RebaseConflict {
-        current_line: 2,
-        current: b"TWO\n".to_vec(),
-        preview_line: 2,
-        preview: b"two\n".to_vec(),
-        base: b"two\n".to_vec(),
-    };
+    let hunk = line_two_conflict();
     let (dir, store, id) = staged(Some(Rebased::Conflicts(vec![hunk.clone()])));
     let error = store.apply(&id, None, "Go.", None).unwrap_err();
     let StoreError::Conflicts { files } = &error else {

@@ -11,14 +11,11 @@
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
-use resolve_store::{
-    ConflictReason, NewAction, Origin, Rebase, RebaseConflict, Rebased, Rederived, Store,
-    StoreError,
-};
+use resolve_store::{ConflictReason, Origin, Rebase, Rebased, Rederived, Store, StoreError};
 use resolve_test_support::TestDir;
 use serde_json::{Value, json};
 
-use super::common::{change_set, store_at, update};
+use super::common::{change_set, line_two_conflict, new_action, store_at, update};
 
 /// A rebase whose re-derivation and merge answer as told, after checking the request it was
 /// handed.
@@ -59,13 +56,7 @@ fn staged(rebase: Scripted, rederive: Option<Value>) -> (TestDir, Store, String)
     let dir = TestDir::with_files([("a.txt", "one\ntwo\n")]);
     let store = store_at(dir.root()).rebasing(Some(Arc::new(rebase)));
     let change_set = change_set([("a.txt", update("one\ntwo\n", "ONE\ntwo\n"))]);
-    let action = NewAction {
-        origin: Origin::Cli,
-        source_tool: "ast_edit".into(),
-        label: "AST Edit: 1 replacement in 1 file".into(),
-        preview_text: "preview".into(),
-        details: Value::Null,
-    };
+    let action = new_action(Origin::Cli, "ast_edit", "AST Edit: 1 replacement in 1 file");
     let spooled = change_set.into_spooled(store.workspace()).unwrap();
     let id = store
         .stage_rederivable(action, spooled, rederive)
@@ -97,13 +88,7 @@ fn a_clean_rederivation_lands_instead_of_the_merge_and_is_named() {
 
 #[test]
 fn a_mismatch_falls_back_to_the_merge_and_a_conflict_names_the_moved_matches() {
-    let hunk = RebaseConflict {
-        current_line: 2,
-        current: b"TWO\n".to_vec(),
-        preview_line: 2,
-        preview: b"two\n".to_vec(),
-        base: b"two\n".to_vec(),
-    };
+    let hunk = line_two_conflict();
     let rebase = Scripted {
         rederived: Some(Rederived::Mismatch {
             appeared: vec!["`TWO` at line 2".into()],

@@ -8,14 +8,13 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use resolve_store::{
-    ChangeSet, FileChange, MAX_NOTES_PER_ORIGIN, NewAction, Origin, Retention, STATE_DIR,
-    StagedRecord, Store, StoreLock, content_hash,
+    MAX_NOTES_PER_ORIGIN, NewAction, Origin, Retention, STATE_DIR, StagedRecord, Store, StoreLock,
 };
 use resolve_test_support::TestDir;
 use resolve_test_support::crash::{self, CrashChild};
 use serde_json::json;
 
-use super::common::{setup, store_at};
+use super::common::{change_set, history_ids, new_action, store_at, store_in_temp, update};
 
 /// Stage a change of `path` from `base` to `content`, at the command line.
 fn stage_change(store: &Store, path: &'static str, base: &str, content: &str) -> StagedRecord {
@@ -30,23 +29,13 @@ fn stage_change_as(
     base: &str,
     content: &str,
 ) -> StagedRecord {
-    let mut set = ChangeSet::new();
-    set.insert(
-        path,
-        FileChange::Update {
-            base_hash: content_hash(base.as_bytes()),
-            content: content.into(),
-            replacements: 1,
-        },
-    );
     let action = NewAction {
-        origin,
-        source_tool: "edit".into(),
-        label: format!("Edit: {path}"),
-        preview_text: "preview".into(),
         details: json!({}),
+        ..new_action(origin, "edit", &format!("Edit: {path}"))
     };
-    store.stage(action, set).unwrap()
+    store
+        .stage(action, change_set([(path, update(base, content))]))
+        .unwrap()
 }
 
 /// Keep nothing for its age or its rank.
@@ -61,7 +50,7 @@ fn history_len(store: &Store) -> usize {
 
 #[test]
 fn the_newest_entries_are_kept_and_the_rest_go_oldest_first() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
     for n in 0..5 {
         let staged = stage_change(&store, "a.txt", "a\n", &format!("a{n}\n"));
@@ -76,13 +65,10 @@ fn the_newest_entries_are_kept_and_the_rest_go_oldest_first() {
     assert_eq!(history_len(&store), 5, "a dry run removes nothing");
     let done = store.gc(&keep_two, false).unwrap();
     assert_eq!(done.history_entries, 3);
-    let left: Vec<String> = store
-        .history()
-        .unwrap()
-        .into_iter()
-        .map(|entry| entry.action.id)
-        .collect();
-    assert_eq!(left, ["pending-action:edit:9", "pending-action:edit:7"]);
+    assert_eq!(
+        history_ids(&store),
+        ["pending-action:edit:9", "pending-action:edit:7"]
+    );
     // Recent entries are kept whatever their rank.
     let recent = Retention {
         age: Duration::from_secs(3600),
@@ -94,7 +80,7 @@ fn the_newest_entries_are_kept_and_the_rest_go_oldest_first() {
 
 #[test]
 fn an_apply_that_can_still_be_undone_is_kept_until_its_file_changes() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
     let applied = stage_change(&store, "a.txt", "a\n", "A\n");
     store.apply(&applied.id, None, "yes", None).unwrap();
@@ -112,7 +98,7 @@ fn an_apply_that_can_still_be_undone_is_kept_until_its_file_changes() {
 
 #[test]
 fn the_automatic_pass_runs_once_a_day_and_never_waits_for_the_lock() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     assert_eq!(store.gc_if_due(&NOTHING).unwrap(), None);
     assert!(
         !dir.path().join(STATE_DIR).exists(),
@@ -142,7 +128,7 @@ fn the_automatic_pass_runs_once_a_day_and_never_waits_for_the_lock() {
 
 #[test]
 fn notes_of_actions_gone_are_dropped_and_each_origin_keeps_the_newest_hundred() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
     // A person resolves what a model staged: each decision leaves a note for that model.
     let person = store.clone().resolved_by(Origin::Cli);
@@ -182,11 +168,6 @@ fn notes_of_actions_gone_are_dropped_and_each_origin_keeps_the_newest_hundred() 
 
 const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_GC_ROOT";
 
-/// The crash child's full test name.
-fn child_test() -> String {
-    crash::test_name(module_path!(), "gc_crash_child_cleans_up")
-}
-
 /// Run in a child process by the crash test: a full clean-up of the root it is given.
 #[test]
 #[ignore = "run by the crash test in a child process"]
@@ -202,7 +183,7 @@ fn gc_crash_child_cleans_up() {
 /// two discards and an apply whose file changed since (removed), a pending action (kept), all
 /// contents past their grace. Returns the ids of the undoable apply and of the pending action.
 fn root_for_a_crashing_gc() -> (TestDir, Store, String, String) {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     for (name, text) in [
         ("a.txt", "a\n"),
         ("b.txt", "b\n"),
@@ -239,10 +220,13 @@ fn a_gc_killed_at_any_step_loses_nothing_still_needed_and_the_next_pass_finishes
     const POINTS: usize = 5;
     for step in 1..=POINTS + 1 {
         let (dir, store, undoable, pending) = root_for_a_crashing_gc();
-        let output = CrashChild::new(&child_test())
-            .env(CHILD_ROOT_ENV, dir.path())
-            .env(resolve_store::CRASH_AT_ENV, step.to_string())
-            .run();
+        let output = CrashChild::new(&crash::test_name(
+            module_path!(),
+            "gc_crash_child_cleans_up",
+        ))
+        .env(CHILD_ROOT_ENV, dir.path())
+        .env(resolve_store::CRASH_AT_ENV, step.to_string())
+        .run();
         let aborted = crash::aborted(&output);
         assert_eq!(
             aborted,
@@ -257,13 +241,11 @@ fn a_gc_killed_at_any_step_loses_nothing_still_needed_and_the_next_pass_finishes
         }
         // The next pass finishes the job.
         store.gc(&NOTHING, false).unwrap();
-        let left: Vec<String> = store
-            .history()
-            .unwrap()
-            .into_iter()
-            .map(|entry| entry.action.id)
-            .collect();
-        assert_eq!(left, std::slice::from_ref(&undoable), "step {step}");
+        assert_eq!(
+            history_ids(&store),
+            std::slice::from_ref(&undoable),
+            "step {step}"
+        );
         // The pending action still applies, and the apply that could be undone still undoes.
         store.apply(&pending, None, "now", None).unwrap();
         assert_eq!(
@@ -282,7 +264,7 @@ fn a_gc_killed_at_any_step_loses_nothing_still_needed_and_the_next_pass_finishes
 
 #[test]
 fn a_shell_snapshot_keeps_its_contents_until_it_is_a_day_old_and_then_goes() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     let hash = store.blobs().put(b"before the command\n").unwrap();
     let snapshot = resolve_store::TreeSnapshot {
         files: [("a.txt".to_owned(), hash.clone())].into(),

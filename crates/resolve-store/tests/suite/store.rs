@@ -17,7 +17,8 @@ use resolve_store::{
 use serde_json::json;
 
 use super::common::{
-    change_set, create, delete, leftovers, setup, stage, stage_as, store_at, update,
+    change_set, create, delete, leftovers, stage_as, stage_as_agent, store_at, store_in_temp,
+    update,
 };
 
 fn pending_ids(store: &Store) -> Vec<String> {
@@ -31,10 +32,10 @@ fn pending_ids(store: &Store) -> Vec<String> {
 
 #[test]
 fn stage_then_apply_writes_exactly_the_previewed_bytes() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("src/a.rs", "\u{feff}fn a() {}\r\nfn b() {}");
     let new = "\u{feff}fn a() { 1 }\r\nfn b() {}";
-    let record = stage(
+    let record = stage_as_agent(
         &store,
         change_set([("src/a.rs", update("\u{feff}fn a() {}\r\nfn b() {}", new))]),
     );
@@ -66,11 +67,11 @@ fn stage_then_apply_writes_exactly_the_previewed_bytes() {
 
 #[test]
 fn a_stale_apply_lists_every_changed_file_writes_nothing_and_stays_pending() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.txt", "a");
     dir.write("b.txt", "b");
     dir.write("gone.txt", "g");
-    let record = stage(
+    let record = stage_as_agent(
         &store,
         change_set([
             ("a.txt", update("a", "A")),
@@ -107,10 +108,10 @@ fn a_stale_apply_lists_every_changed_file_writes_nothing_and_stays_pending() {
 
 #[test]
 fn stacked_previews_of_one_file_make_the_other_stale_once_one_applies() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.txt", "base");
-    let first = stage(&store, change_set([("a.txt", update("base", "first"))]));
-    let second = stage(&store, change_set([("a.txt", update("base", "second"))]));
+    let first = stage_as_agent(&store, change_set([("a.txt", update("base", "first"))]));
+    let second = stage_as_agent(&store, change_set([("a.txt", update("base", "second"))]));
     assert_eq!(
         pending_ids(&store),
         vec![second.id.clone(), first.id.clone()]
@@ -133,10 +134,10 @@ fn stacked_previews_of_one_file_make_the_other_stale_once_one_applies() {
 
 #[test]
 fn only_applies_the_named_files_reports_the_dropped_ones_and_consumes_the_action() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.txt", "a");
     dir.write("b.txt", "b");
-    let record = stage(
+    let record = stage_as_agent(
         &store,
         change_set([
             ("a.txt", update("a", "A")),
@@ -164,9 +165,9 @@ fn only_applies_the_named_files_reports_the_dropped_ones_and_consumes_the_action
 
 #[test]
 fn only_refuses_a_file_outside_the_preview_and_an_empty_list() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.txt", "a");
-    let record = stage(&store, change_set([("a.txt", update("a", "A"))]));
+    let record = stage_as_agent(&store, change_set([("a.txt", update("a", "A"))]));
     assert!(matches!(
         store
             .apply(&record.id, Some(&["b.txt".to_owned()]), "r", None)
@@ -183,10 +184,10 @@ fn only_refuses_a_file_outside_the_preview_and_an_empty_list() {
 
 #[test]
 fn discard_leaves_files_untouched_and_records_the_reason() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.txt", "a");
     let set = change_set([("a.txt", update("a", "A")), ("n.txt", create("n"))]);
-    let record = stage(&store, set.clone());
+    let record = stage_as_agent(&store, set.clone());
     let extra = json!({"note": "x"}).as_object().cloned();
 
     let history = store
@@ -217,10 +218,10 @@ fn discard_leaves_files_untouched_and_records_the_reason() {
 
 #[test]
 fn history_keeps_every_reason_newest_first() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.txt", "a");
-    let applied = stage(&store, change_set([("a.txt", update("a", "A"))]));
-    let discarded = stage(&store, change_set([("b.txt", create("b"))]));
+    let applied = stage_as_agent(&store, change_set([("a.txt", update("a", "A"))]));
+    let discarded = stage_as_agent(&store, change_set([("b.txt", create("b"))]));
     // Resolved in the opposite order of staging.
     store.discard(&discarded.id, "not needed", None).unwrap();
     store
@@ -256,30 +257,30 @@ fn history_keeps_every_reason_newest_first() {
 
 #[test]
 fn ids_are_monotonic_and_never_reused_across_store_reopen() {
-    let (dir, store) = setup();
-    let first = stage(&store, change_set([("a.txt", create("a"))]));
+    let (dir, store) = store_in_temp();
+    let first = stage_as_agent(&store, change_set([("a.txt", create("a"))]));
     let shared = store.next_seq().unwrap();
     store.discard(&first.id, "r", None).unwrap();
     drop(store);
 
     let reopened = store_at(dir.path());
-    let second = stage(&reopened, change_set([("a.txt", create("a"))]));
+    let second = stage_as_agent(&reopened, change_set([("a.txt", create("a"))]));
     assert_eq!(first.seq, 1);
     assert_eq!(shared, 2, "in-memory actions draw from the same counter");
     assert!(second.seq > shared, "{} after {shared}", second.seq);
 
     // Even a lost counter file does not bring an id back.
     std::fs::remove_file(dir.path().join(STATE_DIR).join("counters.json")).unwrap();
-    let third = stage(&reopened, change_set([("b.txt", create("b"))]));
+    let third = stage_as_agent(&reopened, change_set([("b.txt", create("b"))]));
     assert!(third.seq > second.seq);
     assert_eq!(third.id, format!("pending-action:edit:{}", third.seq));
 }
 
 #[test]
 fn bump_to_head_moves_an_action_above_newer_ones() {
-    let (_dir, store) = setup();
-    let older = stage(&store, change_set([("a.txt", create("a"))]));
-    let newer = stage(&store, change_set([("b.txt", create("b"))]));
+    let (_dir, store) = store_in_temp();
+    let older = stage_as_agent(&store, change_set([("a.txt", create("a"))]));
+    let newer = stage_as_agent(&store, change_set([("b.txt", create("b"))]));
     assert_eq!(
         pending_ids(&store),
         vec![newer.id.clone(), older.id.clone()]
@@ -291,7 +292,7 @@ fn bump_to_head_moves_an_action_above_newer_ones() {
 
 #[test]
 fn pending_for_sees_only_its_own_origin() {
-    let (_dir, store) = setup();
+    let (_dir, store) = store_in_temp();
     let agent = stage_as(&store, Origin::Agent, change_set([("a.txt", create("a"))]));
     let mcp = stage_as(
         &store,
@@ -318,10 +319,10 @@ fn pending_for_sees_only_its_own_origin() {
 
 #[test]
 fn undo_restores_the_original_bytes_of_every_file() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.txt", "a\r\n");
     dir.write("old.txt", "old");
-    let record = stage(
+    let record = stage_as_agent(
         &store,
         change_set([
             ("a.txt", update("a\r\n", "A\r\n")),
@@ -352,10 +353,10 @@ fn undo_restores_the_original_bytes_of_every_file() {
 
 #[test]
 fn undo_refuses_after_a_later_change_and_reverts_nothing() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.txt", "a");
     dir.write("b.txt", "b");
-    let record = stage(
+    let record = stage_as_agent(
         &store,
         change_set([("a.txt", update("a", "A")), ("b.txt", update("b", "B"))]),
     );
@@ -374,9 +375,9 @@ fn undo_refuses_after_a_later_change_and_reverts_nothing() {
 
 #[test]
 fn undo_refuses_pending_discarded_and_unknown_actions() {
-    let (_dir, store) = setup();
-    let pending = stage(&store, change_set([("a.txt", create("a"))]));
-    let discarded = stage(&store, change_set([("b.txt", create("b"))]));
+    let (_dir, store) = store_in_temp();
+    let pending = stage_as_agent(&store, change_set([("a.txt", create("a"))]));
+    let discarded = stage_as_agent(&store, change_set([("b.txt", create("b"))]));
     store.discard(&discarded.id, "r", None).unwrap();
     assert!(matches!(
         store.undo(&pending.id).unwrap_err(),
@@ -400,7 +401,7 @@ fn undo_refuses_pending_discarded_and_unknown_actions() {
 
 #[test]
 fn apply_and_undo_preserve_file_permissions() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("run.sh", "echo a");
     dir.write("secret.txt", "s");
     std::fs::set_permissions(
@@ -413,7 +414,7 @@ fn apply_and_undo_preserve_file_permissions() {
         std::fs::Permissions::from_mode(0o600),
     )
     .unwrap();
-    let record = stage(
+    let record = stage_as_agent(
         &store,
         change_set([
             ("run.sh", update("echo a", "echo b")),
@@ -428,10 +429,10 @@ fn apply_and_undo_preserve_file_permissions() {
 
 #[test]
 fn create_and_delete_land_inside_one_transaction() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("old.txt", "old");
     dir.write("keep.txt", "k");
-    let record = stage(
+    let record = stage_as_agent(
         &store,
         change_set([
             ("deep/er/new.txt", create("new")),
@@ -448,10 +449,10 @@ fn create_and_delete_land_inside_one_transaction() {
 
 #[test]
 fn apply_writes_through_a_symlink_and_keeps_the_link() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("real.txt", "r");
     std::os::unix::fs::symlink("real.txt", dir.path().join("link.txt")).unwrap();
-    let record = stage(&store, change_set([("link.txt", update("r", "R"))]));
+    let record = stage_as_agent(&store, change_set([("link.txt", update("r", "R"))]));
     store.apply(&record.id, None, "r", None).unwrap();
     assert!(
         std::fs::symlink_metadata(dir.path().join("link.txt"))
@@ -464,7 +465,7 @@ fn apply_writes_through_a_symlink_and_keeps_the_link() {
 
 #[test]
 fn a_store_operation_waits_for_the_lock_then_times_out() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     let held = StoreLock::acquire(store.workspace()).unwrap();
     let impatient = store.with_lock_timeout(Duration::from_millis(200));
     // A writer's operation (recovery); readers do not wait (see the next test).
@@ -479,9 +480,9 @@ fn a_store_operation_waits_for_the_lock_then_times_out() {
 /// See: issue #32, "Reading waits on writing".
 #[test]
 fn readers_read_the_records_as_they_stand_while_a_writer_holds_the_lock() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.txt", "a");
-    let record = stage(&store, change_set([("a.txt", update("a", "A"))]));
+    let record = stage_as_agent(&store, change_set([("a.txt", update("a", "A"))]));
     let held = StoreLock::acquire(store.workspace()).unwrap();
     let impatient = store.clone().with_lock_timeout(Duration::from_secs(5));
     let started = std::time::Instant::now();
@@ -507,7 +508,7 @@ fn readers_read_the_records_as_they_stand_while_a_writer_holds_the_lock() {
 
 #[test]
 fn reading_a_fresh_root_creates_no_state() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     assert!(store.pending().unwrap().is_empty());
     assert!(store.history().unwrap().is_empty());
     assert_eq!(store.recover().unwrap(), None);
@@ -520,16 +521,16 @@ fn reading_a_fresh_root_creates_no_state() {
 
 #[test]
 fn the_state_directory_is_ignored_by_git() {
-    let (dir, store) = setup();
-    stage(&store, change_set([("a.txt", create("a"))]));
+    let (dir, store) = store_in_temp();
+    stage_as_agent(&store, change_set([("a.txt", create("a"))]));
     assert_eq!(dir.try_read(".resolve/.gitignore").unwrap(), "*\n");
 }
 
 #[test]
 fn corrupt_or_truncated_state_is_reported_naming_the_file_and_kept() {
-    let (dir, store) = setup();
-    let record = stage(&store, change_set([("a.txt", create("a"))]));
-    let other = stage(&store, change_set([("b.txt", create("b"))]));
+    let (dir, store) = store_in_temp();
+    let record = stage_as_agent(&store, change_set([("a.txt", create("a"))]));
+    let other = stage_as_agent(&store, change_set([("b.txt", create("b"))]));
     store.discard(&other.id, "r", None).unwrap();
     let state = dir.path().join(STATE_DIR);
     let pending_file = state.join(format!("pending/{}.json", record.seq));
@@ -574,9 +575,9 @@ fn corrupt_or_truncated_state_is_reported_naming_the_file_and_kept() {
 
 #[test]
 fn a_staged_record_names_its_contents_by_hash_and_keeps_originals_for_undo() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.rs", "old a\n");
-    let record = stage(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
+    let record = stage_as_agent(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
     let json = std::fs::read_to_string(
         dir.path()
             .join(STATE_DIR)
@@ -610,7 +611,7 @@ fn a_staged_record_names_its_contents_by_hash_and_keeps_originals_for_undo() {
 
 #[test]
 fn a_resolution_removes_old_unneeded_blobs_at_most_once_an_hour() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     let blobs = dir.path().join(STATE_DIR).join("blobs");
     let blob = |text: &str| blobs.join(content_hash(text.as_bytes()));
     // Make a file of the blob directory look two hours old.
@@ -624,11 +625,11 @@ fn a_resolution_removes_old_unneeded_blobs_at_most_once_an_hour() {
     };
     let stamp = blobs.join(".collected");
     let stage_and_discard = |path: &'static str, text: &str| {
-        let record = stage(&store, change_set([(path, create(text))]));
+        let record = stage_as_agent(&store, change_set([(path, create(text))]));
         store.discard(&record.id, "no", None).unwrap();
     };
     stage_and_discard("a.rs", "never\n");
-    let pending = stage(&store, change_set([("b.rs", create("later\n"))]));
+    let pending = stage_as_agent(&store, change_set([("b.rs", create("later\n"))]));
     assert!(
         stamp.exists(),
         "the discard did not look for unneeded blobs"
@@ -658,7 +659,7 @@ fn a_resolution_removes_old_unneeded_blobs_at_most_once_an_hour() {
 
 #[test]
 fn garbage_collection_keeps_what_records_need_and_drops_the_rest() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     let blob = |text: &str| {
         dir.path()
             .join(STATE_DIR)
@@ -666,9 +667,9 @@ fn garbage_collection_keeps_what_records_need_and_drops_the_rest() {
             .join(content_hash(text.as_bytes()))
     };
     dir.write("a.rs", "old a\n");
-    let discarded = stage(&store, change_set([("a.rs", update("old a\n", "never\n"))]));
-    let applied = stage(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
-    let pending = stage(&store, change_set([("b.rs", create("later\n"))]));
+    let discarded = stage_as_agent(&store, change_set([("a.rs", update("old a\n", "never\n"))]));
+    let applied = stage_as_agent(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
+    let pending = stage_as_agent(&store, change_set([("b.rs", create("later\n"))]));
     store.discard(&discarded.id, "no", None).unwrap();
     store.apply(&applied.id, None, "yes", None).unwrap();
     assert!(store.collect_garbage(std::time::Duration::ZERO).unwrap() > 0);
@@ -708,19 +709,19 @@ fn garbage_collection_keeps_what_records_need_and_drops_the_rest() {
 
 #[test]
 fn history_records_where_each_action_was_resolved() {
-    let (dir, store) = setup();
+    let (dir, store) = store_in_temp();
     dir.write("a.txt", "a\n");
     dir.write("b.txt", "b\n");
     let cli = store.clone().resolved_by(Origin::Cli);
     let mcp = store.clone().resolved_by(Origin::Mcp("conn-3".into()));
     assert_eq!(cli.resolver(), Some(&Origin::Cli));
-    let applied = stage(&store, change_set([("a.txt", update("a\n", "A\n"))]));
-    let discarded = stage(&store, change_set([("b.txt", update("b\n", "B\n"))]));
-    let unknown = stage(&store, change_set([("c.txt", create("c\n"))]));
+    let applied = stage_as_agent(&store, change_set([("a.txt", update("a\n", "A\n"))]));
+    let discarded = stage_as_agent(&store, change_set([("b.txt", update("b\n", "B\n"))]));
+    let unknown = stage_as_agent(&store, change_set([("c.txt", create("c\n"))]));
     mcp.discard(&discarded.id, "not now", None).unwrap();
     cli.apply(&applied.id, None, "yes", None).unwrap();
     store.discard(&unknown.id, "no", None).unwrap();
-    let external = stage(&store, change_set([("d.txt", create("d\n"))]));
+    let external = stage_as_agent(&store, change_set([("d.txt", create("d\n"))]));
     store
         .clone()
         .resolved_by(Origin::Agent)

@@ -6,7 +6,9 @@ use resolve_store::{CRASH_AT_ENV, Outcome, StoredAction};
 use resolve_test_support::TestDir;
 use resolve_test_support::crash::{self, CrashChild};
 
-use super::common::{A_NEW, A_OLD, B_OLD, C_NEW, leftovers, store_at, three_file_action};
+use super::common::{
+    A_NEW, A_OLD, B_OLD, C_NEW, leftovers, rolled_back_and_pending, store_at, three_file_action,
+};
 
 /// Root directory of the child's workspace.
 const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_CHILD_ROOT";
@@ -14,11 +16,6 @@ const CHILD_ROOT_ENV: &str = "RESOLVE_TEST_CHILD_ROOT";
 const CHILD_ID_ENV: &str = "RESOLVE_TEST_CHILD_ID";
 /// `apply` or `undo`.
 const CHILD_OP_ENV: &str = "RESOLVE_TEST_CHILD_OP";
-
-/// The crash child's full test name.
-fn child_test() -> String {
-    crash::test_name(module_path!(), "crash_child_resolves_the_action")
-}
 
 /// Run by the crash tests as a child process; does nothing when run directly.
 #[test]
@@ -45,12 +42,15 @@ fn crash_child_resolves_the_action() {
 
 /// Run the child; `true` when it aborted at the crash point, `false` when it finished.
 fn run_child(dir: &TestDir, id: &str, op: &str, crash_at: &str) -> bool {
-    let output = CrashChild::new(&child_test())
-        .env(CHILD_ROOT_ENV, dir.path())
-        .env(CHILD_ID_ENV, id)
-        .env(CHILD_OP_ENV, op)
-        .env(CRASH_AT_ENV, crash_at)
-        .run();
+    let output = CrashChild::new(&crash::test_name(
+        module_path!(),
+        "crash_child_resolves_the_action",
+    ))
+    .env(CHILD_ROOT_ENV, dir.path())
+    .env(CHILD_ID_ENV, id)
+    .env(CHILD_OP_ENV, op)
+    .env(CRASH_AT_ENV, crash_at)
+    .run();
     let aborted = crash::aborted(&output);
     assert!(
         aborted || output.status.success(),
@@ -131,9 +131,7 @@ fn a_crash_at_every_step_of_a_three_file_apply_leaves_all_or_nothing() {
         assert_eq!(state, expected, "{context}");
         match step {
             4..=10 => assert!(
-                message.as_deref().is_some_and(|text| text
-                    .starts_with(&format!("Rolled back an interrupted apply of `{id}`"))
-                    && text.ends_with("it is still pending.")),
+                rolled_back_and_pending(message.as_deref(), "apply", &id),
                 "{context}"
             ),
             11..=14 => assert_eq!(

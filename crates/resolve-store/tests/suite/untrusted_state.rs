@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use proptest::prelude::*;
-use resolve_store::{
-    ChangeSet, FileChange, NewAction, Origin, Store, StoreError, Workspace, content_hash,
-};
+use resolve_store::{Origin, Store, StoreError, Workspace};
+
+use super::common::{change_set, create, new_action, update};
 
 /// State paths a link may be planted at (relative to the root).
 const STATE_PATHS: &[&str] = &[
@@ -159,28 +159,11 @@ impl Scene {
 
 /// Stage a write of `new.txt` and an edit of `src/lib.rs`.
 fn try_stage(store: &Store) -> Result<String, StoreError> {
-    let mut change_set = ChangeSet::new();
-    change_set.insert(
-        "new.txt",
-        FileChange::Create {
-            content: "new\n".into(),
-        },
-    );
-    change_set.insert(
-        "src/lib.rs",
-        FileChange::Update {
-            base_hash: content_hash(b"fn a() {}\n"),
-            content: "fn b() {}\n".into(),
-            replacements: 1,
-        },
-    );
-    let action = NewAction {
-        origin: Origin::Cli,
-        source_tool: "write".into(),
-        label: "Write: new.txt".into(),
-        preview_text: "preview".into(),
-        details: serde_json::Value::Null,
-    };
+    let change_set = change_set([
+        ("new.txt", create("new\n")),
+        ("src/lib.rs", update("fn a() {}\n", "fn b() {}\n")),
+    ]);
+    let action = new_action(Origin::Cli, "write", "Write: new.txt");
     store.stage(action, change_set).map(|record| record.id)
 }
 

@@ -368,7 +368,7 @@ mod tests {
 
     use super::*;
     use crate::diff::unified_diff;
-    use resolve_test_support::lines::lines_replacing;
+    use resolve_test_support::text::lines_replacing;
 
     fn numbered(lines: usize) -> String {
         lines_replacing(lines, &[])

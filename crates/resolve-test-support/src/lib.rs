@@ -1,7 +1,8 @@
 //! Test support for resolve's test suites: a test workspace ([`TestDir`]: files in, a tree
 //! snapshot out), the crash-child harness ([`crash`]), an MCP child process ([`McpChild`]),
-//! numbered-line text fixtures ([`text`]), and, behind the `model` feature, a scripted mock model server (so store and edit tests do not
-//! build the HTTP server).
+//! running a child process with its output shown when it fails ([`process`]), assertions on
+//! text and numbered-line fixtures ([`text`]), and, behind the `model` feature, a scripted mock
+//! model server (so store and edit tests do not build the HTTP server).
 
 #![allow(
     clippy::unwrap_used,
@@ -12,7 +13,6 @@
 
 pub mod crash;
 mod dir;
-pub mod lines;
 mod mcp;
 #[cfg(feature = "model")]
 mod model;

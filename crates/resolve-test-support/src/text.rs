@@ -52,3 +52,21 @@ pub fn numbered_lines(
 pub fn marked_numbered_lines(count: usize, marked: &[usize]) -> String {
     numbered_lines(count, marked, |n| n.to_string(), |n| format!("{n}!"))
 }
+
+/// The lines `1` to `count`, each `n\n`, those numbered in `replaced` holding the given text
+/// instead.
+#[must_use]
+pub fn lines_replacing(count: usize, replaced: &[(usize, &str)]) -> String {
+    let numbers: Vec<usize> = replaced.iter().map(|(line, _)| *line).collect();
+    numbered_lines(
+        count,
+        &numbers,
+        |n| n.to_string(),
+        |n| {
+            replaced
+                .iter()
+                .find(|(line, _)| *line == n)
+                .map_or_else(String::new, |(_, text)| (*text).to_owned())
+        },
+    )
+}

@@ -298,7 +298,11 @@ fn a_hunk_apply_killed_with_sigkill_at_any_instant_lands_every_kept_hunk_or_none
 #[test]
 fn undo_reverts_exactly_the_hunks_that_landed_and_the_log_names_them() {
     let workspace = Workspace::with(&[("a.txt", marked_numbered_lines(30, &[]).as_str())]);
-    stage_write(&workspace, "a.txt", marked_numbered_lines(30, &[2, 15, 28]).as_bytes());
+    stage_write(
+        &workspace,
+        "a.txt",
+        marked_numbered_lines(30, &[2, 15, 28]).as_bytes(),
+    );
     workspace.run_ok(&["apply", "--reason", "Keep 15.", "--except", "a.txt#2"]);
     assert_eq!(workspace.read("a.txt"), marked_numbered_lines(30, &[2, 28]));
     let log = workspace.run_ok(&["log"]);

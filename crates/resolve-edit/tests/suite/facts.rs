@@ -10,7 +10,7 @@ use resolve_edit::{
     FileHunks, FileTools, Origin, Store, StoredAction, Workspace, action_hunks, preview_files,
     shown_addressed_preview,
 };
-use resolve_test_support::lines::lines_replacing;
+use resolve_test_support::text::lines_replacing;
 use serde_json::json;
 
 fn file(path: &str, added: usize, removed: usize, hunks: &[&str]) -> PreviewFile {

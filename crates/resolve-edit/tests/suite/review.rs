@@ -16,7 +16,7 @@ use resolve_edit::{
     apply_reviewed, reviewer_note_text,
 };
 use resolve_test_support::TestDir;
-use resolve_test_support::lines::numbered_lines;
+use resolve_test_support::text::marked_numbered_lines;
 use serde_json::json;
 
 use super::common::store_with_files;
@@ -85,7 +85,7 @@ fn stage_two_hunks(store: &Store, origin: Origin) -> String {
     let result = FileTools::new(store.clone(), origin)
         .call(
             "write",
-            &json!({"path": "a.txt", "content": numbered_lines(20, &[2, 19])}),
+            &json!({"path": "a.txt", "content": marked_numbered_lines(20, &[2, 19])}),
         )
         .unwrap();
     result.details.unwrap()["pendingId"]
@@ -97,7 +97,7 @@ fn stage_two_hunks(store: &Store, origin: Origin) -> String {
 /// A workspace holding `a.txt` (20 lines) and a store over it with [`stage_two_hunks`] staged
 /// for `origin`; the pending id.
 fn two_hunks_staged(origin: Origin) -> (TestDir, Store, String) {
-    let (dir, store) = store_with_files([("a.txt", &numbered_lines(20, &[]))]);
+    let (dir, store) = store_with_files([("a.txt", &marked_numbered_lines(20, &[]))]);
     let id = stage_two_hunks(&store, origin);
     (dir, store, id)
 }
@@ -152,7 +152,10 @@ fn the_hunks_of_an_action_are_numbered_per_file_and_a_changed_file_shows_none() 
 fn a_reviewed_apply_lands_the_kept_hunks_and_records_the_rejected_ones_with_reasons() {
     let (dir, store, id) = two_hunks_staged(Origin::Agent);
     let outcome = apply_but_the_second_hunk(&store, &id).unwrap();
-    assert_eq!(dir.try_read("a.txt").unwrap(), numbered_lines(20, &[2]));
+    assert_eq!(
+        dir.try_read("a.txt").unwrap(),
+        marked_numbered_lines(20, &[2])
+    );
     let review = outcome.record.review.unwrap();
     assert_eq!(review.hunks[0].landed, [1]);
     assert_eq!(review.hunks[0].rejected[0].hunk, 2);
@@ -161,7 +164,7 @@ fn a_reviewed_apply_lands_the_kept_hunks_and_records_the_rejected_ones_with_reas
         Some("keep line 19")
     );
     // A reason for a hunk that lands is refused.
-    std::fs::write(dir.path().join("a.txt"), numbered_lines(20, &[])).unwrap();
+    std::fs::write(dir.path().join("a.txt"), marked_numbered_lines(20, &[])).unwrap();
     let id = stage_two_hunks(&store, Origin::Agent);
     let decision = ReviewDecision {
         selection: Selection::All,
@@ -179,7 +182,7 @@ fn a_decision_on_an_amended_version_is_refused_and_nothing_lands() {
         &person(&store),
         &id,
         "a.txt",
-        numbered_lines(20, &[3]),
+        marked_numbered_lines(20, &[3]),
         None,
     )
     .unwrap();
@@ -196,7 +199,10 @@ fn a_decision_on_an_amended_version_is_refused_and_nothing_lands() {
         ),
         "{error}"
     );
-    assert_eq!(dir.try_read("a.txt").unwrap(), numbered_lines(20, &[]));
+    assert_eq!(
+        dir.try_read("a.txt").unwrap(),
+        marked_numbered_lines(20, &[])
+    );
 }
 
 #[test]
@@ -240,7 +246,7 @@ fn an_amendment_then_a_discard_by_a_person_are_told_together_and_a_models_own_re
  {
     let (_dir, store, id) = two_hunks_staged(Origin::Agent);
     let person = person(&store);
-    amend(&person, &id, "a.txt", numbered_lines(20, &[2]), None).unwrap();
+    amend(&person, &id, "a.txt", marked_numbered_lines(20, &[2]), None).unwrap();
     person.discard(&id, "Not now.", None).unwrap();
     let notes = store.take_reviewer_notes(&Origin::Agent).unwrap();
     assert_eq!(notes.len(), 1, "{notes:?}");
@@ -283,7 +289,7 @@ fn amend_keeps_the_id_base_and_order_and_recomputes_the_preview() {
         &person(&store),
         &id,
         "./a.txt",
-        numbered_lines(20, &[5]),
+        marked_numbered_lines(20, &[5]),
         None,
     )
     .unwrap() else {
@@ -306,8 +312,8 @@ fn amend_keeps_the_id_base_and_order_and_recomputes_the_preview() {
         after.amendments[0].diff,
         resolve_edit::unified_diff(
             "a.txt",
-            &numbered_lines(20, &[2, 19]),
-            &numbered_lines(20, &[5])
+            &marked_numbered_lines(20, &[2, 19]),
+            &marked_numbered_lines(20, &[5])
         )
     );
     assert_eq!(
@@ -315,12 +321,15 @@ fn amend_keeps_the_id_base_and_order_and_recomputes_the_preview() {
             &person(&store),
             &id,
             "a.txt",
-            numbered_lines(20, &[5]),
+            marked_numbered_lines(20, &[5]),
             None
         )
         .unwrap(),
         AmendOutcome::Unchanged
     );
     store.apply(&id, None, "ok", None).unwrap();
-    assert_eq!(dir.try_read("a.txt").unwrap(), numbered_lines(20, &[5]));
+    assert_eq!(
+        dir.try_read("a.txt").unwrap(),
+        marked_numbered_lines(20, &[5])
+    );
 }

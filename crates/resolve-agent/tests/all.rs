@@ -3,12 +3,9 @@
 
 #![allow(
     clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
     clippy::unwrap_used,
     clippy::expect_used,
-    reason = "test support (mock server, helpers) panics on broken fixtures, like the tests"
+    reason = "tests set up and inspect files directly, and they and their helpers (mock server, fixtures) fail by panicking"
 )]
 
 mod suite;

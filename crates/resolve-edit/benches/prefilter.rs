@@ -18,9 +18,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use resolve_edit::{
-    AstEditOp, AstEditRequest, Prefilter, Workspace, prefilter_census, preview_ast_edit_with,
-};
+use resolve_edit::{AstEditRequest, Prefilter, Workspace, prefilter_census, preview_ast_edit_with};
 use resolve_test_support::TestDir;
 
 /// The Rust patterns: selective, method chains, medium, dense.
@@ -58,14 +56,7 @@ fn main() {
     println!("| pattern | files kept / matching / searched | preview | without prefilter |");
     println!("|---|---|---|---|");
     for pattern in patterns {
-        let request = AstEditRequest {
-            ops: vec![AstEditOp {
-                pat: pattern.clone(),
-                out: String::new(),
-            }],
-            paths: vec![".".to_owned()],
-            lang: Some(lang.clone()),
-        };
+        let request = AstEditRequest::new(&[(&pattern, "")], &["."], Some(&lang));
         let census = prefilter_census(&workspace, &request).expect("census");
         let with = median_preview(&workspace, &request, Prefilter::Literals);
         let without = median_preview(&workspace, &request, Prefilter::Off);

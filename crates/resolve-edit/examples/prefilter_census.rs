@@ -7,7 +7,7 @@
 
 use std::process::ExitCode;
 
-use resolve_edit::{AstEditOp, AstEditRequest, EditError, Workspace, prefilter_census};
+use resolve_edit::{AstEditRequest, EditError, Workspace, prefilter_census};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -15,14 +15,7 @@ fn main() -> ExitCode {
         eprintln!("usage: prefilter_census ROOT LANG PATTERN");
         return ExitCode::from(2);
     };
-    let request = AstEditRequest {
-        ops: vec![AstEditOp {
-            pat: pattern.clone(),
-            out: String::new(),
-        }],
-        paths: vec![".".to_owned()],
-        lang: Some(lang.clone()),
-    };
+    let request = AstEditRequest::new(&[(pattern.as_str(), "")], &["."], Some(lang.as_str()));
     let census = Workspace::open(root)
         .map_err(EditError::from)
         .and_then(|workspace| prefilter_census(&workspace, &request));

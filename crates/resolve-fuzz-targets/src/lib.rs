@@ -29,12 +29,9 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![allow(
     clippy::disallowed_methods,
-    reason = "fixtures build workspaces (files, symlinks, crafted state) directly"
-)]
-#![allow(
     clippy::unwrap_used,
     clippy::expect_used,
-    reason = "a fuzz target reports a broken invariant or a broken fixture by panicking"
+    reason = "fixtures build workspaces (files, symlinks, crafted state) directly, and a fuzz target reports a broken invariant or fixture by panicking"
 )]
 
 mod apply_patch;

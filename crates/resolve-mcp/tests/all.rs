@@ -3,12 +3,9 @@
 
 #![allow(
     clippy::disallowed_methods,
-    reason = "tests set up and inspect files directly"
-)]
-#![allow(
     clippy::unwrap_used,
     clippy::expect_used,
-    reason = "tests fail by panicking"
+    reason = "tests set up and inspect files directly, and fail by panicking"
 )]
 
 mod suite {

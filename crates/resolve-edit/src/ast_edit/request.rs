@@ -43,6 +43,25 @@ pub struct AstEditRequest {
     pub lang: Option<String>,
 }
 
+impl AstEditRequest {
+    /// A request for the `(pattern, rewrite)` pairs of `ops` over `paths`, in `lang` when given
+    /// (else each file's language comes from its extension).
+    #[must_use]
+    pub fn new(ops: &[(&str, &str)], paths: &[&str], lang: Option<&str>) -> Self {
+        Self {
+            ops: ops
+                .iter()
+                .map(|(pat, out)| AstEditOp {
+                    pat: (*pat).to_owned(),
+                    out: (*out).to_owned(),
+                })
+                .collect(),
+            paths: paths.iter().map(|path| (*path).to_owned()).collect(),
+            lang: lang.map(str::to_owned),
+        }
+    }
+}
+
 /// What an `ast_edit` call produced.
 #[derive(Debug)]
 pub enum AstEditOutcome {

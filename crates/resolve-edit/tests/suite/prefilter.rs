@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 use resolve_edit::{
-    AstEditOp, AstEditOutcome, AstEditRequest, Blobs, Prefilter, Workspace, preview_ast_edit_with,
+    AstEditOutcome, AstEditRequest, Blobs, Prefilter, Workspace, preview_ast_edit_with,
 };
 
 use super::common::workspace_holding;
@@ -25,17 +25,7 @@ use super::common::workspace_holding;
 type Changes = BTreeMap<String, (String, usize)>;
 
 fn request(ops: &[(&str, &str)], lang: Option<&str>) -> AstEditRequest {
-    AstEditRequest {
-        ops: ops
-            .iter()
-            .map(|(pat, out)| AstEditOp {
-                pat: (*pat).to_owned(),
-                out: (*out).to_owned(),
-            })
-            .collect(),
-        paths: vec![".".to_owned()],
-        lang: lang.map(str::to_owned),
-    }
+    AstEditRequest::new(ops, &["."], lang)
 }
 
 /// The files the preview of `request` changes, and how.

@@ -7,9 +7,9 @@ use std::process::Command;
 
 use pretty_assertions::assert_eq;
 use resolve_edit::{
-    AstEditOp, AstEditOutcome, AstEditRequest, Blobs, ChangeSet, Content, EditError, EditRequest,
-    FileChange, GrepRequest, LsRequest, PREVIEW_BANNER, Preview, ReadRequest, StoreError,
-    Workspace, WriteRequest, applied_text, content_hash, grep, ls, preview_ast_edit, preview_edit,
+    AstEditOutcome, AstEditRequest, Blobs, ChangeSet, Content, EditError, EditRequest, FileChange,
+    GrepRequest, LsRequest, PREVIEW_BANNER, Preview, ReadRequest, StoreError, Workspace,
+    WriteRequest, applied_text, content_hash, grep, ls, preview_ast_edit, preview_edit,
     preview_write, read, supported_languages,
 };
 use serde_json::json;
@@ -25,20 +25,6 @@ fn write_files(root: &Path, files: &[(&str, &[u8])]) {
         let path = root.join(path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, content).unwrap();
-    }
-}
-
-fn request(ops: &[(&str, &str)], paths: &[&str], lang: Option<&str>) -> AstEditRequest {
-    AstEditRequest {
-        ops: ops
-            .iter()
-            .map(|(pat, out)| AstEditOp {
-                pat: (*pat).to_owned(),
-                out: (*out).to_owned(),
-            })
-            .collect(),
-        paths: paths.iter().map(|path| (*path).to_owned()).collect(),
-        lang: lang.map(str::to_owned),
     }
 }
 
@@ -96,7 +82,7 @@ fn foo_to_bar() -> [(&'static str, &'static str); 1] {
 #[test]
 fn ast_edit_one_replacement_has_exact_label_text_and_details() {
     let (_dir, ws) = workspace_holding(&[("a.rs", b"fn a() { foo(1) }\n")]);
-    let preview = preview(&ws, &request(&foo_to_bar(), &["a.rs"], None));
+    let preview = preview(&ws, &AstEditRequest::new(&foo_to_bar(), &["a.rs"], None));
     assert_eq!(preview.label, "AST Edit: 1 replacement in 1 file");
     assert_eq!(preview.producer.name(), "ast_edit");
     assert_eq!(
@@ -132,7 +118,7 @@ fn ast_edit_three_replacements_in_two_files_are_counted_per_file() {
         ("src/b.rs", b"fn b() { foo(3) }\n"),
         ("src/c.rs", b"fn c() { baz(3) }\n"),
     ]);
-    let preview = preview(&ws, &request(&foo_to_bar(), &["src"], None));
+    let preview = preview(&ws, &AstEditRequest::new(&foo_to_bar(), &["src"], None));
     assert_eq!(preview.label, "AST Edit: 3 replacements in 2 files");
     assert_eq!(preview.details["totalReplacements"], 3);
     assert_eq!(preview.details["filesTouched"], 2);
@@ -159,14 +145,14 @@ fn ast_edit_preview_details_say_not_applied_and_name_the_scope() {
     ]);
     let many = preview(
         &ws,
-        &request(&foo_to_bar(), &["apps/**/*.ts", "./packages", "c.ts"], None),
+        &AstEditRequest::new(&foo_to_bar(), &["apps/**/*.ts", "./packages", "c.ts"], None),
     );
     assert_eq!(many.details["applied"], json!(false));
     assert_eq!(
         many.details["scopePath"],
         json!("apps/**/*.ts, packages, c.ts")
     );
-    let root = preview(&ws, &request(&foo_to_bar(), &["."], None));
+    let root = preview(&ws, &AstEditRequest::new(&foo_to_bar(), &["."], None));
     assert_eq!(root.details["scopePath"], json!("."));
     assert_eq!(root.details["totalReplacements"], json!(3));
     assert_eq!(root.details["applied"], json!(false));
@@ -176,7 +162,7 @@ fn ast_edit_preview_details_say_not_applied_and_name_the_scope() {
 fn ast_edit_preview_writes_nothing_and_records_base_hashes() {
     let original = b"fn a() { foo(1) }\n";
     let (dir, ws) = workspace_holding(&[("a.rs", original)]);
-    let preview = preview(&ws, &request(&foo_to_bar(), &["."], None));
+    let preview = preview(&ws, &AstEditRequest::new(&foo_to_bar(), &["."], None));
     assert_eq!(std::fs::read(dir.path().join("a.rs")).unwrap(), original);
     let changes = changes(&preview);
     let Some(FileChange::Update {
@@ -195,7 +181,7 @@ fn ast_edit_preview_writes_nothing_and_records_base_hashes() {
 #[test]
 fn ast_edit_rewrites_only_the_outermost_of_nested_matches() {
     let (_dir, ws) = workspace_holding(&[("a.rs", b"fn main() { foo(foo(1)); }\n")]);
-    let preview = preview(&ws, &request(&foo_to_bar(), &["a.rs"], None));
+    let preview = preview(&ws, &AstEditRequest::new(&foo_to_bar(), &["a.rs"], None));
     assert_eq!(
         content(&ws, &preview, "a.rs"),
         "fn main() { bar(foo(1)); }\n"
@@ -208,7 +194,7 @@ fn ast_edit_ops_all_match_the_original_text() {
     let (_dir, ws) = workspace_holding(&[("a.py", b"x = foo(1)\ny = bar(2)\n")]);
     let preview = preview(
         &ws,
-        &request(
+        &AstEditRequest::new(
             &[("foo($A)", "bar($A)"), ("bar($A)", "baz($A)")],
             &["a.py"],
             None,
@@ -225,7 +211,7 @@ fn ast_edit_overlapping_ops_are_an_error_naming_both_patterns() {
     let (_dir, ws) = workspace_holding(&[("a.ts", b"const a = foo(bar(1));\n")]);
     let error = preview_ast_edit(
         &ws,
-        &request(
+        &AstEditRequest::new(
             &[("foo($A)", "f($A)"), ("bar($A)", "b($A)")],
             &["a.ts"],
             None,
@@ -249,7 +235,7 @@ fn ast_edit_identical_edits_from_two_ops_are_not_an_overlap() {
     let (_dir, ws) = workspace_holding(&[("a.ts", b"const a = foo(1);\n")]);
     let preview = preview(
         &ws,
-        &request(
+        &AstEditRequest::new(
             &[("foo($A)", "bar($A)"), ("foo(1)", "bar(1)")],
             &["a.ts"],
             None,
@@ -264,7 +250,7 @@ fn ast_edit_invalid_pattern_or_rewrite_is_an_error_naming_it() {
     let (_dir, ws) = workspace_holding(&[("a.rs", b"fn a() { foo(1) }\n")]);
     let error = preview_ast_edit(
         &ws,
-        &request(&[("foo(($A", "bar($A)")], &["a.rs"], None),
+        &AstEditRequest::new(&[("foo(($A", "bar($A)")], &["a.rs"], None),
         None,
     )
     .unwrap_err();
@@ -275,7 +261,7 @@ fn ast_edit_invalid_pattern_or_rewrite_is_an_error_naming_it() {
     );
     let error = preview_ast_edit(
         &ws,
-        &request(&[("foo($A)", "bar(($A")], &["a.rs"], Some("rust")),
+        &AstEditRequest::new(&[("foo($A)", "bar(($A")], &["a.rs"], Some("rust")),
         None,
     )
     .unwrap_err();
@@ -295,15 +281,15 @@ fn ast_edit_empty_and_duplicate_patterns_are_invalid_requests_with_the_reference
     let (_dir, ws) = workspace_holding(&[("a.rs", b"fn a() {}\n")]);
     let cases = [
         (
-            request(&[("  ", "x")], &["a.rs"], None),
+            AstEditRequest::new(&[("  ", "x")], &["a.rs"], None),
             "`ops[0].pat` must be a non-empty pattern",
         ),
         (
-            request(&[], &["a.rs"], None),
+            AstEditRequest::new(&[], &["a.rs"], None),
             "`ops` must include at least one op entry",
         ),
         (
-            request(
+            AstEditRequest::new(
                 &[("foo($A)", "x($A)"), ("foo($A)", "y($A)")],
                 &["a.rs"],
                 None,
@@ -311,7 +297,7 @@ fn ast_edit_empty_and_duplicate_patterns_are_invalid_requests_with_the_reference
             "Duplicate rewrite pattern: foo($A)",
         ),
         (
-            request(&foo_to_bar(), &[], None),
+            AstEditRequest::new(&foo_to_bar(), &[], None),
             "`paths` must include at least one path",
         ),
     ];
@@ -325,8 +311,12 @@ fn ast_edit_empty_and_duplicate_patterns_are_invalid_requests_with_the_reference
 #[test]
 fn ast_edit_unknown_language_is_an_error_listing_the_supported_ones() {
     let (_dir, ws) = workspace_holding(&[("a.rs", b"fn a() {}\n")]);
-    let error =
-        preview_ast_edit(&ws, &request(&foo_to_bar(), &["a.rs"], Some("cobol")), None).unwrap_err();
+    let error = preview_ast_edit(
+        &ws,
+        &AstEditRequest::new(&foo_to_bar(), &["a.rs"], Some("cobol")),
+        None,
+    )
+    .unwrap_err();
     assert!(
         matches!(error, EditError::UnknownLanguage { .. }),
         "{error}"
@@ -342,7 +332,10 @@ const TLA_SPEC: &str = "---- MODULE Clock ----\nEXTENDS Naturals\nVARIABLE x\n\n
 #[test]
 fn ast_edit_infers_tla_from_the_extension_and_renames_a_definition() {
     let (_dir, ws) = workspace_holding(&[("spec/Clock.tla", TLA_SPEC.as_bytes())]);
-    let preview = preview(&ws, &request(&[("Init", "Start")], &["spec"], None));
+    let preview = preview(
+        &ws,
+        &AstEditRequest::new(&[("Init", "Start")], &["spec"], None),
+    );
     assert!(
         text(&ws, &preview).contains("+Start == x = 0"),
         "{}",
@@ -362,7 +355,7 @@ fn ast_edit_tla_meta_variables_capture_and_lang_names_tla() {
     let (_dir, ws) = workspace_holding(&[("Clock.spec", TLA_SPEC.as_bytes())]);
     let preview = preview(
         &ws,
-        &request(
+        &AstEditRequest::new(
             &[("$A == x = 0", "$A == x = 1")],
             &["Clock.spec"],
             Some("tla"),
@@ -378,12 +371,12 @@ fn ast_edit_tla_meta_variables_capture_and_lang_names_tla() {
 fn ast_edit_with_zero_matches_makes_no_change_set() {
     let (_dir, ws) = workspace_holding(&[("a.rs", b"fn a() { baz(1) }\n")]);
     assert_eq!(
-        no_replacements(&ws, &request(&foo_to_bar(), &["."], None)),
+        no_replacements(&ws, &AstEditRequest::new(&foo_to_bar(), &["."], None)),
         "No replacements made"
     );
     let (_dir, empty) = workspace_holding(&[("notes.txt", b"x")]);
     assert_eq!(
-        no_replacements(&empty, &request(&foo_to_bar(), &["."], None)),
+        no_replacements(&empty, &AstEditRequest::new(&foo_to_bar(), &["."], None)),
         "No replacements made\nNo files were searched; check `paths` and `lang`."
     );
 }
@@ -397,7 +390,7 @@ fn ast_edit_skips_and_lists_a_file_with_parse_errors() {
         ("good.rs", b"fn a() { foo(1) }\n"),
         ("broken.rs", b"fn ok() {}\nfn b( { foo(2) }\n"),
     ]);
-    let preview = preview(&ws, &request(&foo_to_bar(), &["."], None));
+    let preview = preview(&ws, &AstEditRequest::new(&foo_to_bar(), &["."], None));
     assert_eq!(changes(&preview).paths(), vec!["good.rs"]);
     assert_eq!(
         preview.details["skipped"],
@@ -410,7 +403,10 @@ fn ast_edit_skips_and_lists_a_file_with_parse_errors() {
         "{}",
         text(&ws, &preview)
     );
-    let only_broken = no_replacements(&ws, &request(&foo_to_bar(), &["broken.rs"], None));
+    let only_broken = no_replacements(
+        &ws,
+        &AstEditRequest::new(&foo_to_bar(), &["broken.rs"], None),
+    );
     assert_eq!(
         only_broken,
         "No replacements made\nSkipped 1 file:\n- broken.rs: parse errors (first at line 2); not rewritten"
@@ -424,7 +420,7 @@ fn ast_edit_skips_binary_and_non_utf8_files() {
         ("latin1.rs", b"fn a() { foo(\xe9) }\n"),
         ("ok.rs", b"fn a() { foo(1) }\n"),
     ]);
-    let preview = preview(&ws, &request(&foo_to_bar(), &["."], None));
+    let preview = preview(&ws, &AstEditRequest::new(&foo_to_bar(), &["."], None));
     assert_eq!(changes(&preview).paths(), vec!["ok.rs"]);
     assert_eq!(
         preview.details["skipped"],
@@ -443,7 +439,7 @@ fn ast_edit_preserves_crlf_bom_and_a_missing_final_newline() {
         ("tail.py", b"x = foo(1)\ny = 2"),
         ("mixed.rs", b"fn a() {\r\n    foo(1);\n}\r\n"),
     ]);
-    let preview = preview(&ws, &request(&foo_to_bar(), &["."], None));
+    let preview = preview(&ws, &AstEditRequest::new(&foo_to_bar(), &["."], None));
     assert_eq!(
         content(&ws, &preview, "crlf.rs"),
         "fn a() {\r\n    bar(1);\r\n}\r\n"
@@ -472,7 +468,7 @@ fn ast_edit_directory_scope_honors_gitignore_outside_git_and_skips_hidden_and_st
         (".hidden/c.rs", b"fn c() { foo(3) }\n"),
         (".resolve/d.rs", b"fn d() { foo(4) }\n"),
     ]);
-    let preview = preview(&ws, &request(&foo_to_bar(), &["."], None));
+    let preview = preview(&ws, &AstEditRequest::new(&foo_to_bar(), &["."], None));
     assert_eq!(changes(&preview).paths(), vec!["src/a.rs"]);
     assert_eq!(preview.details["filesSearched"], 1);
 }
@@ -488,12 +484,19 @@ fn ast_edit_glob_scope_matches_in_scope_files_only() {
         ("other/out.ts", b"foo(5);\n"),
         (".resolve/pending.ts", b"foo(6);\n"),
     ]);
-    let preview = preview(&ws, &request(&foo_to_bar(), &["apps/**/*.ts"], None));
+    let preview = preview(
+        &ws,
+        &AstEditRequest::new(&foo_to_bar(), &["apps/**/*.ts"], None),
+    );
     assert_eq!(
         changes(&preview).paths(),
         vec!["apps/nested/child.ts", "apps/root.ts"]
     );
-    let everywhere = preview_ast_edit(&ws, &request(&foo_to_bar(), &["**/*.ts"], None), None);
+    let everywhere = preview_ast_edit(
+        &ws,
+        &AstEditRequest::new(&foo_to_bar(), &["**/*.ts"], None),
+        None,
+    );
     let AstEditOutcome::Preview(everywhere) = everywhere.unwrap() else {
         panic!("expected a preview");
     };
@@ -507,15 +510,23 @@ fn ast_edit_glob_scope_matches_in_scope_files_only() {
 fn ast_edit_paths_outside_the_workspace_are_refused() {
     let (_dir, ws) = workspace_holding(&[("a.rs", b"fn a() {}\n")]);
     for path in ["../x", "../**/*.rs", "/etc"] {
-        let error =
-            preview_ast_edit(&ws, &request(&foo_to_bar(), &[path], None), None).unwrap_err();
+        let error = preview_ast_edit(
+            &ws,
+            &AstEditRequest::new(&foo_to_bar(), &[path], None),
+            None,
+        )
+        .unwrap_err();
         assert!(
             matches!(error, EditError::Store(StoreError::OutsideWorkspace { .. })),
             "{path}: {error}"
         );
     }
-    let error =
-        preview_ast_edit(&ws, &request(&foo_to_bar(), &[".resolve"], None), None).unwrap_err();
+    let error = preview_ast_edit(
+        &ws,
+        &AstEditRequest::new(&foo_to_bar(), &[".resolve"], None),
+        None,
+    )
+    .unwrap_err();
     assert!(
         matches!(error, EditError::Store(StoreError::StateDir { .. })),
         "{error}"
@@ -529,7 +540,12 @@ fn ast_edit_file_cap_keeps_the_first_files_and_says_limit_reached() {
         ("b.rs", b"fn b() { foo(2) }\n"),
         ("c.rs", b"fn c() { foo(3) }\n"),
     ]);
-    let outcome = preview_ast_edit(&ws, &request(&foo_to_bar(), &["."], None), Some(2)).unwrap();
+    let outcome = preview_ast_edit(
+        &ws,
+        &AstEditRequest::new(&foo_to_bar(), &["."], None),
+        Some(2),
+    )
+    .unwrap();
     let AstEditOutcome::Preview(preview) = outcome else {
         panic!("expected a preview");
     };
@@ -541,7 +557,12 @@ fn ast_edit_file_cap_keeps_the_first_files_and_says_limit_reached() {
         "{}",
         text(&ws, &preview)
     );
-    let outcome = preview_ast_edit(&ws, &request(&foo_to_bar(), &["."], None), Some(3)).unwrap();
+    let outcome = preview_ast_edit(
+        &ws,
+        &AstEditRequest::new(&foo_to_bar(), &["."], None),
+        Some(3),
+    )
+    .unwrap();
     let AstEditOutcome::Preview(preview) = outcome else {
         panic!("expected a preview");
     };
@@ -556,14 +577,17 @@ fn ast_edit_lang_override_parses_named_files_and_filters_walks() {
         ("src/b.py", b"c = foo(3)\n"),
     ]);
     // Without `lang`, a .txt file named explicitly has no language and is listed.
-    let text = no_replacements(&ws, &request(&foo_to_bar(), &["snippet.txt"], None));
+    let text = no_replacements(
+        &ws,
+        &AstEditRequest::new(&foo_to_bar(), &["snippet.txt"], None),
+    );
     assert!(
         text.contains("snippet.txt: no supported language"),
         "{text}"
     );
     let preview = preview(
         &ws,
-        &request(&foo_to_bar(), &["snippet.txt", "src"], Some("typescript")),
+        &AstEditRequest::new(&foo_to_bar(), &["snippet.txt", "src"], Some("typescript")),
     );
     assert_eq!(changes(&preview).paths(), vec!["snippet.txt", "src/a.ts"]);
 }
@@ -578,12 +602,16 @@ fn ast_edit_without_lang_applies_an_op_only_where_it_parses() {
     ]);
     let preview = preview(
         &ws,
-        &request(&[("fn old() {}", "fn new() {}")], &["."], None),
+        &AstEditRequest::new(&[("fn old() {}", "fn new() {}")], &["."], None),
     );
     assert_eq!(content(&ws, &preview, "a.rs"), "fn new() {}\n");
     // An op that parses in no language searched is an error.
-    let error =
-        preview_ast_edit(&ws, &request(&[("foo(($A", "x")], &["."], None), None).unwrap_err();
+    let error = preview_ast_edit(
+        &ws,
+        &AstEditRequest::new(&[("foo(($A", "x")], &["."], None),
+        None,
+    )
+    .unwrap_err();
     assert!(matches!(error, EditError::InvalidPattern { .. }), "{error}");
 }
 
@@ -1081,8 +1109,12 @@ fn ast_edit_matches_the_ast_grep_cli_byte_for_byte() {
         assert!(status.success(), "ast-grep failed for {lang} `{pat}`");
 
         let ws = Workspace::open(ours.path()).unwrap();
-        let outcome =
-            preview_ast_edit(&ws, &request(&[(pat, out)], &["."], Some(lang)), None).unwrap();
+        let outcome = preview_ast_edit(
+            &ws,
+            &AstEditRequest::new(&[(pat, out)], &["."], Some(lang)),
+            None,
+        )
+        .unwrap();
         let AstEditOutcome::Preview(preview) = outcome else {
             panic!("no replacements for {lang} `{pat}`");
         };
@@ -1173,7 +1205,8 @@ fn ast_edit_without_lang_matches_the_ast_grep_cli_on_a_mixed_language_tree() {
             .unwrap();
         assert!(status.success(), "ast-grep failed for `{pat}`");
         let ws = Workspace::open(ours.path()).unwrap();
-        let outcome = preview_ast_edit(&ws, &request(&[(pat, out)], &["."], None), None).unwrap();
+        let outcome =
+            preview_ast_edit(&ws, &AstEditRequest::new(&[(pat, out)], &["."], None), None).unwrap();
         let AstEditOutcome::Preview(preview) = outcome else {
             panic!("no replacements for `{pat}`");
         };
@@ -1300,7 +1333,7 @@ fn ast_edit_rewrites_the_code_html_embeds_where_ast_grep_reports_matches() {
         assert_ne!(expected, pristine, "ast-grep matched nothing for `{pat}`");
         let ws = Workspace::open(ours.path()).unwrap();
         let AstEditOutcome::Preview(preview) =
-            preview_ast_edit(&ws, &request(&[(pat, out)], &["."], lang), None).unwrap()
+            preview_ast_edit(&ws, &AstEditRequest::new(&[(pat, out)], &["."], lang), None).unwrap()
         else {
             panic!("no replacements for `{pat}` ({lang:?})");
         };

@@ -4,13 +4,8 @@
 //! saying so on stderr), runs the subcommand and maps the outcome to an exit code: 0 done or
 //! nothing to do, 1 the action failed, 2 usage error.
 
-#![cfg_attr(
-    test,
-    allow(
-        clippy::disallowed_methods,
-        reason = "tests set up and inspect files directly"
-    )
-)]
+// Unit tests set up and inspect files directly.
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
 
 use std::ffi::OsString;
 use std::io::Write as _;

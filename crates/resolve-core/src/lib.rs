@@ -51,8 +51,7 @@
 //! # }).unwrap();
 //! ```
 
-#![deny(missing_docs)]
-#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![deny(missing_docs, clippy::print_stdout, clippy::print_stderr)]
 
 mod choice;
 mod contract;

@@ -29,15 +29,9 @@
 //! are re-exported here for convenience), nor the `resolve` dispatch, the pending stack or the
 //! soft requirement (`resolve-core`), nor the agent loop or the MCP server.
 
-#![deny(missing_docs)]
-#![deny(clippy::print_stdout, clippy::print_stderr)]
-#![cfg_attr(
-    test,
-    allow(
-        clippy::disallowed_methods,
-        reason = "tests set up and inspect files directly"
-    )
-)]
+#![deny(missing_docs, clippy::print_stdout, clippy::print_stderr)]
+// Unit tests set up and inspect files directly.
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
 
 mod blocking;
 mod error;

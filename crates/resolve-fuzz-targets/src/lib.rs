@@ -25,8 +25,7 @@
 //! Input formats are documented on each function; every format is plain text where it can be,
 //! so corpus files can be read and written by hand.
 
-#![deny(missing_docs)]
-#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![deny(missing_docs, clippy::print_stdout, clippy::print_stderr)]
 #![allow(
     clippy::disallowed_methods,
     clippy::unwrap_used,

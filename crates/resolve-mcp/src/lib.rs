@@ -52,15 +52,9 @@
 //! # }
 //! ```
 
-#![cfg_attr(
-    test,
-    allow(
-        clippy::disallowed_methods,
-        reason = "tests set up and inspect files directly"
-    )
-)]
-#![deny(missing_docs)]
-#![deny(clippy::print_stdout, clippy::print_stderr)]
+// Unit tests set up and inspect files directly.
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
+#![deny(missing_docs, clippy::print_stdout, clippy::print_stderr)]
 
 use std::path::Path;
 

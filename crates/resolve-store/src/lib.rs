@@ -18,15 +18,9 @@
 //! and how it is shown are `resolve-edit`'s. It does not own the `resolve` dispatch, the
 //! pending stack or the soft requirement (`resolve-core`).
 
-#![deny(missing_docs)]
-#![deny(clippy::print_stdout, clippy::print_stderr)]
-#![cfg_attr(
-    test,
-    allow(
-        clippy::disallowed_methods,
-        reason = "tests set up and inspect files directly"
-    )
-)]
+#![deny(missing_docs, clippy::print_stdout, clippy::print_stderr)]
+// Unit tests set up and inspect files directly.
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
 
 mod error;
 mod hash;

@@ -410,10 +410,21 @@ impl Store {
         let seq = history.action.seq;
         let history_file = StateRecord::History(history);
         let note_file = note.map(StateRecord::Note);
-        let mut state = vec![StateChange::Write {
+        // The note is placed before the history record: whoever sees the action resolved (a
+        // hook waiting for a person's decision polls for its history record without the lock)
+        // finds the note the decision left.
+        let mut state: Vec<_> = note_file
+            .as_ref()
+            .map(|note| StateChange::Write {
+                path: note_relative(seq),
+                record: note,
+            })
+            .into_iter()
+            .collect();
+        state.push(StateChange::Write {
             path: RecordKind::History.relative(seq),
             record: &history_file,
-        }];
+        });
         match purpose {
             Purpose::Apply | Purpose::Discard => state.push(StateChange::Remove {
                 path: RecordKind::Pending.relative(seq),
@@ -422,10 +433,6 @@ impl Store {
             Purpose::Undo | Purpose::Observe | Purpose::Trial | Purpose::RecordCommit => {}
         }
         state.extend(also_remove.map(|path| StateChange::Remove { path }));
-        state.extend(note_file.as_ref().map(|note| StateChange::Write {
-            path: note_relative(seq),
-            record: note,
-        }));
         Transaction {
             workspace: &self.workspace,
             purpose,

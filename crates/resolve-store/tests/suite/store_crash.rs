@@ -2,7 +2,8 @@
 //! as a child that aborts at one crash point, and every step leaves all or nothing.
 
 use pretty_assertions::assert_eq;
-use resolve_store::{CRASH_AT_ENV, Outcome, StoredAction};
+use resolve_core::DecidedBy;
+use resolve_store::{Attribution, CRASH_AT_ENV, Origin, Outcome, StoredAction};
 use resolve_test_support::TestDir;
 use resolve_test_support::crash::{self, CrashChild};
 
@@ -35,6 +36,12 @@ fn crash_child_resolves_the_action() {
         }
         "undo" => {
             store.undo(&id).unwrap();
+        }
+        "apply as a person" => {
+            let person = Attribution::over_model(DecidedBy::Person, "crash test");
+            store
+                .apply_as(&id, None, "crash test", None, &person)
+                .unwrap();
         }
         other => panic!("unknown op {other}"),
     }
@@ -173,6 +180,40 @@ fn crash_points_can_be_named() {
         store.recover().unwrap();
         assert_eq!(landed(&dir, step), expected, "{step}");
     }
+}
+
+/// The `.json` records in the state directory `kind` (`notes`, `history`).
+fn records_in(dir: &TestDir, kind: &str) -> usize {
+    std::fs::read_dir(dir.join(format!(".resolve/{kind}")))
+        .map(|entries| {
+            entries
+                .filter(|entry| {
+                    entry.as_ref().is_ok_and(|entry| {
+                        entry.path().extension().is_some_and(|ext| ext == "json")
+                    })
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_persons_note_is_placed_before_the_history_record_that_shows_the_action_resolved() {
+    let (dir, store, id) = three_file_action();
+    // state:1 keeps the originals; state:2 is the first record placed.
+    assert!(run_child(&dir, &id, "apply as a person", "state:2"));
+    // Whoever polls for the history record without the lock (a hook waiting for a person)
+    // finds the note there first.
+    assert_eq!(
+        (records_in(&dir, "notes"), records_in(&dir, "history")),
+        (1, 0)
+    );
+    store.recover().unwrap();
+    assert_eq!(
+        (records_in(&dir, "notes"), records_in(&dir, "history")),
+        (1, 1)
+    );
+    assert_eq!(store.take_reviewer_notes(&Origin::Agent).unwrap().len(), 1);
 }
 
 #[test]

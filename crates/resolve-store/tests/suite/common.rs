@@ -35,6 +35,15 @@ pub fn store_in_temp() -> (TestDir, Store) {
     (dir, store)
 }
 
+/// A fresh test workspace holding `files` (path, text), and a store over its root.
+pub fn store_holding(files: &[(&str, &str)]) -> (TestDir, Store) {
+    let (dir, store) = store_in_temp();
+    for (path, text) in files {
+        dir.write(path, text);
+    }
+    (dir, store)
+}
+
 /// A change of a file from `base` to `content`.
 pub fn update(base: &str, content: &str) -> FileChange {
     FileChange::Update {
@@ -125,8 +134,7 @@ pub fn history_ids(store: &Store) -> Vec<String> {
 /// A workspace with a 3-file action staged: update `src/a.rs` (mode 0o755), delete `b.txt`,
 /// create `src/new/c.txt` in a directory that does not exist yet.
 pub fn three_file_action() -> (TestDir, Store, String) {
-    let (dir, store) = store_in_temp();
-    dir.write("src/a.rs", A_OLD);
+    let (dir, store) = store_holding(&[("src/a.rs", A_OLD)]);
     dir.set_mode("src/a.rs", 0o755);
     dir.write("b.txt", B_OLD);
     let record = stage_as_agent(

@@ -14,7 +14,7 @@ use pretty_assertions::assert_eq;
 use resolve_store::{JOURNAL_DIR, NewAction, Origin, STATE_DIR, Store, StoreError, content_hash};
 use serde_json::{Value, json};
 
-use super::common::{change_set, new_action, stage_as_agent, store_at, store_in_temp, update};
+use super::common::{change_set, new_action, stage_as_agent, store_at, store_holding, update};
 use resolve_store::StoredAction;
 use resolve_test_support::TestDir;
 
@@ -195,8 +195,7 @@ fn an_exhausted_id_counter_is_a_clear_error_not_an_overflow() {
 
 #[test]
 fn a_record_of_another_format_version_is_refused_naming_the_version() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.rs", "old a\n");
+    let (dir, store) = store_holding(&[("a.rs", "old a\n")]);
     let record = stage_as_agent(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
     let file = dir
         .path()
@@ -234,8 +233,7 @@ fn a_record_of_another_format_version_is_refused_naming_the_version() {
 
 #[test]
 fn a_journal_of_another_version_is_refused_and_kept() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.rs", "new a\n");
+    let (dir, store) = store_holding(&[("a.rs", "new a\n")]);
     let journal_dir = format!("{STATE_DIR}/{JOURNAL_DIR}");
     let journal = json!({
         "version": 2, "purpose": "apply", "action": "pending-action:edit:3", "committed": true,
@@ -253,9 +251,7 @@ fn a_journal_of_another_version_is_refused_and_kept() {
 
 #[test]
 fn a_damaged_content_blob_fails_the_apply_and_touches_nothing() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.rs", "old a\n");
-    dir.write("b.rs", "old b\n");
+    let (dir, store) = store_holding(&[("a.rs", "old a\n"), ("b.rs", "old b\n")]);
     let record = stage_as_agent(
         &store,
         change_set([

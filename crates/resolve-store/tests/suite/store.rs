@@ -17,8 +17,8 @@ use resolve_store::{
 use serde_json::json;
 
 use super::common::{
-    change_set, create, delete, leftovers, stage_as, stage_as_agent, store_at, store_in_temp,
-    update,
+    change_set, create, delete, leftovers, stage_as, stage_as_agent, store_at, store_holding,
+    store_in_temp, update,
 };
 
 fn pending_ids(store: &Store) -> Vec<String> {
@@ -32,8 +32,7 @@ fn pending_ids(store: &Store) -> Vec<String> {
 
 #[test]
 fn stage_then_apply_writes_exactly_the_previewed_bytes() {
-    let (dir, store) = store_in_temp();
-    dir.write("src/a.rs", "\u{feff}fn a() {}\r\nfn b() {}");
+    let (dir, store) = store_holding(&[("src/a.rs", "\u{feff}fn a() {}\r\nfn b() {}")]);
     let new = "\u{feff}fn a() { 1 }\r\nfn b() {}";
     let record = stage_as_agent(
         &store,
@@ -67,10 +66,7 @@ fn stage_then_apply_writes_exactly_the_previewed_bytes() {
 
 #[test]
 fn a_stale_apply_lists_every_changed_file_writes_nothing_and_stays_pending() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.txt", "a");
-    dir.write("b.txt", "b");
-    dir.write("gone.txt", "g");
+    let (dir, store) = store_holding(&[("a.txt", "a"), ("b.txt", "b"), ("gone.txt", "g")]);
     let record = stage_as_agent(
         &store,
         change_set([
@@ -108,8 +104,7 @@ fn a_stale_apply_lists_every_changed_file_writes_nothing_and_stays_pending() {
 
 #[test]
 fn stacked_previews_of_one_file_make_the_other_stale_once_one_applies() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.txt", "base");
+    let (dir, store) = store_holding(&[("a.txt", "base")]);
     let first = stage_as_agent(&store, change_set([("a.txt", update("base", "first"))]));
     let second = stage_as_agent(&store, change_set([("a.txt", update("base", "second"))]));
     assert_eq!(
@@ -134,9 +129,7 @@ fn stacked_previews_of_one_file_make_the_other_stale_once_one_applies() {
 
 #[test]
 fn only_applies_the_named_files_reports_the_dropped_ones_and_consumes_the_action() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.txt", "a");
-    dir.write("b.txt", "b");
+    let (dir, store) = store_holding(&[("a.txt", "a"), ("b.txt", "b")]);
     let record = stage_as_agent(
         &store,
         change_set([
@@ -165,8 +158,7 @@ fn only_applies_the_named_files_reports_the_dropped_ones_and_consumes_the_action
 
 #[test]
 fn only_refuses_a_file_outside_the_preview_and_an_empty_list() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.txt", "a");
+    let (dir, store) = store_holding(&[("a.txt", "a")]);
     let record = stage_as_agent(&store, change_set([("a.txt", update("a", "A"))]));
     assert!(matches!(
         store
@@ -184,8 +176,7 @@ fn only_refuses_a_file_outside_the_preview_and_an_empty_list() {
 
 #[test]
 fn discard_leaves_files_untouched_and_records_the_reason() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.txt", "a");
+    let (dir, store) = store_holding(&[("a.txt", "a")]);
     let set = change_set([("a.txt", update("a", "A")), ("n.txt", create("n"))]);
     let record = stage_as_agent(&store, set.clone());
     let extra = json!({"note": "x"}).as_object().cloned();
@@ -218,8 +209,7 @@ fn discard_leaves_files_untouched_and_records_the_reason() {
 
 #[test]
 fn history_keeps_every_reason_newest_first() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.txt", "a");
+    let (_dir, store) = store_holding(&[("a.txt", "a")]);
     let applied = stage_as_agent(&store, change_set([("a.txt", update("a", "A"))]));
     let discarded = stage_as_agent(&store, change_set([("b.txt", create("b"))]));
     // Resolved in the opposite order of staging.
@@ -319,9 +309,7 @@ fn pending_for_sees_only_its_own_origin() {
 
 #[test]
 fn undo_restores_the_original_bytes_of_every_file() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.txt", "a\r\n");
-    dir.write("old.txt", "old");
+    let (dir, store) = store_holding(&[("a.txt", "a\r\n"), ("old.txt", "old")]);
     let record = stage_as_agent(
         &store,
         change_set([
@@ -353,9 +341,7 @@ fn undo_restores_the_original_bytes_of_every_file() {
 
 #[test]
 fn undo_refuses_after_a_later_change_and_reverts_nothing() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.txt", "a");
-    dir.write("b.txt", "b");
+    let (dir, store) = store_holding(&[("a.txt", "a"), ("b.txt", "b")]);
     let record = stage_as_agent(
         &store,
         change_set([("a.txt", update("a", "A")), ("b.txt", update("b", "B"))]),
@@ -401,9 +387,7 @@ fn undo_refuses_pending_discarded_and_unknown_actions() {
 
 #[test]
 fn apply_and_undo_preserve_file_permissions() {
-    let (dir, store) = store_in_temp();
-    dir.write("run.sh", "echo a");
-    dir.write("secret.txt", "s");
+    let (dir, store) = store_holding(&[("run.sh", "echo a"), ("secret.txt", "s")]);
     std::fs::set_permissions(
         dir.path().join("run.sh"),
         std::fs::Permissions::from_mode(0o755),
@@ -429,9 +413,7 @@ fn apply_and_undo_preserve_file_permissions() {
 
 #[test]
 fn create_and_delete_land_inside_one_transaction() {
-    let (dir, store) = store_in_temp();
-    dir.write("old.txt", "old");
-    dir.write("keep.txt", "k");
+    let (dir, store) = store_holding(&[("old.txt", "old"), ("keep.txt", "k")]);
     let record = stage_as_agent(
         &store,
         change_set([
@@ -449,8 +431,7 @@ fn create_and_delete_land_inside_one_transaction() {
 
 #[test]
 fn apply_writes_through_a_symlink_and_keeps_the_link() {
-    let (dir, store) = store_in_temp();
-    dir.write("real.txt", "r");
+    let (dir, store) = store_holding(&[("real.txt", "r")]);
     std::os::unix::fs::symlink("real.txt", dir.path().join("link.txt")).unwrap();
     let record = stage_as_agent(&store, change_set([("link.txt", update("r", "R"))]));
     store.apply(&record.id, None, "r", None).unwrap();
@@ -480,8 +461,7 @@ fn a_store_operation_waits_for_the_lock_then_times_out() {
 /// See: issue #32, "Reading waits on writing".
 #[test]
 fn readers_read_the_records_as_they_stand_while_a_writer_holds_the_lock() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.txt", "a");
+    let (_dir, store) = store_holding(&[("a.txt", "a")]);
     let record = stage_as_agent(&store, change_set([("a.txt", update("a", "A"))]));
     let held = StoreLock::acquire(store.workspace()).unwrap();
     let impatient = store.clone().with_lock_timeout(Duration::from_secs(5));
@@ -575,8 +555,7 @@ fn corrupt_or_truncated_state_is_reported_naming_the_file_and_kept() {
 
 #[test]
 fn a_staged_record_names_its_contents_by_hash_and_keeps_originals_for_undo() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.rs", "old a\n");
+    let (dir, store) = store_holding(&[("a.rs", "old a\n")]);
     let record = stage_as_agent(&store, change_set([("a.rs", update("old a\n", "new a\n"))]));
     let json = std::fs::read_to_string(
         dir.path()
@@ -709,9 +688,7 @@ fn garbage_collection_keeps_what_records_need_and_drops_the_rest() {
 
 #[test]
 fn history_records_where_each_action_was_resolved() {
-    let (dir, store) = store_in_temp();
-    dir.write("a.txt", "a\n");
-    dir.write("b.txt", "b\n");
+    let (_dir, store) = store_holding(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
     let cli = store.clone().resolved_by(Origin::Cli);
     let mcp = store.clone().resolved_by(Origin::Mcp("conn-3".into()));
     assert_eq!(cli.resolver(), Some(&Origin::Cli));

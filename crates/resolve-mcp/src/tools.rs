@@ -209,17 +209,8 @@ mod tests {
         let tools = mcp_tools();
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
         assert_eq!(
-            names,
-            [
-                "ast_edit",
-                "edit",
-                "write",
-                "apply_patch",
-                "read",
-                "ls",
-                "grep",
-                "resolve"
-            ]
+            names.join(" "),
+            "ast_edit edit write apply_patch read ls grep resolve"
         );
         let resolve = tools.iter().find(|tool| tool.name == "resolve").unwrap();
         let mut schema = Value::Object(resolve.input_schema.as_ref().clone());

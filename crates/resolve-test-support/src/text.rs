@@ -70,3 +70,12 @@ pub fn lines_replacing(count: usize, replaced: &[(usize, &str)]) -> String {
         },
     )
 }
+
+/// Assert that `text` starts with `prefix`, printing the whole text when it does not.
+#[track_caller]
+pub fn assert_starts_with(text: &str, prefix: &str) {
+    assert!(
+        text.starts_with(prefix),
+        "expected {text:?} to start with {prefix:?}"
+    );
+}

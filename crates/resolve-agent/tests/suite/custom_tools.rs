@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::support::{
     Events, config, producer_spec, reminder_count, run_quietly, run_recording, tool_results,
 };
+use resolve_test_support::text::assert_starts_with;
 use resolve_test_support::{MockServer, Reply, Turn};
 
 /// Stages a config change (`{key, value}`) as an in-memory pending action; applying sets it.
@@ -101,11 +102,7 @@ async fn a_pushed_action_defaults_to_custom_tool_and_applies_with_reason_and_ext
         .unwrap();
     let head = session.queue().pending().peek_head().unwrap();
     assert_eq!(head.source_tool, CUSTOM_TOOL_SOURCE);
-    assert!(
-        head.id.starts_with("pending-action:custom_tool:"),
-        "{}",
-        head.id
-    );
+    assert_starts_with(&head.id, "pending-action:custom_tool:");
     assert_eq!(result.text, format!("Preview staged as {}.", head.id));
     assert_eq!(
         tool.applied.load(Ordering::SeqCst),
@@ -149,11 +146,7 @@ async fn pushed_actions_stack_lifo_and_a_failed_apply_stays_at_the_head() {
         .await
         .unwrap();
     let head = session.queue().pending().peek_head().unwrap();
-    assert!(
-        head.id.starts_with("pending-action:set_config:"),
-        "{}",
-        head.id
-    );
+    assert_starts_with(&head.id, "pending-action:set_config:");
 
     let failed = decide(&session, "apply", "Go.").await.unwrap_err();
     assert_eq!(

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::support::{Tools, config, peek, read_only_spec, run_quietly, session, tool_results};
 use crate::both_providers;
+use resolve_test_support::text::assert_starts_with;
 use resolve_test_support::{MockServer, Reply, Turn};
 
 async fn malformed_json_arguments_become_an_error_tool_result(kind: ProviderKind) {
@@ -59,21 +60,13 @@ async fn schema_violations_and_unknown_tools_become_error_tool_results() {
         .into_iter()
         .map(|(_, text, _)| text)
         .collect();
-    assert!(
-        texts[0].starts_with("Invalid arguments for `echo`:"),
-        "{}",
-        texts[0]
-    );
+    assert_starts_with(&texts[0], "Invalid arguments for `echo`:");
     assert!(texts[0].contains("text"), "names the field: {}", texts[0]);
     assert_eq!(
         texts[1],
         "Unknown tool `nope`. Available tools: stage, peek, echo, resolve."
     );
-    assert!(
-        texts[2].starts_with("Invalid arguments for `resolve`:"),
-        "{}",
-        texts[2]
-    );
+    assert_starts_with(&texts[2], "Invalid arguments for `resolve`:");
     assert!(texts[2].contains("action"), "{}", texts[2]);
     assert_eq!(
         texts[3],

@@ -4,7 +4,7 @@
 //! the output says why nothing was committed.
 
 use resolve_test_support::process::output_ok;
-use resolve_test_support::text::assert_contains;
+use resolve_test_support::text::{assert_contains, assert_starts_with};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
@@ -289,10 +289,7 @@ fn resolve_mcp_honours_commit_true_and_the_details_name_the_commit() {
     assert_eq!(details["commit"], json!(head), "{resolved}");
     assert_contains(&resolved.to_string(), &format!("Committed {}.", &head[..7]));
     let message = git(&workspace, &["log", "-1", "--format=%B"]);
-    assert!(
-        message.starts_with("Edit: a.txt\n\nthe model's reason\n"),
-        "{message}"
-    );
+    assert_starts_with(&message, "Edit: a.txt\n\nthe model's reason\n");
     assert_contains(&message, "Resolve-Origin: mcp:");
     assert_contains(&message, "Resolve-Decided-By: model");
     assert_eq!(files_of(&workspace, "HEAD"), ["a.txt"]);
@@ -309,10 +306,7 @@ fn resolve_agent_honours_commit_true_and_the_model_reads_the_commit() {
     assert_eq!(commit_count(&workspace), 2);
     let head = git(&workspace, &["rev-parse", "HEAD"]).trim().to_owned();
     let message = git(&workspace, &["log", "-1", "--format=%B"]);
-    assert!(
-        message.starts_with("Edit: a.txt\n\nMatches the task.\n"),
-        "{message}"
-    );
+    assert_starts_with(&message, "Edit: a.txt\n\nMatches the task.\n");
     assert_contains(&message, "Resolve-Origin: agent");
     let last = model.bodies().last().unwrap().to_string();
     assert_contains(&last, &format!("Committed {}.", &head[..7]));

@@ -2,7 +2,7 @@
 //! and small Python MCP servers (the `mcp` SDK from PyPI, through `RESOLVE_PYTHON` or
 //! `python3`). Without the SDK these tests print a loud skip; with `CI` set they fail.
 
-use resolve_test_support::text::assert_contains;
+use resolve_test_support::text::{assert_contains, assert_starts_with};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -162,10 +162,7 @@ fn a_staged_mcp_action_is_reminded_and_resolve_apply_calls_the_apply_tool_with_r
     assert_eq!(results[0].1, "Preview: would add the note 'buy milk'.");
     assert!(!results[0].2);
     let pending_id = results[0].3["pendingId"].as_str().unwrap().to_owned();
-    assert!(
-        pending_id.starts_with("pending-action:srv__stage:"),
-        "{pending_id}"
-    );
+    assert_starts_with(&pending_id, "pending-action:srv__stage:");
     let (name, text, is_error, details) = &results[1];
     assert_eq!(name, "resolve");
     assert_eq!(text, "Added the note 'buy milk'.");
@@ -278,10 +275,7 @@ fn a_server_that_crashed_before_apply_fails_the_apply_and_the_action_stays_pendi
     let (name, text, is_error, _) = &results[2];
     assert_eq!(name, "resolve");
     assert!(*is_error);
-    assert!(
-        text.starts_with("Apply failed: the MCP server `srv` has exited"),
-        "{text}"
-    );
+    assert_starts_with(text, "Apply failed: the MCP server `srv` has exited");
     assert_contains(&run.stderr, "note: MCP server `srv` exited");
     assert!(calls(&workspace).is_empty());
     assert_eq!(

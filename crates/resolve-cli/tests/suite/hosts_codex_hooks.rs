@@ -10,7 +10,7 @@
 #![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
 use resolve_test_support::process::output_with_stdin;
-use resolve_test_support::text::assert_contains;
+use resolve_test_support::text::{assert_contains, assert_starts_with};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -625,10 +625,7 @@ fn hook_codex_fails_closed_and_leaves_other_shell_commands_alone() {
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(
-        reason.starts_with("resolve refused this patch; nothing was written."),
-        "{reason}"
-    );
+    assert_starts_with(&reason, "resolve refused this patch; nothing was written.");
     assert!(!lab.dir.parent().join("outside.txt").exists());
     assert_eq!(lab.try_read("a.txt").as_deref(), Some(A_BEFORE));
 }

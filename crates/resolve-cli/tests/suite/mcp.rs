@@ -8,7 +8,7 @@
 
 #![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
-use resolve_test_support::text::assert_contains;
+use resolve_test_support::text::{assert_contains, assert_starts_with};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -230,9 +230,9 @@ fn huge_sparse_files_read_and_grepped_over_mcp_keep_the_server_under_200_mib() {
     server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     server.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read","arguments":{"path":"huge.log","limit":1}}}"#);
     let read = result_text(&server, 2);
-    assert!(
-        read.starts_with("     1\tline 1 of the text at the start of a huge file\n\n[Showing lines 1-1 of at least 301"),
-        "{read}"
+    assert_starts_with(
+        &read,
+        "     1\tline 1 of the text at the start of a huge file\n\n[Showing lines 1-1 of at least 301",
     );
     server.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"grep","arguments":{"pattern":"^line 300 ","path":"big.log"}}}"#);
     assert_eq!(

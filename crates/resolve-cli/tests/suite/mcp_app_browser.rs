@@ -14,6 +14,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use super::web_browser::{browser_tools_with, node_script};
+use resolve_test_support::text::assert_starts_with;
 
 /// Chromium and the npm directory with puppeteer-core, esbuild and the MCP Apps SDK.
 fn browser_tools() -> Option<(PathBuf, PathBuf)> {
@@ -71,10 +72,7 @@ fn the_review_app_in_an_sdk_host_rejects_a_hunk_with_a_reason_and_applies_the_re
     );
     let reason = "Words read better. Rejected a.txt#2 (Keep the number.).";
     assert_eq!(calls[0]["arguments"]["reason"], reason);
-    assert!(
-        run["status"].as_str().unwrap().starts_with("Done: applied"),
-        "{run}"
-    );
+    assert_starts_with(run["status"].as_str().unwrap(), "Done: applied");
     assert_eq!(run["decideHidden"], true);
     // After the decision the page shows what `resolve` returned.
     assert_eq!(
@@ -140,8 +138,5 @@ fn the_review_app_in_an_sdk_host_rejects_a_hunk_with_a_reason_and_applies_the_re
         json!({"id": "pending-action:apply_patch:1", "except": ["a.txt#2"]}),
         "{entry}"
     );
-    assert!(
-        entry["resolvedBy"].as_str().unwrap().starts_with("mcp:"),
-        "{entry}"
-    );
+    assert_starts_with(entry["resolvedBy"].as_str().unwrap(), "mcp:");
 }

@@ -14,6 +14,7 @@ use std::process::{Command, Output};
 use serde_json::{Value, json};
 
 use super::common::external_tool;
+use resolve_test_support::text::{assert_contains, assert_starts_with};
 
 fn inspector() -> Option<PathBuf> {
     external_tool(
@@ -128,10 +129,8 @@ fn the_mcp_inspector_cli_lists_stages_reads_and_gets_bad_arguments_as_error_resu
     assert!(read.status.success());
     let contents = &stdout_json(&read)["contents"][0];
     let text = contents["text"].as_str().unwrap();
-    assert!(
-        text.starts_with(&format!("{pending_id} — pending (mcp:")) && text.contains("-two\n+TWO"),
-        "{text}"
-    );
+    assert_starts_with(text, &format!("{pending_id} — pending (mcp:"));
+    assert_contains(text, "-two\n+TWO");
 
     let bad = inspect(&inspector, root.path(), &edit_a);
     assert!(!bad.status.success(), "an isError result exits non-zero");

@@ -3,7 +3,7 @@
 //! See: issue #32, "The command line for people".
 
 use pretty_assertions::assert_eq;
-use resolve_test_support::text::{assert_contains, assert_lacks};
+use resolve_test_support::text::{assert_contains, assert_lacks, assert_starts_with};
 
 use super::common::Workspace;
 
@@ -324,11 +324,7 @@ fn pending_shows_age_and_state_and_listings_are_colored_when_asked() {
     let plain = workspace.run_ok(&["pending"]);
     let lines: Vec<&str> = plain.stdout.lines().collect();
     assert_eq!(lines.len(), 2, "{}", plain.stdout);
-    assert!(
-        lines[0].starts_with("pending-action:edit:2  Edit: src/b.rs  [cli]  "),
-        "{}",
-        plain.stdout
-    );
+    assert_starts_with(lines[0], "pending-action:edit:2  Edit: src/b.rs  [cli]  ");
     assert!(lines[0].ends_with("s ago  amended"), "{}", plain.stdout);
     assert!(
         lines[1].ends_with("s ago  ✗ conflicts: src/a.rs changed"),

@@ -3,7 +3,7 @@
 //! `write`; `resolve` submits the plan; approval restores every tool and the run goes on.
 
 use resolve_agent::PLAN_MODE_REMINDER;
-use resolve_test_support::text::assert_contains;
+use resolve_test_support::text::{assert_contains, assert_starts_with};
 use resolve_test_support::{Reply, Turn};
 use serde_json::{Value, json};
 
@@ -163,9 +163,9 @@ fn a_plan_written_and_approved_automatically_is_then_implemented_in_the_same_run
         "the system prompt explains plan mode"
     );
     let wrote = last_tool_result(&bodies[1]);
-    assert!(
-        wrote.starts_with("Wrote plan .resolve/plans/words-counter-plan.md (3 lines)."),
-        "{wrote}"
+    assert_starts_with(
+        &wrote,
+        "Wrote plan .resolve/plans/words-counter-plan.md (3 lines).",
     );
     assert!(
         workspace.pending_ids().is_empty(),
@@ -629,9 +629,9 @@ fn a_one_line_plan_is_reported_as_1_line() {
     ]);
     plan_agent(&workspace, &model, &[], "").expect_code(0);
     let wrote = last_tool_result(&model.bodies()[1]);
-    assert!(
-        wrote.starts_with("Wrote plan .resolve/plans/words-counter-plan.md (1 line)."),
-        "{wrote}"
+    assert_starts_with(
+        &wrote,
+        "Wrote plan .resolve/plans/words-counter-plan.md (1 line).",
     );
 }
 

@@ -7,7 +7,7 @@
 
 #![allow(clippy::print_stderr, reason = "tests explain skips on stderr")]
 
-use resolve_test_support::text::assert_contains;
+use resolve_test_support::text::{assert_contains, assert_starts_with};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -424,9 +424,9 @@ fn q_in_the_review_of_an_agents_apply_leaves_it_pending_and_the_model_reads_so()
     tmux.keys(&["q"]);
     run.ended_with("1", "one\n");
     let result = model.last_tool_result();
-    assert!(
-        result.starts_with("Not applied: the person left the review without deciding."),
-        "{result}"
+    assert_starts_with(
+        &result,
+        "Not applied: the person left the review without deciding.",
     );
     let pending: Value =
         serde_json::from_str(&resolve_ok(root.path(), &["pending", "--json"])).unwrap();
@@ -443,9 +443,9 @@ fn the_review_of_an_agents_apply_closes_at_the_approve_timeout_and_leaves_it_pen
     let run = agent_review_in_tmux("--approve-timeout 2s");
     run.ended_with("1", "one\n");
     let result = run.model.last_tool_result();
-    assert!(
-        result.starts_with("Not applied: no decision came in time (a person had 2s"),
-        "{result}"
+    assert_starts_with(
+        &result,
+        "Not applied: no decision came in time (a person had 2s",
     );
 }
 

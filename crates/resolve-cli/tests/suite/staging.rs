@@ -1,7 +1,7 @@
 //! Staging, reviewing, applying, discarding and undoing through the binary.
 
 use pretty_assertions::assert_eq;
-use resolve_test_support::text::{assert_contains, assert_lacks};
+use resolve_test_support::text::{assert_contains, assert_lacks, assert_starts_with};
 use serde_json::Value;
 
 use super::common::Workspace;
@@ -35,10 +35,7 @@ fn ast_edit_stages_a_preview_and_touches_no_file() {
     assert_eq!(workspace.read("src/lib.rs"), LIB);
     let pending = workspace.pending_ids();
     assert_eq!(pending.len(), 1);
-    assert!(
-        pending[0].starts_with("pending-action:ast_edit:"),
-        "{pending:?}"
-    );
+    assert_starts_with(&pending[0], "pending-action:ast_edit:");
 }
 
 #[test]
@@ -166,11 +163,7 @@ fn zero_matches_succeed_with_no_replacements_made_and_stage_nothing() {
         "x($A)",
         "src",
     ]);
-    assert!(
-        run.stdout.starts_with("No replacements made"),
-        "{}",
-        run.stdout
-    );
+    assert_starts_with(&run.stdout, "No replacements made");
     assert!(workspace.pending_ids().is_empty());
 }
 

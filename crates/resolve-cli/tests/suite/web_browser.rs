@@ -3,7 +3,7 @@
 //! the tests fail under CI (`CI` set) and are skipped loudly elsewhere. Screenshots of the main
 //! screens go to `RESOLVE_SCREENSHOTS` (CI keeps them as artifacts).
 
-use resolve_test_support::text::assert_contains;
+use resolve_test_support::text::{assert_contains, assert_starts_with};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -147,10 +147,7 @@ fn a_review_in_the_browser_lands_what_the_reviewer_chose_and_the_model_hears_it(
     let web = WebReview::start(&workspace);
 
     let measured = drive(&workspace, &web, "flow");
-    assert!(
-        measured["applied"].as_str().unwrap().starts_with("Applied"),
-        "{measured}"
-    );
+    assert_starts_with(measured["applied"].as_str().unwrap(), "Applied");
 
     assert_eq!(
         workspace.bytes("src/main.rs"),

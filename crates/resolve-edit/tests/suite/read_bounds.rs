@@ -18,6 +18,7 @@ use pretty_assertions::assert_eq;
 use resolve_edit::{
     EditError, GrepRequest, READ_MAX_OUTPUT, READ_SCAN_BUDGET, ReadRequest, Workspace, grep, read,
 };
+use resolve_test_support::text::assert_starts_with;
 
 fn read_lines(
     workspace: &Workspace,
@@ -139,10 +140,7 @@ fn invalid_utf8_within_the_scanned_part_refuses_the_file_but_past_it_does_not() 
     let small = read_lines(&workspace, "small.txt", None, Some(1)).unwrap_err();
     assert!(matches!(small, EditError::Binary { .. }), "{small}");
     let large = read_lines(&workspace, "large.txt", None, Some(1)).unwrap();
-    assert!(
-        large.starts_with("     1\tfirst\n\n[Showing lines 1-1 of at least "),
-        "{large}"
-    );
+    assert_starts_with(&large, "     1\tfirst\n\n[Showing lines 1-1 of at least ");
     // Reading up to the invalid line scans it, and refuses the file.
     let error = read_lines(&workspace, "large.txt", Some(20_000), None).unwrap_err();
     assert!(matches!(error, EditError::Binary { .. }), "{error}");

@@ -16,7 +16,7 @@ use resolve_edit::{
     apply_reviewed, reviewer_note_text,
 };
 use resolve_test_support::TestDir;
-use resolve_test_support::text::marked_numbered_lines;
+use resolve_test_support::text::{assert_starts_with, marked_numbered_lines};
 use serde_json::json;
 
 use super::common::store_with_files;
@@ -302,10 +302,7 @@ fn amend_keeps_the_id_base_and_order_and_recomputes_the_preview() {
         before.change_set.get("a.txt").unwrap().base_hash()
     );
     let preview = store.blobs().read_text(&after.preview_text).unwrap();
-    assert!(
-        preview.starts_with(resolve_edit::PREVIEW_BANNER),
-        "{preview}"
-    );
+    assert_starts_with(&preview, resolve_edit::PREVIEW_BANNER);
     assert!(preview.contains("-5\n+5!\n"), "{preview}");
     assert!(!preview.contains("+2!"), "{preview}");
     assert_eq!(

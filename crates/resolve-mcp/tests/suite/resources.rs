@@ -5,6 +5,7 @@ use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use serde_json::json;
 
 use super::common::{Connection, connected, pending_id};
+use resolve_test_support::text::assert_starts_with;
 
 async fn read_text(connection: &Connection, uri: &str) -> String {
     let result = connection
@@ -53,9 +54,9 @@ async fn pending_previews_and_history_are_listed_and_read_as_text() {
     let history_uri = format!("resolve://history/{id}");
     assert_eq!(uris(&connection).await, vec![history_uri.clone()]);
     let history = read_text(&connection, &history_uri).await;
-    assert!(
-        history.starts_with(&format!("{id}  applied  Edit: a.txt  — Capital.\n\n")),
-        "{history}"
+    assert_starts_with(
+        &history,
+        &format!("{id}  applied  Edit: a.txt  — Capital.\n\n"),
     );
     assert!(history.contains("-a\n+A"), "{history}");
 

@@ -17,7 +17,7 @@ use resolve_test_support::text::marked_numbered_lines;
 use resolve_test_support::{MockServer, Reply};
 use serde_json::{Value, json};
 
-use super::support::{Events, config, read_only_spec, run_recording};
+use super::support::{Events, config, no_arguments_spec, run_recording};
 use crate::both_providers;
 
 /// Stage a `write` of `path` for `origin`; its pending id.
@@ -41,11 +41,7 @@ struct PersonDiscards {
 
 impl Tool for PersonDiscards {
     fn spec(&self) -> ToolSpec {
-        read_only_spec(
-            "wait",
-            "Wait a moment.",
-            json!({"type": "object", "properties": {}, "additionalProperties": false}),
-        )
+        no_arguments_spec("wait", "Wait a moment.")
     }
 
     fn execute<'a>(&'a self, _args: Value, _ctx: &'a ToolContext) -> ToolFuture<'a> {

@@ -26,6 +26,15 @@ pub fn read_only_spec(name: &str, description: &str, input_schema: Value) -> Too
     }
 }
 
+/// The spec of a visible read-only tool that takes no arguments.
+pub fn no_arguments_spec(name: &str, description: &str) -> ToolSpec {
+    read_only_spec(
+        name,
+        description,
+        json!({"type": "object", "properties": {}, "additionalProperties": false}),
+    )
+}
+
 /// The spec of a visible, strict tool that stages previews.
 pub fn producer_spec(name: &str, description: &str, input_schema: Value) -> ToolSpec {
     ToolSpec {
@@ -85,11 +94,7 @@ pub struct PeekTool {
 
 impl Tool for PeekTool {
     fn spec(&self) -> ToolSpec {
-        read_only_spec(
-            "peek",
-            "Look around.",
-            json!({"type":"object","properties":{},"additionalProperties":false}),
-        )
+        no_arguments_spec("peek", "Look around.")
     }
 
     fn execute<'a>(&'a self, _args: Value, _ctx: &'a ToolContext) -> ToolFuture<'a> {

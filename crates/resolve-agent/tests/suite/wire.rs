@@ -180,8 +180,7 @@ async fn openai_tools_carry_no_dollar_schema_and_strict_only_where_openai_accept
 
 #[tokio::test]
 async fn anthropic_requests_carry_the_api_key_and_version_headers() {
-    let server = greeted(ProviderKind::Anthropic).await;
-    let request = &server.requests()[0];
+    let request = greeted(ProviderKind::Anthropic).await.requests().remove(0);
     assert_eq!(request.path, "/v1/messages");
     assert_eq!(request.headers["x-api-key"], "test-key");
     assert_eq!(request.headers["anthropic-version"], "2023-06-01");
@@ -194,8 +193,7 @@ async fn anthropic_requests_carry_the_api_key_and_version_headers() {
 
 #[tokio::test]
 async fn openai_requests_carry_a_bearer_token() {
-    let server = greeted(ProviderKind::OpenAi).await;
-    let request = &server.requests()[0];
+    let request = greeted(ProviderKind::OpenAi).await.requests().remove(0);
     assert_eq!(request.path, "/v1/chat/completions");
     assert_eq!(request.headers["authorization"], "Bearer test-key");
 }

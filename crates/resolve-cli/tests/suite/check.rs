@@ -46,6 +46,15 @@ fn tree(workspace: &Workspace) -> resolve_test_support::Tree {
     workspace.tree_except(&[".resolve"])
 }
 
+/// A project whose test passes with its answer 42, with a preview staged that breaks it (42 →
+/// 41), and its tree before anything checks the preview.
+fn breaking_preview_staged() -> (Workspace, resolve_test_support::Tree) {
+    let workspace = project(42);
+    stage_answer(&workspace, 42, 41);
+    let before = tree(&workspace);
+    (workspace, before)
+}
+
 fn pending_json(workspace: &Workspace) -> Value {
     let run = workspace.run_ok(&["pending", "--json"]);
     serde_json::from_str(run.stdout.trim()).unwrap()
@@ -53,9 +62,7 @@ fn pending_json(workspace: &Workspace) -> Value {
 
 #[test]
 fn a_preview_that_breaks_a_test_fails_its_check_and_the_workspace_is_byte_identical() {
-    let workspace = project(42);
-    stage_answer(&workspace, 42, 41);
-    let before = tree(&workspace);
+    let (workspace, before) = breaking_preview_staged();
     let run = workspace.run_fails(&["check", "--", "sh", "test.sh"]);
     assert_eq!(tree(&workspace), before, "every byte as it was");
     // The test ran against the preview, and its output streamed through.
@@ -112,9 +119,7 @@ fn a_preview_that_fixes_a_test_passes_its_configured_check_and_then_applies_with
 
 #[test]
 fn require_check_refuses_an_unchecked_or_failed_preview_with_a_clear_error() {
-    let workspace = project(42);
-    stage_answer(&workspace, 42, 41);
-    let before = tree(&workspace);
+    let (workspace, before) = breaking_preview_staged();
     let run = workspace.run_fails(&["apply", "--require-check", "--reason", "Looks fine."]);
     assert_contains(
         &run.stderr,
@@ -134,9 +139,7 @@ fn require_check_refuses_an_unchecked_or_failed_preview_with_a_clear_error() {
 
 #[test]
 fn a_check_killed_while_its_command_runs_is_rolled_back_by_the_next_invocation() {
-    let workspace = project(42);
-    stage_answer(&workspace, 42, 41);
-    let before = tree(&workspace);
+    let (workspace, before) = breaking_preview_staged();
     // The command says where it is from outside the workspace, then waits.
     let signals = tempfile::tempdir().unwrap();
     let pid_file = signals.path().join("pid");
@@ -223,9 +226,7 @@ fn a_sigterm_of_resolve_mid_check_ends_the_whole_process_group_before_a_grandchi
 /// Send `signal` to `resolve check` while its command's grandchild sleeps: no process of the
 /// group outlives resolve, the grandchild never writes, and the tree is at its base again.
 fn ending_resolve_mid_check_ends_its_group(signal: &str) {
-    let workspace = project(42);
-    stage_answer(&workspace, 42, 41);
-    let before = tree(&workspace);
+    let (workspace, before) = breaking_preview_staged();
     let signals = tempfile::tempdir().unwrap();
     let group_file = signals.path().join("group");
     // The command (its group's leader) starts a grandchild that sleeps, then writes into the
@@ -293,9 +294,7 @@ fn a_scratch_check_cannot_write_into_the_workspace_through_an_absolute_link() {
 
 #[test]
 fn a_scratch_check_never_changes_the_workspace() {
-    let workspace = project(42);
-    stage_answer(&workspace, 42, 41);
-    let before = tree(&workspace);
+    let (workspace, before) = breaking_preview_staged();
     // The command sees the preview, no ignored files, and writes where it runs.
     let script = "test \"$(pwd)\" != \"$ROOT\" && grep -q 'answer = 41' lib.txt && test ! -e target/cache && test -e src/other.txt && echo made > made-by-check";
     let run = workspace

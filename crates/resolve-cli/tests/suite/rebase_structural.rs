@@ -10,14 +10,16 @@ use super::common::Workspace;
 
 const TWO_CALLS: &str = "fn main() {\n    foo(1);\n    foo(2);\n}\n";
 
-fn stage_ast_edit(workspace: &Workspace) {
+/// A workspace whose `a.rs` holds two `foo` calls, with their rewrite to `bar` staged.
+fn two_calls_rewrite_staged() -> Workspace {
+    let workspace = Workspace::with(&[("a.rs", TWO_CALLS)]);
     workspace.run_ok(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "a.rs"]);
+    workspace
 }
 
 #[test]
 fn a_reformatted_file_takes_its_rewrite_where_the_line_merge_would_conflict() {
-    let workspace = Workspace::with(&[("a.rs", TWO_CALLS)]);
-    stage_ast_edit(&workspace);
+    let workspace = two_calls_rewrite_staged();
     // Every line re-indented, and a blank line between the calls: each changed line of the
     // preview changed differently since, so a merge by lines conflicts.
     let reformatted = "fn main()\n{\n\tfoo(1);\n\n\tfoo(2);\n}\n";
@@ -53,8 +55,7 @@ fn a_reformatted_file_takes_its_rewrite_where_the_line_merge_would_conflict() {
 
 #[test]
 fn a_match_that_appeared_falls_back_to_the_line_merge_which_lands_when_clean() {
-    let workspace = Workspace::with(&[("a.rs", TWO_CALLS)]);
-    stage_ast_edit(&workspace);
+    let workspace = two_calls_rewrite_staged();
     workspace.write(
         "a.rs",
         b"fn main() {\n    foo(1);\n    foo(2);\n}\nfn more() { foo(9); }\n",
@@ -73,8 +74,7 @@ fn a_match_that_appeared_falls_back_to_the_line_merge_which_lands_when_clean() {
 
 #[test]
 fn a_conflict_after_matches_moved_names_those_that_appeared_and_vanished() {
-    let workspace = Workspace::with(&[("a.rs", TWO_CALLS)]);
-    stage_ast_edit(&workspace);
+    let workspace = two_calls_rewrite_staged();
     let moved = "fn main() {\n\tfoo(1);\n\tfoo(3);\n}\n";
     workspace.write("a.rs", moved.as_bytes());
     let run = workspace.run_fails(&["apply", "--reason", "Go."]);

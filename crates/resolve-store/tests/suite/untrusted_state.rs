@@ -77,11 +77,9 @@ struct Scene {
 
 impl Scene {
     fn new() -> Self {
-        let scene = Self {
-            dir: tempfile::tempdir().unwrap(),
-        };
+        let dir = tempfile::tempdir().unwrap();
         let write = |relative: &str, content: &str| {
-            let path = scene.dir.path().join(relative);
+            let path = dir.path().join(relative);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, content).unwrap();
         };
@@ -91,7 +89,7 @@ impl Scene {
         write("victim/journal.json", "{}");
         write("victim/backup-0", "backup\n");
         write(&format!("victim/{}", "b".repeat(64)), "blob-named\n");
-        scene
+        Self { dir }
     }
 
     fn root(&self) -> PathBuf {

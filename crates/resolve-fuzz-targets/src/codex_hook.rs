@@ -1,7 +1,11 @@
 //! The `codex_hook` target: the JSON Codex writes on `resolve hook codex`'s stdin, and the
 //! shell command (`apply_patch <<'EOF' … EOF`) a model patches through.
 
+use std::collections::HashSet;
+use std::fmt;
+
 use resolve_edit::{HookInputError, parse_codex_pre_tool_use};
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
 
 /// Parse the input as Codex's `PreToolUse` hook JSON; input that is not a JSON object is
@@ -89,10 +93,79 @@ pub fn codex_hook(data: &[u8]) {
                     || input["cwd"].as_str().is_none()
                     || input["tool_use_id"].as_str().is_none()
                     || input.get("tool_input").is_none()
-                    || error.to_string().contains("duplicate field"),
+                    || repeats_a_key(&json),
                 "a well-formed input was refused as malformed: {error}"
             );
         }
         Err(other) => panic!("refused with {other:?}"),
+    }
+}
+
+/// Whether an object in the JSON text `json` names a key twice. serde_json's `Value` keeps the
+/// last value of such a key, while the hook's parser may stop at the first (`null` where a
+/// string belongs), so the two need not agree on such input.
+fn repeats_a_key(json: &str) -> bool {
+    serde_json::from_str::<RepeatedKey>(json).is_ok_and(|found| found.0)
+}
+
+/// A JSON value, read only to find out whether one of its objects repeats a key.
+struct RepeatedKey(bool);
+
+impl<'de> Deserialize<'de> for RepeatedKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(RepeatedKeyVisitor)
+    }
+}
+
+struct RepeatedKeyVisitor;
+
+impl<'de> Visitor<'de> for RepeatedKeyVisitor {
+    type Value = RepeatedKey;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<RepeatedKey, E> {
+        Ok(RepeatedKey(false))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<RepeatedKey, E> {
+        Ok(RepeatedKey(false))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<RepeatedKey, E> {
+        Ok(RepeatedKey(false))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<RepeatedKey, E> {
+        Ok(RepeatedKey(false))
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<RepeatedKey, E> {
+        Ok(RepeatedKey(false))
+    }
+
+    fn visit_unit<E>(self) -> Result<RepeatedKey, E> {
+        Ok(RepeatedKey(false))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RepeatedKey, A::Error> {
+        let mut repeated = false;
+        while let Some(RepeatedKey(inner)) = seq.next_element()? {
+            repeated |= inner;
+        }
+        Ok(RepeatedKey(repeated))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RepeatedKey, A::Error> {
+        let mut keys = HashSet::new();
+        let mut repeated = false;
+        while let Some(key) = map.next_key::<String>()? {
+            repeated |= !keys.insert(key);
+            let RepeatedKey(inner) = map.next_value()?;
+            repeated |= inner;
+        }
+        Ok(RepeatedKey(repeated))
     }
 }

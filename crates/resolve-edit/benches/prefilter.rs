@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use resolve_edit::{AstEditRequest, Prefilter, Workspace, prefilter_census, preview_ast_edit_with};
-use resolve_test_support::TestDir;
+use resolve_test_support::{TestDir, copy_tree};
 
 /// The Rust patterns: selective, method chains, medium, dense.
 const RUST_PATTERNS: &[&str] = &[
@@ -47,7 +47,7 @@ fn main() {
         Err(_) => RUST_PATTERNS.iter().map(|p| (*p).to_owned()).collect(),
     };
     let copy = TestDir::new();
-    copy_tree(&corpus, copy.root());
+    copy_tree(&corpus, copy.root(), &["target", ".git", ".resolve"]);
     let workspace = Workspace::open(copy.root()).expect("open the copy as a workspace");
     println!(
         "corpus: {} ({lang}), median of {RUNS} previews each",
@@ -86,24 +86,4 @@ fn median_preview(
         .collect();
     times.sort();
     times[RUNS / 2]
-}
-
-/// Copy the regular files and directories under `from` (no links, no `target/`, no `.git/`
-/// or `.resolve/`) to `to`.
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).expect("read the corpus") {
-        let entry = entry.expect("a directory entry");
-        let name = entry.file_name();
-        if matches!(name.to_str(), Some("target" | ".git" | ".resolve")) {
-            continue;
-        }
-        let kind = entry.file_type().expect("a file type");
-        let dest = to.join(&name);
-        if kind.is_dir() {
-            std::fs::create_dir_all(&dest).expect("make a directory");
-            copy_tree(&entry.path(), &dest);
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &dest).expect("copy a file");
-        }
-    }
 }

@@ -199,3 +199,21 @@ fn walk(dir: &Path, prefix: &str, skip: &[&str], tree: &mut Tree) {
         }
     }
 }
+
+/// Copy the directories and regular files under `from` to `to` (made when missing), leaving out
+/// links and the directories named in `skip` (e.g. `.resolve`, `target`).
+pub fn copy_tree(from: &Path, to: &Path, skip: &[&str]) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let kind = entry.file_type().unwrap();
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            if !skip.iter().any(|name| entry.file_name() == **name) {
+                copy_tree(&entry.path(), &target, skip);
+            }
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}

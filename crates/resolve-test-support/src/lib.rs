@@ -19,7 +19,7 @@ mod model;
 pub mod process;
 pub mod text;
 
-pub use dir::{Entry, TestDir, Tree};
+pub use dir::{Entry, TestDir, Tree, copy_tree};
 pub use mcp::McpChild;
 #[cfg(feature = "model")]
 pub use model::*;

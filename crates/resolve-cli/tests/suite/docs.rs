@@ -1,6 +1,7 @@
 //! The documentation against the binary: README's quickstart runs as written, and every link
 //! between the pages of `docs/` (and README) lands on a file and a heading that exist.
 
+use resolve_test_support::copy_tree;
 use resolve_test_support::text::assert_contains;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,21 +24,6 @@ fn block_under(page: &str, heading: &str) -> Vec<String> {
     body.lines().map(str::to_owned).collect()
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() != ".resolve" {
-                copy_tree(&entry.path(), &target);
-            }
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn the_readme_quickstart_runs_as_written_on_a_copy_of_the_demo() {
     let lines = block_under("README.md", "## Ten lines to try it");
@@ -48,7 +34,7 @@ fn the_readme_quickstart_runs_as_written_on_a_copy_of_the_demo() {
     let sandbox = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let demo = sandbox.path().join("examples/demo");
-    copy_tree(&repository().join("examples/demo"), &demo);
+    copy_tree(&repository().join("examples/demo"), &demo, &[".resolve"]);
     let original = std::fs::read(demo.join("src/main.rs")).unwrap();
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_resolve"));
     let path = format!(

@@ -4,7 +4,7 @@
 //! shows its `\r`), and a last line without a newline is followed by `\ No newline at end of
 //! file`.
 
-use similar::TextDiff;
+use similar::{DiffTag, TextDiff};
 
 /// Lines of context around each change.
 pub(crate) const CONTEXT_LINES: usize = 3;
@@ -18,24 +18,61 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
 /// The unified diff of `path` where `None` means the file does not exist on that side (a
 /// create or a delete, shown against `/dev/null`); empty when nothing changes.
 pub fn change_diff(path: &str, old: Option<&str>, new: Option<&str>) -> String {
+    counted_change_diff(path, old, new).0
+}
+
+/// How many lines a diff adds and removes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineCounts {
+    /// Lines added.
+    pub added: usize,
+    /// Lines removed.
+    pub removed: usize,
+}
+
+impl std::ops::AddAssign for LineCounts {
+    fn add_assign(&mut self, other: Self) {
+        self.added += other.added;
+        self.removed += other.removed;
+    }
+}
+
+/// [`change_diff`], with the lines it adds and removes: the same line diff the hunk model
+/// makes ([`FileHunks`](crate::FileHunks)), so the counts are its hunks' counts.
+pub(crate) fn counted_change_diff(
+    path: &str,
+    old: Option<&str>,
+    new: Option<&str>,
+) -> (String, LineCounts) {
     let old_header = old.map_or_else(|| "/dev/null".to_owned(), |_| format!("a/{path}"));
     let new_header = new.map_or_else(|| "/dev/null".to_owned(), |_| format!("b/{path}"));
     let exists_on_both_sides = old.is_some() && new.is_some();
     let (old, new) = (old.unwrap_or(""), new.unwrap_or(""));
     if old == new {
         // An empty file created or deleted still shows its headers.
-        return if exists_on_both_sides {
+        let text = if exists_on_both_sides {
             String::new()
         } else {
             format!("--- {old_header}\n+++ {new_header}\n")
         };
+        return (text, LineCounts::default());
     }
-    TextDiff::from_lines(old, new)
+    let diff = TextDiff::from_lines(old, new);
+    let mut counts = LineCounts::default();
+    for op in diff.ops() {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag != DiffTag::Equal {
+            counts.added += new_range.len();
+            counts.removed += old_range.len();
+        }
+    }
+    let text = diff
         .unified_diff()
         .context_radius(CONTEXT_LINES)
         .missing_newline_hint(true)
         .header(&old_header, &new_header)
-        .to_string()
+        .to_string();
+    (text, counts)
 }
 
 #[cfg(test)]

@@ -117,7 +117,7 @@ pub use check::{
     LiveOutput, changed_files_note, check_report, check_summary, command_line, run_check,
 };
 pub use config::{McpServerConfig, WorkspaceConfig};
-pub use diff::{change_diff, unified_diff};
+pub use diff::{LineCounts, change_diff, unified_diff};
 pub use error::EditError;
 pub use external::ExternalActionRunner;
 pub use git_commit::{commit_applied, commit_line, commit_message, short_id};

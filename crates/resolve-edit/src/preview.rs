@@ -11,6 +11,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
+use crate::diff::LineCounts;
 use crate::error::EditError;
 use crate::producer::Producer;
 
@@ -27,6 +28,9 @@ pub struct Preview {
     pub producer: Producer,
     /// The pending action's label, e.g. `AST Edit: 3 replacements in 2 files`.
     pub label: String,
+    /// The lines its diffs add and remove in all (counted as the diffs are made; the same
+    /// counts as the hunk model's, see [`LineCounts`]).
+    pub lines: LineCounts,
     /// The result text: the preview banner, then a unified diff per file, then notes (kept in
     /// the blob store when it is large, as an `ast_edit` preview's is).
     pub text: Content,

@@ -1,9 +1,10 @@
 //! A staged preview's facts ([`PreviewFacts`]) as its result shows them, read from the hunk
 //! model: each file's counts and hunk addresses are its [`FileHunks`](crate::FileHunks)'
 //! ([`FileHunks::facts`](crate::FileHunks::facts)). A preview may change thousands of files,
-//! so nothing here is held per file: the totals are summed file by file when it is staged
-//! ([`preview_totals`]), and the file list is computed file by file from the change set's
-//! spool as the details are written ([`StagedDetails`]).
+//! so nothing here is held per file: the totals are the counts its producer made as it diffed
+//! ([`Preview::lines`](crate::Preview::lines), the same line diff), and the file list is
+//! computed file by file from the change set's spool as the details are written
+//! ([`StagedDetails`]).
 
 use std::collections::HashSet;
 
@@ -27,23 +28,6 @@ pub fn preview_files(store: &Store, change_set: &ChangeSet) -> Result<Vec<Previe
         }
     }
     Ok(files)
-}
-
-/// The lines the files of `change_set` add and remove in all, read file by file.
-pub(crate) fn preview_totals(
-    store: &Store,
-    change_set: &SpooledChangeSet,
-) -> Result<(usize, usize), EditError> {
-    let (mut added, mut removed) = (0, 0);
-    change_set.for_each_file(EditError::from, |path, change| {
-        if let Some(hunks) = file_hunks(store, path, change)? {
-            let file = hunks.facts();
-            added += file.added;
-            removed += file.removed;
-        }
-        Ok(())
-    })?;
-    Ok((added, removed))
 }
 
 /// The file list of a spooled change set's facts, serialized as a list of [`PreviewFile`]s

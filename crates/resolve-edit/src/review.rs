@@ -122,7 +122,7 @@ pub fn file_hunks(
         .transpose()?;
     let base = match change.base_hash() {
         None => None,
-        Some(base_hash) => match store.base_content(path, base_hash)? {
+        Some(_) => match store.base_content(path, change)? {
             Some(bytes) => Some(text_of(path, bytes)?),
             None => return Ok(None),
         },
@@ -328,11 +328,14 @@ pub fn amend(
     let moved = moved_bytes(store, &record, &path)?;
     let base = match (
         &moved,
-        record.change_set.get(&path).and_then(FileChange::base_hash),
+        record
+            .change_set
+            .get(&path)
+            .filter(|change| change.base_hash().is_some()),
     ) {
         (Some(current), _) => Some(text_of(&path, current.clone())?),
         (None, None) => None,
-        (None, Some(base_hash)) => match store.base_content(&path, base_hash)? {
+        (None, Some(change)) => match store.base_content(&path, change)? {
             Some(bytes) => Some(text_of(&path, bytes)?),
             None => {
                 return Err(StoreError::Stale { files: vec![path] }.into());
@@ -630,9 +633,9 @@ fn stale_error(
     for landing in landings {
         let changed = match change_set
             .get(&landing.path)
-            .and_then(FileChange::base_hash)
+            .filter(|change| change.base_hash().is_some())
         {
-            Some(base_hash) => store.base_content(&landing.path, base_hash)?.is_none(),
+            Some(change) => store.base_content(&landing.path, change)?.is_none(),
             None => store.workspace().resolve(&landing.path)?.absolute.exists(),
         };
         if changed {

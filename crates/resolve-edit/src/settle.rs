@@ -47,10 +47,10 @@ pub fn conflict_draft(
     let Some(current) = moved_bytes(store, record, path)? else {
         return Ok(None);
     };
-    let Some(FileChange::Update { base_hash, .. }) = record.change_set.get(path) else {
+    let Some(change @ FileChange::Update { .. }) = record.change_set.get(path) else {
         return Ok(None);
     };
-    let Some(base) = store.base_content(path, base_hash)? else {
+    let Some(base) = store.base_content(path, change)? else {
         return Ok(None);
     };
     let preview = previewed_content(store, record, path)?;
@@ -79,7 +79,7 @@ pub fn settle(
 ) -> Result<SettleOutcome, EditError> {
     let record = pending_at(store, id, fingerprint)?;
     let path = amend_target(&record, path)?;
-    let Some(FileChange::Update { base_hash, .. }) = record.change_set.get(&path) else {
+    let Some(change @ FileChange::Update { base_hash, .. }) = record.change_set.get(&path) else {
         return Err(EditError::InvalidRequest(format!(
             "`{path}` is not a file the preview updates; only an updated file's conflicting hunks can be settled. Use `resolve amend` without --take to write its content."
         )));
@@ -95,7 +95,7 @@ pub fn settle(
     if content_hash(&current) == *base_hash {
         return Ok(SettleOutcome::Clean { path });
     }
-    let Some(base) = store.base_content(&path, base_hash)? else {
+    let Some(base) = store.base_content(&path, change)? else {
         return Err(StoreError::Stale { files: vec![path] }.into());
     };
     let preview = previewed_content(store, &record, &path)?;

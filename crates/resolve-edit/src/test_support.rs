@@ -22,11 +22,7 @@ pub(crate) fn update_set(paths: &[(&str, usize)]) -> ChangeSet {
     for (path, replacements) in paths {
         set.insert(
             *path,
-            FileChange::Update {
-                base_hash: content_hash(b""),
-                content: String::new().into(),
-                replacements: *replacements,
-            },
+            FileChange::update(content_hash(b""), String::new().into(), *replacements),
         );
     }
     set

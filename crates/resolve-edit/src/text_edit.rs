@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use resolve_store::{ChangeSet, FileChange, Workspace, WorkspacePath, content_hash};
 
-use crate::diff::change_diff;
+use crate::diff::counted_change_diff;
 use crate::error::EditError;
 use crate::preview::{Preview, Produce, ProduceLimits, Produced, closed_object, preview_text};
 use crate::producer::{Producer, replacements_text_for};
@@ -138,20 +138,17 @@ pub fn preview_edit(workspace: &Workspace, request: &EditRequest) -> Result<Prev
     }
     let replacements = if request.replace_all { count } else { 1 };
 
-    let diff = change_diff(&path, Some(&old), Some(&new));
+    let (diff, lines) = counted_change_diff(&path, Some(&old), Some(&new));
     let mut change_set = ChangeSet::new();
     change_set.insert(
         path.clone(),
-        FileChange::Update {
-            base_hash,
-            content: new.into(),
-            replacements,
-        },
+        FileChange::update(base_hash, new.into(), replacements),
     );
     Ok(Preview {
         change_set: change_set.into_spooled(workspace)?,
         producer: EDIT,
         label: format!("Edit: {}", resolve_core::quote_path(&path)),
+        lines,
         text: preview_text(&diff).into(),
         details: json!({"path": path, "replacements": replacements}),
         files_key: None,
@@ -165,25 +162,21 @@ pub fn preview_write(workspace: &Workspace, request: &WriteRequest) -> Result<Pr
     let existing = read_text(&request.path, &target)?;
     let path = target.relative;
     let created = existing.is_none();
-    let (change, diff) = match existing {
+    let (change, (diff, lines)) = match existing {
         Some((base_hash, old)) => {
             if old == request.content {
                 return Err(EditError::NoChange { path });
             }
             (
-                FileChange::Update {
-                    base_hash,
-                    content: request.content.clone().into(),
-                    replacements: 1,
-                },
-                change_diff(&path, Some(&old), Some(&request.content)),
+                FileChange::update(base_hash, request.content.clone().into(), 1),
+                counted_change_diff(&path, Some(&old), Some(&request.content)),
             )
         }
         None => (
             FileChange::Create {
                 content: request.content.clone().into(),
             },
-            change_diff(&path, None, Some(&request.content)),
+            counted_change_diff(&path, None, Some(&request.content)),
         ),
     };
     let mut change_set = ChangeSet::new();
@@ -192,6 +185,7 @@ pub fn preview_write(workspace: &Workspace, request: &WriteRequest) -> Result<Pr
         change_set: change_set.into_spooled(workspace)?,
         producer: WRITE,
         label: format!("Write: {}", resolve_core::quote_path(&path)),
+        lines,
         text: preview_text(&diff).into(),
         details: json!({"path": path, "created": created, "bytes": request.content.len()}),
         files_key: None,

@@ -14,7 +14,7 @@ use crate::ast_edit::DEFAULT_MAX_FILES;
 use crate::error::EditError;
 use crate::pending_source::StorePendingSource;
 use crate::preview::{Preview, ProduceLimits, Produced, ResultDetails};
-use crate::preview_facts::{SpooledFiles, StagedDetails, preview_totals};
+use crate::preview_facts::{SpooledFiles, StagedDetails};
 use crate::producers::{ProducerRequest, producer_specs};
 use crate::read_only::ReadTool;
 
@@ -104,14 +104,12 @@ impl FileTools {
             change_set,
             producer,
             label,
+            lines,
             text,
             details,
             files_key,
             rederive,
         } = preview;
-        // The lines the preview adds and removes, from the hunk model (before staging, so a
-        // failure leaves nothing staged).
-        let totals = preview_totals(&self.store, &change_set)?;
         let action = NewAction {
             origin: self.origin.clone(),
             source_tool: producer.name().to_owned(),
@@ -130,7 +128,7 @@ impl FileTools {
             record.id.clone(),
             record.label.clone(),
             ProducerFacts::scope_of(&record.details),
-            totals,
+            (lines.added, lines.removed),
         );
         // The details move to the result; the record's copy was written to the store.
         let details = std::mem::take(&mut record.details);

@@ -108,6 +108,7 @@ pub fn ast_edit(data: &[u8]) {
                 base_hash,
                 content,
                 replacements,
+                ..
             }) = change_set.get(&file)
             else {
                 panic!("an ast_edit preview must update its file");

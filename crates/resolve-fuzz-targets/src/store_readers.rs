@@ -133,11 +133,7 @@ fn stage_fixture_actions(store: &Store) {
     let mut first = ChangeSet::new();
     first.insert(
         "a.txt",
-        FileChange::Update {
-            base_hash: content_hash(b"alpha\n"),
-            content: "ALPHA\n".into(),
-            replacements: 1,
-        },
+        FileChange::update(content_hash(b"alpha\n"), "ALPHA\n".into(), 1),
     );
     let record = store
         .stage(action(Origin::Cli, "Write: a.txt"), first)
@@ -149,11 +145,7 @@ fn stage_fixture_actions(store: &Store) {
     let mut second = ChangeSet::new();
     second.insert(
         "b.txt",
-        FileChange::Update {
-            base_hash: content_hash(b"beta\n"),
-            content: "BETA\n".into(),
-            replacements: 1,
-        },
+        FileChange::update(content_hash(b"beta\n"), "BETA\n".into(), 1),
     );
     second.insert(
         "c.txt",

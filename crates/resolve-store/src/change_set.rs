@@ -95,6 +95,11 @@ pub enum FileChange {
         content: Content,
         /// How many spans were replaced (for counts in texts).
         replacements: usize,
+        /// Where the preview kept the content the change was computed from, when it kept it
+        /// with its new contents (a pack); otherwise a kept base is the blob named
+        /// `base_hash` (see [`FileChange::kept_base`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base: Option<Content>,
     },
     /// Remove an existing file whose content hashes to `base_hash`.
     Delete {
@@ -104,6 +109,32 @@ pub enum FileChange {
 }
 
 impl FileChange {
+    /// An update of a file whose content hashes to `base_hash` to `content`, its base kept (if
+    /// at all) as the blob named `base_hash`.
+    pub fn update(base_hash: String, content: Content, replacements: usize) -> Self {
+        Self::Update {
+            base_hash,
+            content,
+            replacements,
+            base: None,
+        }
+    }
+
+    /// Where the content the change was computed from is kept, when the store may hold it: a
+    /// pack for an update whose preview packed it, else the blob named by its base hash (which
+    /// may be gone: check with [`Blobs::holds`](crate::Blobs::holds)); `None` for a create.
+    pub fn kept_base(&self) -> Option<Content> {
+        match self {
+            Self::Create { .. } => None,
+            Self::Update {
+                base: Some(base), ..
+            } => Some(base.clone()),
+            Self::Update { base_hash, .. } | Self::Delete { base_hash } => Some(Content::Stored {
+                blob: base_hash.clone(),
+            }),
+        }
+    }
+
     /// The base hash the file must still have, or `None` when the file must not exist.
     pub fn base_hash(&self) -> Option<&str> {
         match self {
@@ -351,11 +382,7 @@ mod tests {
         let mut set = ChangeSet::new();
         set.insert(
             "a.rs",
-            FileChange::Update {
-                base_hash: content_hash(b"a"),
-                content: "b".into(),
-                replacements: 2,
-            },
+            FileChange::update(content_hash(b"a"), "b".into(), 2),
         );
         set.insert(
             "new.txt",

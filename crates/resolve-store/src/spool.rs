@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use crate::blobs::Blobs;
-use crate::change_set::{ChangeSet, FileChange, Fingerprint, path_order};
+use crate::change_set::{ChangeSet, Content, FileChange, Fingerprint, path_order};
 use crate::error::{Invariant, StoreError};
 use crate::hash::content_hash;
 use crate::workspace::Workspace;
@@ -77,18 +77,19 @@ impl ChangeSetWriter {
             Some(last) => path.clone_into(last),
             None => self.last = Some(path.to_owned()),
         }
-        if let FileChange::Create { content } | FileChange::Update { content, .. } = &mut change
-            && content
-                .blob_name()
-                .is_none_or(|name| !self.present.contains(name))
-        {
-            self.blobs.intern(content)?;
-            self.present.extend(content.blob_name().map(str::to_owned));
+        if let FileChange::Create { content } | FileChange::Update { content, .. } = &mut change {
+            self.intern(content)?;
         }
-        if let FileChange::Update { base_hash, .. } = &change
-            && !self.present.contains(base_hash)
-        {
-            self.keep_base(path, base_hash)?;
+        match &mut change {
+            FileChange::Update {
+                base: Some(base), ..
+            } => self.intern(base)?,
+            FileChange::Update {
+                base_hash,
+                base: None,
+                ..
+            } if !self.present.contains(base_hash.as_str()) => self.keep_base(path, base_hash)?,
+            _ => {}
         }
         self.fingerprint.add(path, &change);
         self.files += 1;
@@ -98,6 +99,19 @@ impl ChangeSetWriter {
             .map_err(|error| spool_error(&self.blobs, error.into()))?;
         self.line.push(b'\n');
         self.spool.write(&self.line)
+    }
+
+    /// `content` kept in the blob store (see [`Blobs::intern`]), unless this change set already
+    /// made sure of it.
+    fn intern(&mut self, content: &mut Content) -> Result<(), StoreError> {
+        if content
+            .blob_name()
+            .is_none_or(|name| !self.present.contains(name))
+        {
+            self.blobs.intern(content)?;
+            self.present.extend(content.blob_name().map(str::to_owned));
+        }
+        Ok(())
     }
 
     /// Keep the bytes `path` holds in the blob store when they are the base `base_hash` an
@@ -394,11 +408,7 @@ mod tests {
     use crate::test_support::temp_workspace;
 
     fn update(text: &str, replacements: usize) -> FileChange {
-        FileChange::Update {
-            base_hash: content_hash(b"old"),
-            content: text.into(),
-            replacements,
-        }
+        FileChange::update(content_hash(b"old"), text.into(), replacements)
     }
 
     #[test]

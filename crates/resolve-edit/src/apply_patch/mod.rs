@@ -24,7 +24,7 @@ use resolve_store::{ChangeSet, FileChange, Workspace, path_order};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::diff::change_diff;
+use crate::diff::{LineCounts, counted_change_diff};
 use crate::error::EditError;
 use crate::preview::{Preview, PreviewText, Produce, ProduceLimits, Produced, closed_object};
 use crate::producer::Producer;
@@ -218,6 +218,7 @@ pub fn preview_apply_patch(
     let mut change_set = ChangeSet::new();
     let mut text = PreviewText::start(Vec::new()).map_err(write_failed)?;
     let mut listed = Vec::new();
+    let mut lines = LineCounts::default();
     for (path, file) in &files {
         let (change, kind) = match (&file.base, &file.current) {
             (None, None) => continue,
@@ -235,17 +236,18 @@ pub fn preview_apply_patch(
                 "delete",
             ),
             (Some((base_hash, _)), Some(new)) => (
-                FileChange::Update {
-                    base_hash: base_hash.clone(),
-                    content: new.clone().into(),
-                    replacements: file.replacements.max(1),
-                },
+                FileChange::update(
+                    base_hash.clone(),
+                    new.clone().into(),
+                    file.replacements.max(1),
+                ),
                 "update",
             ),
         };
         let old = file.base.as_ref().map(|(_, text)| text.as_str());
-        text.diff(change_diff(path, old, file.current.as_deref()).as_bytes())
-            .map_err(write_failed)?;
+        let (diff, counts) = counted_change_diff(path, old, file.current.as_deref());
+        text.diff(diff.as_bytes()).map_err(write_failed)?;
+        lines += counts;
         change_set.insert(path.clone(), change);
         listed.push(json!({"path": path, "change": kind}));
     }
@@ -284,6 +286,7 @@ pub fn preview_apply_patch(
         change_set: change_set.into_spooled(workspace)?,
         producer: APPLY_PATCH,
         label,
+        lines,
         text: text.into(),
         details: json!({"changes": listed, "moves": moves, "alreadyApplied": already_applied}),
         files_key: None,

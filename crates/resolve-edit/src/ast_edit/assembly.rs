@@ -10,6 +10,7 @@ use super::rewrite::FileResult;
 use resolve_core::{Facts, ProducerFacts, count_noun};
 use resolve_store::{BlobWriter, Blobs, ChangeSetWriter, Content, FileChange, Workspace, hex};
 
+use crate::diff::LineCounts;
 use crate::error::EditError;
 use crate::preview::{Preview, PreviewText};
 
@@ -30,6 +31,8 @@ pub(super) struct Assembly<'a> {
     searched: usize,
     /// Files changed, also those past the cap.
     changed: usize,
+    /// The lines the diffs of the files within the cap add and remove.
+    lines: LineCounts,
     /// The text and the change set, from the first change on.
     written: Option<(PreviewText<BlobWriter>, ChangeSetWriter)>,
     skipped: Vec<(String, String)>,
@@ -56,6 +59,7 @@ impl<'a> Assembly<'a> {
                 .collect(),
             searched: 0,
             changed: 0,
+            lines: LineCounts::default(),
             written: None,
             skipped: Vec::new(),
             overlap: None,
@@ -72,15 +76,16 @@ impl<'a> Assembly<'a> {
             FileResult::Unchanged => {}
             FileResult::Changed {
                 path,
-                base_hash,
                 spooled,
                 replacements,
+                lines,
             } => {
                 self.changed += 1;
                 let within_cap = self.max_files.is_none_or(|cap| self.changed <= cap);
                 if within_cap && self.failure.is_none() {
-                    let written = self.write(&path, base_hash, &spooled, replacements);
+                    let written = self.write(&path, &spooled, replacements);
                     self.failure = written.err();
+                    self.lines += lines;
                 }
             }
             FileResult::Skipped { path, reason, .. } => self.skipped.push((path, reason)),
@@ -101,7 +106,6 @@ impl<'a> Assembly<'a> {
     fn write(
         &mut self,
         path: &str,
-        base_hash: [u8; 32],
         spooled: &Spooled,
         replacements: usize,
     ) -> Result<(), EditError> {
@@ -125,14 +129,10 @@ impl<'a> Assembly<'a> {
         Ok(change_set.push(
             path,
             FileChange::Update {
-                base_hash: hex(&base_hash),
-                content: Content::Packed {
-                    pack: spooled.pack.name().to_owned(),
-                    offset: spooled.offset,
-                    len: spooled.new_len,
-                    hash: hex(&spooled.new_hash),
-                },
+                base_hash: hex(&spooled.base_hash),
+                content: spooled.new_content(),
                 replacements,
+                base: Some(spooled.base_content()),
             },
         )?)
     }
@@ -206,6 +206,7 @@ impl<'a> Assembly<'a> {
             change_set,
             producer: super::request::AST_EDIT,
             label,
+            lines: self.lines,
             text: Content::Stored { blob: text },
             details,
             files_key: Some(FILE_REPLACEMENTS),

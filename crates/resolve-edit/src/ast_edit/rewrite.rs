@@ -14,9 +14,8 @@ use ast_grep_core::tree_sitter::StrDoc;
 use super::anchored::find_anchored;
 use super::language::{FileOps, LanguageOps};
 use super::packs::{Packs, Spooled};
-use resolve_store::sha256;
 
-use crate::diff::unified_diff;
+use crate::diff::{LineCounts, counted_change_diff};
 use crate::error::EditError;
 use crate::scope::ScopedFile;
 use crate::text_file::{decode, read_bytes, split_bom};
@@ -27,9 +26,10 @@ pub(super) enum FileResult {
     /// text outlives the file's turn.
     Changed {
         path: String,
-        base_hash: [u8; 32],
         spooled: Spooled,
         replacements: usize,
+        /// The lines its diff adds and removes.
+        lines: LineCounts,
     },
     /// The new text could not be stored.
     Failed(EditError),
@@ -71,16 +71,17 @@ pub(super) fn process_file(file: ScopedFile, ops: &FileOps, packs: &Packs) -> Fi
     match rewrite_source(&old, ops) {
         Ok(None) => FileResult::Unchanged,
         Ok(Some(rewritten)) => {
-            let diff = unified_diff(&file.relative, &old, &rewritten.text);
-            let spooled = match packs.put(&rewritten.text, &diff) {
+            let (diff, lines) =
+                counted_change_diff(&file.relative, Some(&old), Some(&rewritten.text));
+            let spooled = match packs.put(&rewritten.text, &diff, &old) {
                 Ok(spooled) => spooled,
                 Err(error) => return FileResult::Failed(error),
             };
             FileResult::Changed {
-                base_hash: sha256(old.as_bytes()),
                 path: file.relative,
                 spooled,
                 replacements: rewritten.replacements,
+                lines,
             }
         }
         Err(SourceProblem::ParseErrors { line }) => skipped(format!(

@@ -101,3 +101,56 @@ fn a_staged_preview_carries_the_facts_of_its_hunks_and_they_match_the_schema() {
         assert!(shown.contains(&format!("@@ {address}\n")), "{shown}");
     }
 }
+
+#[test]
+fn every_producers_totals_are_the_sums_of_its_files_hunk_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| std::fs::write(dir.path().join(path), text).unwrap();
+    // Calls far enough apart to make hunks of their own, and two in one hunk.
+    let calls: String = (1..=20)
+        .map(|line| match line {
+            2 | 10 | 19 => format!("    foo({line});\n"),
+            _ => format!("    x({line});\n"),
+        })
+        .collect();
+    write("a.rs", &format!("fn main() {{\n{calls}}}\n"));
+    write("b.rs", "fn b() {\n    foo(4);\n    foo(5);\n}\n");
+    write("c.txt", &numbered(&[]));
+    write("gone.txt", "one\ntwo\n");
+    let store = Store::open(Workspace::open(dir.path()).unwrap())
+        .with_record_key(resolve_store::RecordKey::from_bytes([7; 32]));
+    let tools = FileTools::new(store, Origin::Cli);
+    let calls = [
+        (
+            "ast_edit",
+            json!({"ops": [{"pat": "foo($A)", "out": "bar(\n    $A,\n)"}], "paths": ["."], "lang": "rust"}),
+        ),
+        (
+            "edit",
+            json!({"path": "c.txt", "old_text": "\n4\n5\n", "new_text": "\nfour\n"}),
+        ),
+        ("write", json!({"path": "new.txt", "content": "x\ny\nz"})),
+        (
+            "apply_patch",
+            json!({"input": "*** Begin Patch\n*** Delete File: gone.txt\n*** Add File: added.txt\n+hello\n*** Update File: c.txt\n@@\n 11\n-12\n+twelve\n+and more\n*** End Patch\n"}),
+        ),
+    ];
+    for (tool, arguments) in calls {
+        let result = tools.call(tool, &arguments).unwrap();
+        let Some(details) = result.details else {
+            panic!("{tool} staged nothing: {}", result.text);
+        };
+        let facts = PreviewFacts::from_details(Some(&details)).unwrap();
+        let added: usize = facts.files.iter().map(|file| file.added).sum();
+        let removed: usize = facts.files.iter().map(|file| file.removed).sum();
+        assert!(
+            added > 0 && removed > 0 || tool == "write",
+            "{tool}: {facts:?}"
+        );
+        assert_eq!(
+            (facts.added, facts.removed),
+            (added, removed),
+            "{tool}: {facts:?}"
+        );
+    }
+}

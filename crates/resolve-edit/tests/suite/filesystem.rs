@@ -173,11 +173,7 @@ fn create(content: &str) -> FileChange {
 }
 
 fn update(old: &[u8], new: &str) -> FileChange {
-    FileChange::Update {
-        base_hash: content_hash(old),
-        content: new.into(),
-        replacements: 1,
-    }
+    FileChange::update(content_hash(old), new.into(), 1)
 }
 
 #[test]

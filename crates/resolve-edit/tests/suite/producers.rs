@@ -169,6 +169,7 @@ fn ast_edit_preview_writes_nothing_and_records_base_hashes() {
         base_hash,
         content: new,
         replacements: 1,
+        ..
     }) = changes.get("a.rs")
     else {
         panic!("not a one-replacement update: {changes:?}");
@@ -713,13 +714,13 @@ fn write_creates_a_missing_file_and_overwrites_an_existing_one() {
     assert_eq!(overwritten.label, "Write: old.txt");
     assert_eq!(
         changes(&overwritten).get("old.txt"),
-        Some(&FileChange::Update {
-            base_hash: content_hash(b"before\n"),
-            content: Content::Stored {
+        Some(&FileChange::update(
+            content_hash(b"before\n"),
+            Content::Stored {
                 blob: content_hash(b"after\n")
             },
-            replacements: 1,
-        })
+            1
+        ))
     );
     assert_eq!(
         std::fs::read(dir.path().join("old.txt")).unwrap(),

@@ -128,11 +128,7 @@ fn change_set(files: &BTreeMap<String, String>, plans: &[(usize, Plan)]) -> Chan
         match plan {
             Plan::Update(content) => set.insert(
                 path.clone(),
-                FileChange::Update {
-                    base_hash: content_hash(old.as_bytes()),
-                    content: content.clone().into(),
-                    replacements: 1,
-                },
+                FileChange::update(content_hash(old.as_bytes()), content.clone().into(), 1),
             ),
             Plan::Delete => set.insert(
                 path.clone(),

@@ -2,7 +2,9 @@
 //! an `ast_edit` preview's contents stay in packs of the blob store, named by the record.
 
 use pretty_assertions::assert_eq;
-use resolve_edit::{Content, FileChange, FileTools, Origin, STATE_DIR, StoreError, StoredAction};
+use resolve_edit::{
+    Content, FileChange, FileTools, Origin, ProducerRebase, STATE_DIR, StoreError, StoredAction,
+};
 use serde_json::json;
 
 use super::common::empty_store;
@@ -56,4 +58,51 @@ fn an_ast_edit_preview_keeps_its_texts_in_packs_and_a_damaged_pack_fails_the_app
     );
     assert_eq!(dir.try_read("a.rs").as_deref(), Some("fn a() { foo(1) }\n"));
     assert_eq!(dir.try_read("b.rs").as_deref(), Some("fn b() { foo(2) }\n"));
+}
+
+#[test]
+fn an_ast_edit_preview_keeps_each_original_in_its_pack_and_a_moved_file_rebases_from_it() {
+    let (dir, store) = empty_store();
+    let store = store.rebasing(Some(std::sync::Arc::new(ProducerRebase)));
+    let files = ["a.rs", "b.rs", "c.rs"];
+    for (index, file) in files.iter().enumerate() {
+        dir.write(file, format!("fn f{index}() {{\n    foo({index})\n}}\n"));
+    }
+    let blobs = dir.path().join(STATE_DIR).join("blobs");
+    let tools = FileTools::new(store.clone(), Origin::Cli);
+    let result = tools
+        .call(
+            "ast_edit",
+            &json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": ["."]}),
+        )
+        .unwrap();
+    let id = result.details.unwrap()["pendingId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let StoredAction::Pending(record) = store.get(&id).unwrap() else {
+        panic!("{id} is not pending");
+    };
+    for file in files {
+        let change = record.change_set.get(file).unwrap();
+        let Some(Content::Packed { hash, .. }) = change.kept_base() else {
+            panic!("the original of {file} is not in a pack: {change:?}");
+        };
+        assert_eq!(Some(hash.as_str()), change.base_hash(), "{file}");
+        assert!(
+            !blobs.join(&hash).exists(),
+            "the original of {file} was also kept as a blob of its own"
+        );
+    }
+    // a.rs moves: a line lands above the change; the apply merges from the packed original.
+    dir.write("a.rs", "// moved\nfn f0() {\n    foo(0)\n}\n");
+    store.apply(&id, None, "r", None).unwrap();
+    assert_eq!(
+        dir.try_read("a.rs").as_deref(),
+        Some("// moved\nfn f0() {\n    bar(0)\n}\n")
+    );
+    assert_eq!(
+        dir.try_read("c.rs").as_deref(),
+        Some("fn f2() {\n    bar(2)\n}\n")
+    );
 }

@@ -70,21 +70,22 @@ impl Store {
             }
             Some(FileChange::Delete { .. }) => return Err(StoreError::NotEditable { path }),
             Some(FileChange::Create { .. }) => match new_base {
-                Some(base_hash) => FileChange::Update {
-                    base_hash,
-                    content,
-                    replacements: 1,
-                },
+                Some(base_hash) => FileChange::update(base_hash, content, 1),
                 None => FileChange::Create { content },
             },
             Some(FileChange::Update {
                 base_hash,
                 replacements,
+                base,
                 ..
-            }) => FileChange::Update {
-                base_hash: new_base.unwrap_or_else(|| base_hash.clone()),
-                content,
-                replacements: *replacements,
+            }) => match new_base {
+                Some(new_base) => FileChange::update(new_base, content, *replacements),
+                None => FileChange::Update {
+                    base_hash: base_hash.clone(),
+                    content,
+                    replacements: *replacements,
+                    base: base.clone(),
+                },
             },
         };
         record.change_set.insert(path.clone(), amended);
@@ -110,10 +111,18 @@ impl Store {
         Ok(record)
     }
 
-    /// The content the change of `path` was computed from, when it still exists: the file as
-    /// it is now if it hashes to `base_hash`, else the original an apply kept in the blob
-    /// store; `None` when neither holds it (the file changed since the preview).
-    pub fn base_content(&self, path: &str, base_hash: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    /// The content `change` of `path` was computed from, when it still exists: the file as it
+    /// is now if it hashes to the change's base hash, else the base the store kept (see
+    /// [`FileChange::kept_base`]); `None` for a create and when neither holds it (the file
+    /// changed since the preview).
+    pub fn base_content(
+        &self,
+        path: &str,
+        change: &FileChange,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let (Some(base_hash), Some(kept)) = (change.base_hash(), change.kept_base()) else {
+            return Ok(None);
+        };
         let resolved = self.workspace.resolve(path)?;
         let real = self.workspace.real_path(&resolved.absolute)?;
         if let Some(bytes) = fs::read_bytes(&real).or_else(|error| match error {
@@ -129,13 +138,8 @@ impl Store {
             return Ok(Some(bytes));
         }
         let blobs = self.blobs();
-        let kept = blobs.path(base_hash)?;
-        if fs::exists(&kept)? {
-            return blobs
-                .read(&Content::Stored {
-                    blob: base_hash.to_owned(),
-                })
-                .map(|bytes| Some(bytes.into_owned()));
+        if blobs.holds(&kept)? {
+            return blobs.read(&kept).map(|bytes| Some(bytes.into_owned()));
         }
         Ok(None)
     }

@@ -58,10 +58,10 @@ impl BlobUse {
                 for (_, change) in self.change_set.files() {
                     change.new_content().map(&mut need);
                     // The base an update was computed from, which a rebase merges from.
-                    if let FileChange::Update { base_hash, .. } = change {
-                        need(&Content::Stored {
-                            blob: base_hash.clone(),
-                        });
+                    if let FileChange::Update { .. } = change
+                        && let Some(base) = change.kept_base()
+                    {
+                        need(&base);
                     }
                 }
             }

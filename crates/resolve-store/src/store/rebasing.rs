@@ -225,25 +225,22 @@ impl Store {
         let current_hash = content_hash(current);
         if *content.hash() == current_hash {
             // Already as the preview leaves it: write the same bytes over it.
-            return merged(FileChange::Update {
-                base_hash: current_hash,
-                content: content.clone(),
+            return merged(FileChange::update(
+                current_hash,
+                content.clone(),
                 replacements,
-            });
+            ));
         }
-        let base_hash = match change {
-            FileChange::Update { base_hash, .. } => base_hash,
-            FileChange::Create { .. } | FileChange::Delete { .. } => {
-                return Ok(Err(ConflictReason::CreatedSince));
-            }
+        let base_content = match change {
+            FileChange::Update { .. } => change.kept_base(),
+            FileChange::Create { .. } | FileChange::Delete { .. } => None,
         };
-        let kept = blobs.path(base_hash)?;
-        if !fs::exists(&kept)? {
+        let Some(base_content) = base_content else {
+            return Ok(Err(ConflictReason::CreatedSince));
+        };
+        if !blobs.holds(&base_content)? {
             return Ok(Err(ConflictReason::BaseNotKept));
         }
-        let base_content = Content::Stored {
-            blob: base_hash.clone(),
-        };
         let base = blobs.read(&base_content)?;
         let preview = blobs.read(content)?;
         let rederived =
@@ -272,11 +269,7 @@ impl Store {
             Keep::Nothing => content_hash(&bytes),
         };
         Ok(Ok(Some(FileRebase {
-            change: FileChange::Update {
-                base_hash: current_hash,
-                content: Content::Stored { blob },
-                replacements,
-            },
+            change: FileChange::update(current_hash, Content::Stored { blob }, replacements),
             rederived,
         })))
     }

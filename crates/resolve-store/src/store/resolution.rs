@@ -219,10 +219,16 @@ impl Store {
                     })?;
             let change = match (landing.content, change) {
                 (None, change) => change.clone(),
-                (Some(content), FileChange::Update { base_hash, .. }) => FileChange::Update {
+                (
+                    Some(content),
+                    FileChange::Update {
+                        base_hash, base, ..
+                    },
+                ) => FileChange::Update {
                     base_hash: base_hash.clone(),
                     content,
                     replacements: landing.replacements,
+                    base: base.clone(),
                 },
                 (Some(content), FileChange::Create { .. }) => FileChange::Create { content },
                 (Some(_), FileChange::Delete { .. }) => {

@@ -204,11 +204,7 @@ impl Store {
                 }
                 (Some(base_hash), Some(mut content)) => {
                     blobs.intern(&mut content)?;
-                    FileChange::Update {
-                        base_hash,
-                        content,
-                        replacements: 0,
-                    }
+                    FileChange::update(base_hash, content, 0)
                 }
                 (Some(base_hash), None) => FileChange::Delete { base_hash },
                 (None, None) => continue,

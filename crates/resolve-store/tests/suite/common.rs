@@ -46,11 +46,7 @@ pub fn store_holding(files: &[(&str, &str)]) -> (TestDir, Store) {
 
 /// A change of a file from `base` to `content`.
 pub fn update(base: &str, content: &str) -> FileChange {
-    FileChange::Update {
-        base_hash: content_hash(base.as_bytes()),
-        content: content.into(),
-        replacements: 1,
-    }
+    FileChange::update(content_hash(base.as_bytes()), content.into(), 1)
 }
 
 /// A new file holding `content`.

@@ -137,11 +137,16 @@ fn atomic_write_with(
 /// [`StoreError::NotRegularFile`] without blocking: a FIFO is never opened for a read that
 /// waits for a writer.
 pub(crate) fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
-    let Some(mut file) = open_regular(path, Links::Follow)? else {
+    let Some((file, len)) = open_regular_sized(path, Links::Follow)? else {
         return Ok(None);
     };
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
+    // Room for the whole file and one byte more, so the read needs no size of its own (no
+    // second `fstat` and `lseek`) and ends at the first empty read; a file that grows
+    // meanwhile is still read to its end.
+    let mut bytes = Vec::with_capacity(usize::try_from(len).map_or(0, |len| len.saturating_add(1)));
+    (&file)
+        .take(u64::MAX)
+        .read_to_end(&mut bytes)
         .map_err(|source| StoreError::io("read", path, source))?;
     Ok(Some(bytes))
 }
@@ -215,6 +220,11 @@ enum Links {
 /// there. What stands there is looked at first (a FIFO is never opened), and the open file
 /// again (so a swap in between is caught too).
 fn open_regular(path: &Path, links: Links) -> Result<Option<File>, StoreError> {
+    Ok(open_regular_sized(path, links)?.map(|(file, _)| file))
+}
+
+/// [`open_regular`], with the file's length when it was opened.
+fn open_regular_sized(path: &Path, links: Links) -> Result<Option<(File, u64)>, StoreError> {
     let looked = match links {
         Links::Follow => fs::metadata(path),
         Links::Refuse => fs::symlink_metadata(path),
@@ -243,7 +253,7 @@ fn open_regular(path: &Path, links: Links) -> Result<Option<File>, StoreError> {
         .metadata()
         .map_err(|source| StoreError::io("read the metadata of", path, source))?;
     refuse_irregular(path, metadata.file_type(), links)?;
-    Ok(Some(file))
+    Ok(Some((file, metadata.len())))
 }
 
 /// `Ok` for a regular file; for anything else, the error a read of it at `path` gives.

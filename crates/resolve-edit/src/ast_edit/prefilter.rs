@@ -26,6 +26,13 @@
 //! with an ASCII letter, digit or `_` right before or after it does not count (`unwrap` in
 //! `unwrap_or`).
 //!
+//! A pattern that starts with an identifier matches only nodes that start with it, and in Rust,
+//! Python, JavaScript and TypeScript no node starts at an identifier written right after a `.`
+//! (not `..` or `...`), or in Rust a `::` (not `:::`): that identifier is the name part of a
+//! path or a member access whose node starts earlier. So such an occurrence of the pattern's
+//! first token does not count (`mem::replace($A, $B)` is not found in `std::mem::replace(a, b)`,
+//! which it does not match), unless the pattern is that one identifier.
+//!
 //! Unnamed tokens of the pattern are not required in the text: a grammar may give them no width
 //! (an inserted `;`) or a text other than their kind. [`Prefilter::Off`] turns the filter off,
 //! which is how tests check it against parsing everything.
@@ -61,6 +68,9 @@ pub(super) struct LiteralFilter {
     chains: Vec<Chain>,
     /// Whether tokens on comment lines are left out (not when the pattern holds `//`).
     skip_comment_lines: bool,
+    /// Whether the pattern starts with its first token, an identifier, and holds more: no
+    /// match starts at an occurrence of it right after a qualifier (see [`GapRules`]).
+    starts_with_name: bool,
 }
 
 /// Tokens the pattern has next to each other.
@@ -115,6 +125,7 @@ impl LiteralFilter {
         Self {
             chains,
             skip_comment_lines: !source.contains("//"),
+            starts_with_name: kinds.starts_with_name(&pattern.node),
         }
     }
 
@@ -128,8 +139,12 @@ impl LiteralFilter {
     /// Whether `text` may hold a match: every chain found, each after the previous one.
     pub(super) fn may_match(&self, text: &[u8], gaps: &GapRules) -> bool {
         let mut from = 0;
-        for chain in &self.chains {
-            let Some(start) = chain.find(text, from, gaps, self.skip_comment_lines) else {
+        for (index, chain) in self.chains.iter().enumerate() {
+            let found = Occurrence {
+                skip_comment_lines: self.skip_comment_lines,
+                unqualified: index == 0 && self.starts_with_name,
+            };
+            let Some(start) = chain.find(text, from, gaps, found) else {
                 return false;
             };
             // The chain's end is at least past its first token; the next chain starts after it.
@@ -139,22 +154,34 @@ impl LiteralFilter {
     }
 }
 
+/// Which occurrences of a chain's first token count.
+#[derive(Clone, Copy)]
+struct Occurrence {
+    /// Not those on a comment line.
+    skip_comment_lines: bool,
+    /// Not those right after a qualifier (`.`, `::`).
+    unqualified: bool,
+}
+
+impl Occurrence {
+    /// Whether the occurrence of a first token at `at` in `text` counts.
+    fn counts(self, text: &[u8], at: usize, gaps: &GapRules) -> bool {
+        let on_comment_line = self.skip_comment_lines && gaps.on_comment_line(text, at);
+        let qualified = self.unqualified && gaps.qualified(text, at);
+        !on_comment_line && !qualified
+    }
+}
+
 impl Chain {
-    /// The first start at or after `from` where the whole chain follows (not on a comment
-    /// line, with `skip_comment_lines`).
-    fn find(
-        &self,
-        text: &[u8],
-        from: usize,
-        gaps: &GapRules,
-        skip_comment_lines: bool,
-    ) -> Option<usize> {
+    /// The first start at or after `from` where the whole chain follows, its first token
+    /// occurring as `found` says.
+    fn find(&self, text: &[u8], from: usize, gaps: &GapRules, found: Occurrence) -> Option<usize> {
         let haystack = text.get(from..)?;
         self.first
             .find_iter(haystack)
             .map(|at| from + at)
             .find(|&start| {
-                !(skip_comment_lines && gaps.on_comment_line(text, start))
+                found.counts(text, start, gaps)
                     && self
                         .tokens
                         .first()
@@ -254,6 +281,30 @@ impl NodeKinds {
         }
     }
 
+    /// Whether `pattern` starts with an identifier and holds more than that one leaf.
+    fn starts_with_name(&self, pattern: &PatternNode) -> bool {
+        let mut first = pattern;
+        while let PatternNode::Internal { children, .. } = first {
+            let Some(child) = children.first() else {
+                return false;
+            };
+            first = child;
+        }
+        let PatternNode::Terminal {
+            is_named: true,
+            kind_id,
+            ..
+        } = first
+        else {
+            return false;
+        };
+        matches!(pattern, PatternNode::Internal { .. })
+            && self
+                .grammar
+                .node_kind_for_id(*kind_id)
+                .is_some_and(|kind| kind.ends_with("identifier"))
+    }
+
     /// Whether a source node of kind `kind_id` whose children match up to `last` (the pattern
     /// node's last child) can have no child after it.
     fn closes(&self, kind_id: u16, last: Option<&PatternNode>) -> bool {
@@ -285,12 +336,21 @@ pub(super) struct GapRules {
     /// interpolation in one) spanning lines: a line starting with `//` and holding none of these
     /// (nor `*/`) before a position is a comment there.
     comment_line_breakers: Option<&'static [u8]>,
+    /// What, written right before an identifier, makes it the name part of a path or a member
+    /// access: a node that starts earlier, so none but the identifier starts at it. Empty
+    /// where that is not known of the language.
+    qualifiers: &'static [&'static [u8]],
 }
 
 /// Rust strings end with `"` (raw ones with `"#`); there is no interpolation.
 const RUST_STRING_ENDS: &[u8] = b"\"";
 /// Quotes of any kind, and what starts or ends an interpolation or an escaped line end.
 const C_FAMILY_STRING_ENDS: &[u8] = b"\"'`$\\{}";
+
+/// Rust's path separator and field access.
+const RUST_QUALIFIERS: &[&[u8]] = &[b"::", b"."];
+/// Member access (an attribute in Python).
+const MEMBER_ACCESS: &[&[u8]] = &[b"."];
 
 /// Line comments of the languages searched (any of them is allowed in any language: more
 /// allowed in a gap keeps more files, never fewer).
@@ -350,10 +410,34 @@ impl GapRules {
             // PHP's HTML) there, or the language has no `//` comments.
             _ => None,
         };
+        let qualifiers = match lang {
+            AstLang::Builtin(SupportLang::Rust) => RUST_QUALIFIERS,
+            AstLang::Builtin(
+                SupportLang::Python
+                | SupportLang::JavaScript
+                | SupportLang::TypeScript
+                | SupportLang::Tsx,
+            ) => MEMBER_ACCESS,
+            _ => &[],
+        };
         Self {
             keywords,
             comment_line_breakers,
+            qualifiers,
         }
+    }
+
+    /// Whether the token at `at` comes right after a qualifier that is not the end of a longer
+    /// run of its last character (`.` but not `..` or `...`, `::` but not `:::`).
+    fn qualified(&self, text: &[u8], at: usize) -> bool {
+        let before = &text[..at];
+        self.qualifiers.iter().any(|qualifier| {
+            before.strip_suffix(*qualifier).is_some_and(|rest| {
+                qualifier
+                    .last()
+                    .is_none_or(|last| rest.last() != Some(last))
+            })
+        })
     }
 
     /// Whether the text at `at` is surely inside a `//` comment that starts its line.
@@ -511,6 +595,67 @@ mod tests {
                 chains("$X.foo($$$A).bar()", lang),
                 [["foo"], ["bar"]],
                 "{lang}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_pattern_starting_with_a_name_is_not_found_right_after_a_qualifier() {
+        let rust = AstLang::Builtin(SupportLang::Rust);
+        let python = AstLang::Builtin(SupportLang::Python);
+        let typescript = AstLang::Builtin(SupportLang::TypeScript);
+        for (pattern, lang, source, matching) in [
+            (
+                "mem::replace($A, $B)",
+                rust,
+                "fn f() { std::mem::replace(a, b); }",
+                false,
+            ),
+            (
+                "mem::replace($A, $B)",
+                rust,
+                "fn f() { mem::replace(a, b); }",
+                true,
+            ),
+            // A range's `..` is not a qualifier.
+            (
+                "mem::replace($A, $B)",
+                rust,
+                "fn f() { let r = ..mem::replace(a, b); }",
+                true,
+            ),
+            (
+                "Poll::Ready($V)",
+                rust,
+                "fn f() { task::Poll::Ready(v) }",
+                false,
+            ),
+            ("foo($A)", rust, "fn f() { x.foo(1); }", false),
+            ("foo.bar($A)", python, "y = a.foo.bar(1)\n", false),
+            ("foo.bar($A)", python, "y = 1.\nfoo.bar(1)\n", true),
+            ("foo.bar($A)", typescript, "this.foo.bar(1);\n", false),
+            ("foo.bar($A)", typescript, "a?.foo.bar(1);\n", false),
+            // A spread's `...` is not a qualifier.
+            ("foo.bar($A)", typescript, "f(...foo.bar(1));\n", true),
+            // A pattern that is the one identifier matches it anywhere.
+            ("replace", rust, "fn f() { std::mem::replace(a, b); }", true),
+            // A pattern that starts with `::` holds it.
+            (
+                "::std::mem::take($A)",
+                rust,
+                "fn f() { ::std::mem::take(a); }",
+                true,
+            ),
+        ] {
+            assert_eq!(
+                matches(pattern, lang, source),
+                matching,
+                "{pattern} in {source}"
+            );
+            assert_eq!(
+                keeps(pattern, lang, source),
+                matching,
+                "{pattern} in {source}"
             );
         }
     }

@@ -2,8 +2,9 @@
 //! [`Prefilter::Literals`] (the default) changes exactly the files, and exactly the bytes, that
 //! one parsing every file ([`Prefilter::Off`]) changes. Checked on generated sources (comments,
 //! trailing commas and newlines between tokens, strings holding the tokens, nested matches, in
-//! Rust, Python and TypeScript, with method chains) and on real code: this repository's crates,
-//! tokio's sources when the cargo registry has them, and the Python standard library.
+//! Rust, Python and TypeScript, with method chains and names right after a `.`, `::`, `..` or
+//! `...`) and on real code: this repository's crates, tokio's sources when the cargo registry
+//! has them, and the Python standard library.
 
 #![expect(
     clippy::unwrap_used,
@@ -80,7 +81,7 @@ fn comma() -> impl Strategy<Value = &'static str> {
 
 /// One Rust statement: a match, a match split by gaps, a decoy or a string holding the tokens.
 fn rust_statement() -> impl Strategy<Value = String> {
-    (0..22usize, gap(), gap(), gap(), comma()).prop_map(|(kind, g1, g2, g3, comma)| match kind {
+    (0..25usize, gap(), gap(), gap(), comma()).prop_map(|(kind, g1, g2, g3, comma)| match kind {
         0 => format!("let x = mem{g1}::{g2}replace({g3}&mut a, b{comma});"),
         1 => format!("let x = std::mem::replace(&mut a,{g1}b);"),
         2 => format!("return Poll{g1}::{g2}Ready({g3}v{comma});"),
@@ -108,6 +109,10 @@ fn rust_statement() -> impl Strategy<Value = String> {
         21 => format!(
             "let u = x.unwrap_or(1){g1}.try_unwrap(); mem::replace_all(a, b); mymem::replace(a, b);"
         ),
+        // A pattern's first name right after a qualifier (`::`, `.`) or a range's `..`.
+        22 => format!("let r = ..mem::replace(&mut a,{g1}b); let s = (a..Poll::Ready(v));"),
+        23 => format!("let q = task::Poll::{g1}Ready(v); let p = self.x.foo().bar();"),
+        24 => format!("let o = x.0.foo(){g1}.bar(); let m = std::mem::replace; s.foo(a, b);"),
         _ => format!("let c = a{g1}as{g2}u32;"),
     })
 }
@@ -118,7 +123,7 @@ fn rust_file() -> impl Strategy<Value = String> {
 }
 
 fn python_statement() -> impl Strategy<Value = String> {
-    (0..11usize, python_gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| {
+    (0..14usize, python_gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| {
         let g2 = g2.replace("/*", "#").replace("*/", "\n");
         match kind {
             0 => format!("x = foo{g1}.bar(a, b{comma})"),
@@ -131,6 +136,10 @@ fn python_statement() -> impl Strategy<Value = String> {
             8 => format!("y = (x{g2}.foo(){g2}.bar())"),
             9 => format!("x.foo(){g1}\ny.bar()"),
             10 => format!("q = x.foo(1).bar(){g1}\nr = x.foo().baz().bar()"),
+            // A pattern's first name right after a `.`, or on the line after a float's.
+            11 => format!("y = a.foo.bar(1, 2{comma}){g1}"),
+            12 => format!("y = 1.\nfoo.bar(1,{g2}2)"),
+            13 => format!("z = a.x.foo(){g1}.bar()"),
             _ => format!("z = a{g1}in b"),
         }
     })
@@ -141,7 +150,7 @@ fn python_file() -> impl Strategy<Value = String> {
 }
 
 fn typescript_statement() -> impl Strategy<Value = String> {
-    (0..11usize, gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| match kind {
+    (0..14usize, gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| match kind {
         0 => format!("foo{g1}.{g2}bar(a, b{comma});"),
         1 => format!("let a = foo.bar(1){g1}"),
         2 => "const s = `foo.bar(${x})`;".to_owned(),
@@ -152,6 +161,10 @@ fn typescript_statement() -> impl Strategy<Value = String> {
         8 => format!("x{g1}.foo(){g2}.bar();"),
         9 => format!("x.foo();{g1}y.bar();"),
         10 => format!("x.foo(1).bar(); x.foo().baz(){g1}.bar(); x.foo()?.bar();"),
+        // A pattern's first name right after a `.` or `?.`, or a spread's `...`.
+        11 => format!("f(...foo.bar(1,{g1}2));"),
+        12 => format!("this.foo.bar(1, 2); a?.foo.bar(3,{g1}4);"),
+        13 => format!("const r = [...console.log(1)];{g1}w.console.log(2{comma});"),
         _ => format!("foo.bar(foo.bar(1,{g1}2), 3);"),
     })
 }

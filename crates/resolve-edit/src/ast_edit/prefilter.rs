@@ -16,6 +16,11 @@
 //! see the `node_ends` module); then the gap is an ordinary one, and `$X.foo().bar()` needs
 //! `foo` and `bar` with only `().` (and whitespace, comments) between.
 //!
+//! In Rust, an identifier of the pattern found inside a comment or a literal (see the
+//! `rust_text` module, which lexes them as rustc does) does not count either: no identifier of
+//! a match is there. That drops the files whose only occurrences are in doc comments that hold a
+//! `"`, which the look at one line below cannot rule out as the end of a string.
+//!
 //! A token found on a line that is surely a comment (see [`GapRules`]: in languages where `//`
 //! always starts one, a line starting with `//` with nothing after it that could end a string or
 //! a block comment the line might be inside of) is not counted, unless the pattern itself holds
@@ -37,8 +42,10 @@
 //! (an inserted `;`) or a text other than their kind. [`Prefilter::Off`] turns the filter off,
 //! which is how tests check it against parsing everything.
 
+use std::cell::OnceCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::ops::Range;
 
 use ast_grep_core::Pattern;
 use ast_grep_core::matcher::PatternNode;
@@ -48,6 +55,7 @@ use ast_grep_language::SupportLang;
 
 use super::grammar::AstLang;
 use super::node_ends::{ANY_NAMED_CHILD, NodeEnds};
+use super::rust_text::{comments_and_literals, covers};
 use memchr::memmem;
 
 /// Which files an `ast_edit` search parses.
@@ -138,13 +146,17 @@ impl LiteralFilter {
 
     /// Whether `text` may hold a match: every chain found, each after the previous one.
     pub(super) fn may_match(&self, text: &[u8], gaps: &GapRules) -> bool {
+        let literals = Literals {
+            lex: gaps.literals,
+            found: OnceCell::new(),
+        };
         let mut from = 0;
         for (index, chain) in self.chains.iter().enumerate() {
             let found = Occurrence {
                 skip_comment_lines: self.skip_comment_lines,
                 unqualified: index == 0 && self.starts_with_name,
             };
-            let Some(start) = chain.find(text, from, gaps, found) else {
+            let Some(start) = chain.find(text, from, gaps, found, &literals) else {
                 return false;
             };
             // The chain's end is at least past its first token; the next chain starts after it.
@@ -172,26 +184,51 @@ impl Occurrence {
     }
 }
 
+/// What finds a text's comments and literals (see the `rust_text` module).
+type Lexer = fn(&[u8]) -> Vec<Range<usize>>;
+
+/// A text's comments and literals, in a language whose lexer the prefilter has (Rust), lexed
+/// the first time they are asked about.
+struct Literals {
+    lex: Option<Lexer>,
+    found: OnceCell<Vec<Range<usize>>>,
+}
+
+impl Literals {
+    /// Whether `at` is inside a comment or a literal of `text` (never, without a lexer).
+    fn hold(&self, text: &[u8], at: usize) -> bool {
+        self.lex
+            .is_some_and(|lex| covers(self.found.get_or_init(|| lex(text)), at))
+    }
+}
+
 impl Chain {
     /// The first start at or after `from` where the whole chain follows, its first token
-    /// occurring as `found` says.
-    fn find(&self, text: &[u8], from: usize, gaps: &GapRules, found: Occurrence) -> Option<usize> {
+    /// occurring as `found` says; an identifier there counts only outside `literals` (no
+    /// identifier of a match is in a comment or a literal).
+    fn find(
+        &self,
+        text: &[u8],
+        from: usize,
+        gaps: &GapRules,
+        found: Occurrence,
+        literals: &Literals,
+    ) -> Option<usize> {
         let haystack = text.get(from..)?;
+        let first = self.tokens.first()?;
         self.first
             .find_iter(haystack)
             .map(|at| from + at)
             .find(|&start| {
                 found.counts(text, start, gaps)
-                    && self
-                        .tokens
-                        .first()
-                        .is_some_and(|first| first.stands_alone(text, start))
+                    && first.stands_alone(text, start)
                     && follows(
                         text,
                         start + self.first.needle().len(),
                         self.tokens.get(1..).unwrap_or_default(),
                         gaps,
                     )
+                    && !(first.whole_word && literals.hold(text, start))
             })
     }
 }
@@ -336,6 +373,8 @@ pub(super) struct GapRules {
     /// interpolation in one) spanning lines: a line starting with `//` and holding none of these
     /// (nor `*/`) before a position is a comment there.
     comment_line_breakers: Option<&'static [u8]>,
+    /// The lexer of the language's comments and literals, where the prefilter has one.
+    literals: Option<Lexer>,
     /// What, written right before an identifier, makes it the name part of a path or a member
     /// access: a node that starts earlier, so none but the identifier starts at it. Empty
     /// where that is not known of the language.
@@ -420,9 +459,14 @@ impl GapRules {
             ) => MEMBER_ACCESS,
             _ => &[],
         };
+        let literals: Option<Lexer> = match lang {
+            AstLang::Builtin(SupportLang::Rust) => Some(comments_and_literals),
+            _ => None,
+        };
         Self {
             keywords,
             comment_line_breakers,
+            literals,
             qualifiers,
         }
     }

@@ -81,7 +81,7 @@ fn comma() -> impl Strategy<Value = &'static str> {
 
 /// One Rust statement: a match, a match split by gaps, a decoy or a string holding the tokens.
 fn rust_statement() -> impl Strategy<Value = String> {
-    (0..25usize, gap(), gap(), gap(), comma()).prop_map(|(kind, g1, g2, g3, comma)| match kind {
+    (0..30usize, gap(), gap(), gap(), comma()).prop_map(|(kind, g1, g2, g3, comma)| match kind {
         0 => format!("let x = mem{g1}::{g2}replace({g3}&mut a, b{comma});"),
         1 => format!("let x = std::mem::replace(&mut a,{g1}b);"),
         2 => format!("return Poll{g1}::{g2}Ready({g3}v{comma});"),
@@ -113,6 +113,15 @@ fn rust_statement() -> impl Strategy<Value = String> {
         22 => format!("let r = ..mem::replace(&mut a,{g1}b); let s = (a..Poll::Ready(v));"),
         23 => format!("let q = task::Poll::{g1}Ready(v); let p = self.x.foo().bar();"),
         24 => format!("let o = x.0.foo(){g1}.bar(); let m = std::mem::replace; s.foo(a, b);"),
+        // Names inside comments and literals holding quotes, and real matches after char
+        // literals, lifetimes and raw strings.
+        25 => "/// let a = \"1\".parse::<u8>().unwrap(); Poll::Ready(\"v\")".to_owned(),
+        26 => format!("let c = '\"'; let d = x{g1}.unwrap(); let e = '\\'';"),
+        27 => {
+            format!("let s: &'static str = x{g1}.unwrap(); 'l: loop {{ mem::replace(&mut a, b); }}")
+        }
+        28 => format!("let r = r#\"a \" x.unwrap() \"#; let t = b'\\''; Poll::Ready({g1}v);"),
+        29 => format!("/* \" /* x.unwrap() */ \" */ let u = \"\\\"\"; y{g1}.unwrap();"),
         _ => format!("let c = a{g1}as{g2}u32;"),
     })
 }

@@ -1,0 +1,207 @@
+//! Where a Rust text's comments and literals are, found by lexing it the way rustc does:
+//! line and (nested) block comments, string, byte-string and C-string literals with escapes,
+//! raw strings with any number of `#`, and char and byte literals told apart from lifetimes and
+//! labels. No identifier of a match is ever in one of these, so the prefilter need not count a
+//! pattern's name found there (a `.unwrap()` in a doc comment's example holding a `"`, which a
+//! look at the line alone cannot rule out as the end of a string).
+
+use std::ops::Range;
+
+/// The comments and literals of `text`, in order: each range covers one whole comment or
+/// literal (its quotes included). A literal left open runs to the end of the text.
+pub(super) fn comments_and_literals(text: &[u8]) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        let end = match text[at] {
+            b'/' if text.get(at + 1) == Some(&b'/') => line_end(text, at),
+            b'/' if text.get(at + 1) == Some(&b'*') => block_comment_end(text, at),
+            b'"' => quoted_end(text, at, b'"'),
+            b'\'' => char_end(text, at),
+            b'b' | b'c' | b'r' if !follows_word(text, at) => prefixed_literal_end(text, at),
+            _ => None,
+        };
+        match end {
+            Some(end) => {
+                found.push(at..end);
+                at = end;
+            }
+            None => at += 1,
+        }
+    }
+    found
+}
+
+/// Whether `at` is inside one of `ranges` (as [`comments_and_literals`] gives them).
+pub(super) fn covers(ranges: &[Range<usize>], at: usize) -> bool {
+    let after = ranges.partition_point(|range| range.end <= at);
+    ranges.get(after).is_some_and(|range| range.start <= at)
+}
+
+/// Whether the byte before `at` belongs to a word (so `at` does not start a token).
+fn follows_word(text: &[u8], at: usize) -> bool {
+    at.checked_sub(1)
+        .and_then(|before| text.get(before))
+        .is_some_and(|&byte| byte.is_ascii_alphanumeric() || byte == b'_' || !byte.is_ascii())
+}
+
+/// The end of the line comment at `at` (its newline is not part of it).
+fn line_end(text: &[u8], at: usize) -> Option<usize> {
+    Some(memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |newline| at + newline))
+}
+
+/// The end of the block comment at `at`, past the `*/` that balances it (they nest).
+fn block_comment_end(text: &[u8], at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut index = at;
+    while index < text.len() {
+        match (text[index], text.get(index + 1)) {
+            (b'/', Some(b'*')) => {
+                depth += 1;
+                index += 2;
+            }
+            (b'*', Some(b'/')) => {
+                depth -= 1;
+                index += 2;
+                if depth == 0 {
+                    return Some(index);
+                }
+            }
+            _ => index += 1,
+        }
+    }
+    Some(text.len())
+}
+
+/// The end of the literal opened by `quote` at `at`: past the next `quote` not escaped by a
+/// backslash.
+fn quoted_end(text: &[u8], at: usize, quote: u8) -> Option<usize> {
+    let mut index = at + 1;
+    while index < text.len() {
+        match text[index] {
+            b'\\' => index += 2,
+            byte if byte == quote => return Some(index + 1),
+            _ => index += 1,
+        }
+    }
+    Some(text.len())
+}
+
+/// The end of the char literal at `at`, or `None` when the `'` starts a lifetime or a label:
+/// a char literal is an escape, or one character, between quotes.
+fn char_end(text: &[u8], at: usize) -> Option<usize> {
+    match text.get(at + 1)? {
+        b'\\' => quoted_end(text, at, b'\''),
+        b'\'' => None,
+        _ => {
+            let width = char_width(text, at + 1);
+            (text.get(at + 1 + width) == Some(&b'\'')).then_some(at + 2 + width)
+        }
+    }
+}
+
+/// The width in bytes of the UTF-8 character starting at `at` (1 for a stray byte).
+fn char_width(text: &[u8], at: usize) -> usize {
+    match text.get(at) {
+        Some(byte) if *byte >= 0xF0 => 4,
+        Some(byte) if *byte >= 0xE0 => 3,
+        Some(byte) if *byte >= 0xC0 => 2,
+        _ => 1,
+    }
+}
+
+/// The end of a literal with a prefix at `at` (`b"…"`, `b'…'`, `c"…"`, `r"…"`, `r#"…"#`,
+/// `br#"…"#`, `cr"…"`), or `None` when the letter starts an identifier (`r#type` included).
+fn prefixed_literal_end(text: &[u8], at: usize) -> Option<usize> {
+    let mut index = at;
+    if matches!(text[index], b'b' | b'c') {
+        index += 1;
+        match text.get(index)? {
+            b'"' => return quoted_end(text, index, b'"'),
+            b'\'' if text[at] == b'b' => return char_end(text, index),
+            b'r' => {}
+            _ => return None,
+        }
+    }
+    // A raw string: `r`, some `#`, a `"`; it ends at a `"` followed by as many `#`.
+    index += 1;
+    let hashes = text[index..]
+        .iter()
+        .take_while(|&&byte| byte == b'#')
+        .count();
+    index += hashes;
+    if text.get(index) != Some(&b'"') {
+        return None;
+    }
+    let mut search = index + 1;
+    while let Some(quote) = memchr::memchr(b'"', &text[search..]) {
+        let close = search + quote + 1;
+        if text[close..]
+            .iter()
+            .take(hashes)
+            .filter(|&&byte| byte == b'#')
+            .count()
+            == hashes
+        {
+            return Some(close + hashes);
+        }
+        search = close;
+    }
+    Some(text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    /// The comments and literals of `text`, as text.
+    fn pieces(text: &str) -> Vec<&str> {
+        comments_and_literals(text.as_bytes())
+            .into_iter()
+            .map(|range| &text[range])
+            .collect()
+    }
+
+    #[test]
+    fn comments_strings_and_chars_are_found_whole() {
+        assert_eq!(
+            pieces("let a = \"x // y\"; // c \"\nlet b = '\"'; /* a /* b */ c */ d"),
+            ["\"x // y\"", "// c \"", "'\"'", "/* a /* b */ c */"]
+        );
+        assert_eq!(pieces(r#"let s = "a\"b\\"; x"#), [r#""a\"b\\""#]);
+        assert_eq!(
+            pieces(r####"let r = r##"a "# b"##; let t = br#"c"#; let u = c"d";"####),
+            [r####"r##"a "# b"##"####, r##"br#"c"#"##, "c\"d\""]
+        );
+        assert_eq!(
+            pieces("let b = b'x'; let e = '\\''; let u = 'é';"),
+            ["b'x'", "'\\''", "'é'"]
+        );
+    }
+
+    #[test]
+    fn lifetimes_labels_and_raw_identifiers_are_code() {
+        assert_eq!(
+            pieces("fn f<'a>(x: &'a str) -> &'a str { 'outer: loop { break 'outer; } }"),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            pieces("let r#type = 1; let bar = r; let br = 2;"),
+            Vec::<&str>::new()
+        );
+        // A `b`, `c` or `r` ending a word does not start a literal.
+        assert_eq!(pieces("let x = ab\"c\";"), ["\"c\""]);
+    }
+
+    #[test]
+    fn a_doc_comment_holding_quotes_is_one_comment_and_code_after_a_string_is_code() {
+        let text = "/// let a = \"1\".parse().unwrap();\nlet s = \"\n// x\n\"; x.unwrap();";
+        let ranges = comments_and_literals(text.as_bytes());
+        let at = |needle: &str, nth: usize| text.match_indices(needle).nth(nth).unwrap().0;
+        assert!(covers(&ranges, at("unwrap", 0)));
+        assert!(covers(&ranges, at("x", 0)));
+        assert!(!covers(&ranges, at("unwrap", 1)));
+    }
+}

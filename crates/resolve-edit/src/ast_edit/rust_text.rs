@@ -8,18 +8,21 @@
 use std::ops::Range;
 
 /// The comments and literals of `text`, in order: each range covers one whole comment or
-/// literal (its quotes included). A literal left open runs to the end of the text.
+/// literal (its quotes included, a prefix such as `r#` left out). A literal left open runs to
+/// the end of the text. Only `/`, `"` and `'` can start one, so the scan jumps between them.
 pub(super) fn comments_and_literals(text: &[u8]) -> Vec<Range<usize>> {
     let mut found = Vec::new();
     let mut at = 0;
-    while at < text.len() {
+    while let Some(offset) = memchr::memchr3(b'/', b'"', b'\'', &text[at..]) {
+        at += offset;
         let end = match text[at] {
-            b'/' if text.get(at + 1) == Some(&b'/') => line_end(text, at),
-            b'/' if text.get(at + 1) == Some(&b'*') => block_comment_end(text, at),
-            b'"' => quoted_end(text, at, b'"'),
-            b'\'' => char_end(text, at),
-            b'b' | b'c' | b'r' if !follows_word(text, at) => prefixed_literal_end(text, at),
-            _ => None,
+            b'/' => match text.get(at + 1) {
+                Some(b'/') => line_end(text, at),
+                Some(b'*') => block_comment_end(text, at),
+                _ => None,
+            },
+            b'"' => Some(string_end(text, at)),
+            _ => char_end(text, at),
         };
         match end {
             Some(end) => {
@@ -110,32 +113,29 @@ fn char_width(text: &[u8], at: usize) -> usize {
     }
 }
 
-/// The end of a literal with a prefix at `at` (`b"…"`, `b'…'`, `c"…"`, `r"…"`, `r#"…"#`,
-/// `br#"…"#`, `cr"…"`), or `None` when the letter starts an identifier (`r#type` included).
-fn prefixed_literal_end(text: &[u8], at: usize) -> Option<usize> {
-    let mut index = at;
-    if matches!(text[index], b'b' | b'c') {
-        index += 1;
-        match text.get(index)? {
-            b'"' => return quoted_end(text, index, b'"'),
-            b'\'' if text[at] == b'b' => return char_end(text, index),
-            b'r' => {}
-            _ => return None,
-        }
-    }
-    // A raw string: `r`, some `#`, a `"`; it ends at a `"` followed by as many `#`.
-    index += 1;
-    let hashes = text[index..]
+/// The end of the string literal whose opening `"` is at `quote`: a raw one (`r"…"`,
+/// `r#"…"#`, `br##"…"##`, `cr"…"`) ends at the first `"` followed by as many `#` as it opened
+/// with, any other (`"…"`, `b"…"`, `c"…"`) at the next `"` not escaped by a backslash.
+fn string_end(text: &[u8], quote: usize) -> usize {
+    let hashes = text[..quote]
         .iter()
+        .rev()
         .take_while(|&&byte| byte == b'#')
         .count();
-    index += hashes;
-    if text.get(index) != Some(&b'"') {
-        return None;
+    let raw = quote
+        .checked_sub(hashes + 1)
+        .filter(|&r| text[r] == b'r')
+        .map(|r| match r.checked_sub(1).map(|before| text[before]) {
+            Some(b'b' | b'c') => r - 1,
+            _ => r,
+        })
+        .is_some_and(|prefix| !follows_word(text, prefix));
+    if !raw {
+        return quoted_end(text, quote, b'"').unwrap_or(text.len());
     }
-    let mut search = index + 1;
-    while let Some(quote) = memchr::memchr(b'"', &text[search..]) {
-        let close = search + quote + 1;
+    let mut search = quote + 1;
+    while let Some(found) = memchr::memchr(b'"', &text[search..]) {
+        let close = search + found + 1;
         if text[close..]
             .iter()
             .take(hashes)
@@ -143,11 +143,11 @@ fn prefixed_literal_end(text: &[u8], at: usize) -> Option<usize> {
             .count()
             == hashes
         {
-            return Some(close + hashes);
+            return close + hashes;
         }
         search = close;
     }
-    Some(text.len())
+    text.len()
 }
 
 #[cfg(test)]
@@ -171,14 +171,17 @@ mod tests {
             ["\"x // y\"", "// c \"", "'\"'", "/* a /* b */ c */"]
         );
         assert_eq!(pieces(r#"let s = "a\"b\\"; x"#), [r#""a\"b\\""#]);
+        // A prefix (`r##`, `br#`, `c`, `b`) is left out of the range.
         assert_eq!(
-            pieces(r####"let r = r##"a "# b"##; let t = br#"c"#; let u = c"d";"####),
-            [r####"r##"a "# b"##"####, r##"br#"c"#"##, "c\"d\""]
+            pieces(r####"let r = r##"a "# b"##; let t = br#"c\"#; let u = c"d";"####),
+            [r####""a "# b"##"####, r##""c\"#"##, "\"d\""]
         );
         assert_eq!(
             pieces("let b = b'x'; let e = '\\''; let u = 'é';"),
-            ["b'x'", "'\\''", "'é'"]
+            ["'x'", "'\\''", "'é'"]
         );
+        // A `#` before a string that is not raw is not part of it.
+        assert_eq!(pieces("m!(#\"a\\\"\");"), ["\"a\\\"\""]);
     }
 
     #[test]

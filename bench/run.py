@@ -31,7 +31,8 @@ and peak RSS (from GNU time, `/usr/bin/time`, when it is there; else wait4). Row
                       preview vs ast-grep -U (search + write) on the same change
 
 Each preview row also says how precise the literal prefilter is: of the files searched, how
-many it kept for parsing and how many really match (`cargo run --example prefilter_census`).
+many it kept for parsing and how many really match, and the shares of the bytes searched those
+hold (what parsing costs follows the bytes; `cargo run --example prefilter_census`).
 With `--scale`, a scaling table follows: resolve preview (dense) on 1x, 4x and 16x the corpus
 (copies side by side), with ast-grep on the same tree for reference.
 """
@@ -311,7 +312,8 @@ def preview_row(args, resolve, ast_grep, corpus, work, pattern, copies=1, runs=N
 
 
 def census(args, corpus: Path, work: Path, pattern: tuple[str, str]) -> str:
-    """`kept / matching / searched` files of the prefilter for the pattern, on a copy."""
+    """`kept / matching / searched` files of the prefilter for the pattern, on a copy, and the
+    shares of the bytes searched that the kept and the matching files hold."""
     tree = fresh_copy(corpus, work / "census")
     out = subprocess.run(
         [args.census, str(tree), args.lang, pattern[0]], capture_output=True, text=True
@@ -319,8 +321,10 @@ def census(args, corpus: Path, work: Path, pattern: tuple[str, str]) -> str:
     shutil.rmtree(tree)
     if out.returncode != 0:
         sys.exit(f"prefilter_census failed: {out.stderr}")
-    counts = dict(item.split("=") for item in out.stdout.split())
-    return f"{counts['kept']} / {counts['matching']} / {counts['searched']}"
+    counts = {key: int(value) for key, value in (item.split("=") for item in out.stdout.split())}
+    share = lambda key: counts[key] / max(counts["searched_bytes"], 1)
+    return (f"{counts['kept']} / {counts['matching']} / {counts['searched']} "
+            f"({share('kept_bytes'):.2f} / {share('matching_bytes'):.2f} of the bytes)")
 
 
 def apply_row(args, resolve, ast_grep, corpus, work, pattern):
@@ -421,7 +425,7 @@ def main() -> None:
         print(f"corpus: {described}, {files} .{EXTENSIONS[args.lang]} files; "
               f"{os.cpu_count()} cores; median of {args.runs} alternating runs")
         print(f"resolve: {resolve}\nast-grep: {ast_grep}\n")
-        print("| row | files kept / matching / searched | resolve wall | ast-grep wall | ratio "
+        print("| row | files kept / matching / searched (bytes) | resolve wall | ast-grep wall | ratio "
               "| resolve CPU | ast-grep CPU | ratio | resolve RSS | ast-grep RSS | ratio |")
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         for name, pattern in rows:

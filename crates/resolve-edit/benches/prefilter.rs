@@ -53,18 +53,23 @@ fn main() {
         "corpus: {} ({lang}), median of {RUNS} previews each",
         corpus.display()
     );
-    println!("| pattern | files kept / matching / searched | preview | without prefilter |");
-    println!("|---|---|---|---|");
+    println!(
+        "| pattern | files kept / matching / searched | bytes kept / matching, of those searched | preview | without prefilter |"
+    );
+    println!("|---|---|---|---|---|");
     for pattern in patterns {
         let request = AstEditRequest::new(&[(&pattern, "")], &["."], Some(&lang));
         let census = prefilter_census(&workspace, &request).expect("census");
         let with = median_preview(&workspace, &request, Prefilter::Literals);
         let without = median_preview(&workspace, &request, Prefilter::Off);
+        let share = |bytes: u64| bytes as f64 / census.searched_bytes.max(1) as f64;
         println!(
-            "| `{pattern}` | {} / {} / {} | {:.1} ms | {:.1} ms |",
+            "| `{pattern}` | {} / {} / {} | {:.2} / {:.2} | {:.1} ms | {:.1} ms |",
             census.kept,
             census.matching,
             census.searched,
+            share(census.kept_bytes),
+            share(census.matching_bytes),
             with.as_secs_f64() * 1e3,
             without.as_secs_f64() * 1e3
         );

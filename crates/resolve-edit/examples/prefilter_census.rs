@@ -1,6 +1,7 @@
 //! How precise the literal prefilter is for one pattern on one tree: prints
-//! `searched=N kept=K matching=M` — files of the language searched, files the prefilter keeps
-//! for parsing, and files the preview changes (those that really match).
+//! `searched=N kept=K matching=M searched_bytes=… kept_bytes=… matching_bytes=…` — files of the
+//! language searched, files the prefilter keeps for parsing, and files the preview changes (those
+//! that really match), and the bytes of each.
 //!
 //! Run: `cargo run --release -p resolve-edit --example prefilter_census -- ROOT LANG PATTERN`
 //! (`bench/run.py` does, for each row). The preview writes its blobs under `ROOT/.resolve/`.
@@ -22,8 +23,13 @@ fn main() -> ExitCode {
     match census {
         Ok(census) => {
             println!(
-                "searched={} kept={} matching={}",
-                census.searched, census.kept, census.matching
+                "searched={} kept={} matching={} searched_bytes={} kept_bytes={} matching_bytes={}",
+                census.searched,
+                census.kept,
+                census.matching,
+                census.searched_bytes,
+                census.kept_bytes,
+                census.matching_bytes
             );
             ExitCode::SUCCESS
         }

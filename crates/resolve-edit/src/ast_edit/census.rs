@@ -1,5 +1,6 @@
 //! How precise the literal prefilter is on a tree: of the files a request searches, how many it
-//! keeps for parsing, and how many really match. For benchmarks (`cargo bench -p resolve-edit
+//! keeps for parsing, and how many really match, and the bytes of each (what parsing costs
+//! follows the bytes: a few large files kept in vain weigh more than many small ones). For benchmarks (`cargo bench -p resolve-edit
 //! --bench prefilter`, `bench/run.py`); a preview does not call it.
 
 use std::cell::RefCell;
@@ -25,10 +26,16 @@ pub struct PrefilterCensus {
     pub kept: usize,
     /// Files the preview changes: those that really hold a match.
     pub matching: usize,
+    /// The bytes of the files searched.
+    pub searched_bytes: u64,
+    /// The bytes of the files kept.
+    pub kept_bytes: u64,
+    /// The bytes of the files that match (as they were before the preview).
+    pub matching_bytes: u64,
 }
 
-/// Count the files of `request`'s scope the prefilter keeps, reading each file once, in turn
-/// (`matching` is left at 0: the caller runs the preview).
+/// Count the files of `request`'s scope the prefilter keeps, and their bytes, reading each file
+/// once, in turn (`matching` is left at 0: the caller runs the preview).
 pub(super) fn count_kept(
     workspace: &Workspace,
     request: &AstEditRequest,
@@ -54,9 +61,15 @@ pub(super) fn count_kept(
             continue;
         }
         census.searched += 1;
-        let text = read_bytes(&file.absolute).ok().and_then(decode);
-        if text.is_some_and(|text| ops.may_match(split_bom(&text).1)) {
+        let bytes = read_bytes(&file.absolute).ok();
+        let len = bytes.as_ref().map_or(0, |bytes| bytes.len() as u64);
+        census.searched_bytes += len;
+        if bytes
+            .and_then(decode)
+            .is_some_and(|text| ops.may_match(split_bom(&text).1))
+        {
             census.kept += 1;
+            census.kept_bytes += len;
         }
     }
     Ok(census)

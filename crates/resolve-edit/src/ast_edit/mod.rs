@@ -64,7 +64,7 @@ use self::assembly::Assembly;
 use self::language::{FileOps, LanguageOps, parse_language, unusable_op_error};
 use self::packs::Packs;
 use self::rewrite::{FileResult, process_file};
-use resolve_store::{Blobs, Workspace};
+use resolve_store::{Blobs, Content, Workspace};
 use serde_json::{Value, json};
 
 use crate::error::EditError;
@@ -130,17 +130,23 @@ pub fn preview_ast_edit(
 }
 
 /// How precise the prefilter is for `request`: the files it searches, those the prefilter keeps
-/// for parsing, and those the preview changes (the preview's texts land in the workspace's blob
+/// for parsing, and those the preview changes, with their bytes (the preview's texts land in the workspace's blob
 /// store, as any preview's do; nothing is staged).
 pub fn prefilter_census(
     workspace: &Workspace,
     request: &AstEditRequest,
 ) -> Result<PrefilterCensus, EditError> {
     let mut census = census::count_kept(workspace, request)?;
-    census.matching = match preview_ast_edit(workspace, request, None)? {
-        AstEditOutcome::Preview(preview) => preview.change_set.load()?.files().count(),
-        AstEditOutcome::NoReplacements { .. } => 0,
-    };
+    if let AstEditOutcome::Preview(preview) = preview_ast_edit(workspace, request, None)? {
+        for (_, change) in preview.change_set.load()?.files() {
+            census.matching += 1;
+            // An `ast_edit` preview packs every original it changes.
+            census.matching_bytes += match change.kept_base() {
+                Some(Content::Packed { len, .. }) => len,
+                _ => 0,
+            };
+        }
+    }
     Ok(census)
 }
 

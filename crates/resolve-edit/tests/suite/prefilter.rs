@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 use resolve_edit::{
-    AstEditOutcome, AstEditRequest, Blobs, Prefilter, Workspace, preview_ast_edit_with,
+    AstEditOutcome, AstEditRequest, Blobs, Prefilter, PrefilterCensus, Workspace, prefilter_census,
+    preview_ast_edit_with,
 };
 
 use super::common::workspace_holding;
@@ -383,5 +384,31 @@ fn on_real_python_the_prefilter_changes_what_parsing_every_file_changes() {
     assert!(
         changed_somewhere >= PYTHON_CORPUS_OPS.len() / 2,
         "only {changed_somewhere} patterns matched"
+    );
+}
+
+#[test]
+fn the_census_counts_the_files_and_bytes_searched_kept_and_matching() {
+    let matching = "fn a() { x.unwrap(); }\n";
+    // Inside a macro's token tree: kept (the tokens are code), but no match there.
+    let in_vain = "fn b() { m! { y.unwrap() } }\n";
+    let without = "fn c() {}\n";
+    let (_dir, ws) = workspace_holding(&[
+        ("a.rs", matching.as_bytes()),
+        ("b.rs", in_vain.as_bytes()),
+        ("c.rs", without.as_bytes()),
+    ]);
+    let census = prefilter_census(&ws, &request(&[("$X.unwrap()", "$X")], Some("rust"))).unwrap();
+    let bytes = |texts: &[&str]| texts.iter().map(|text| text.len() as u64).sum::<u64>();
+    assert_eq!(
+        census,
+        PrefilterCensus {
+            searched: 3,
+            kept: 2,
+            matching: 1,
+            searched_bytes: bytes(&[matching, in_vain, without]),
+            kept_bytes: bytes(&[matching, in_vain]),
+            matching_bytes: bytes(&[matching]),
+        }
     );
 }

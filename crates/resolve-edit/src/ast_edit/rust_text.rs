@@ -17,8 +17,8 @@ pub(super) fn comments_and_literals(text: &[u8]) -> Vec<Range<usize>> {
         at += offset;
         let end = match text[at] {
             b'/' => match text.get(at + 1) {
-                Some(b'/') => line_end(text, at),
-                Some(b'*') => block_comment_end(text, at),
+                Some(b'/') => Some(line_end(text, at)),
+                Some(b'*') => Some(block_comment_end(text, at)),
                 _ => None,
             },
             b'"' => Some(string_end(text, at)),
@@ -49,12 +49,12 @@ fn follows_word(text: &[u8], at: usize) -> bool {
 }
 
 /// The end of the line comment at `at` (its newline is not part of it).
-fn line_end(text: &[u8], at: usize) -> Option<usize> {
-    Some(memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |newline| at + newline))
+fn line_end(text: &[u8], at: usize) -> usize {
+    memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |newline| at + newline)
 }
 
 /// The end of the block comment at `at`, past the `*/` that balances it (they nest).
-fn block_comment_end(text: &[u8], at: usize) -> Option<usize> {
+fn block_comment_end(text: &[u8], at: usize) -> usize {
     let mut depth = 0usize;
     let mut index = at;
     while index < text.len() {
@@ -67,34 +67,34 @@ fn block_comment_end(text: &[u8], at: usize) -> Option<usize> {
                 depth -= 1;
                 index += 2;
                 if depth == 0 {
-                    return Some(index);
+                    return index;
                 }
             }
             _ => index += 1,
         }
     }
-    Some(text.len())
+    text.len()
 }
 
 /// The end of the literal opened by `quote` at `at`: past the next `quote` not escaped by a
 /// backslash.
-fn quoted_end(text: &[u8], at: usize, quote: u8) -> Option<usize> {
+fn quoted_end(text: &[u8], at: usize, quote: u8) -> usize {
     let mut index = at + 1;
     while index < text.len() {
         match text[index] {
             b'\\' => index += 2,
-            byte if byte == quote => return Some(index + 1),
+            byte if byte == quote => return index + 1,
             _ => index += 1,
         }
     }
-    Some(text.len())
+    text.len()
 }
 
 /// The end of the char literal at `at`, or `None` when the `'` starts a lifetime or a label:
 /// a char literal is an escape, or one character, between quotes.
 fn char_end(text: &[u8], at: usize) -> Option<usize> {
     match text.get(at + 1)? {
-        b'\\' => quoted_end(text, at, b'\''),
+        b'\\' => Some(quoted_end(text, at, b'\'')),
         b'\'' => None,
         _ => {
             let width = char_width(text, at + 1);
@@ -131,7 +131,7 @@ fn string_end(text: &[u8], quote: usize) -> usize {
         })
         .is_some_and(|prefix| !follows_word(text, prefix));
     if !raw {
-        return quoted_end(text, quote, b'"').unwrap_or(text.len());
+        return quoted_end(text, quote, b'"');
     }
     let mut search = quote + 1;
     while let Some(found) = memchr::memchr(b'"', &text[search..]) {

@@ -17,6 +17,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use resolve_store::{StoreError, Workspace, path_order};
 
 use crate::error::EditError;
+use crate::text_file::{read_bytes, read_listed_bytes};
 
 /// One file of a scope.
 #[derive(Debug, Clone)]
@@ -27,6 +28,18 @@ pub(crate) struct ScopedFile {
     pub absolute: PathBuf,
     /// Named explicitly in `paths` (not found by a walk).
     pub explicit: bool,
+}
+
+impl ScopedFile {
+    /// Its bytes. A walked file was listed as a regular file, so only the opened file is
+    /// looked at; a named one is looked at before it is opened too.
+    pub(crate) fn read(&self) -> Result<Vec<u8>, EditError> {
+        if self.explicit {
+            read_bytes(&self.absolute)
+        } else {
+            read_listed_bytes(&self.absolute)
+        }
+    }
 }
 
 /// The files, directories and globs of one request, resolved and confined.

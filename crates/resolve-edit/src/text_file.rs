@@ -19,8 +19,18 @@ pub(crate) fn decode(bytes: Vec<u8>) -> Option<String> {
 /// Read a whole file, naming it in the error; anything but a regular file (a FIFO, a device)
 /// is refused without blocking.
 pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, EditError> {
-    resolve_store::read_regular_file(path)?
-        .ok_or_else(|| EditError::io("read", path, std::io::ErrorKind::NotFound.into()))
+    found(path, resolve_store::read_regular_file(path)?)
+}
+
+/// [`read_bytes`] of a file a directory walk listed as a regular file (see
+/// [`resolve_store::read_listed_regular_file`]).
+pub(crate) fn read_listed_bytes(path: &Path) -> Result<Vec<u8>, EditError> {
+    found(path, resolve_store::read_listed_regular_file(path)?)
+}
+
+/// The bytes read, or the error that names a file gone.
+fn found(path: &Path, bytes: Option<Vec<u8>>) -> Result<Vec<u8>, EditError> {
+    bytes.ok_or_else(|| EditError::io("read", path, std::io::ErrorKind::NotFound.into()))
 }
 
 /// Split a leading byte-order mark off `text`: `(bom, rest)`.

@@ -137,7 +137,12 @@ fn atomic_write_with(
 /// [`StoreError::NotRegularFile`] without blocking: a FIFO is never opened for a read that
 /// waits for a writer.
 pub(crate) fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
-    let Some((file, len)) = open_regular_sized(path, Links::Follow)? else {
+    read_opened(path, open_regular_sized(path, Links::Follow, Look::First)?)
+}
+
+/// The whole of a file opened by [`open_regular_sized`], or `None` when nothing was there.
+fn read_opened(path: &Path, opened: Option<(File, u64)>) -> Result<Option<Vec<u8>>, StoreError> {
+    let Some((file, len)) = opened else {
         return Ok(None);
     };
     // Room for the whole file and one byte more, so the read needs no size of its own (no
@@ -156,6 +161,17 @@ pub(crate) fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
 /// with [`StoreError::NotRegularFile`] without blocking (a FIFO never hangs a read).
 pub fn read_regular_file(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
     read_bytes(path)
+}
+
+/// [`read_regular_file`] of a file a directory listing showed as a regular file: what stands
+/// at `path` is not looked at again before the open (the listing did that, and a search of a
+/// large tree pays a path lookup per file for it), only the opened file is, so one swapped
+/// since the listing is still refused, and the open never blocks.
+pub fn read_listed_regular_file(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
+    read_opened(
+        path,
+        open_regular_sized(path, Links::Follow, Look::OpenedOnly)?,
+    )
 }
 
 /// The workspace file at `path` opened for reading, or `None` when it does not exist; as
@@ -216,23 +232,38 @@ enum Links {
     Refuse,
 }
 
+/// Whether a read looks at what stands at a path before opening it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Look {
+    /// Look first, so a FIFO or a device is never opened, then look at the opened file too.
+    First,
+    /// A directory listing showed a regular file: look at the opened file only.
+    OpenedOnly,
+}
+
 /// The regular file at `path` opened for reading without blocking, or `None` when nothing is
 /// there. What stands there is looked at first (a FIFO is never opened), and the open file
 /// again (so a swap in between is caught too).
 fn open_regular(path: &Path, links: Links) -> Result<Option<File>, StoreError> {
-    Ok(open_regular_sized(path, links)?.map(|(file, _)| file))
+    Ok(open_regular_sized(path, links, Look::First)?.map(|(file, _)| file))
 }
 
 /// [`open_regular`], with the file's length when it was opened.
-fn open_regular_sized(path: &Path, links: Links) -> Result<Option<(File, u64)>, StoreError> {
-    let looked = match links {
-        Links::Follow => fs::metadata(path),
-        Links::Refuse => fs::symlink_metadata(path),
-    };
-    match looked {
-        Ok(metadata) => refuse_irregular(path, metadata.file_type(), links)?,
-        Err(error) if is_absent(&error) => return Ok(None),
-        Err(source) => return Err(StoreError::io("read the metadata of", path, source)),
+fn open_regular_sized(
+    path: &Path,
+    links: Links,
+    look: Look,
+) -> Result<Option<(File, u64)>, StoreError> {
+    if look == Look::First {
+        let looked = match links {
+            Links::Follow => fs::metadata(path),
+            Links::Refuse => fs::symlink_metadata(path),
+        };
+        match looked {
+            Ok(metadata) => refuse_irregular(path, metadata.file_type(), links)?,
+            Err(error) if is_absent(&error) => return Ok(None),
+            Err(source) => return Err(StoreError::io("read the metadata of", path, source)),
+        }
     }
     let mut options = OpenOptions::new();
     options.read(true);
@@ -907,6 +938,36 @@ mod tests {
         assert!(matches!(err, StoreError::NotRegularFile { .. }), "{err}");
         // A workspace read follows a link (confinement checked where it leads).
         assert_eq!(read_bytes(&link).unwrap().unwrap(), b"{}");
+    }
+
+    #[test]
+    fn a_listed_file_swapped_for_a_fifo_or_a_directory_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.rs");
+        std::fs::write(&file, b"fn a() {}").unwrap();
+        assert_eq!(
+            read_listed_regular_file(&file).unwrap().unwrap(),
+            b"fn a() {}"
+        );
+        assert_eq!(
+            read_listed_regular_file(&dir.path().join("gone.rs")).unwrap(),
+            None
+        );
+        // Listed as a regular file, then replaced by a FIFO with no writer: the open does not
+        // wait for one, and what was opened is refused.
+        std::fs::remove_file(&file).unwrap();
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&file)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let err = read_listed_regular_file(&file).unwrap_err();
+        assert!(matches!(err, StoreError::NotRegularFile { .. }), "{err}");
+        std::fs::remove_file(&file).unwrap();
+        std::fs::create_dir(&file).unwrap();
+        assert!(read_listed_regular_file(&file).is_err());
     }
 
     #[test]

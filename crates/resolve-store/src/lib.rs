@@ -50,8 +50,8 @@ pub use check_outcome::{CHECK_TAIL_LINES, CheckFacts, CheckMode, CheckOutcome, C
 pub use error::{Invariant, StoreError};
 pub use fs::{
     BINARY_SNIFF_LEN, FileContent, STATE_FILE_MAX_LEN, atomic_write, copy_file, copy_symlink,
-    create_dir_all, create_symlink, is_binary, open_regular_file, read_content, read_regular_file,
-    read_state_file, remove_file,
+    create_dir_all, create_symlink, is_binary, open_regular_file, read_content,
+    read_listed_regular_file, read_regular_file, read_state_file, remove_file,
 };
 pub use hash::{content_hash, hex, same_secret, sha256};
 pub use layout::{

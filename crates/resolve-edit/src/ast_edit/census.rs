@@ -15,7 +15,7 @@ use super::prefilter::Prefilter;
 use super::request::AstEditRequest;
 use crate::error::EditError;
 use crate::scope::Scope;
-use crate::text_file::{decode, read_bytes, split_bom};
+use crate::text_file::{decode, split_bom};
 
 /// What the literal prefilter does with a request's files.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -61,7 +61,7 @@ pub(super) fn count_kept(
             continue;
         }
         census.searched += 1;
-        let bytes = read_bytes(&file.absolute).ok();
+        let bytes = file.read().ok();
         let len = bytes.as_ref().map_or(0, |bytes| bytes.len() as u64);
         census.searched_bytes += len;
         if bytes

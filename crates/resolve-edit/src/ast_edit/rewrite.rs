@@ -18,7 +18,7 @@ use super::packs::{Packs, Spooled};
 use crate::diff::{LineCounts, counted_change_diff};
 use crate::error::EditError;
 use crate::scope::ScopedFile;
-use crate::text_file::{decode, read_bytes, split_bom};
+use crate::text_file::{decode, split_bom};
 
 /// What happened to one file.
 pub(super) enum FileResult {
@@ -61,7 +61,7 @@ pub(super) fn process_file(file: ScopedFile, ops: &FileOps, packs: &Packs) -> Fi
         reason,
         searched: true,
     };
-    let bytes = match read_bytes(&file.absolute) {
+    let bytes = match file.read() {
         Ok(bytes) => bytes,
         Err(error) => return skipped(error.to_string()),
     };

@@ -4,9 +4,12 @@
 //! the sink waits for, so what is held does not grow with the number of items.
 //!
 //! The calling thread advances the items (walks the tree) and runs the sink; worker threads
-//! run the work. Items go out in runs of up to [`CHUNK`] consecutive ones, and a run's results
-//! come back together: one item per message woke a thread once per file, which cost a search of
-//! 100 000 files, most of which cannot match, more than the search itself.
+//! run the work. Items go out in runs of consecutive ones, and a run's results come back
+//! together: one item per message woke a thread once per file, which cost a search of 100 000
+//! files, most of which cannot match, more than the search itself. Runs start at one item and
+//! grow to [`CHUNK`] as items are handed out: with runs of [`CHUNK`] from the start, the two
+//! dozen files a selective search parses, when they lie close together, all went to one thread
+//! while the others had nothing to do.
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -16,8 +19,17 @@ use std::sync::{Mutex, PoisonError};
 /// How many items may be handed out ahead of the one whose result the sink waits for.
 pub(crate) const WINDOW: usize = 1024;
 
-/// How many consecutive items a worker takes at once.
+/// The most consecutive items a worker takes at once.
 const CHUNK: usize = 32;
+
+/// How many items each thread is handed, in growing runs, before a run of `n + 1` items.
+const RAMP: usize = 4;
+
+/// How many items the run handed out after `handed_out` items holds, on `threads` threads:
+/// one at first, one more for every [`RAMP`] items per thread handed out, at most [`CHUNK`].
+fn run_len(handed_out: usize, threads: usize) -> usize {
+    (handed_out / (RAMP * threads.max(1))).clamp(1, CHUNK)
+}
 
 /// The threads to work on: one per core, at most 12 (as `ignore` chooses for its walker).
 pub(crate) fn default_threads() -> usize {
@@ -54,7 +66,7 @@ pub(crate) fn map_in_order<I, R>(
             scope.spawn(move || run_worker(jobs, work, &sender));
         }
         drop(sender);
-        deliver_in_order(items, runs, &results, &mut sink);
+        deliver_in_order(items, threads, runs, &results, &mut sink);
         // Whatever is still queued is not wanted (the sink broke, or a worker panicked): the
         // workers are let go without it.
         let queued = jobs.lock().unwrap_or_else(PoisonError::into_inner);
@@ -68,6 +80,7 @@ pub(crate) fn map_in_order<I, R>(
 /// stop.
 fn deliver_in_order<I: Iterator, R>(
     items: I,
+    threads: usize,
     runs: Sender<Run<I::Item>>,
     results: &Receiver<Option<Run<R>>>,
     sink: &mut impl FnMut(R) -> ControlFlow<()>,
@@ -84,7 +97,7 @@ fn deliver_in_order<I: Iterator, R>(
         {
             let run: Vec<I::Item> = items
                 .by_ref()
-                .take((delivered + WINDOW - handed_out).min(CHUNK))
+                .take((delivered + WINDOW - handed_out).min(run_len(handed_out, threads)))
                 .collect();
             let len = run.len();
             if len == 0 || sending.send((handed_out, run)).is_err() {
@@ -163,6 +176,39 @@ mod tests {
             },
         );
         assert_eq!(seen, (0..2000).map(|item| item * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_few_slow_items_are_spread_over_every_thread() {
+        let threads_used = Mutex::new(std::collections::HashSet::new());
+        let mut seen = Vec::new();
+        map_in_order(
+            0..8_u64,
+            2,
+            |item| {
+                threads_used
+                    .lock()
+                    .unwrap()
+                    .insert(std::thread::current().id());
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                item
+            },
+            |result| {
+                seen.push(result);
+                ControlFlow::Continue(())
+            },
+        );
+        assert_eq!(seen, (0..8).collect::<Vec<_>>());
+        assert_eq!(threads_used.into_inner().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn runs_grow_from_one_item_to_a_chunk() {
+        assert_eq!(run_len(0, 2), 1);
+        assert_eq!(run_len(2 * RAMP - 1, 2), 1);
+        assert_eq!(run_len(4 * RAMP, 2), 2);
+        assert_eq!(run_len(1_000_000, 2), CHUNK);
+        assert_eq!(run_len(5, 0), 1);
     }
 
     #[test]

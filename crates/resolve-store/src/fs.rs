@@ -7,8 +7,8 @@
 //! its multi-file guarantee from the smaller steps here. Reads classify content as text or
 //! binary the way every producer must, and never block: a FIFO, device or socket is refused,
 //! not opened. State under `.resolve/` may come from a clone, so it is read without following
-//! links (`O_NOFOLLOW`), files read whole with a size cap, and the whole state tree can be
-//! checked for links and special files before anything touches it.
+//! links (`O_NOFOLLOW`) and files are read whole with a size cap (the layout module checks the
+//! whole state tree for links and special files before anything touches it).
 
 #![expect(
     clippy::disallowed_methods,
@@ -378,7 +378,7 @@ fn link_in_state(path: &Path) -> StoreError {
 
 /// The error for an entry of the state directory at `path` that is neither a regular file
 /// nor a directory.
-fn state_entry_error(path: &Path, file_type: FileType) -> StoreError {
+pub(crate) fn state_entry_error(path: &Path, file_type: FileType) -> StoreError {
     if file_type.is_symlink() {
         return link_in_state(path);
     }
@@ -389,44 +389,6 @@ fn state_entry_error(path: &Path, file_type: FileType) -> StoreError {
             kind_of(file_type)
         ),
     }
-}
-
-/// Check the state directory `dir` before anything reads or changes it: it must be a real
-/// directory (not a symlink), and hold only real directories and regular files, all the way
-/// down; no link is followed while looking. A missing `dir` is fine (nothing was staged).
-/// The first symlink, FIFO, device or socket found is [`StoreError::CorruptState`] naming it.
-pub(crate) fn check_state_tree(dir: &Path) -> Result<(), StoreError> {
-    let metadata = match fs::symlink_metadata(dir) {
-        Ok(metadata) => metadata,
-        Err(error) if is_absent(&error) => return Ok(()),
-        Err(source) => return Err(StoreError::io("read the metadata of", dir, source)),
-    };
-    if !metadata.is_dir() {
-        return Err(state_entry_error(dir, metadata.file_type()));
-    }
-    let mut unvisited = vec![dir.to_path_buf()];
-    while let Some(current) = unvisited.pop() {
-        let entries = match fs::read_dir(&current) {
-            Ok(entries) => entries,
-            // Removed by another process since it was listed.
-            Err(error) if is_absent(&error) => continue,
-            Err(source) => return Err(StoreError::io("list", &current, source)),
-        };
-        for entry in entries {
-            let entry = entry.map_err(|source| StoreError::io("list", &current, source))?;
-            let file_type = match entry.file_type() {
-                Ok(file_type) => file_type,
-                Err(error) if is_absent(&error) => continue,
-                Err(source) => return Err(StoreError::io("list", &current, source)),
-            };
-            if file_type.is_dir() {
-                unvisited.push(entry.path());
-            } else if !file_type.is_file() {
-                return Err(state_entry_error(&entry.path(), file_type));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// When `path` was last modified, or `None` when it does not exist.
@@ -796,7 +758,7 @@ pub(crate) fn open_lock_file(path: &Path) -> Result<File, StoreError> {
 }
 
 /// Whether `error` says the path does not exist (also when a parent is not a directory).
-fn is_absent(error: &io::Error) -> bool {
+pub(crate) fn is_absent(error: &io::Error) -> bool {
     matches!(
         error.kind(),
         io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
@@ -968,27 +930,6 @@ mod tests {
         std::fs::remove_file(&file).unwrap();
         std::fs::create_dir(&file).unwrap();
         assert!(read_listed_regular_file(&file).is_err());
-    }
-
-    #[test]
-    fn the_state_tree_check_refuses_the_first_link_or_special_file_anywhere_under_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let state = dir.path().join(".resolve");
-        assert!(
-            check_state_tree(&state).is_ok(),
-            "a missing directory is fine"
-        );
-        std::fs::create_dir_all(state.join("pending")).unwrap();
-        std::fs::write(state.join("pending/1.json"), "{}").unwrap();
-        assert!(check_state_tree(&state).is_ok());
-        std::os::unix::fs::symlink("/tmp", state.join("pending/deep")).unwrap();
-        let err = check_state_tree(&state).unwrap_err();
-        assert!(err.to_string().contains("pending/deep"), "{err}");
-        std::fs::remove_file(state.join("pending/deep")).unwrap();
-        let linked = dir.path().join("linked");
-        std::os::unix::fs::symlink(&state, &linked).unwrap();
-        let err = check_state_tree(&linked).unwrap_err();
-        assert!(err.to_string().contains("symlink"), "{err}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The `.resolve/` layout: every file and directory name under a workspace's state directory,
-//! and creating them. No other module spells one of these names.
+//! creating them, and checking the whole tree (no link, no special file anywhere) before
+//! anything reads or changes it. No other module spells one of these names.
 //!
 //! ```text
 //! .resolve/
@@ -238,7 +239,7 @@ impl StateLayout {
     /// Nothing is touched either way; the first offender is [`StoreError::CorruptState`]
     /// naming it.
     pub fn check(&self) -> Result<(), StoreError> {
-        fs::check_state_tree(&self.dir)
+        check_state_tree(&self.dir)
     }
 
     /// [`StateLayout::check`] the state directory, then create it with its record and note
@@ -256,6 +257,44 @@ impl StateLayout {
         }
         Ok(&self.dir)
     }
+}
+
+/// Check the state directory `dir` before anything reads or changes it: it must be a real
+/// directory (not a symlink), and hold only real directories and regular files, all the way
+/// down; no link is followed while looking. A missing `dir` is fine (nothing was staged).
+/// The first symlink, FIFO, device or socket found is [`StoreError::CorruptState`] naming it.
+fn check_state_tree(dir: &Path) -> Result<(), StoreError> {
+    let metadata = match std::fs::symlink_metadata(dir) {
+        Ok(metadata) => metadata,
+        Err(error) if fs::is_absent(&error) => return Ok(()),
+        Err(source) => return Err(StoreError::io("read the metadata of", dir, source)),
+    };
+    if !metadata.is_dir() {
+        return Err(fs::state_entry_error(dir, metadata.file_type()));
+    }
+    let mut unvisited = vec![dir.to_path_buf()];
+    while let Some(current) = unvisited.pop() {
+        let entries = match std::fs::read_dir(&current) {
+            Ok(entries) => entries,
+            // Removed by another process since it was listed.
+            Err(error) if fs::is_absent(&error) => continue,
+            Err(source) => return Err(StoreError::io("list", &current, source)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(|source| StoreError::io("list", &current, source))?;
+            let file_type = match entry.file_type() {
+                Ok(file_type) => file_type,
+                Err(error) if fs::is_absent(&error) => continue,
+                Err(source) => return Err(StoreError::io("list", &current, source)),
+            };
+            if file_type.is_dir() {
+                unvisited.push(entry.path());
+            } else if !file_type.is_file() {
+                return Err(fs::state_entry_error(&entry.path(), file_type));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -310,5 +349,26 @@ mod tests {
             std::fs::read(layout.dir().join(".gitignore")).unwrap(),
             b"*\n"
         );
+    }
+
+    #[test]
+    fn the_state_tree_check_refuses_the_first_link_or_special_file_anywhere_under_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join(".resolve");
+        assert!(
+            check_state_tree(&state).is_ok(),
+            "a missing directory is fine"
+        );
+        std::fs::create_dir_all(state.join("pending")).unwrap();
+        std::fs::write(state.join("pending/1.json"), "{}").unwrap();
+        assert!(check_state_tree(&state).is_ok());
+        std::os::unix::fs::symlink("/tmp", state.join("pending/deep")).unwrap();
+        let err = check_state_tree(&state).unwrap_err();
+        assert!(err.to_string().contains("pending/deep"), "{err}");
+        std::fs::remove_file(state.join("pending/deep")).unwrap();
+        let linked = dir.path().join("linked");
+        std::os::unix::fs::symlink(&state, &linked).unwrap();
+        let err = check_state_tree(&linked).unwrap_err();
+        assert!(err.to_string().contains("symlink"), "{err}");
     }
 }

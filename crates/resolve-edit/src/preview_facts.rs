@@ -3,10 +3,11 @@
 //! ([`FileHunks::facts`](crate::FileHunks::facts)). A preview may change thousands of files,
 //! so nothing here is held per file: the totals are the counts its producer made as it diffed
 //! ([`Preview::lines`](crate::Preview::lines), the same line diff), and the file list is
-//! computed file by file from the change set's spool as the details are written
-//! ([`StagedDetails`]).
+//! computed file by file from the change set's spool as the details are written, on worker
+//! threads, in path order ([`StagedDetails`]).
 
 use std::collections::HashSet;
+use std::ops::ControlFlow;
 
 use resolve_core::{PreviewFacts, PreviewFile};
 use resolve_store::{ChangeSet, SpooledChangeSet, Store};
@@ -15,6 +16,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::error::EditError;
+use crate::ordered::{default_threads, map_in_order};
 use crate::preview::{ResultDetails, details_value};
 use crate::review::file_hunks;
 
@@ -41,16 +43,38 @@ pub struct SpooledFiles<'a> {
 }
 
 impl Serialize for SpooledFiles<'_> {
+    /// Each file's hunks are built on the worker threads (a diff of its base and its new
+    /// text: on a preview of hundreds of files, a sixth of its time when done on this thread),
+    /// and written here in path order as they come.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut list = serializer.serialize_seq(None)?;
-        self.change_set
-            .for_each_file(S::Error::custom, |path, change| {
-                match file_hunks(self.store, path, change).map_err(S::Error::custom)? {
-                    Some(hunks) => list.serialize_element(&hunks.facts()),
-                    None => Ok(()),
+        let mut failed = None;
+        map_in_order(
+            self.change_set.changes(),
+            default_threads(),
+            |file| -> Result<Option<PreviewFile>, EditError> {
+                let (path, change) = file?;
+                Ok(file_hunks(self.store, &path, &change)?.map(|hunks| hunks.facts()))
+            },
+            |facts| {
+                let written = match facts {
+                    Ok(Some(facts)) => list.serialize_element(&facts),
+                    Ok(None) => Ok(()),
+                    Err(error) => Err(S::Error::custom(error)),
+                };
+                match written {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(error) => {
+                        failed = Some(error);
+                        ControlFlow::Break(())
+                    }
                 }
-            })?;
-        list.end()
+            },
+        );
+        match failed {
+            Some(error) => Err(error),
+            None => list.end(),
+        }
     }
 }
 

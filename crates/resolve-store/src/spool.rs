@@ -183,15 +183,10 @@ impl SpooledChangeSet {
     /// The whole change set, read into memory.
     pub fn load(&self) -> Result<ChangeSet, StoreError> {
         let mut set = ChangeSet::with_capacity(self.files);
-        self.for_each_line(
-            |error| error,
-            |line| {
-                let (path, _, change): (String, usize, FileChange) =
-                    serde_json::from_str(line).map_err(|error| self.error(error.into()))?;
-                set.insert(path, change);
-                Ok(())
-            },
-        )?;
+        for file in self.changes() {
+            let (path, change) = file?;
+            set.insert(path, change);
+        }
         Ok(set)
     }
 
@@ -203,10 +198,21 @@ impl SpooledChangeSet {
         spool_error: impl Fn(StoreError) -> E,
         mut visit: impl FnMut(&str, &FileChange) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.for_each_line(&spool_error, |line| {
-            let (path, _, change): (String, usize, FileChange) = serde_json::from_str(line)
-                .map_err(|error| spool_error(self.error(error.into())))?;
-            visit(&path, &change)
+        for file in self.changes() {
+            let (path, change) = file.map_err(&spool_error)?;
+            visit(&path, &change)?;
+        }
+        Ok(())
+    }
+
+    /// Every file and its change, in order, read from the spool one at a time (for a caller
+    /// that hands them on, as [`SpooledChangeSet::for_each_file`] cannot); reading stops after
+    /// the first error.
+    pub fn changes(&self) -> impl Iterator<Item = Result<(String, FileChange), StoreError>> + '_ {
+        self.lines().map(|line| {
+            let (path, _, change): (String, usize, FileChange) =
+                serde_json::from_str(&line?).map_err(|error| self.error(error.into()))?;
+            Ok((path, change))
         })
     }
 
@@ -217,18 +223,29 @@ impl SpooledChangeSet {
         spool_error: impl Fn(StoreError) -> E,
         mut visit: impl FnMut(&str) -> Result<(), E>,
     ) -> Result<(), E> {
-        let mut reader = BufReader::with_capacity(64 * 1024, self.spool.reader());
-        let mut line = String::new();
-        loop {
-            line.clear();
-            let read = reader
-                .read_line(&mut line)
-                .map_err(|error| spool_error(self.error(error)))?;
-            if read == 0 {
-                return Ok(());
-            }
-            visit(line.trim_end_matches('\n'))?;
+        for line in self.lines() {
+            visit(&line.map_err(&spool_error)?)?;
         }
+        Ok(())
+    }
+
+    /// The spool's lines, in order, each without its newline; nothing after the first error.
+    fn lines(&self) -> impl Iterator<Item = Result<String, StoreError>> + '_ {
+        let mut reader = Some(BufReader::with_capacity(64 * 1024, self.spool.reader()));
+        std::iter::from_fn(move || {
+            let mut line = String::new();
+            match reader.as_mut()?.read_line(&mut line) {
+                Ok(0) => None,
+                Ok(_) => {
+                    line.truncate(line.trim_end_matches('\n').len());
+                    Some(Ok(line))
+                }
+                Err(error) => {
+                    reader = None;
+                    Some(Err(self.error(error)))
+                }
+            }
+        })
     }
 
     fn error(&self, error: std::io::Error) -> StoreError {

@@ -154,3 +154,40 @@ fn every_producers_totals_are_the_sums_of_its_files_hunk_counts() {
         );
     }
 }
+
+#[test]
+fn a_preview_of_many_files_lists_every_files_facts_in_path_order() {
+    // Enough files that their hunks are built on several threads, with runs of several files.
+    let dir = tempfile::tempdir().unwrap();
+    for index in 0..150 {
+        let calls: String = (0..=index % 7)
+            .map(|call| format!("    foo({call});\n{}", "    x();\n".repeat(8)))
+            .collect();
+        let path = dir.path().join(format!("d{}/f{index}.rs", index % 4));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, format!("fn f() {{\n{calls}}}\n")).unwrap();
+    }
+    let store = Store::open(Workspace::open(dir.path()).unwrap());
+    let tools = FileTools::new(store.clone(), Origin::Cli);
+    let result = tools
+        .call(
+            "ast_edit",
+            &json!({"ops": [{"pat": "foo($A)", "out": "bar($A)"}], "paths": ["."], "lang": "rust"}),
+        )
+        .unwrap();
+    let facts = PreviewFacts::from_details(result.details.as_ref()).unwrap();
+    let StoredAction::Pending(record) = store.get(facts.pending_id.as_deref().unwrap()).unwrap()
+    else {
+        panic!("not pending");
+    };
+    assert_eq!(facts.files.len(), 150);
+    let paths: Vec<&str> = facts.files.iter().map(|file| file.path.as_str()).collect();
+    let mut sorted = paths.clone();
+    sorted.sort_by(|a, b| resolve_store::path_order(a, b));
+    assert_eq!(paths, sorted);
+    assert_eq!(
+        facts.files,
+        preview_files(&store, &record.change_set).unwrap()
+    );
+    assert!(facts.files.iter().any(|file| file.hunks.len() > 1));
+}

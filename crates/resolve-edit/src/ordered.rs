@@ -179,7 +179,10 @@ mod tests {
     }
 
     #[test]
-    fn a_few_slow_items_are_spread_over_every_thread() {
+    fn a_few_items_are_spread_over_every_thread() {
+        // Each item waits (up to 10 s) until two have started: on two threads the first two
+        // items start at once; handed to one thread together, the first waits out the 10 s.
+        let started = AtomicUsize::new(0);
         let threads_used = Mutex::new(std::collections::HashSet::new());
         let mut seen = Vec::new();
         map_in_order(
@@ -190,7 +193,11 @@ mod tests {
                     .lock()
                     .unwrap()
                     .insert(std::thread::current().id());
-                std::thread::sleep(std::time::Duration::from_millis(20));
+                started.fetch_add(1, Ordering::SeqCst);
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+                while started.load(Ordering::SeqCst) < 2 && std::time::Instant::now() < deadline {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
                 item
             },
             |result| {

@@ -1,7 +1,8 @@
 //! How precise the literal prefilter is on a tree: of the files a request searches, how many it
 //! keeps for parsing, and how many really match, and the bytes of each (what parsing costs
-//! follows the bytes: a few large files kept in vain weigh more than many small ones). For benchmarks (`cargo bench -p resolve-edit
-//! --bench prefilter`, `bench/run.py`); a preview does not call it.
+//! follows the bytes: a few large files kept in vain weigh more than many small ones). For
+//! benchmarks (`cargo bench -p resolve-edit --bench prefilter`, `bench/run.py`); a preview does
+//! not call it.
 
 use std::cell::RefCell;
 use std::collections::HashMap;

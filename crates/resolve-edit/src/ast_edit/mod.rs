@@ -32,8 +32,8 @@
 //! ast-grep's own and TLA⁺), `request` (the call's arguments, outcome and contract texts),
 //! `node_ends` (which children end a node, per grammar), `rust_text` (where a Rust text's
 //! comments and literals are), `prefilter` (which texts may hold a match of a pattern, without
-//! parsing), `anchored` (finding matches by visiting only nodes
-//! that cover an occurrence of the pattern's first token), `language` (languages and ops
+//! parsing), `anchored` (finding matches by visiting only nodes that cover an occurrence of the
+//! pattern's first token), `language` (languages and ops
 //! compiled per language), `census` (how many files the prefilter keeps, for benchmarks),
 //! `packs` (where changed files' texts and diffs are stored), `rewrite` (one file: read,
 //! rewrite, store), `rederive` (the same request run again on a file that moved, at apply) and
@@ -130,8 +130,8 @@ pub fn preview_ast_edit(
 }
 
 /// How precise the prefilter is for `request`: the files it searches, those the prefilter keeps
-/// for parsing, and those the preview changes, with their bytes (the preview's texts land in the workspace's blob
-/// store, as any preview's do; nothing is staged).
+/// for parsing, and those the preview changes, with their bytes (the preview's texts land in
+/// the workspace's blob store, as any preview's do; nothing is staged).
 pub fn prefilter_census(
     workspace: &Workspace,
     request: &AstEditRequest,

@@ -13,9 +13,9 @@ use std::ops::Range;
 use resolve_core::PreviewFile;
 use serde::Serialize;
 use similar::udiff::UnifiedHunkHeader;
-use similar::{DiffOp, DiffTag, TextDiff, group_diff_ops};
+use similar::{DiffOp, DiffTag, group_diff_ops};
 
-use crate::diff::CONTEXT_LINES;
+use crate::diff::{CONTEXT_LINES, PreviewDiff};
 
 /// What a file change does to its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -142,9 +142,9 @@ impl FileHunks {
             (Some(_), Some(_)) => ChangeKind::Update,
         };
         let (base, new) = (base.unwrap_or(""), new.unwrap_or(""));
-        let diff = TextDiff::from_lines(base, new);
-        let old_lines = spans(diff.old_slices());
-        let new_lines = spans(diff.new_slices());
+        let diff = PreviewDiff::new(base, new);
+        let old_lines = spans(diff.old_lines());
+        let new_lines = spans(diff.new_lines());
         let ops = diff.ops().to_vec();
         let mut op_hunks = vec![0; ops.len()];
         let mut hunks = Vec::new();

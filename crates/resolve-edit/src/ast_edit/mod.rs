@@ -30,8 +30,8 @@
 //!
 //! The parts, each using only those listed before it: `grammar` (the languages parsed:
 //! ast-grep's own and TLA⁺), `request` (the call's arguments, outcome and contract texts),
-//! `node_ends` (which children end a node, per grammar), `rust_text` (where a Rust text's
-//! comments and literals are), `prefilter` (which texts may hold a match of a pattern, without
+//! `node_ends` (which children end a node, per grammar), `rust_text` and `ts_text` (where a
+//! Rust or TypeScript text's comments and literals are), `prefilter` (which texts may hold a match of a pattern, without
 //! parsing), `anchored` (finding matches by visiting only nodes that cover an occurrence of the
 //! pattern's first token), `language` (languages and ops
 //! compiled per language), `census` (how many files the prefilter keeps, for benchmarks),
@@ -53,6 +53,7 @@ mod rederive;
 mod request;
 mod rewrite;
 mod rust_text;
+mod ts_text;
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;

@@ -16,10 +16,11 @@
 //! see the `node_ends` module); then the gap is an ordinary one, and `$X.foo().bar()` needs
 //! `foo` and `bar` with only `().` (and whitespace, comments) between.
 //!
-//! In Rust, an identifier of the pattern found inside a comment or a literal (see the
-//! `rust_text` module, which lexes them as rustc does) does not count either: no identifier of
-//! a match is there. That drops the files whose only occurrences are in doc comments that hold a
-//! `"`, which the look at one line below cannot rule out as the end of a string.
+//! In Rust and TypeScript, an identifier of the pattern found inside a comment or a literal (see
+//! the `rust_text` module, which lexes them as rustc does, and `ts_text`) does not count either:
+//! no identifier of a match is there. That drops the files whose only occurrences are in doc
+//! comments that hold a `"`, which the look at one line below cannot rule out as the end of a
+//! string, or in `/** … */` blocks, which it does not see.
 //!
 //! A token found on a line that is surely a comment (see [`GapRules`]: in languages where `//`
 //! always starts one, a line starting with `//` with nothing after it that could end a string or
@@ -55,7 +56,8 @@ use ast_grep_language::SupportLang;
 
 use super::grammar::AstLang;
 use super::node_ends::{ANY_NAMED_CHILD, NodeEnds};
-use super::rust_text::{comments_and_literals, covers};
+use super::rust_text::{self, covers};
+use super::ts_text;
 use memchr::memmem;
 
 /// Which files an `ast_edit` search parses.
@@ -184,11 +186,11 @@ impl Occurrence {
     }
 }
 
-/// What finds a text's comments and literals (see the `rust_text` module).
+/// What finds a text's comments and literals (see the `rust_text` and `ts_text` modules).
 type Lexer = fn(&[u8]) -> Vec<Range<usize>>;
 
-/// A text's comments and literals, in a language whose lexer the prefilter has (Rust), lexed
-/// the first time they are asked about.
+/// A text's comments and literals, in a language whose lexer the prefilter has (Rust,
+/// TypeScript), lexed the first time they are asked about.
 struct Literals {
     lex: Option<Lexer>,
     found: OnceCell<Vec<Range<usize>>>,
@@ -460,7 +462,9 @@ impl GapRules {
             _ => &[],
         };
         let literals: Option<Lexer> = match lang {
-            AstLang::Builtin(SupportLang::Rust) => Some(comments_and_literals),
+            AstLang::Builtin(SupportLang::Rust) => Some(rust_text::comments_and_literals),
+            // Not JavaScript or TSX: a quote in JSX text starts no string.
+            AstLang::Builtin(SupportLang::TypeScript) => Some(ts_text::comments_and_literals),
             _ => None,
         };
         Self {

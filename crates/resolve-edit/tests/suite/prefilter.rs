@@ -3,8 +3,9 @@
 //! one parsing every file ([`Prefilter::Off`]) changes. Checked on generated sources (comments,
 //! trailing commas and newlines between tokens, strings holding the tokens, nested matches, in
 //! Rust, Python and TypeScript, with method chains and names right after a `.`, `::`, `..` or
-//! `...`) and on real code: this repository's crates, tokio's sources when the cargo registry
-//! has them, and the Python standard library.
+//! `...`, and TypeScript names in strings, comments and templates) and on real code: this
+//! repository's crates, tokio's sources when the cargo registry has them, the Python standard
+//! library and puppeteer-core's TypeScript sources (from the npm directory CI installs).
 
 #![expect(
     clippy::unwrap_used,
@@ -160,7 +161,7 @@ fn python_file() -> impl Strategy<Value = String> {
 }
 
 fn typescript_statement() -> impl Strategy<Value = String> {
-    (0..14usize, gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| match kind {
+    (0..20usize, gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| match kind {
         0 => format!("foo{g1}.{g2}bar(a, b{comma});"),
         1 => format!("let a = foo.bar(1){g1}"),
         2 => "const s = `foo.bar(${x})`;".to_owned(),
@@ -175,6 +176,13 @@ fn typescript_statement() -> impl Strategy<Value = String> {
         11 => format!("f(...foo.bar(1,{g1}2));"),
         12 => format!("this.foo.bar(1, 2); a?.foo.bar(3,{g1}4);"),
         13 => format!("const r = [...console.log(1)];{g1}w.console.log(2{comma});"),
+        // Names in strings, comments and templates; code in substitutions and after a regular
+        // expression that holds a quote.
+        14 => format!("/** foo.bar(a, b) 'it */ x.foo(){g1}.bar();"),
+        15 => format!("const u = 'foo.bar(1, 2)' + `${{foo.bar(1,{g1}2)}} foo.bar(3, 4)`;"),
+        16 => format!("s.replace(/'/g, \"\"); foo.bar(5,{g1}6);"),
+        17 => format!("const t = `x ${{ {{k: console.log(7)}}.k }} '${{'}}'}}' y`;{g1}"),
+        18 => format!("const d = a / b; console.log(8) // '{g1}"),
         _ => format!("foo.bar(foo.bar(1,{g1}2), 3);"),
     })
 }
@@ -383,6 +391,65 @@ fn on_real_python_the_prefilter_changes_what_parsing_every_file_changes() {
     }
     assert!(
         changed_somewhere >= PYTHON_CORPUS_OPS.len() / 2,
+        "only {changed_somewhere} patterns matched"
+    );
+}
+
+/// Patterns for real TypeScript code: method calls whose names its doc comments and strings
+/// also hold.
+const TYPESCRIPT_CORPUS_OPS: &[(&str, &str)] = &[
+    ("$X.emit($$$A)", "emit($X, $$$A)"),
+    ("$X.push($V)", "$X.add($V)"),
+    ("$X.on($E, $F)", "$X.once($E, $F)"),
+    ("$X.map($F)", "$X.flatMap($F)"),
+    ("$X.then($$$A)", "$X.after($$$A)"),
+    ("await $X.close()", "$X.drop()"),
+];
+
+/// puppeteer-core's TypeScript sources, from the npm directory CI installs for the browser
+/// tests (`RESOLVE_PUPPETEER_DIR`, else `~/.cache/resolve-ci-web`); `None` (skipped loudly)
+/// outside CI when it is not there.
+fn typescript_sources() -> Option<PathBuf> {
+    let npm = std::env::var_os("RESOLVE_PUPPETEER_DIR").map_or_else(
+        || {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/resolve-ci-web")
+        },
+        PathBuf::from,
+    );
+    let sources = npm.join("node_modules/puppeteer-core/src");
+    if sources.is_dir() {
+        return Some(sources);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "no TypeScript sources at {} (CI installs puppeteer-core there)",
+        sources.display()
+    );
+    eprintln!(
+        "skipped: no TypeScript sources at {}; set RESOLVE_PUPPETEER_DIR to an npm directory holding puppeteer-core",
+        sources.display()
+    );
+    None
+}
+
+#[test]
+fn on_real_typescript_the_prefilter_changes_what_parsing_every_file_changes() {
+    let Some(sources) = typescript_sources() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let files = copy_files(&sources, &dir.path().join("src"), "ts", true);
+    assert!(files > 50, "only {files} TypeScript files found");
+    let ws = Workspace::open(dir.path()).unwrap();
+    let mut changed_somewhere = 0;
+    for op in TYPESCRIPT_CORPUS_OPS {
+        let (filtered, everything) = both(&ws, &request(&[*op], Some("ts")));
+        assert_eq!(filtered, everything, "pattern {}", op.0);
+        changed_somewhere += usize::from(!everything.is_empty());
+    }
+    assert!(
+        changed_somewhere >= TYPESCRIPT_CORPUS_OPS.len() / 2,
         "only {changed_somewhere} patterns matched"
     );
 }

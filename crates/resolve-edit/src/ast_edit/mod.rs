@@ -31,10 +31,10 @@
 //! The parts, each using only those listed before it: `grammar` (the languages parsed:
 //! ast-grep's own and TLA⁺), `request` (the call's arguments, outcome and contract texts),
 //! `node_ends` (which children end a node, per grammar), `rust_text` and `ts_text` (where a
-//! Rust or TypeScript text's comments and literals are), `prefilter` (which texts may hold a match of a pattern, without
-//! parsing), `anchored` (finding matches by visiting only nodes that cover an occurrence of the
-//! pattern's first token), `language` (languages and ops
-//! compiled per language), `census` (how many files the prefilter keeps, for benchmarks),
+//! Rust or TypeScript text's comments and literals are), `prefilter` (which texts may hold a
+//! match of a pattern, without parsing), `anchored` (finding matches by visiting only nodes that
+//! cover an occurrence of the pattern's first token), `language` (languages and ops compiled per
+//! language), `census` (how many files the prefilter keeps, for benchmarks),
 //! `packs` (where changed files' texts and diffs are stored), `rewrite` (one file: read,
 //! rewrite, store), `rederive` (the same request run again on a file that moved, at apply) and
 //! `assembly` (the preview, put together in path order). This module checks the request and

@@ -16,8 +16,9 @@ use std::ops::Range;
 
 /// The comments and literals of `text`, in order (see the module documentation): each range
 /// covers a whole comment or string with its quotes, or a run of a template's text with its
-/// backtick or the `${`/`}` around it. A literal left open runs to the end of its line (a
-/// string) or of the text (a comment, a template).
+/// backtick or the `${`/`}` around it. A line comment ends at any line terminator (`\r`,
+/// U+2028 and U+2029 too, as the grammar has it). A literal left open runs to the end of its
+/// line (a string) or of the text (a block comment, a template).
 pub(super) fn comments_and_literals(text: &[u8]) -> Vec<Range<usize>> {
     let mut found = Vec::new();
     // For each template whose substitution the scan is in, the braces open in it.
@@ -42,7 +43,7 @@ pub(super) fn comments_and_literals(text: &[u8]) -> Vec<Range<usize>> {
         match text[at] {
             b'/' => match text.get(at + 1) {
                 Some(b'/') => {
-                    let end = line_end(text, at);
+                    let end = line_comment_end(text, at);
                     found.push(at..end);
                     at = end;
                 }
@@ -138,6 +139,24 @@ fn line_end(text: &[u8], at: usize) -> usize {
     memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |newline| at + newline)
 }
 
+/// The end of the line comment at `at`: its first line terminator (a `\n`, a `\r`, U+2028 or
+/// U+2029), which is not part of it.
+fn line_comment_end(text: &[u8], at: usize) -> usize {
+    let mut from = at;
+    // U+2028 and U+2029 are E2 80 A8 and E2 80 A9 in UTF-8.
+    while let Some(offset) = memchr::memchr3(b'\n', b'\r', 0xE2, &text[from..]) {
+        let found = from + offset;
+        if text[found] != 0xE2
+            || (text.get(found + 1) == Some(&0x80)
+                && matches!(text.get(found + 2), Some(0xA8 | 0xA9)))
+        {
+            return found;
+        }
+        from = found + 1;
+    }
+    text.len()
+}
+
 /// The end of the string opened by the quote at `at`: past the next such quote not escaped by a
 /// backslash, or at the end of the line when it is left open.
 fn string_end(text: &[u8], at: usize) -> usize {
@@ -229,6 +248,10 @@ mod tests {
             "if (k) { l(); } else { m(`${n}`); }",
             "type T = `pre-${string}`;",
             "const c = { 'k': v, \"w\": `x` };",
+            // A line comment ends at any line terminator: a lone CR, U+2028, U+2029.
+            "// c\ra.subscribe(x);",
+            "// d\u{2028}b.subscribe(y);",
+            "// e\u{2029}c.subscribe(z);",
         ])
     }
 
@@ -337,6 +360,16 @@ mod tests {
     fn a_templates_text_is_a_literal_and_its_substitutions_are_code() {
         let text = "x = `a ${b.c(`d ${e} f`, { g: 'h' })} i` + j;";
         assert_eq!(pieces(text), vec!["`a ${", "`d ${", "} f`", "'h'", "} i`"]);
+    }
+
+    #[test]
+    fn a_line_comment_ends_at_a_carriage_return_or_a_unicode_line_separator() {
+        assert_eq!(pieces("// a\rb('c');"), vec!["// a", "'c'"]);
+        assert_eq!(
+            pieces("// a\u{2028}b('c'); // d\u{2029}e"),
+            vec!["// a", "'c'", "// d"]
+        );
+        assert_eq!(pieces("// a\u{20ac}b\nc"), vec!["// a\u{20ac}b"]);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 hottest first, which the linker lays out first and next to each other (see the crate's build.rs).
 
     python3 scripts/code_order.py [--resolve target/release/resolve]
+    python3 scripts/code_order.py --check [--resolve ...]   # how much of the list the binary has
 
 Runs previews in Rust (this repository's sources), Python (the standard library of the python3
 running this) and TypeScript (generated here), one with --json, then list, show and apply, and
@@ -139,11 +140,33 @@ def costs(outputs: list[Path], binary: str) -> collections.Counter:
     return cost
 
 
+def defined_symbols(resolve: str) -> set[str]:
+    """The names of the symbols defined in the binary `resolve`."""
+    symbols = subprocess.run(["nm", resolve], capture_output=True, text=True, check=True).stdout
+    return {line.split()[-1] for line in symbols.splitlines() if len(line.split()) == 3}
+
+
+def check(resolve: str) -> None:
+    """Say how many of the listed functions `resolve` has (a dependency update renames some);
+    exit 1 below 90%, when the list is worth writing again."""
+    listed = [line.strip() for line in ORDER.read_text().splitlines() if line.strip()]
+    defined = defined_symbols(resolve)
+    found = sum(name in defined for name in listed)
+    print(f"{found} of {len(listed)} listed functions are in {resolve}")
+    if found < 0.9 * len(listed):
+        sys.exit("the list is stale: run scripts/code_order.py to write it again")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--resolve", default=str(REPO / "target/release/resolve"))
+    parser.add_argument("--check", action="store_true",
+                        help="only count the listed functions the binary has; fail below 90%%")
     args = parser.parse_args()
     resolve = os.path.realpath(args.resolve)
+    if args.check:
+        check(resolve)
+        return
     if not shutil.which("valgrind"):
         sys.exit("valgrind is not installed (Debian: apt install valgrind)")
     if not os.path.isfile(resolve):
@@ -157,8 +180,7 @@ def main() -> None:
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         cost = costs([Path(p) for p in glob.glob(f"{work}/callgrind.*")], resolve)
     names = [name for name, _ in cost.most_common() if not name.startswith("0x")]
-    symbols = subprocess.run(["nm", resolve], capture_output=True, text=True, check=True).stdout
-    defined = {line.split()[-1] for line in symbols.splitlines() if len(line.split()) == 3}
+    defined = defined_symbols(resolve)
     for pattern in RUN_TIME_VARIANTS:
         names += sorted(name for name in defined if re.search(pattern, name) and name not in names)
     kept = [name for name in names if name in defined]

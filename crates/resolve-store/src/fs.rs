@@ -106,6 +106,27 @@ fn atomic_write_with(
     path: &Path,
     write: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> Result<(), StoreError> {
+    let temp = written_beside(path, write)?;
+    temp.as_file()
+        .sync_all()
+        .map_err(|source| StoreError::io("sync", temp.path(), source))?;
+    persist(temp, path)?;
+    sync_dir(&parent_of(path))
+}
+
+/// Replace the file at `path` with one holding `bytes` as [`atomic_write`] does (a reader sees
+/// the old bytes or the new, never part of them), but sync nothing: for a file that is written
+/// again whenever it is found wrong, so a crash that loses or empties it costs nothing.
+pub(crate) fn replace_unsynced(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    persist(written_beside(path, |file| file.write_all(bytes))?, path)
+}
+
+/// A temporary file beside `path` holding what `write` writes, with `path`'s permissions when
+/// it exists (else the defaults of a new file), to be renamed onto `path`.
+fn written_beside(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+) -> Result<tempfile::NamedTempFile, StoreError> {
     let dir = parent_of(path);
     let existing = permissions(path)?;
     let mut builder = tempfile::Builder::new();
@@ -124,12 +145,7 @@ fn atomic_write_with(
         fs::set_permissions(temp.path(), permissions)
             .map_err(|source| StoreError::io("set permissions of", temp.path(), source))?;
     }
-    temp.as_file()
-        .sync_all()
-        .map_err(|source| StoreError::io("sync", temp.path(), source))?;
-    temp.persist(path)
-        .map_err(|error| StoreError::io("rename a temporary file onto", path, error.error))?;
-    sync_dir(&dir)
+    Ok(temp)
 }
 
 /// The bytes of the regular file at `path` (symlinks followed), or `None` when it does not

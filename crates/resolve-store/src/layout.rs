@@ -252,8 +252,10 @@ impl StateLayout {
         fs::create_dir_all(&self.notes_dir())?;
         let (name, content) = GITIGNORE;
         let gitignore = self.dir.join(name);
-        if fs::read_state_file(&gitignore, fs::STATE_FILE_MAX_LEN)?.is_none() {
-            fs::atomic_write(&gitignore, content)?;
+        // Written back whenever it is not what it should be (missing, changed, or left empty by
+        // a crash), so it is not synced: no state rests on it.
+        if fs::read_state_file(&gitignore, fs::STATE_FILE_MAX_LEN)?.as_deref() != Some(content) {
+            fs::replace_unsynced(&gitignore, content)?;
         }
         Ok(&self.dir)
     }
@@ -349,6 +351,19 @@ mod tests {
             std::fs::read(layout.dir().join(".gitignore")).unwrap(),
             b"*\n"
         );
+    }
+
+    #[test]
+    fn ensure_writes_back_a_gitignore_left_empty_or_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = StateLayout::under(dir.path());
+        layout.ensure().unwrap();
+        let gitignore = layout.dir().join(".gitignore");
+        for left in [&b""[..], b"!blobs\n"] {
+            std::fs::write(&gitignore, left).unwrap();
+            layout.ensure().unwrap();
+            assert_eq!(std::fs::read(&gitignore).unwrap(), b"*\n");
+        }
     }
 
     #[test]

@@ -243,7 +243,8 @@ impl StateLayout {
     }
 
     /// [`StateLayout::check`] the state directory, then create it with its record and note
-    /// directories and `.gitignore` when missing; returns its path.
+    /// directories when missing, and write its `.gitignore` when that is not `*`; returns its
+    /// path.
     pub fn ensure(&self) -> Result<&Path, StoreError> {
         self.check()?;
         for kind in RecordKind::ALL {

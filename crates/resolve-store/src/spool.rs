@@ -206,8 +206,8 @@ impl SpooledChangeSet {
     }
 
     /// Every file and its change, in order, read from the spool one at a time (for a caller
-    /// that hands them on, as [`SpooledChangeSet::for_each_file`] cannot); reading stops after
-    /// the first error.
+    /// that hands them on, as [`SpooledChangeSet::for_each_file`] cannot); a line that does not
+    /// parse is an error in its place, and reading stops after an error of the spool itself.
     pub fn changes(&self) -> impl Iterator<Item = Result<(String, FileChange), StoreError>> + '_ {
         self.lines().map(|line| {
             let (path, _, change): (String, usize, FileChange) =

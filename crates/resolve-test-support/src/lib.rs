@@ -1,8 +1,9 @@
 //! Test support for resolve's test suites: a test workspace ([`TestDir`]: files in, a tree
 //! snapshot out), the crash-child harness ([`crash`]), an MCP child process ([`McpChild`]),
 //! running a child process with its output shown when it fails ([`process`]), assertions on
-//! text and numbered-line fixtures ([`text`]), and, behind the `model` feature, a scripted mock
-//! model server (so store and edit tests do not build the HTTP server).
+//! text and numbered-line fixtures ([`text`]), the npm directory CI installs ([`web_npm_dir`]),
+//! and, behind the `model` feature, a scripted mock model server (so store and edit tests do not
+//! build the HTTP server).
 
 #![allow(
     clippy::unwrap_used,
@@ -16,6 +17,7 @@ mod dir;
 mod mcp;
 #[cfg(feature = "model")]
 mod model;
+mod npm;
 pub mod process;
 pub mod text;
 
@@ -23,3 +25,4 @@ pub use dir::{Entry, TestDir, Tree, copy_tree};
 pub use mcp::McpChild;
 #[cfg(feature = "model")]
 pub use model::*;
+pub use npm::{installed_npm_dir, web_npm_dir};

@@ -24,13 +24,7 @@ fn browser_tools() -> Option<(PathBuf, PathBuf)> {
 pub(super) fn browser_tools_with(packages: &[&str]) -> Option<(PathBuf, PathBuf)> {
     let chromium = std::env::var_os("RESOLVE_CHROMIUM")
         .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    let npm = std::env::var_os("RESOLVE_PUPPETEER_DIR").map_or_else(
-        || {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/resolve-ci-web")
-        },
-        PathBuf::from,
-    );
+    let npm = resolve_test_support::web_npm_dir();
     let node = Command::new("node")
         .arg("--version")
         .output()

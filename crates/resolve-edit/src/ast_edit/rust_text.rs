@@ -48,8 +48,9 @@ fn follows_word(text: &[u8], at: usize) -> bool {
         .is_some_and(|&byte| byte.is_ascii_alphanumeric() || byte == b'_' || !byte.is_ascii())
 }
 
-/// The end of the line comment at `at` (its newline is not part of it).
-fn line_end(text: &[u8], at: usize) -> usize {
+/// The end of the line `at` is on (its newline is not part of it): where a Rust line comment
+/// starting at `at` ends.
+pub(super) fn line_end(text: &[u8], at: usize) -> usize {
     memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |newline| at + newline)
 }
 

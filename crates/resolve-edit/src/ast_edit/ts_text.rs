@@ -14,6 +14,8 @@
 
 use std::ops::Range;
 
+use super::rust_text::line_end;
+
 /// The comments and literals of `text`, in order (see the module documentation): each range
 /// covers a whole comment or string with its quotes, or a run of a template's text with its
 /// backtick or the `${`/`}` around it. A line comment ends at any line terminator (`\r`,
@@ -132,11 +134,6 @@ fn ambiguous_after_slash(text: &[u8], from: usize) -> bool {
     rest.iter().any(|byte| matches!(byte, b'"' | b'\'' | b'`'))
         || memchr::memmem::find(rest, b"/*").is_some()
         || memchr::memmem::find(rest, b"//").is_some()
-}
-
-/// The end of the line `at` is on (its newline is not part of it).
-fn line_end(text: &[u8], at: usize) -> usize {
-    memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |newline| at + newline)
 }
 
 /// The end of the line comment at `at`: its first line terminator (a `\n`, a `\r`, U+2028 or
@@ -287,28 +284,13 @@ mod tests {
     }
 
     #[test]
-    #[expect(clippy::print_stderr, reason = "a skipped test says so")]
     fn in_real_typescript_no_identifier_is_taken_for_a_comment_or_literal() {
-        // The npm directory CI installs for the browser tests (see the prefilter suite).
-        let npm = std::env::var_os("RESOLVE_PUPPETEER_DIR").map_or_else(
-            || {
-                std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                    .join(".cache/resolve-ci-web")
-            },
-            std::path::PathBuf::from,
-        );
         let mut files = Vec::new();
         for package in ["puppeteer-core/src", "chromium-bidi/lib"] {
-            typescript_files(&npm.join("node_modules").join(package), &mut files);
-        }
-        if files.is_empty() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "no TypeScript files under {}",
-                npm.display()
-            );
-            eprintln!("skipped: no TypeScript files under {}", npm.display());
-            return;
+            let Some(dir) = resolve_test_support::installed_npm_dir(package) else {
+                return;
+            };
+            typescript_files(&dir, &mut files);
         }
         let mut checked = 0;
         for file in &files {

@@ -328,6 +328,29 @@ fn registry_tokio() -> Option<PathBuf> {
     found.pop().map(|krate| krate.join("src"))
 }
 
+/// The prefilter changes what parsing every file changes for each of `ops` in `lang` on the
+/// real code copied into `dir` (`files` of it), and at least half the patterns match somewhere
+/// (the comparison means something only where they do).
+fn assert_prefilter_changes_what_parsing_changes(
+    dir: &Path,
+    files: usize,
+    ops: &[(&str, &str)],
+    lang: &str,
+) {
+    assert!(files > 50, "only {files} {lang} files found");
+    let ws = Workspace::open(dir).unwrap();
+    let mut changed_somewhere = 0;
+    for op in ops {
+        let (filtered, everything) = both(&ws, &request(&[*op], Some(lang)));
+        assert_eq!(filtered, everything, "pattern {}", op.0);
+        changed_somewhere += usize::from(!everything.is_empty());
+    }
+    assert!(
+        changed_somewhere >= ops.len() / 2,
+        "only {changed_somewhere} patterns matched"
+    );
+}
+
 #[test]
 fn on_real_code_the_prefilter_changes_what_parsing_every_file_changes() {
     let dir = tempfile::tempdir().unwrap();
@@ -336,19 +359,7 @@ fn on_real_code_the_prefilter_changes_what_parsing_every_file_changes() {
     if let Some(tokio) = registry_tokio() {
         files += copy_rust_files(&tokio, &dir.path().join("tokio"));
     }
-    assert!(files > 50, "only {files} Rust files found");
-    let ws = Workspace::open(dir.path()).unwrap();
-    let mut changed_somewhere = 0;
-    for op in CORPUS_OPS {
-        let (filtered, everything) = both(&ws, &request(&[*op], Some("rust")));
-        assert_eq!(filtered, everything, "pattern {}", op.0);
-        changed_somewhere += usize::from(!everything.is_empty());
-    }
-    // The comparison means something only where the patterns match.
-    assert!(
-        changed_somewhere >= CORPUS_OPS.len() / 2,
-        "only {changed_somewhere} patterns matched"
-    );
+    assert_prefilter_changes_what_parsing_changes(dir.path(), files, CORPUS_OPS, "rust");
 }
 
 /// Patterns for real Python code: method chains, meta-variables at the start and the end.
@@ -381,18 +392,7 @@ fn python_stdlib() -> PathBuf {
 fn on_real_python_the_prefilter_changes_what_parsing_every_file_changes() {
     let dir = tempfile::tempdir().unwrap();
     let files = copy_files(&python_stdlib(), &dir.path().join("stdlib"), "py", false);
-    assert!(files > 50, "only {files} Python files found");
-    let ws = Workspace::open(dir.path()).unwrap();
-    let mut changed_somewhere = 0;
-    for op in PYTHON_CORPUS_OPS {
-        let (filtered, everything) = both(&ws, &request(&[*op], Some("python")));
-        assert_eq!(filtered, everything, "pattern {}", op.0);
-        changed_somewhere += usize::from(!everything.is_empty());
-    }
-    assert!(
-        changed_somewhere >= PYTHON_CORPUS_OPS.len() / 2,
-        "only {changed_somewhere} patterns matched"
-    );
+    assert_prefilter_changes_what_parsing_changes(dir.path(), files, PYTHON_CORPUS_OPS, "python");
 }
 
 /// Patterns for real TypeScript code: method calls whose names its doc comments and strings
@@ -406,52 +406,15 @@ const TYPESCRIPT_CORPUS_OPS: &[(&str, &str)] = &[
     ("await $X.close()", "$X.drop()"),
 ];
 
-/// puppeteer-core's TypeScript sources, from the npm directory CI installs for the browser
-/// tests (`RESOLVE_PUPPETEER_DIR`, else `~/.cache/resolve-ci-web`); `None` (skipped loudly)
-/// outside CI when it is not there.
-fn typescript_sources() -> Option<PathBuf> {
-    let npm = std::env::var_os("RESOLVE_PUPPETEER_DIR").map_or_else(
-        || {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/resolve-ci-web")
-        },
-        PathBuf::from,
-    );
-    let sources = npm.join("node_modules/puppeteer-core/src");
-    if sources.is_dir() {
-        return Some(sources);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "no TypeScript sources at {} (CI installs puppeteer-core there)",
-        sources.display()
-    );
-    eprintln!(
-        "skipped: no TypeScript sources at {}; set RESOLVE_PUPPETEER_DIR to an npm directory holding puppeteer-core",
-        sources.display()
-    );
-    None
-}
-
 #[test]
 fn on_real_typescript_the_prefilter_changes_what_parsing_every_file_changes() {
-    let Some(sources) = typescript_sources() else {
+    // puppeteer-core's sources, from the npm directory CI installs for the browser tests.
+    let Some(sources) = resolve_test_support::installed_npm_dir("puppeteer-core/src") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let files = copy_files(&sources, &dir.path().join("src"), "ts", true);
-    assert!(files > 50, "only {files} TypeScript files found");
-    let ws = Workspace::open(dir.path()).unwrap();
-    let mut changed_somewhere = 0;
-    for op in TYPESCRIPT_CORPUS_OPS {
-        let (filtered, everything) = both(&ws, &request(&[*op], Some("ts")));
-        assert_eq!(filtered, everything, "pattern {}", op.0);
-        changed_somewhere += usize::from(!everything.is_empty());
-    }
-    assert!(
-        changed_somewhere >= TYPESCRIPT_CORPUS_OPS.len() / 2,
-        "only {changed_somewhere} patterns matched"
-    );
+    assert_prefilter_changes_what_parsing_changes(dir.path(), files, TYPESCRIPT_CORPUS_OPS, "ts");
 }
 
 #[test]

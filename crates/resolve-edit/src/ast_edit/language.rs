@@ -15,8 +15,9 @@ use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
 use ast_grep_core::{AstGrep, Language, Pattern};
 use ast_grep_language::SupportLang;
 
+use super::gap_rules::GapRules;
 use super::grammar::AstLang;
-use super::prefilter::{GapRules, LiteralFilter, Prefilter};
+use super::prefilter::{LiteralFilter, Prefilter};
 use super::request::AstEditOp;
 use crate::error::EditError;
 

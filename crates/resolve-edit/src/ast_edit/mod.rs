@@ -44,11 +44,14 @@
 mod anchored;
 mod assembly;
 mod census;
+mod chain;
+mod gap_rules;
 mod grammar;
 mod language;
 mod node_ends;
 mod packs;
 mod prefilter;
+mod py_text;
 mod rederive;
 mod request;
 mod rewrite;

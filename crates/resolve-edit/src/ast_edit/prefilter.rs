@@ -16,11 +16,21 @@
 //! see the `node_ends` module); then the gap is an ordinary one, and `$X.foo().bar()` needs
 //! `foo` and `bar` with only `().` (and whitespace, comments) between.
 //!
-//! In Rust and TypeScript, an identifier of the pattern found inside a comment or a literal (see
-//! the `rust_text` module, which lexes them as rustc does, and `ts_text`) does not count either:
-//! no identifier of a match is there. That drops the files whose only occurrences are in doc
-//! comments that hold a `"`, which the look at one line below cannot rule out as the end of a
-//! string, or in `/** … */` blocks, which it does not see.
+//! Where a node of the pattern starts with an opening bracket and ends with the closer of it
+//! (a call's arguments), what lies between them is balanced, so a meta-variable there does not
+//! let anything come, only text that ends before the closer balancing the opener:
+//! `$X.setdefault($$$A).append($V)` needs `setdefault`, `(`, that `)`, then `append`, where
+//! the chains split at the meta-variable let any text come between `setdefault` and `append`.
+//! The filter searches both: the chains split wherever anything may come, and, in a language
+//! whose comments and literals it can lex (a bracket in a string counts for nothing), the same
+//! chains joined across their brackets (see the `chain` module).
+//!
+//! In Rust, Python and TypeScript, an identifier of the pattern found inside a comment or a
+//! literal (see the `rust_text` module, which lexes them as rustc does, `py_text` and `ts_text`)
+//! does not count either: no identifier of a match is there. That drops the files whose only
+//! occurrences are in doc comments that hold a `"`, which the look at one line below cannot
+//! rule out as the end of a string, in `/** … */` blocks, which it does not see, or in Python's
+//! docstrings.
 //!
 //! A token found on a line that is surely a comment (see [`GapRules`]: in languages where `//`
 //! always starts one, a line starting with `//` with nothing after it that could end a string or
@@ -43,22 +53,15 @@
 //! (an inserted `;`) or a text other than their kind. [`Prefilter::Off`] turns the filter off,
 //! which is how tests check it against parsing everything.
 
-use std::cell::OnceCell;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-use std::ops::Range;
-
 use ast_grep_core::Pattern;
 use ast_grep_core::matcher::PatternNode;
 use ast_grep_core::meta_var::MetaVariable;
 use ast_grep_core::tree_sitter::{LanguageExt, TSLanguage};
-use ast_grep_language::SupportLang;
 
+use super::chain::{Chain, Found, Item, Occurrence, Scan, Token, are_brackets};
+use super::gap_rules::GapRules;
 use super::grammar::AstLang;
 use super::node_ends::{ANY_NAMED_CHILD, NodeEnds};
-use super::rust_text::{self, covers};
-use super::ts_text;
-use memchr::memmem;
 
 /// Which files an `ast_edit` search parses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -72,10 +75,14 @@ pub enum Prefilter {
     Off,
 }
 
-/// The tokens one pattern's matches contain: chains that occur in order, each chain's tokens
-/// separated only by a gap [`GapRules`] allows.
+/// The chains one pattern's matches contain, in order (see the module documentation).
 pub(super) struct LiteralFilter {
+    /// The chains split wherever anything may come, brackets left out.
     chains: Vec<Chain>,
+    /// The chains again, split only where anything may come outside brackets, with the brackets
+    /// of the pattern's bracketed nodes in them (see the `chain` module); searched only where
+    /// the language has a lexer, and `None` when the pattern has no such brackets.
+    bracketed: Option<Vec<Chain>>,
     /// Whether tokens on comment lines are left out (not when the pattern holds `//`).
     skip_comment_lines: bool,
     /// Whether the pattern starts with its first token, an identifier, and holds more: no
@@ -83,27 +90,21 @@ pub(super) struct LiteralFilter {
     starts_with_name: bool,
 }
 
-/// Tokens the pattern has next to each other.
-struct Chain {
-    /// Finds the first of `tokens`.
-    first: memmem::Finder<'static>,
-    tokens: Vec<Token>,
-}
-
-/// A named leaf of the pattern, which a match holds verbatim.
-struct Token {
-    text: Vec<u8>,
-    /// An identifier: the lexer took every word character next to it into it, so in a match no
-    /// ASCII letter, digit or `_` stands right before or after it (`unwrap` is not the start
-    /// of `unwrap_or`).
-    whole_word: bool,
-}
+/// The node kinds of a call's arguments, in the grammars whose commas the prefilter knows
+/// (see [`GapRules`]).
+const ARGUMENT_LISTS: &[&str] = &["arguments", "argument_list"];
 
 /// One step of the walk over a pattern's leaves.
 enum Leaf {
     Token(Token),
     /// Anything may come here: a meta-variable, or the end of a node of the pattern.
     Anything,
+    /// The opening bracket of a node of the pattern whose last child is the closer of it.
+    Open(u8),
+    /// The closer of the innermost [`Leaf::Open`].
+    Close,
+    /// A single meta-variable that is all a call's arguments hold in the pattern: one argument.
+    Argument,
 }
 
 impl LiteralFilter {
@@ -116,24 +117,13 @@ impl LiteralFilter {
         };
         let mut leaves = Vec::new();
         kinds.collect_leaves(&pattern.node, &mut leaves);
-        let mut chains = Vec::new();
-        let mut current: Vec<Token> = Vec::new();
-        for leaf in leaves.into_iter().chain([Leaf::Anything]) {
-            match leaf {
-                Leaf::Token(token) => current.push(token),
-                Leaf::Anything => {
-                    let tokens = std::mem::take(&mut current);
-                    if let Some(first) = tokens.first() {
-                        chains.push(Chain {
-                            first: memmem::Finder::new(&first.text).into_owned(),
-                            tokens,
-                        });
-                    }
-                }
-            }
-        }
+        let bracketed = split_into_chains(&leaves, true);
         Self {
-            chains,
+            chains: split_into_chains(&leaves, false),
+            bracketed: bracketed
+                .iter()
+                .any(Chain::has_brackets)
+                .then_some(bracketed),
             skip_comment_lines: !source.contains("//"),
             starts_with_name: kinds.starts_with_name(&pattern.node),
         }
@@ -142,139 +132,101 @@ impl LiteralFilter {
     /// Where the first token occurs in `text` (every match covers one of these places), in
     /// ascending order; `None` for a pattern without tokens.
     pub(super) fn anchors(&self, text: &[u8]) -> Option<Vec<usize>> {
-        let first = &self.chains.first()?.first;
+        let first = self.chains.first()?.first();
         Some(first.find_iter(text).collect())
     }
 
-    /// Whether `text` may hold a match: every chain found, each after the previous one.
+    /// Whether `text` may hold a match: every chain found, each after the previous one, with
+    /// and (where the language has a lexer) without brackets.
     pub(super) fn may_match(&self, text: &[u8], gaps: &GapRules) -> bool {
-        let literals = Literals {
-            lex: gaps.literals,
-            found: OnceCell::new(),
-        };
+        let scan = Scan::new(text, gaps);
+        self.found_in_order(&self.chains, &scan)
+            && match &self.bracketed {
+                Some(chains) if scan.has_lexer() => self.found_in_order(chains, &scan),
+                _ => true,
+            }
+    }
+
+    /// Whether every one of `chains` is found in the text, each after the previous one's start
+    /// (or the search was unsure).
+    fn found_in_order(&self, chains: &[Chain], scan: &Scan) -> bool {
         let mut from = 0;
-        for (index, chain) in self.chains.iter().enumerate() {
+        for (index, chain) in chains.iter().enumerate() {
             let found = Occurrence {
                 skip_comment_lines: self.skip_comment_lines,
                 unqualified: index == 0 && self.starts_with_name,
             };
-            let Some(start) = chain.find(text, from, gaps, found, &literals) else {
-                return false;
-            };
-            // The chain's end is at least past its first token; the next chain starts after it.
-            from = start + chain.first.needle().len();
+            match chain.find(scan, from, found) {
+                // The chain's end is at least past its first token; the next chain starts
+                // after it.
+                Found::At(start) => from = start + chain.first().needle().len(),
+                Found::Nowhere => return false,
+                Found::Unsure => return true,
+            }
         }
         true
     }
 }
 
-/// Which occurrences of a chain's first token count.
-#[derive(Clone, Copy)]
-struct Occurrence {
-    /// Not those on a comment line.
-    skip_comment_lines: bool,
-    /// Not those right after a qualifier (`.`, `::`).
-    unqualified: bool,
-}
-
-impl Occurrence {
-    /// Whether the occurrence of a first token at `at` in `text` counts.
-    fn counts(self, text: &[u8], at: usize, gaps: &GapRules) -> bool {
-        let on_comment_line = self.skip_comment_lines && gaps.on_comment_line(text, at);
-        let qualified = self.unqualified && gaps.qualified(text, at);
-        !on_comment_line && !qualified
-    }
-}
-
-/// What finds a text's comments and literals (see the `rust_text` and `ts_text` modules).
-type Lexer = fn(&[u8]) -> Vec<Range<usize>>;
-
-/// A text's comments and literals, in a language whose lexer the prefilter has (Rust,
-/// TypeScript), lexed the first time they are asked about.
-struct Literals {
-    lex: Option<Lexer>,
-    found: OnceCell<Vec<Range<usize>>>,
-}
-
-impl Literals {
-    /// Whether `at` is inside a comment or a literal of `text` (never, without a lexer).
-    fn hold(&self, text: &[u8], at: usize) -> bool {
-        self.lex
-            .is_some_and(|lex| covers(self.found.get_or_init(|| lex(text)), at))
-    }
-}
-
-impl Chain {
-    /// The first start at or after `from` where the whole chain follows, its first token
-    /// occurring as `found` says; an identifier there counts only outside `literals` (no
-    /// identifier of a match is in a comment or a literal).
-    fn find(
-        &self,
-        text: &[u8],
-        from: usize,
-        gaps: &GapRules,
-        found: Occurrence,
-        literals: &Literals,
-    ) -> Option<usize> {
-        let haystack = text.get(from..)?;
-        let first = self.tokens.first()?;
-        self.first
-            .find_iter(haystack)
-            .map(|at| from + at)
-            .find(|&start| {
-                found.counts(text, start, gaps)
-                    && first.stands_alone(text, start)
-                    && follows(
-                        text,
-                        start + self.first.needle().len(),
-                        self.tokens.get(1..).unwrap_or_default(),
-                        gaps,
-                    )
-                    && !(first.whole_word && literals.hold(text, start))
-            })
-    }
-}
-
-impl Token {
-    /// Whether the occurrence of the token at `at` in `text` may be the whole token (always,
-    /// unless it is an identifier with a word character of the text right next to it).
-    fn stands_alone(&self, text: &[u8], at: usize) -> bool {
-        if !self.whole_word {
-            return true;
-        }
-        let before = at.checked_sub(1).and_then(|index| text.get(index));
-        let after = text.get(at + self.text.len());
-        let joined = |edge: Option<&u8>, neighbor: Option<&u8>| {
-            edge.is_some_and(|byte| is_ascii_word_byte(*byte))
-                && neighbor.is_some_and(|byte| is_ascii_word_byte(*byte))
-        };
-        !joined(self.text.first(), before) && !joined(self.text.last(), after)
-    }
-}
-
-/// Whether `tokens` follow from `pos` on, each after a gap the rules allow.
-fn follows(text: &[u8], pos: usize, tokens: &[Token], gaps: &GapRules) -> bool {
-    let Some((next, after)) = tokens.split_first() else {
-        return true;
+/// The chains of a pattern's `leaves`: split at every [`Leaf::Anything`] with brackets left
+/// out, or (`bracketed`) only at those outside the brackets kept, where an [`Leaf::Anything`]
+/// inside is an [`Item::Skip`]. A bracket is kept only inside a chain that has begun (a chain
+/// starts with a token) and inside brackets kept.
+fn split_into_chains(leaves: &[Leaf], bracketed: bool) -> Vec<Chain> {
+    let mut chains = Vec::new();
+    let mut current: Vec<Item> = Vec::new();
+    // For each bracket open in the walk: whether it is kept.
+    let mut open: Vec<bool> = Vec::new();
+    let flush = |current: &mut Vec<Item>, chains: &mut Vec<Chain>| {
+        chains.extend(Chain::new(std::mem::take(current)));
     };
-    // Positions the gap can reach, smallest first; every step moves forward.
-    let mut reachable = BinaryHeap::from([Reverse(pos)]);
-    let mut last = None;
-    while let Some(Reverse(at)) = reachable.pop() {
-        if last == Some(at) {
-            continue;
+    for leaf in leaves {
+        match leaf {
+            Leaf::Token(token) => current.push(Item::Token(token.clone())),
+            Leaf::Open(byte) => {
+                let kept = bracketed && !current.is_empty() && open.iter().all(|&kept| kept);
+                open.push(kept);
+                if kept {
+                    current.push(Item::Open(*byte));
+                }
+            }
+            Leaf::Close => {
+                if open.pop() == Some(true) {
+                    current.push(Item::Close);
+                }
+            }
+            Leaf::Argument if open.last() == Some(&true) => current.push(Item::Argument),
+            Leaf::Anything | Leaf::Argument => {
+                if open.last() == Some(&true) {
+                    if !matches!(current.last(), Some(Item::Skip)) {
+                        current.push(Item::Skip);
+                    }
+                } else {
+                    flush(&mut current, &mut chains);
+                }
+            }
         }
-        last = Some(at);
-        let rest = &text[at..];
-        if rest.starts_with(&next.text)
-            && next.stands_alone(text, at)
-            && follows(text, at + next.text.len(), after, gaps)
-        {
-            return true;
-        }
-        gaps.steps(text, at, |to| reachable.push(Reverse(to)));
     }
-    false
+    flush(&mut current, &mut chains);
+    chains
+}
+
+/// The opening bracket of a node whose first child is one and whose last the closer of it
+/// (both unnamed tokens), and the children between them.
+fn bracket_pair(children: &[PatternNode]) -> Option<(u8, &[PatternNode])> {
+    let bracket = |node: &PatternNode| match node {
+        PatternNode::Terminal {
+            text,
+            is_named: false,
+            ..
+        } => Some(text.as_bytes().first().copied()?).filter(|_| text.len() == 1),
+        _ => None,
+    };
+    let [first, inner @ .., last] = children else {
+        return None;
+    };
+    let (open, close) = (bracket(first)?, bracket(last)?);
+    are_brackets(open, close).then_some((open, inner))
 }
 
 /// What the walk over a pattern needs of its grammar: kind names, and which children end a node.
@@ -309,8 +261,23 @@ impl NodeKinds {
                 }
             }
             PatternNode::Internal { kind_id, children } => {
-                for child in children {
-                    self.collect_leaves(child, leaves);
+                match bracket_pair(children) {
+                    Some((open, inner)) => {
+                        leaves.push(Leaf::Open(open));
+                        if self.is_one_argument(*kind_id, inner) {
+                            leaves.push(Leaf::Argument);
+                        } else {
+                            for child in inner {
+                                self.collect_leaves(child, leaves);
+                            }
+                        }
+                        leaves.push(Leaf::Close);
+                    }
+                    None => {
+                        for child in children {
+                            self.collect_leaves(child, leaves);
+                        }
+                    }
                 }
                 // The source's node may have trailing children the pattern's lacks.
                 if !self.closes(*kind_id, children.last()) {
@@ -318,6 +285,22 @@ impl NodeKinds {
                 }
             }
         }
+    }
+
+    /// Whether a node of kind `kind_id` is a call's arguments and what its brackets hold,
+    /// `inner`, is one meta-variable that matches one named node.
+    fn is_one_argument(&self, kind_id: u16, inner: &[PatternNode]) -> bool {
+        let one_named = matches!(
+            inner,
+            [PatternNode::MetaVar {
+                meta_var: MetaVariable::Capture(_, true) | MetaVariable::Dropped(true),
+            }]
+        );
+        one_named
+            && self
+                .grammar
+                .node_kind_for_id(kind_id)
+                .is_some_and(|kind| ARGUMENT_LISTS.contains(&kind))
     }
 
     /// Whether `pattern` starts with an identifier and holds more than that one leaf.
@@ -365,218 +348,6 @@ impl NodeKinds {
     }
 }
 
-/// What the prefilter knows of one language's text: what a gap between two adjacent tokens
-/// may hold (whitespace, comments, non-word characters and the grammar's unnamed tokens), and
-/// which lines are surely comments.
-pub(super) struct GapRules {
-    /// The grammar's unnamed tokens that hold a word character, lowercased, by first byte.
-    keywords: Vec<Vec<Vec<u8>>>,
-    /// In a language where `//` always starts a comment, the bytes that may end a string (or an
-    /// interpolation in one) spanning lines: a line starting with `//` and holding none of these
-    /// (nor `*/`) before a position is a comment there.
-    comment_line_breakers: Option<&'static [u8]>,
-    /// The lexer of the language's comments and literals, where the prefilter has one.
-    literals: Option<Lexer>,
-    /// What, written right before an identifier, makes it the name part of a path or a member
-    /// access: a node that starts earlier, so none but the identifier starts at it. Empty
-    /// where that is not known of the language.
-    qualifiers: &'static [&'static [u8]],
-}
-
-/// Rust strings end with `"` (raw ones with `"#`); there is no interpolation.
-const RUST_STRING_ENDS: &[u8] = b"\"";
-/// Quotes of any kind, and what starts or ends an interpolation or an escaped line end.
-const C_FAMILY_STRING_ENDS: &[u8] = b"\"'`$\\{}";
-
-/// Rust's path separator and field access.
-const RUST_QUALIFIERS: &[&[u8]] = &[b"::", b"."];
-/// Member access (an attribute in Python).
-const MEMBER_ACCESS: &[&[u8]] = &[b"."];
-
-/// Line comments of the languages searched (any of them is allowed in any language: more
-/// allowed in a gap keeps more files, never fewer).
-const LINE_COMMENTS: &[&[u8]] = &[b"//", b"#", b"--", b"\\*"];
-
-/// Block comments: opener and closer. Nesting ones end at their first closer or at the one that
-/// balances them, whichever the language means.
-const BLOCK_COMMENTS: &[(&[u8], &[u8])] = &[
-    (b"/*", b"*/"),
-    (b"{-", b"-}"),
-    (b"<!--", b"-->"),
-    (b"=begin", b"=end"),
-    (b"--[[", b"]]"),
-    (b"--[=[", b"]=]"),
-    (b"--[==[", b"]==]"),
-    (b"(*", b"*)"),
-];
-
-impl GapRules {
-    /// The rules of `lang`, from its grammar's unnamed node kinds.
-    pub(super) fn of(lang: AstLang) -> Self {
-        let grammar = lang.get_ts_language();
-        let mut keywords = vec![Vec::new(); 256];
-        for id in 0..grammar.node_kind_count() {
-            let Ok(id) = u16::try_from(id) else { break };
-            if grammar.node_kind_is_named(id) || !grammar.node_kind_is_visible(id) {
-                continue;
-            }
-            let Some(kind) = grammar.node_kind_for_id(id) else {
-                continue;
-            };
-            let kind = kind.to_ascii_lowercase().into_bytes();
-            if kind.iter().any(|&byte| is_word_byte(byte))
-                && let Some(&first) = kind.first()
-            {
-                let slot: &mut Vec<Vec<u8>> = &mut keywords[usize::from(first)];
-                if !slot.contains(&kind) {
-                    slot.push(kind);
-                }
-            }
-        }
-        let comment_line_breakers = match lang {
-            AstLang::Builtin(SupportLang::Rust) => Some(RUST_STRING_ENDS),
-            AstLang::Builtin(SupportLang::C)
-            | AstLang::Builtin(SupportLang::Cpp)
-            | AstLang::Builtin(SupportLang::CSharp)
-            | AstLang::Builtin(SupportLang::Dart)
-            | AstLang::Builtin(SupportLang::Go)
-            | AstLang::Builtin(SupportLang::Java)
-            | AstLang::Builtin(SupportLang::Kotlin)
-            | AstLang::Builtin(SupportLang::Scala)
-            | AstLang::Builtin(SupportLang::Solidity)
-            | AstLang::Builtin(SupportLang::Swift)
-            | AstLang::Builtin(SupportLang::TypeScript)
-            | AstLang::Builtin(SupportLang::Zig) => Some(C_FAMILY_STRING_ENDS),
-            // `//` is an operator (Python, Nix), a regular expression (Ruby) or text (JSX,
-            // PHP's HTML) there, or the language has no `//` comments.
-            _ => None,
-        };
-        let qualifiers = match lang {
-            AstLang::Builtin(SupportLang::Rust) => RUST_QUALIFIERS,
-            AstLang::Builtin(
-                SupportLang::Python
-                | SupportLang::JavaScript
-                | SupportLang::TypeScript
-                | SupportLang::Tsx,
-            ) => MEMBER_ACCESS,
-            _ => &[],
-        };
-        let literals: Option<Lexer> = match lang {
-            AstLang::Builtin(SupportLang::Rust) => Some(rust_text::comments_and_literals),
-            // Not JavaScript or TSX: a quote in JSX text starts no string.
-            AstLang::Builtin(SupportLang::TypeScript) => Some(ts_text::comments_and_literals),
-            _ => None,
-        };
-        Self {
-            keywords,
-            comment_line_breakers,
-            literals,
-            qualifiers,
-        }
-    }
-
-    /// Whether the token at `at` comes right after a qualifier that is not the end of a longer
-    /// run of its last character (`.` but not `..` or `...`, `::` but not `:::`).
-    fn qualified(&self, text: &[u8], at: usize) -> bool {
-        let before = &text[..at];
-        self.qualifiers.iter().any(|qualifier| {
-            before.strip_suffix(*qualifier).is_some_and(|rest| {
-                qualifier
-                    .last()
-                    .is_none_or(|last| rest.last() != Some(last))
-            })
-        })
-    }
-
-    /// Whether the text at `at` is surely inside a `//` comment that starts its line.
-    fn on_comment_line(&self, text: &[u8], at: usize) -> bool {
-        let Some(breakers) = self.comment_line_breakers else {
-            return false;
-        };
-        let line_start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |newline| newline + 1);
-        let Some(comment) = text[line_start..at].trim_ascii_start().strip_prefix(b"//") else {
-            return false;
-        };
-        !comment.iter().any(|byte| breakers.contains(byte))
-            && memmem::find(comment, b"*/").is_none()
-    }
-
-    /// Call `to` with every position one gap item starting at `at` ends at (each past `at`).
-    fn steps(&self, text: &[u8], at: usize, mut to: impl FnMut(usize)) {
-        let rest = &text[at..];
-        let Some(&byte) = rest.first() else { return };
-        for opener in LINE_COMMENTS {
-            if rest.starts_with(opener) {
-                to(memchr::memchr(b'\n', rest).map_or(text.len(), |end| at + end + 1));
-            }
-        }
-        for (opener, closer) in BLOCK_COMMENTS {
-            if rest.starts_with(opener) {
-                block_comment_ends(rest, opener, closer, |end| to(at + end));
-            }
-        }
-        if byte.is_ascii() {
-            if !is_word_byte(byte) {
-                to(at + 1);
-            }
-        } else if let Some(ch) = first_char(rest)
-            && !ch.is_alphanumeric()
-        {
-            // Unicode whitespace, a byte-order mark, symbols.
-            to(at + ch.len_utf8());
-        }
-        for keyword in &self.keywords[usize::from(byte.to_ascii_lowercase())] {
-            if rest.len() >= keyword.len() && rest[..keyword.len()].eq_ignore_ascii_case(keyword) {
-                to(at + keyword.len());
-            }
-        }
-    }
-}
-
-/// Where a block comment at the start of `text` may end: after its first closer, and after the
-/// closer that balances nested openers.
-fn block_comment_ends(text: &[u8], opener: &[u8], closer: &[u8], mut to: impl FnMut(usize)) {
-    let Some(first) = memmem::find(&text[opener.len()..], closer) else {
-        return;
-    };
-    to(opener.len() + first + closer.len());
-    let mut depth = 1usize;
-    let mut at = opener.len();
-    while at < text.len() {
-        if text[at..].starts_with(closer) {
-            depth -= 1;
-            at += closer.len();
-            if depth == 0 {
-                to(at);
-                return;
-            }
-        } else if text[at..].starts_with(opener) {
-            depth += 1;
-            at += opener.len();
-        } else {
-            at += 1;
-        }
-    }
-}
-
-fn first_char(bytes: &[u8]) -> Option<char> {
-    let prefix = &bytes[..bytes.len().min(4)];
-    let valid = match std::str::from_utf8(prefix) {
-        Ok(text) => text,
-        Err(error) => std::str::from_utf8(&prefix[..error.valid_up_to()]).ok()?,
-    };
-    valid.chars().next()
-}
-
-fn is_word_byte(byte: u8) -> bool {
-    is_ascii_word_byte(byte) || !byte.is_ascii()
-}
-
-/// An ASCII letter, digit or `_`: what every grammar's identifiers take in.
-fn is_ascii_word_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || byte == b'_'
-}
-
 #[cfg(test)]
 mod tests {
     use ast_grep_core::tree_sitter::StrDoc;
@@ -595,7 +366,7 @@ mod tests {
         filter(pattern, lang)
             .chains
             .iter()
-            .map(|chain| chain.tokens.iter().map(|token| text(&token.text)).collect())
+            .map(|chain| chain.tokens().into_iter().map(text).collect())
             .collect()
     }
 
@@ -932,17 +703,130 @@ y.bar();
             AstLang::Builtin(SupportLang::TypeScript),
             template
         ));
-        let quoted = "fn f() {\n    // f(\"//\", a)\n}";
-        assert!(keeps("f(\"//\", $A)", rust, quoted));
+        // A pattern holding `//` counts tokens on every line.
+        assert!(!filter("f(\"//\", $A)", rust).skip_comment_lines);
+        assert!(filter("f(\"/\", $A)", rust).skip_comment_lines);
     }
 
     #[test]
-    fn block_comments_end_at_their_first_closer_or_the_balancing_one() {
-        let mut ends = Vec::new();
-        block_comment_ends(b"/* a /* b */ c */ d", b"/*", b"*/", |end| ends.push(end));
-        assert_eq!(ends, [12, 17]);
-        ends.clear();
-        block_comment_ends(b"/* never closed", b"/*", b"*/", |end| ends.push(end));
-        assert!(ends.is_empty());
+    fn a_meta_variable_between_brackets_ends_at_the_closer_that_balances_the_opener() {
+        let pattern = "$X.foo($$$A).bar()";
+        for (lang, source, matching) in [
+            (
+                SupportLang::Rust,
+                "fn f() { x.foo(a, (b), [c]).bar(); }",
+                true,
+            ),
+            (
+                SupportLang::Rust,
+                "fn f() { x.foo(\")\", ')').bar(); }",
+                true,
+            ),
+            (
+                SupportLang::Rust,
+                "fn f() { x.foo(a /* ) */)\n  .bar(); }",
+                true,
+            ),
+            (SupportLang::Rust, "fn f() { x.foo(a); y(b).bar(); }", false),
+            (
+                SupportLang::Rust,
+                "fn f() { x.foo(a).baz(b).bar(); }",
+                false,
+            ),
+            (
+                SupportLang::Rust,
+                "fn f() { x.foo(g(a)).h(b).bar(); }",
+                false,
+            ),
+            (
+                SupportLang::Python,
+                "y = x.foo(\")\", [a, (b)]).bar()\n",
+                true,
+            ),
+            (
+                SupportLang::Python,
+                "y = (x.foo('(',  # )\n  a)\n  .bar())\n",
+                true,
+            ),
+            (SupportLang::Python, "y = x.foo(f\"{a(b)}\").bar()\n", true),
+            (SupportLang::Python, "x.foo(a)\ny(b).bar()\n", false),
+            (
+                SupportLang::Python,
+                "d.foo(k, []).append(v)\nz.bar()\n",
+                false,
+            ),
+            (
+                SupportLang::TypeScript,
+                "x.foo(\")\", [a, (b)]).bar();\n",
+                true,
+            ),
+            (SupportLang::TypeScript, "x.foo(`${a(')')}`).bar();\n", true),
+            (SupportLang::TypeScript, "x.foo(a); y(b).bar();\n", false),
+            // A regular expression may hold a bracket: past the first `/` the lexer is unsure,
+            // and the text is kept.
+            (SupportLang::TypeScript, "x.foo(/[(]/).bar();\n", true),
+            (
+                SupportLang::TypeScript,
+                "s.split(/,/);\nx.foo(a); y(b).bar();\n",
+                false,
+            ),
+        ] {
+            let lang = AstLang::Builtin(lang);
+            let kept = matching || source.contains("split(/");
+            assert_eq!(matches(pattern, lang, source), matching, "{lang}: {source}");
+            assert_eq!(keeps(pattern, lang, source), kept, "{lang}: {source}");
+        }
+    }
+
+    #[test]
+    fn brackets_are_kept_only_in_a_chain_that_has_begun() {
+        let rust = AstLang::Builtin(SupportLang::Rust);
+        let bracketed = |pattern: &str| {
+            filter(pattern, rust).bracketed.map(|chains| {
+                chains
+                    .iter()
+                    .map(|chain| chain.tokens().len())
+                    .collect::<Vec<_>>()
+            })
+        };
+        // `foo` and `bar` in one chain, across the brackets and the meta-variable in them.
+        assert_eq!(bracketed("$X.foo($$$A).bar()"), Some(vec![2]));
+        assert_eq!(chains("$X.foo($$$A).bar()", rust), [["foo"], ["bar"]]);
+        // The parentheses before the first token are left out, `foo`'s are kept.
+        assert_eq!(bracketed("($A).foo()"), Some(vec![1]));
+        assert_eq!(bracketed("($A)"), None);
+        assert_eq!(bracketed("$X.unwrap()"), Some(vec![1]));
+    }
+
+    #[test]
+    fn a_single_meta_variable_between_a_calls_brackets_is_one_argument() {
+        let pattern = "$X.get($K)";
+        for (lang, source, matching) in [
+            (SupportLang::Rust, "fn f() { x.get(a); }", true),
+            (SupportLang::Rust, "fn f() { x.get(a,); }", true),
+            (SupportLang::Rust, "fn f() { x.get(\",\"); }", true),
+            (SupportLang::Rust, "fn f() { x.get((a, b)); }", true),
+            (SupportLang::Rust, "fn f() { x.get(a /* , b */); }", true),
+            (SupportLang::Rust, "fn f() { x.get(|a, b| a); }", true),
+            (SupportLang::Rust, "fn f() { x.get(g::<A, B>()); }", true),
+            (SupportLang::Rust, "fn f() { x.get(a, b); x.get(); }", false),
+            (SupportLang::Python, "d.get(a)\n", true),
+            (SupportLang::Python, "d.get(',')\n", true),
+            (SupportLang::Python, "d.get(a,  # c\n)\n", true),
+            (SupportLang::Python, "d.get(lambda a, b: 0)\n", true),
+            (
+                SupportLang::Python,
+                "d.get(a, b)\nd.get()\nd.get(\n)\n",
+                false,
+            ),
+            (SupportLang::TypeScript, "x.get(a);\n", true),
+            (SupportLang::TypeScript, "x.get(g<A, B>(c));\n", true),
+            (SupportLang::TypeScript, "x.get((a, b) => a);\n", true),
+            (SupportLang::TypeScript, "x.get(a, b); x.get();\n", false),
+        ] {
+            let lang = AstLang::Builtin(lang);
+            assert_eq!(matches(pattern, lang, source), matching, "{lang}: {source}");
+            assert_eq!(keeps(pattern, lang, source), matching, "{lang}: {source}");
+        }
     }
 }

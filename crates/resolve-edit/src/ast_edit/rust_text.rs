@@ -7,10 +7,22 @@
 
 use std::ops::Range;
 
-/// The comments and literals of `text`, in order: each range covers one whole comment or
-/// literal (its quotes included, a prefix such as `r#` left out). A literal left open runs to
-/// the end of the text. Only `/`, `"` and `'` can start one, so the scan jumps between them.
-pub(super) fn comments_and_literals(text: &[u8]) -> Vec<Range<usize>> {
+/// Where a lexer found a text's comments and literals, and up to where it is sure of them.
+pub(super) struct Lexed {
+    /// The comments and literals, in order, none overlapping another.
+    pub(super) ranges: Vec<Range<usize>>,
+    /// Every byte before this offset is what the grammar has it be: one in a range is in a
+    /// comment or literal, one outside every range is code. Past it the lexer was unsure (a
+    /// TypeScript `/` that may open a regular expression), and a byte outside the ranges may
+    /// still be in a literal.
+    pub(super) sure_until: usize,
+}
+
+/// The comments and literals of `text` (all of it lexed surely), in order: each range covers
+/// one whole comment or literal (its quotes included, a prefix such as `r#` left out). A literal
+/// left open runs to the end of the text. Only `/`, `"` and `'` can start one, so the scan jumps
+/// between them.
+pub(super) fn comments_and_literals(text: &[u8]) -> Lexed {
     let mut found = Vec::new();
     let mut at = 0;
     while let Some(offset) = memchr::memchr3(b'/', b'"', b'\'', &text[at..]) {
@@ -32,7 +44,10 @@ pub(super) fn comments_and_literals(text: &[u8]) -> Vec<Range<usize>> {
             None => at += 1,
         }
     }
-    found
+    Lexed {
+        ranges: found,
+        sure_until: text.len(),
+    }
 }
 
 /// Whether `at` is inside one of `ranges` (as [`comments_and_literals`] gives them).
@@ -160,6 +175,7 @@ mod tests {
     /// The comments and literals of `text`, as text.
     fn pieces(text: &str) -> Vec<&str> {
         comments_and_literals(text.as_bytes())
+            .ranges
             .into_iter()
             .map(|range| &text[range])
             .collect()
@@ -202,7 +218,7 @@ mod tests {
     #[test]
     fn a_doc_comment_holding_quotes_is_one_comment_and_code_after_a_string_is_code() {
         let text = "/// let a = \"1\".parse().unwrap();\nlet s = \"\n// x\n\"; x.unwrap();";
-        let ranges = comments_and_literals(text.as_bytes());
+        let ranges = comments_and_literals(text.as_bytes()).ranges;
         let at = |needle: &str, nth: usize| text.match_indices(needle).nth(nth).unwrap().0;
         assert!(covers(&ranges, at("unwrap", 0)));
         assert!(covers(&ranges, at("x", 0)));

@@ -10,19 +10,20 @@
 //! comment opener, and taking one for the real thing would mark code as a literal. Neither can
 //! span lines, so when a lone `/` has one of those after it on its line (or any lone `/` inside
 //! a substitution, whose braces must balance), the lexer stops: what lies after is counted as
-//! code, which drops nothing a match needs.
+//! code, which drops nothing a match needs. The lexer is sure of its ranges only up to the first
+//! lone `/`: a regular expression that holds no quote may still hold a bracket.
 
-use std::ops::Range;
-
-use super::rust_text::line_end;
+use super::rust_text::{Lexed, line_end};
 
 /// The comments and literals of `text`, in order (see the module documentation): each range
 /// covers a whole comment or string with its quotes, or a run of a template's text with its
 /// backtick or the `${`/`}` around it. A line comment ends at any line terminator (`\r`,
 /// U+2028 and U+2029 too, as the grammar has it). A literal left open runs to the end of its
-/// line (a string) or of the text (a block comment, a template).
-pub(super) fn comments_and_literals(text: &[u8]) -> Vec<Range<usize>> {
+/// line (a string) or of the text (a block comment, a template). It is sure up to the first
+/// lone `/` (division or a regular expression), or where it stops.
+pub(super) fn comments_and_literals(text: &[u8]) -> Lexed {
     let mut found = Vec::new();
+    let mut sure_until = None;
     // For each template whose substitution the scan is in, the braces open in it.
     let mut substitutions: Vec<usize> = Vec::new();
     let mut backticks = NextBacktick::default();
@@ -56,6 +57,7 @@ pub(super) fn comments_and_literals(text: &[u8]) -> Vec<Range<usize>> {
                     at = end;
                 }
                 _ => {
+                    sure_until.get_or_insert(at);
                     if !substitutions.is_empty() || ambiguous_after_slash(text, at + 1) {
                         break;
                     }
@@ -101,7 +103,10 @@ pub(super) fn comments_and_literals(text: &[u8]) -> Vec<Range<usize>> {
             },
         }
     }
-    found
+    Lexed {
+        ranges: found,
+        sure_until: sure_until.unwrap_or(text.len()),
+    }
 }
 
 /// Where the next backtick is, looked for again only once the scan is past the last one found
@@ -211,7 +216,7 @@ mod tests {
         if root.dfs().any(|node| node.is_error() || node.is_missing()) {
             return None;
         }
-        let ranges = comments_and_literals(text.as_bytes());
+        let ranges = comments_and_literals(text.as_bytes()).ranges;
         Some(
             root.dfs()
                 .filter(|node| node.is_leaf() && node.kind().ends_with("identifier"))
@@ -311,7 +316,7 @@ mod tests {
     fn the_generated_statements_parse_and_some_names_in_them_are_literals() {
         let text = "let q = 'a.subscribe(';\n/** b.subscribe() */ c.subscribe();\n";
         assert_eq!(identifiers_taken_for_literals(text), Some(Vec::new()));
-        let ranges = comments_and_literals(text.as_bytes());
+        let ranges = comments_and_literals(text.as_bytes()).ranges;
         assert!(covers(&ranges, text.find("a.subscribe").unwrap()));
         assert!(covers(&ranges, text.find("b.subscribe").unwrap()));
         assert!(!covers(&ranges, text.find("c.subscribe").unwrap()));
@@ -320,6 +325,7 @@ mod tests {
     /// The comments and literals of `text`, as text.
     fn pieces(text: &str) -> Vec<&str> {
         comments_and_literals(text.as_bytes())
+            .ranges
             .into_iter()
             .map(|range| &text[range])
             .collect()

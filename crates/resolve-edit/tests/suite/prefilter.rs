@@ -83,7 +83,7 @@ fn comma() -> impl Strategy<Value = &'static str> {
 
 /// One Rust statement: a match, a match split by gaps, a decoy or a string holding the tokens.
 fn rust_statement() -> impl Strategy<Value = String> {
-    (0..30usize, gap(), gap(), gap(), comma()).prop_map(|(kind, g1, g2, g3, comma)| match kind {
+    (0..35usize, gap(), gap(), gap(), comma()).prop_map(|(kind, g1, g2, g3, comma)| match kind {
         0 => format!("let x = mem{g1}::{g2}replace({g3}&mut a, b{comma});"),
         1 => format!("let x = std::mem::replace(&mut a,{g1}b);"),
         2 => format!("return Poll{g1}::{g2}Ready({g3}v{comma});"),
@@ -124,6 +124,14 @@ fn rust_statement() -> impl Strategy<Value = String> {
         }
         28 => format!("let r = r#\"a \" x.unwrap() \"#; let t = b'\\''; Poll::Ready({g1}v);"),
         29 => format!("/* \" /* x.unwrap() */ \" */ let u = \"\\\"\"; y{g1}.unwrap();"),
+        // Brackets in literals and comments between a call's brackets, and calls whose
+        // brackets close before a later one.
+        30 => format!("let q = x.foo(\")\", [1, (2)]){g1}.bar(); let r = x.foo(')').bar();"),
+        31 => format!("let s = x.foo(a /* ) */, b{comma}){g1}.bar(); x.foo(c); y(d).bar();"),
+        32 => format!("let t = x.foo(g(a)).h(b){g1}.bar(); x.foo(r\"(\"{g2}).bar();"),
+        // One argument whose own commas follow a closure's `|` or a turbofish's `<`.
+        33 => format!("let u = x.foo(|a, b| {{ (a, b) }}){g1}.bar();"),
+        34 => "x.foo(f::<A, B>()); x.bar(a, b);".to_owned(),
         _ => format!("let c = a{g1}as{g2}u32;"),
     })
 }
@@ -134,7 +142,7 @@ fn rust_file() -> impl Strategy<Value = String> {
 }
 
 fn python_statement() -> impl Strategy<Value = String> {
-    (0..14usize, python_gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| {
+    (0..19usize, python_gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| {
         let g2 = g2.replace("/*", "#").replace("*/", "\n");
         match kind {
             0 => format!("x = foo{g1}.bar(a, b{comma})"),
@@ -151,6 +159,13 @@ fn python_statement() -> impl Strategy<Value = String> {
             11 => format!("y = a.foo.bar(1, 2{comma}){g1}"),
             12 => format!("y = 1.\nfoo.bar(1,{g2}2)"),
             13 => format!("z = a.x.foo(){g1}.bar()"),
+            // Brackets in strings and comments between a call's brackets, calls whose
+            // brackets close before a later one, f-strings, one argument or more.
+            14 => format!("q = x.foo(\")\", [a, (b)]){g1}.bar() + d.get(')')"),
+            15 => format!("r = (x.foo('(',{g2}a{comma})\n  .bar()) + d.get(a, b{comma})"),
+            16 => format!("s = x.foo(f\"{{a(b)}}\"){g1}.bar()\nx.foo(c)\ny(d).bar() + d.get()"),
+            17 => format!("t = x.foo(r'\\\\', [c]){g1}.bar(d.get(k))"),
+            18 => "u = d.get(lambda a, b: 0)".to_owned(),
             _ => format!("z = a{g1}in b"),
         }
     })
@@ -161,7 +176,7 @@ fn python_file() -> impl Strategy<Value = String> {
 }
 
 fn typescript_statement() -> impl Strategy<Value = String> {
-    (0..20usize, gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| match kind {
+    (0..24usize, gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| match kind {
         0 => format!("foo{g1}.{g2}bar(a, b{comma});"),
         1 => format!("let a = foo.bar(1){g1}"),
         2 => "const s = `foo.bar(${x})`;".to_owned(),
@@ -183,6 +198,12 @@ fn typescript_statement() -> impl Strategy<Value = String> {
         16 => format!("s.replace(/'/g, \"\"); foo.bar(5,{g1}6);"),
         17 => format!("const t = `x ${{ {{k: console.log(7)}}.k }} '${{'}}'}}' y`;{g1}"),
         18 => format!("const d = a / b; console.log(8) // '{g1}"),
+        // Brackets in strings, comments, templates and regular expressions between a call's
+        // brackets, and calls whose brackets close before a later one.
+        19 => format!("x.foo(\")\", [a, (b)]){g1}.bar(); x.foo(`${{a(')')}}`).bar();"),
+        20 => format!("x.foo(a /* ) */, b{comma}){g1}.bar(); x.foo(c); y(d).bar();"),
+        21 => format!("x.foo(/[(]/){g1}.bar(); x.foo(a).baz(b).bar();"),
+        22 => "x.foo(g<A, B>(c));".to_owned(),
         _ => format!("foo.bar(foo.bar(1,{g1}2), 3);"),
     })
 }
@@ -196,6 +217,7 @@ fn typescript_file() -> impl Strategy<Value = String> {
 const RUST_OPS: &[(&str, &str)] = &[
     ("$X.foo().bar()", "$X.baz()"),
     ("$X.foo($$$A).bar()", "$X.baz($$$A)"),
+    ("$X.foo($A)", "$X.baz($A)"),
     ("x.foo().$M()", "x.$M()"),
     ("$X.foo().bar($$$)", "1"),
     ("foo(if $C { 1 }, z)", "foo($C, z)"),
@@ -209,6 +231,8 @@ const RUST_OPS: &[(&str, &str)] = &[
 ];
 const PYTHON_OPS: &[(&str, &str)] = &[
     ("$X.foo().bar()", "$X.baz()"),
+    ("$X.foo($$$A).bar()", "$X.baz($$$A)"),
+    ("$X.get($K)", "$X[$K]"),
     ("x.foo().$M()", "x.$M()"),
     ("foo.bar($A, $B)", "baz($A)"),
     ("x = foo.bar($$$A)", "x = 1"),
@@ -217,6 +241,7 @@ const PYTHON_OPS: &[(&str, &str)] = &[
 const TYPESCRIPT_OPS: &[(&str, &str)] = &[
     ("$X.foo().bar()", "$X.baz()"),
     ("$X.foo($$$A).bar()", "$X.baz($$$A)"),
+    ("$X.foo($A)", "$X.baz($A)"),
     ("foo.bar($A, $B)", "baz($A)"),
     ("let $A = foo.bar($B);", "const $A = 2;"),
     ("console.log($$$A)", "log($$$A)"),
@@ -362,7 +387,8 @@ fn on_real_code_the_prefilter_changes_what_parsing_every_file_changes() {
     assert_prefilter_changes_what_parsing_changes(dir.path(), files, CORPUS_OPS, "rust");
 }
 
-/// Patterns for real Python code: method chains, meta-variables at the start and the end.
+/// Patterns for real Python code: method chains, meta-variables at the start and the end, one
+/// argument, brackets around `$$$`.
 const PYTHON_CORPUS_OPS: &[(&str, &str)] = &[
     ("$X.strip().split($$$A)", "$X.split($$$A)"),
     ("$X.encode().decode()", "$X"),
@@ -370,6 +396,9 @@ const PYTHON_CORPUS_OPS: &[(&str, &str)] = &[
     ("$X.items()", "$X.pairs()"),
     ("os.path.join($$$A)", "join($$$A)"),
     ("$X.lower().startswith($P)", "$X.startswith($P)"),
+    ("$X.get($K)", "$X[$K]"),
+    ("$X.setdefault($$$A).append($V)", "$X.add($V)"),
+    ("$X.join($$$A).strip()", "$X.strip()"),
 ];
 
 /// The standard library of the `python3` on PATH (CI has one), top-level modules only.

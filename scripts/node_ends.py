@@ -19,7 +19,10 @@ kind the aliased rule's children. Every approximation errs towards "something ma
 child kind that is missing from K's ends only costs the prefilter precision, never a match.
 
 The key `"$"` in K's ends says that no named child of K is ever followed (a meta-variable, which
-matches any named node, may then end K's pattern without anything after it).
+matches any named node, may then end K's pattern without anything after it). The key
+`"$name."` (and `"$name?."`, `"$name::"`) says that what comes right after that token inside K is
+always one name, an identifier or an integer token (the field of `a.b`, the property of `a?.b`),
+and that nothing of K follows it: a meta-variable there stands for one word that ends K.
 
 The grammars are the ones `cargo metadata` resolves for this workspace (the versions in
 Cargo.lock), read from cargo's registry sources; nothing is downloaded.
@@ -72,24 +75,38 @@ GRAMMARS = {
 WRAPPERS = {"PREC", "PREC_LEFT", "PREC_RIGHT", "PREC_DYNAMIC", "FIELD", "RESERVED"}
 
 
+# Tokens after which a pattern may hold a meta-variable standing for a member's name
+# (`$X.$NAME`, `a?.$NAME`, `T::$NAME`): the analysis records which kinds come right after them.
+QUALIFIERS = frozenset({".", "?.", "::"})
+
+
 class Facts:
     """What one rule expression can derive, as far as the ends analysis needs.
 
     nullable: it may derive no text; nonempty: it may derive some text; followed: visible child
     kinds it may put something after, inside itself; last: visible child kinds it may end with
-    (nothing but empty text after them); named_followed: some named child is followed inside it.
+    (nothing but empty text after them); first: visible child kinds it may start with (nothing
+    but hidden text before them); after: pairs (qualifier, kind) where a child of that kind may
+    come right after that qualifier token, with only hidden text between.
     """
 
-    __slots__ = ("nullable", "nonempty", "followed", "last")
+    __slots__ = ("nullable", "nonempty", "followed", "last", "first", "after")
 
-    def __init__(self, nullable=False, nonempty=False, followed=frozenset(), last=frozenset()):
+    def __init__(self, nullable=False, nonempty=False, followed=frozenset(), last=frozenset(),
+                 first=frozenset(), after=frozenset()):
         self.nullable = nullable
         self.nonempty = nonempty
         self.followed = frozenset(followed)
         self.last = frozenset(last)
+        self.first = frozenset(first)
+        self.after = frozenset(after)
 
     def key(self):
-        return (self.nullable, self.nonempty, self.followed, self.last)
+        return (self.nullable, self.nonempty, self.followed, self.last, self.first, self.after)
+
+
+def pairs_after(last: frozenset, first: frozenset) -> frozenset:
+    return frozenset((qualifier, kind) for qualifier in last & QUALIFIERS for kind in first)
 
 
 def seq(a: Facts, b: Facts) -> Facts:
@@ -98,6 +115,8 @@ def seq(a: Facts, b: Facts) -> Facts:
         nonempty=a.nonempty or b.nonempty,
         followed=a.followed | b.followed | (a.last if b.nonempty else frozenset()),
         last=b.last | (a.last if b.nullable else frozenset()),
+        first=a.first | (b.first if a.nullable else frozenset()),
+        after=a.after | b.after | pairs_after(a.last, b.first),
     )
 
 
@@ -107,6 +126,8 @@ def choice(items: list[Facts]) -> Facts:
         nonempty=any(f.nonempty for f in items),
         followed=frozenset().union(*(f.followed for f in items)),
         last=frozenset().union(*(f.last for f in items)),
+        first=frozenset().union(*(f.first for f in items)),
+        after=frozenset().union(*(f.after for f in items)),
     )
 
 
@@ -117,6 +138,8 @@ def repeat1(a: Facts) -> Facts:
         nonempty=a.nonempty,
         followed=a.followed | (a.last if a.nonempty else frozenset()),
         last=a.last,
+        first=a.first,
+        after=a.after | pairs_after(a.last, a.first),
     )
 
 
@@ -167,7 +190,8 @@ class Grammar:
             return Facts(nullable=True)
         if kind == "STRING":
             text = rule["value"]
-            return Facts(nullable=text == "", nonempty=text != "", last={text})
+            kinds = {text} if text else set()
+            return Facts(nullable=text == "", nonempty=text != "", last=kinds, first=kinds)
         if kind == "PATTERN":
             # A hidden token: text, but no child of the node. Its regex may match nothing.
             return Facts(nullable=True, nonempty=True)
@@ -184,13 +208,15 @@ class Grammar:
             if name in self.hidden:
                 return self.hidden_facts[name]
             if name in self.rules:
-                return Facts(nullable=self.visible_nullable[name], nonempty=True, last={name})
+                return Facts(nullable=self.visible_nullable[name], nonempty=True, last={name},
+                             first={name})
             # An external token (or one the external scanner names): may be zero-width.
-            visible = not name.startswith("_")
-            return Facts(nullable=True, nonempty=True, last={name} if visible else set())
+            visible = {name} if not name.startswith("_") else set()
+            return Facts(nullable=True, nonempty=True, last=visible, first=visible)
         if kind == "ALIAS":
             content = self.facts(rule["content"])
-            return Facts(nullable=content.nullable, nonempty=content.nonempty, last={rule["value"]})
+            return Facts(nullable=content.nullable, nonempty=content.nonempty, last={rule["value"]},
+                         first={rule["value"]})
         if kind in WRAPPERS:
             return self.facts(rule["content"])
         if kind == "SEQ":
@@ -232,9 +258,41 @@ class Grammar:
             # "$": no child that a meta-variable could stand for (a named node) is followed.
             if not any(child in self.named_kinds for child in facts.followed):
                 ends.append("$")
+            # "$name<q>": whatever comes right after the qualifier q in the kind is one name,
+            # and nothing ever follows it there.
+            for qualifier in sorted(QUALIFIERS):
+                following = {child for (token, child) in facts.after if token == qualifier}
+                if following and all(
+                    self.is_name(child) and child not in facts.followed for child in following
+                ):
+                    ends.append("$name" + qualifier)
             if ends:
                 result[kind] = ends
         return result
+
+    def is_name(self, kind: str) -> bool:
+        """Whether a node of `kind` is one token: an identifier (a named kind so called, every
+        production of it a single token) or an integer literal."""
+        if not (kind.endswith("identifier") or kind == "integer_literal"):
+            return False
+        productions = self.productions.get(kind)
+        if productions is None:
+            return kind in self.externals
+        return all(self.is_token(rule) for rule in productions)
+
+    def is_token(self, rule: dict, seen: frozenset = frozenset()) -> bool:
+        """Whether `rule` is one token: a token rule, an external token, a rule that is one, or
+        a choice of them (keywords aliased to an identifier)."""
+        while rule["type"] in WRAPPERS or rule["type"] == "ALIAS":
+            rule = rule["content"]
+        if rule["type"] == "CHOICE":
+            return all(self.is_token(member, seen) for member in rule["members"])
+        if rule["type"] == "SYMBOL":
+            name = rule["name"]
+            if name in self.rules:
+                return name not in seen and self.is_token(self.rules[name], seen | {name})
+            return name in self.externals
+        return rule["type"] in ("PATTERN", "TOKEN", "IMMEDIATE_TOKEN", "STRING")
 
     def all_children(self, productions: list[dict]) -> frozenset:
         kinds = set()

@@ -47,6 +47,9 @@ pub(super) enum Item {
     /// Anything balanced that ends before the closer of the innermost open bracket: a
     /// meta-variable, or the end of a node that may have more children.
     Skip,
+    /// One name (an identifier, a tuple field's number), after a gap: a meta-variable the
+    /// grammar allows nothing else for (the field of a member access).
+    Name,
     /// The one argument of a call, between its brackets: a single meta-variable that is all
     /// the pattern has there matches one node, so the text up to the closer is not blank and
     /// no comma of its own separates two arguments. The closer follows.
@@ -227,6 +230,14 @@ impl<'t> Scan<'t> {
             return match rest.first() {
                 None | Some(Item::Close) => self.follows(close, rest, closers),
                 Some(Item::Skip | Item::Argument) => self.follows(pos, rest, closers),
+                Some(Item::Name) => {
+                    for at in pos..close {
+                        if self.follows(at, rest, closers)? {
+                            return Ok(true);
+                        }
+                    }
+                    Ok(false)
+                }
                 Some(Item::Token(token)) => {
                     for at in memmem::find_iter(within, &token.text) {
                         if self.follows(pos + at, rest, closers)? {
@@ -298,6 +309,18 @@ impl<'t> Scan<'t> {
                 let found = self.follows(at + 1, rest, closers);
                 closers.push(at);
                 found
+            }
+            Item::Name => {
+                let run = self.text[at..]
+                    .iter()
+                    .take_while(|&&byte| is_name_byte(byte))
+                    .count();
+                for end in at + 1..=at + run {
+                    if self.follows(end, rest, closers)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
             }
             Item::Skip | Item::Argument => Ok(false),
         }
@@ -396,6 +419,13 @@ fn token_stands_alone(text: &[u8], at: usize, len: usize) -> bool {
     let joined_before = word(Some(at)) && word(at.checked_sub(1));
     let joined_after = word(end.checked_sub(1)) && word(Some(end));
     !joined_before && !joined_after
+}
+
+/// Whether `byte` may be part of a name: anything but whitespace, a qualifier, brackets,
+/// separators and quotes (a name may hold non-ASCII letters, `$`, `#` (`r#type`, `#private`),
+/// `-` (a JSX name), escapes).
+fn is_name_byte(byte: u8) -> bool {
+    !byte.is_ascii_whitespace() && !b".()[],;:?'\"`".contains(&byte)
 }
 
 /// The closer of an opening bracket.

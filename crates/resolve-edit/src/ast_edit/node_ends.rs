@@ -43,7 +43,19 @@ impl NodeEnds {
             .get(kind)
             .is_some_and(|ends| ends.iter().any(|end| end == last))
     }
+
+    /// Whether what comes right after the token `qualifier` in a node of `kind` is always one
+    /// name (an identifier or an integer token) that ends the node: the field of `a.b`.
+    pub(super) fn name_after(&self, kind: &str, qualifier: &str) -> bool {
+        self.by_kind.get(kind).is_some_and(|ends| {
+            ends.iter()
+                .any(|end| end.strip_prefix(NAME_AFTER) == Some(qualifier))
+        })
+    }
 }
+
+/// The prefix of the entries that say a name comes after a qualifier (`$name.`).
+const NAME_AFTER: &str = "$name";
 
 #[cfg(test)]
 mod tests {
@@ -78,9 +90,15 @@ mod tests {
         let python = NodeEnds::of("Python").unwrap();
         assert!(python.closes("call", "argument_list"));
         assert!(python.closes("attribute", "identifier"));
+        assert!(python.name_after("attribute", "."));
+        assert!(!python.name_after("call", "."));
         let typescript = NodeEnds::of("TypeScript").unwrap();
         assert!(typescript.closes("call_expression", "arguments"));
         assert!(typescript.closes("member_expression", "property_identifier"));
+        assert!(typescript.name_after("member_expression", "."));
+        assert!(typescript.name_after("member_expression", "?."));
+        // A tuple field (`x.0`) is an integer literal, which may also start `0.foo()`.
+        assert!(!rust.name_after("field_expression", "."));
         assert!(NodeEnds::of("Klingon").is_none());
     }
 }

@@ -105,6 +105,8 @@ enum Leaf {
     Close,
     /// A single meta-variable that is all a call's arguments hold in the pattern: one argument.
     Argument,
+    /// A meta-variable that stands for one name ending its node (the field of `a.$F`).
+    Name,
 }
 
 impl LiteralFilter {
@@ -196,7 +198,9 @@ fn split_into_chains(leaves: &[Leaf], bracketed: bool) -> Vec<Chain> {
                 }
             }
             Leaf::Argument if open.last() == Some(&true) => current.push(Item::Argument),
-            Leaf::Anything | Leaf::Argument => {
+            // A chain starts with a token: a name before one is anything.
+            Leaf::Name if !current.is_empty() => current.push(Item::Name),
+            Leaf::Anything | Leaf::Argument | Leaf::Name => {
                 if open.last() == Some(&true) {
                     if !matches!(current.last(), Some(Item::Skip)) {
                         current.push(Item::Skip);
@@ -261,6 +265,14 @@ impl NodeKinds {
                 }
             }
             PatternNode::Internal { kind_id, children } => {
+                if let Some(before) = self.ends_with_name(*kind_id, children) {
+                    // The name ends the node: nothing may come after it.
+                    for child in before {
+                        self.collect_leaves(child, leaves);
+                    }
+                    leaves.push(Leaf::Name);
+                    return;
+                }
                 match bracket_pair(children) {
                     Some((open, inner)) => {
                         leaves.push(Leaf::Open(open));
@@ -285,6 +297,34 @@ impl NodeKinds {
                 }
             }
         }
+    }
+
+    /// The children before the last of a node of kind `kind_id` whose last child is a single
+    /// meta-variable right after a qualifier its grammar puts only a name after, ending the
+    /// node (`a.$F`); `None` for any other node.
+    fn ends_with_name<'p>(
+        &self,
+        kind_id: u16,
+        children: &'p [PatternNode],
+    ) -> Option<&'p [PatternNode]> {
+        let [
+            before @ ..,
+            PatternNode::Terminal {
+                text: qualifier,
+                is_named: false,
+                ..
+            },
+            PatternNode::MetaVar {
+                meta_var: MetaVariable::Capture(_, true) | MetaVariable::Dropped(true),
+            },
+        ] = children
+        else {
+            return None;
+        };
+        let ends = self.ends.as_ref()?;
+        let kind = self.grammar.node_kind_for_id(kind_id)?;
+        ends.name_after(kind, qualifier)
+            .then_some(&children[..before.len() + 1])
     }
 
     /// Whether a node of kind `kind_id` is a call's arguments and what its brackets hold,
@@ -828,5 +868,65 @@ y.bar();
             assert_eq!(matches(pattern, lang, source), matching, "{lang}: {source}");
             assert_eq!(keeps(pattern, lang, source), matching, "{lang}: {source}");
         }
+    }
+
+    #[test]
+    fn a_meta_variable_its_grammar_allows_only_a_name_for_is_one_word() {
+        for (pattern, lang, source, matching) in [
+            (
+                "self.$A.append($B)",
+                SupportLang::Python,
+                "self.x.append(1)\n",
+                true,
+            ),
+            (
+                "self.$A.append($B)",
+                SupportLang::Python,
+                "y = (self\n  .x  # c\n  .append(1))\n",
+                true,
+            ),
+            (
+                "self.$A.append($B)",
+                SupportLang::Python,
+                "self.é.append(1)\n",
+                true,
+            ),
+            (
+                "self.$A.append($B)",
+                SupportLang::Python,
+                "self.x.y.append(1)\nself.append(4)\n",
+                false,
+            ),
+            (
+                "this.$A.push($B)",
+                SupportLang::TypeScript,
+                "this.a.push(1);\n",
+                true,
+            ),
+            (
+                "this.$A.push($B)",
+                SupportLang::TypeScript,
+                "this.#a.push(1);\n",
+                true,
+            ),
+            (
+                "this.$A.push($B)",
+                SupportLang::TypeScript,
+                "this.$a.push(1);\n",
+                true,
+            ),
+            (
+                "this.$A.push($B)",
+                SupportLang::TypeScript,
+                "this.a.b.push(1); this.push(2);\n",
+                false,
+            ),
+        ] {
+            let lang = AstLang::Builtin(lang);
+            assert_eq!(matches(pattern, lang, source), matching, "{lang}: {source}");
+            assert_eq!(keeps(pattern, lang, source), matching, "{lang}: {source}");
+        }
+        let python = AstLang::Builtin(SupportLang::Python);
+        assert_eq!(chains("self.$A.append($B)", python), [["self", "append"]]);
     }
 }

@@ -142,7 +142,7 @@ fn rust_file() -> impl Strategy<Value = String> {
 }
 
 fn python_statement() -> impl Strategy<Value = String> {
-    (0..19usize, python_gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| {
+    (0..21usize, python_gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| {
         let g2 = g2.replace("/*", "#").replace("*/", "\n");
         match kind {
             0 => format!("x = foo{g1}.bar(a, b{comma})"),
@@ -166,6 +166,9 @@ fn python_statement() -> impl Strategy<Value = String> {
             16 => format!("s = x.foo(f\"{{a(b)}}\"){g1}.bar()\nx.foo(c)\ny(d).bar() + d.get()"),
             17 => format!("t = x.foo(r'\\\\', [c]){g1}.bar(d.get(k))"),
             18 => "u = d.get(lambda a, b: 0)".to_owned(),
+            // A member's name, one word, or more than one.
+            19 => format!("self.x{g1}.append(1)\nself.x.y.append(2)\nself.x().append(3)"),
+            20 => format!("v = (self\n  .é{g2}.append(4))\nself.append(5)"),
             _ => format!("z = a{g1}in b"),
         }
     })
@@ -176,7 +179,7 @@ fn python_file() -> impl Strategy<Value = String> {
 }
 
 fn typescript_statement() -> impl Strategy<Value = String> {
-    (0..24usize, gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| match kind {
+    (0..25usize, gap(), gap(), comma()).prop_map(|(kind, g1, g2, comma)| match kind {
         0 => format!("foo{g1}.{g2}bar(a, b{comma});"),
         1 => format!("let a = foo.bar(1){g1}"),
         2 => "const s = `foo.bar(${x})`;".to_owned(),
@@ -204,6 +207,7 @@ fn typescript_statement() -> impl Strategy<Value = String> {
         20 => format!("x.foo(a /* ) */, b{comma}){g1}.bar(); x.foo(c); y(d).bar();"),
         21 => format!("x.foo(/[(]/){g1}.bar(); x.foo(a).baz(b).bar();"),
         22 => "x.foo(g<A, B>(c));".to_owned(),
+        23 => format!("this.a{g1}.push(1); this.$b.push(2); this.a.b.push(3); this.push(4);"),
         _ => format!("foo.bar(foo.bar(1,{g1}2), 3);"),
     })
 }
@@ -233,6 +237,7 @@ const PYTHON_OPS: &[(&str, &str)] = &[
     ("$X.foo().bar()", "$X.baz()"),
     ("$X.foo($$$A).bar()", "$X.baz($$$A)"),
     ("$X.get($K)", "$X[$K]"),
+    ("self.$A.append($B)", "self.$A.add($B)"),
     ("x.foo().$M()", "x.$M()"),
     ("foo.bar($A, $B)", "baz($A)"),
     ("x = foo.bar($$$A)", "x = 1"),
@@ -242,6 +247,7 @@ const TYPESCRIPT_OPS: &[(&str, &str)] = &[
     ("$X.foo().bar()", "$X.baz()"),
     ("$X.foo($$$A).bar()", "$X.baz($$$A)"),
     ("$X.foo($A)", "$X.baz($A)"),
+    ("this.$A.push($B)", "this.$A.add($B)"),
     ("foo.bar($A, $B)", "baz($A)"),
     ("let $A = foo.bar($B);", "const $A = 2;"),
     ("console.log($$$A)", "log($$$A)"),

@@ -227,34 +227,24 @@ impl<'t> Scan<'t> {
                 return Ok(true);
             };
             let within = &self.text[pos.min(close)..close];
-            return match rest.first() {
-                None | Some(Item::Close) => self.follows(close, rest, closers),
-                Some(Item::Skip | Item::Argument) => self.follows(pos, rest, closers),
-                Some(Item::Name) => {
-                    for at in pos..close {
-                        if self.follows(at, rest, closers)? {
-                            return Ok(true);
-                        }
-                    }
-                    Ok(false)
-                }
-                Some(Item::Token(token)) => {
-                    for at in memmem::find_iter(within, &token.text) {
-                        if self.follows(pos + at, rest, closers)? {
-                            return Ok(true);
-                        }
-                    }
-                    Ok(false)
-                }
-                Some(Item::Open(byte)) => {
-                    for at in memchr::memchr_iter(*byte, within) {
-                        if self.follows(pos + at, rest, closers)? {
-                            return Ok(true);
-                        }
-                    }
-                    Ok(false)
-                }
+            // Where the next item may start: at the closer, or anywhere before it holding it.
+            let starts: Vec<usize> = match rest.first() {
+                None | Some(Item::Close) => vec![close],
+                Some(Item::Skip | Item::Argument) => vec![pos],
+                Some(Item::Token(token)) => memmem::find_iter(within, &token.text)
+                    .map(|at| pos + at)
+                    .collect(),
+                Some(Item::Open(byte)) => memchr::memchr_iter(*byte, within)
+                    .map(|at| pos + at)
+                    .collect(),
+                Some(Item::Name) => (pos..close).collect(),
             };
+            for start in starts {
+                if self.follows(start, rest, closers)? {
+                    return Ok(true);
+                }
+            }
+            return Ok(false);
         }
         // Positions a gap reaches from `pos`, smallest first; every step moves forward.
         let mut reachable = BinaryHeap::from([Reverse(pos)]);

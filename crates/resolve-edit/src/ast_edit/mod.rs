@@ -30,8 +30,9 @@
 //!
 //! The parts, each using only those listed before it: `grammar` (the languages parsed:
 //! ast-grep's own and TLA⁺), `request` (the call's arguments, outcome and contract texts),
-//! `node_ends` (which children end a node, per grammar), `rust_text` and `ts_text` (where a
-//! Rust or TypeScript text's comments and literals are), `prefilter` (which texts may hold a
+//! `node_ends` (which children end a node, per grammar), `rust_text`, `ts_text` and `py_text`
+//! (where a Rust, TypeScript or Python text's comments and literals are; `lex_oracle`, in
+//! tests, checks them against the grammars), `prefilter` (which texts may hold a
 //! match of a pattern, without parsing), `anchored` (finding matches by visiting only nodes that
 //! cover an occurrence of the pattern's first token), `language` (languages and ops compiled per
 //! language), `census` (how many files the prefilter keeps, for benchmarks),
@@ -48,6 +49,8 @@ mod chain;
 mod gap_rules;
 mod grammar;
 mod language;
+#[cfg(test)]
+mod lex_oracle;
 mod node_ends;
 mod packs;
 mod prefilter;

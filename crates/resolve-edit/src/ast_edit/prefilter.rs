@@ -223,7 +223,10 @@ fn bracket_pair(children: &[PatternNode]) -> Option<(u8, &[PatternNode])> {
             text,
             is_named: false,
             ..
-        } => Some(text.as_bytes().first().copied()?).filter(|_| text.len() == 1),
+        } => match text.as_bytes() {
+            [byte] => Some(*byte),
+            _ => None,
+        },
         _ => None,
     };
     let [first, inner @ .., last] = children else {

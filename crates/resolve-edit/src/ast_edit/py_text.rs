@@ -305,98 +305,43 @@ fn push(found: &mut Vec<Range<usize>>, range: Range<usize>) {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashSet;
-
-    use ast_grep_core::AstGrep;
-    use ast_grep_core::tree_sitter::StrDoc;
     use ast_grep_language::SupportLang;
     use pretty_assertions::assert_eq;
     use proptest::prelude::*;
 
     use super::*;
-    use crate::ast_edit::grammar::AstLang;
+    use crate::ast_edit::lex_oracle::{Grammar, Parsed, Verdict, files_under};
 
-    /// Where the grammar and [`comments_and_literals`] disagree in `text` before where the lexer
-    /// is sure (as messages), and whether it lexed it all; `None` when the grammar finds an error
-    /// in it. Checked: (a) no identifier starts in a range; (b) every bracket or comma outside
-    /// the ranges is a code token of the grammar and every such token is outside them (the
-    /// braces of a field inside); (c) a byte is in a range exactly when the grammar has it in a
-    /// comment or a string's text (not in the code of a field).
-    fn disagreements(text: &str) -> Option<(Vec<String>, bool)> {
-        let grep = AstGrep::<StrDoc<AstLang>>::try_new(text, AstLang::Builtin(SupportLang::Python))
-            .ok()?;
-        let root = grep.root();
-        if root.dfs().any(|node| node.is_error() || node.is_missing()) {
-            return None;
-        }
-        let bytes = text.as_bytes();
-        let (ranges, sure) = lex(bytes);
-        let at = |offset: usize| {
-            let around = &bytes[offset.saturating_sub(12)..(offset + 12).min(bytes.len())];
-            format!("{offset} in {:?}", String::from_utf8_lossy(around))
-        };
-        let mut wrong = Vec::new();
-        if ranges.windows(2).any(|pair| pair[0].end >= pair[1].start)
-            || ranges
+    /// Python, as the oracle checks [`comments_and_literals`] against it: comments and strings
+    /// are literals, the code of an f-string's field (up to its format spec or its `}`) is not.
+    const PYTHON: Grammar = Grammar {
+        lang: SupportLang::Python,
+        lexer: comments_and_literals,
+        literal: |node: &Parsed<'_>| {
+            matches!(&*node.kind(), "comment" | "string").then(|| node.range())
+        },
+        code: |node: &Parsed<'_>| {
+            if !matches!(&*node.kind(), "interpolation" | "format_expression") {
+                return None;
+            }
+            let range = node.range();
+            let children: Vec<_> = node.children().collect();
+            let code_end = children
                 .iter()
-                .any(|range| range.is_empty() || range.end > sure)
-        {
-            wrong.push(format!("ranges out of order or past {sure}: {ranges:?}"));
-        }
-        let (mut covered, mut literal) = (vec![false; bytes.len()], vec![false; bytes.len()]);
-        for range in &ranges {
-            covered[range.clone()].fill(true);
-        }
-        let mut code_tokens = HashSet::new();
-        for node in root.dfs() {
-            let (kind, range) = (node.kind(), node.range());
-            match &*kind {
-                "comment" | "string" => literal[range.clone()].fill(true),
-                // Pre-order: a field's code is marked after its string, a string in it after it.
-                "interpolation" | "format_expression" => {
-                    let children: Vec<_> = node.children().collect();
-                    let code_end = children
-                        .iter()
-                        .find(|child| child.kind() == "format_specifier")
-                        .or(children.last())
-                        .map_or(range.end, |child| child.range().start);
-                    literal[range.start + 1..code_end].fill(false);
-                }
-                _ => {}
-            }
-            if !node.is_leaf() || range.start >= sure {
-                continue;
-            }
-            if kind == "identifier" && covered[range.start] {
-                wrong.push(format!("identifier in a range at {}", at(range.start)));
-            }
-            if !node.is_named() && matches!(&*kind, "(" | ")" | "[" | "]" | "{" | "}" | ",") {
-                let field_brace = node.parent().is_some_and(|parent| {
-                    matches!(&*parent.kind(), "interpolation" | "format_expression")
-                });
-                if field_brace != covered[range.start] {
-                    wrong.push(format!(
-                        "{kind} (of a field: {field_brace}) at {}",
-                        at(range.start)
-                    ));
-                }
-                code_tokens.insert(range.start);
-            }
-        }
-        for offset in 0..sure {
-            let bracket = matches!(
-                bytes[offset],
-                b'(' | b')' | b'[' | b']' | b'{' | b'}' | b','
-            );
-            if bracket && !covered[offset] && !code_tokens.contains(&offset) {
-                wrong.push(format!("no code token at {}", at(offset)));
-            }
-            if covered[offset] != literal[offset] {
-                wrong.push(format!("in a range: {} at {}", covered[offset], at(offset)));
-            }
-        }
-        wrong.truncate(5);
-        Some((wrong, sure == bytes.len()))
+                .find(|child| child.kind() == "format_specifier")
+                .or(children.last())
+                .map_or(range.end, |child| child.range().start);
+            Some(range.start + 1..code_end)
+        },
+        joins: true,
+    };
+
+    /// Where the oracle finds the grammar and [`comments_and_literals`] disagree in `text` (see
+    /// [`disagreements`](crate::ast_edit::lex_oracle::disagreements)), and whether it lexed it
+    /// all; `None` when the grammar finds an error in it.
+    fn disagreements(text: &str) -> Option<(Vec<String>, bool)> {
+        crate::ast_edit::lex_oracle::disagreements(&PYTHON, text)
+            .map(|Verdict { wrong, lexed_all }| (wrong, lexed_all))
     }
 
     /// A statement of generated Python: code with brackets and commas, strings of every kind
@@ -477,18 +422,6 @@ mod tests {
         }
     }
 
-    /// Every `.py` file under `dir` (installed packages left out).
-    fn python_files(dir: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() && !path.ends_with("site-packages") {
-                python_files(&path, found);
-            } else if path.extension().is_some_and(|ext| ext == "py") {
-                found.push(path);
-            }
-        }
-    }
-
     #[test]
     #[allow(
         clippy::print_stderr,
@@ -504,10 +437,10 @@ mod tests {
         else {
             return;
         };
-        let mut files = Vec::new();
-        python_files(
+        let files = files_under(
             std::path::Path::new(String::from_utf8(output.stdout).unwrap().trim()),
-            &mut files,
+            "py",
+            &["site-packages"],
         );
         let (mut checked, mut to_the_end, mut lexing) = (0, 0, std::time::Duration::ZERO);
         for file in &files {

@@ -1,9 +1,12 @@
 //! Where a Rust text's comments and literals are, found by lexing it the way rustc does:
 //! line and (nested) block comments, string, byte-string and C-string literals with escapes,
 //! raw strings with any number of `#`, and char and byte literals told apart from lifetimes and
-//! labels. No identifier of a match is ever in one of these, so the prefilter need not count a
-//! pattern's name found there (a `.unwrap()` in a doc comment's example holding a `"`, which a
-//! look at the line alone cannot rule out as the end of a string).
+//! labels, and a shebang line. No identifier of a match is ever in one of these, so the
+//! prefilter need not count a pattern's name found there (a `.unwrap()` in a doc comment's
+//! example holding a `"`, which a look at the line alone cannot rule out as the end of a
+//! string). Where tree-sitter-rust reads a text otherwise than rustc (`//*` in a block comment
+//! opens no nested one for it, `''` is a char literal to it), the lexer follows the grammar, in
+//! whose tree matches are found.
 
 use std::ops::Range;
 
@@ -19,12 +22,16 @@ pub(super) struct Lexed {
 }
 
 /// The comments and literals of `text` (all of it lexed surely), in order: each range covers
-/// one whole comment or literal (its quotes included, a prefix such as `r#` left out). A literal
-/// left open runs to the end of the text. Only `/`, `"` and `'` can start one, so the scan jumps
-/// between them.
+/// one whole comment or literal (its quotes included, a prefix such as `r#` left out), or the
+/// shebang line that is the text's first token (its newline left out). A literal left open runs
+/// to the end of the text. Only `/`, `"` and `'` can start one, so the scan jumps between them.
 pub(super) fn comments_and_literals(text: &[u8]) -> Lexed {
     let mut found = Vec::new();
-    let mut at = 0;
+    let mut at = first_token(text, &mut found);
+    if let Some(end) = shebang_end(text, at) {
+        found.push(at..end);
+        at = end;
+    }
     while let Some(offset) = memchr::memchr3(b'/', b'"', b'\'', &text[at..]) {
         at += offset;
         let end = match text[at] {
@@ -50,6 +57,39 @@ pub(super) fn comments_and_literals(text: &[u8]) -> Lexed {
     }
 }
 
+/// Where `text`'s first token starts: past a byte-order mark, blanks and the comments before it
+/// (pushed to `found`).
+fn first_token(text: &[u8], found: &mut Vec<Range<usize>>) -> usize {
+    let mut at = if text.starts_with("\u{feff}".as_bytes()) {
+        3
+    } else {
+        0
+    };
+    loop {
+        at += text[at..]
+            .iter()
+            .take_while(|byte| byte.is_ascii_whitespace() || **byte == 0x0B)
+            .count();
+        let end = match text.get(at..at + 2) {
+            Some(b"//") => line_end(text, at),
+            Some(b"/*") => block_comment_end(text, at),
+            _ => return at,
+        };
+        found.push(at..end);
+        at = end;
+    }
+}
+
+/// Where the shebang line whose `#!` is at `at` ends (at its newline), as the grammar reads one
+/// when it is the first token: `#!` not followed by `[` (an inner attribute), on a line that
+/// ends.
+fn shebang_end(text: &[u8], at: usize) -> Option<usize> {
+    if !text[at..].starts_with(b"#!") || text.get(at + 2) == Some(&b'[') {
+        return None;
+    }
+    memchr::memchr(b'\n', &text[at..]).map(|newline| at + newline)
+}
+
 /// Whether `at` is inside one of `ranges` (as [`comments_and_literals`] gives them).
 pub(super) fn covers(ranges: &[Range<usize>], at: usize) -> bool {
     let after = ranges.partition_point(|range| range.end <= at);
@@ -69,12 +109,14 @@ pub(super) fn line_end(text: &[u8], at: usize) -> usize {
     memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |newline| at + newline)
 }
 
-/// The end of the block comment at `at`, past the `*/` that balances it (they nest).
+/// The end of the block comment at `at`, past the `*/` that balances it (they nest). As the
+/// grammar has it, a `/` right after a `/` opens nothing (`//*` nests for rustc, not for it).
 fn block_comment_end(text: &[u8], at: usize) -> usize {
     let mut depth = 0usize;
     let mut index = at;
     while index < text.len() {
         match (text[index], text.get(index + 1)) {
+            (b'/', Some(b'/')) => index += 2,
             (b'/', Some(b'*')) => {
                 depth += 1;
                 index += 2;
@@ -107,11 +149,12 @@ fn quoted_end(text: &[u8], at: usize, quote: u8) -> usize {
 }
 
 /// The end of the char literal at `at`, or `None` when the `'` starts a lifetime or a label:
-/// a char literal is an escape, or one character, between quotes.
+/// a char literal is an escape, or one character, between quotes, or nothing (`''`, which
+/// rustc rejects and the grammar reads as a char literal).
 fn char_end(text: &[u8], at: usize) -> Option<usize> {
     match text.get(at + 1)? {
         b'\\' => Some(quoted_end(text, at, b'\'')),
-        b'\'' => None,
+        b'\'' => Some(at + 2),
         _ => {
             let width = char_width(text, at + 1);
             (text.get(at + 1 + width) == Some(&b'\'')).then_some(at + 2 + width)
@@ -168,9 +211,235 @@ fn string_end(text: &[u8], quote: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use ast_grep_language::SupportLang;
     use pretty_assertions::assert_eq;
+    use proptest::prelude::*;
 
     use super::*;
+    use crate::ast_edit::lex_oracle::{Grammar, Parsed, Verdict, disagreements, files_under};
+
+    /// The bytes a node of tree-sitter-rust has in a comment or literal, as the lexer has them:
+    /// a doc comment's newline (which the grammar puts in it) and a literal's prefix left out.
+    fn literal(node: &Parsed<'_>) -> Option<Range<usize>> {
+        let range = node.range();
+        match &*node.kind() {
+            "line_comment" => {
+                Some(range.start..range.end - usize::from(node.text().ends_with('\n')))
+            }
+            "block_comment" => Some(range),
+            "shebang" => Some(range.start..range.end - 1),
+            "string_literal" | "raw_string_literal" | "char_literal" => {
+                let quote = node.text().find(['"', '\''])?;
+                Some(range.start + quote..range.end)
+            }
+            _ => None,
+        }
+    }
+
+    /// Rust, as the oracle checks [`comments_and_literals`] against it.
+    const RUST: Grammar = Grammar {
+        lang: SupportLang::Rust,
+        lexer: comments_and_literals,
+        literal,
+        code: |_| None,
+        joins: false,
+    };
+
+    /// A statement of generated Rust: code with brackets and commas (macros, closures,
+    /// turbofish, attributes), lifetimes and labels next to brackets, strings of every kind
+    /// holding quotes, brackets and escapes, char and byte literals, nested block comments and
+    /// doc comments holding brackets and quotes.
+    fn statement() -> impl Strategy<Value = String> {
+        let fixed = prop::sample::select(vec![
+            "let v = vec![(1, 2)];",
+            "let v = vec![[a, b], [c, d]];",
+            "m!(r#\"x\"# 'a' b\"y\" [1, 2] {3});",
+            "macro_rules! n { ($a:expr, $($b:tt),*) => { ($a, [$($b),*]) }; }",
+            "let s = r#\"a \"quoted\" (b, [c\"#;",
+            "let t = r\"(\"; let u = br##\"x\"# ]\"##;",
+            "let r = r\"\\\"; let q = r#\"\\\"#; let p = cr\"{\";",
+            "let b = b\"(,\\\"[\"; let c = c\"}\\\\\";",
+            "let ch = ['(', ')', '[', ']', '{', '}', ',', '\\'', '\"', '\\\\'];",
+            "let bc = (b')', b'\\'', b'\\\\', b'\"', b'(');",
+            "let e = ('\\u{1F600}', '\\x41', 'é', '\\n', '/', '*');",
+            "fn f<'a>(x: &'a [u8], y: &'a str) -> &'a [u8] { x }",
+            "fn k<'a>(x: &'a u8) -> (char, &'a u8) { ('x', x) }",
+            "impl<'a, T: Tr<'a>> S<'a, T> where T: 'a {}",
+            "struct P<'a> { r: &'a [u8], s: [u8; 4], t: (&'a str, u8) }",
+            "'l: loop { break 'l; }",
+            "'outer: for i in 0..n { 'inner: while c { continue 'outer; } }",
+            "let w = 'b: { if c { break 'b (1, 2); } [3] };",
+            "/* a /* nested ( */ \" ' [ */ g(h);",
+            "/* one /* two /* three { */ */ , */ g(h);",
+            "/// doc with `x(\"y\")` and 'q [\nfn d() {}",
+            "//! inner doc (\n",
+            "/** doc ( ' */ fn e() {}",
+            "/*! inner ] \" */",
+            "/***/ /**/ k(l, m);",
+            "// line ( ' \" , [",
+            "let m = f::<A, B>(c, d);",
+            "let n = Vec::<(u8, char)>::with_capacity(2);",
+            "let g = |a, b| (a, b);",
+            "let h = |(a, b): (u8, u8), [c, d]: [u8; 2]| a;",
+            "#[derive(Debug, Clone)]\nstruct Q { r: [u8; 2] }",
+            "#[cfg(all(test, feature = \"x(\"))]\nfn t() {}",
+            "let s = \"line\\\n    continued (\";",
+            "let s = \"multi\nline [ string\";",
+            "f('',')');",
+            "let x = a / b / c; // div (",
+            "match x { Some('a') => (), Some(',') | None => {} _ => [] }",
+            "let t: Vec<(u8, char)> = vec![(1, '('), (2, ')')];",
+            "let z = \"// not a comment (\"; let w = \"/* nor this [\";",
+            "let y = '/'; let q = b'/'; let p = \"/*\";",
+            "s.chars().filter(|&c| c != '\\'' && c != '\"').count();",
+            "let r#type = (r#fn, br, cr, r);",
+            "m!(ab\"c\" br\"d\" xr#\"e\"#);",
+        ])
+        .prop_map(str::to_string);
+        let escaped = "( ) , [ ] { } ' / /* */ // # \\\" \\\\ \\n \\' \\u{28} \\\n \n";
+        let raw = "( ) , [ ] { } ' / /* */ // # \\ \n";
+        let string = (
+            prop::sample::select(vec!["", "b", "c", "r", "r#", "br##", "cr#", "r###"]),
+            prop::collection::vec(0..16usize, 0..6),
+            prop::sample::select(vec![", f(g, [h])", ""]),
+            prop::sample::select(vec!["  // i('", ""]),
+        )
+            .prop_map(move |(prefix, picks, arguments, comment)| {
+                let hashes = prefix.matches('#').count();
+                let mut fragments: Vec<&str> = if prefix.contains('r') {
+                    raw.split(' ').collect()
+                } else {
+                    escaped.split(' ').collect()
+                };
+                // A quote ends a raw string only when as many `#` as it opened with follow it.
+                if hashes > 0 {
+                    fragments.extend(["\"", "\"a", "\" #"]);
+                }
+                if hashes > 1 {
+                    fragments.push("\"#");
+                }
+                let inside: String = picks
+                    .iter()
+                    .map(|pick| fragments[pick % fragments.len()])
+                    .collect();
+                let (open, close) = (format!("{prefix}\""), format!("\"{}", "#".repeat(hashes)));
+                format!("let v = ({open}{inside}{close}{arguments});{comment}")
+            });
+        let char = (
+            prop::sample::select(vec!["", "b"]),
+            prop::sample::select(
+                "( ) [ ] { } , \" / * # \\' \\\\ \\n \\u{28}"
+                    .split(' ')
+                    .collect::<Vec<_>>(),
+            ),
+        )
+            .prop_map(|(prefix, inside)| format!("let c = [{prefix}'{inside}', 'a'];"));
+        // Block comments with openers and closers in every order (those left open or closed
+        // early do not parse, and are left out).
+        let comment = prop::collection::vec(
+            prop::sample::select("/* */ / * ** ( ) , ' \" \n".split(' ').collect::<Vec<_>>()),
+            0..8,
+        )
+        .prop_map(|inside| format!("/*{}*/ f(a, [b]);", inside.concat()));
+        prop_oneof![4 => fixed, 4 => string, 2 => char, 1 => comment]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        #[test]
+        fn the_lexer_agrees_with_the_grammar(
+            statements in prop::collection::vec(statement(), 0..8),
+            separators in prop::collection::vec(prop::sample::select(vec!["\n", " ", "\n    "]), 8),
+            crlf in any::<bool>(),
+            before in prop::sample::select(vec!["", "", "\u{feff}", " \n\t", "// a (\n", "/* b [ */ "]),
+            shebang in prop::sample::select(vec!["", "", "#!/usr/bin/env run-cargo-script\n", "#!cargo (a, [b]) \"c\n", "#! [x]\n"]),
+        ) {
+            let text: String = statements
+                .iter()
+                .zip(&separators)
+                .map(|(statement, separator)| format!("{statement}{separator}"))
+                .collect();
+            let text = format!("{before}{shebang}{text}");
+            let text = if crlf { text.replace('\n', "\r\n") } else { text };
+            if let Some(Verdict { wrong, .. }) = disagreements(&RUST, &text) {
+                prop_assert!(wrong.is_empty(), "{wrong:#?} in {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_generated_statements_parse() {
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let (mut parsed, total) = (0, 300);
+        for _ in 0..total {
+            let tree = statement().new_tree(&mut runner).unwrap();
+            let text = proptest::strategy::ValueTree::current(&tree);
+            parsed += usize::from(disagreements(&RUST, &text).is_some());
+        }
+        assert!(parsed * 10 > total * 9, "only {parsed} of {total} parse");
+    }
+
+    /// The source directory of the newest tokio 1.x in cargo's registry, if there is one.
+    fn registry_tokio() -> Option<std::path::PathBuf> {
+        let home = std::env::var_os("CARGO_HOME")
+            .map(std::path::PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME").map(|home| std::path::Path::new(&home).join(".cargo"))
+            })?;
+        let mut found: Vec<_> = std::fs::read_dir(home.join("registry/src"))
+            .ok()?
+            .flatten()
+            .flat_map(|index| {
+                std::fs::read_dir(index.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+            })
+            .map(|krate| krate.path())
+            .filter(|path| {
+                path.file_name()
+                    .and_then(|name| name.to_str())
+                    .is_some_and(|name| name.starts_with("tokio-1."))
+                    && path.join("src").is_dir()
+            })
+            .collect();
+        found.sort();
+        found.pop().map(|krate| krate.join("src"))
+    }
+
+    #[test]
+    #[allow(clippy::print_stderr, reason = "the test reports how much it checked")]
+    fn in_real_rust_the_lexer_agrees_with_the_grammar() {
+        // The workspace's own crates, and tokio's sources when cargo's registry holds them.
+        let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = files_under(&crates, "rs", &["target"]);
+        let workspace_files = files.len();
+        if let Some(tokio) = registry_tokio() {
+            files.extend(files_under(&tokio, "rs", &[]));
+        }
+        let (mut checked, mut to_the_end) = (0, 0);
+        for file in &files {
+            let Ok(text) = std::fs::read_to_string(file) else {
+                continue;
+            };
+            if let Some(Verdict { wrong, lexed_all }) = disagreements(&RUST, &text) {
+                assert!(wrong.is_empty(), "{wrong:#?} in {}", file.display());
+                checked += 1;
+                to_the_end += usize::from(lexed_all);
+            }
+        }
+        eprintln!(
+            "{checked} of {} files ({workspace_files} of the workspace) checked, {to_the_end} lexed to the end",
+            files.len()
+        );
+        assert!(
+            checked > 100,
+            "only {checked} of {} files parse cleanly",
+            files.len()
+        );
+        assert_eq!(to_the_end, checked);
+    }
 
     /// The comments and literals of `text`, as text.
     fn pieces(text: &str) -> Vec<&str> {
@@ -199,6 +468,25 @@ mod tests {
         );
         // A `#` before a string that is not raw is not part of it.
         assert_eq!(pieces("m!(#\"a\\\"\");"), ["\"a\\\"\""]);
+        // `//*` in a block comment opens no nested one for the grammar; `///*` does.
+        assert_eq!(pieces("/*//**/ f(a, [b]);"), ["/*//**/"]);
+        assert_eq!(pieces("/* ///* */ */ f(a, [b]);"), ["/* ///* */ */"]);
+        // An empty char literal, which the grammar reads as one: the `','` after it is code.
+        assert_eq!(pieces("f('',')');"), ["''", "')'"]);
+    }
+
+    #[test]
+    fn a_shebang_line_is_no_code_and_an_inner_attribute_is() {
+        assert_eq!(
+            pieces("#!cargo (a, [b]) \"c\nf(d, \"e\");"),
+            ["#!cargo (a, [b]) \"c", "\"e\""]
+        );
+        assert_eq!(pieces("#![allow(a)]\nf(\"b\");"), ["\"b\""]);
+        // The grammar takes a shebang after blanks and comments too, and `#! [` for one.
+        assert_eq!(
+            pieces("\u{feff} // a\n/* b */#! [c] 'd\nf(e);"),
+            ["// a", "/* b */", "#! [c] 'd"]
+        );
     }
 
     #[test]

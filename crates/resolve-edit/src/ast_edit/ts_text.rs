@@ -11,23 +11,31 @@
 //! span lines, so when a lone `/` has one of those after it on its line (or any lone `/` inside
 //! a substitution, whose braces must balance), the lexer stops: what lies after is counted as
 //! code, which drops nothing a match needs. The lexer is sure of its ranges only up to the first
-//! lone `/`: a regular expression that holds no quote may still hold a bracket.
+//! lone `/`: a regular expression that holds no quote may still hold a bracket. It also stops at
+//! a block comment left open (the grammar may read `/*/` as a regular expression). A `#!` line
+//! that is the text's first token (after blanks and comments, as the grammar has it) is no code.
 
 use super::rust_text::{Lexed, line_end};
 
 /// The comments and literals of `text`, in order (see the module documentation): each range
-/// covers a whole comment or string with its quotes, or a run of a template's text with its
-/// backtick or the `${`/`}` around it. A line comment ends at any line terminator (`\r`,
-/// U+2028 and U+2029 too, as the grammar has it). A literal left open runs to the end of its
-/// line (a string) or of the text (a block comment, a template). It is sure up to the first
-/// lone `/` (division or a regular expression), or where it stops.
+/// covers a whole comment or string with its quotes, a run of a template's text with its
+/// backtick or the `${`/`}` around it, or the `#!` line that is the text's first token. A line
+/// comment ends at any line terminator (`\r`, U+2028 and U+2029 too, as the grammar has it). A
+/// literal left open runs to the end of its line (a string) or of the text (a template); at a
+/// block comment left open the lexer stops. It is sure up to the first lone `/` (division or a
+/// regular expression), or where it stops.
 pub(super) fn comments_and_literals(text: &[u8]) -> Lexed {
     let mut found = Vec::new();
     let mut sure_until = None;
     // For each template whose substitution the scan is in, the braces open in it.
     let mut substitutions: Vec<usize> = Vec::new();
     let mut backticks = NextBacktick::default();
-    let mut at = 0;
+    let mut at = first_token(text, &mut found);
+    if text[at..].starts_with(b"#!") {
+        let end = line_end(text, at);
+        found.push(at..end);
+        at = end;
+    }
     while at < text.len() {
         let next = if substitutions.is_empty() {
             let other = memchr::memchr3(b'/', b'"', b'\'', &text[at..]).map(|offset| at + offset);
@@ -51,8 +59,13 @@ pub(super) fn comments_and_literals(text: &[u8]) -> Lexed {
                     at = end;
                 }
                 Some(b'*') => {
-                    let end = memchr::memmem::find(&text[at + 2..], b"*/")
-                        .map_or(text.len(), |close| at + 2 + close + 2);
+                    // Left open, it may be no comment for the grammar (`/*/` a regular
+                    // expression), so the lexer stops.
+                    let Some(close) = memchr::memmem::find(&text[at + 2..], b"*/") else {
+                        sure_until.get_or_insert(at);
+                        break;
+                    };
+                    let end = at + 2 + close + 2;
                     found.push(at..end);
                     at = end;
                 }
@@ -106,6 +119,32 @@ pub(super) fn comments_and_literals(text: &[u8]) -> Lexed {
     Lexed {
         ranges: found,
         sure_until: sure_until.unwrap_or(text.len()),
+    }
+}
+
+/// Where `text`'s first token starts: past a byte-order mark, blanks and the comments before it
+/// (pushed to `found`; not one left open, where the caller stops).
+fn first_token(text: &[u8], found: &mut Vec<std::ops::Range<usize>>) -> usize {
+    let mut at = if text.starts_with("\u{feff}".as_bytes()) {
+        3
+    } else {
+        0
+    };
+    loop {
+        at += text[at..]
+            .iter()
+            .take_while(|byte| byte.is_ascii_whitespace() || **byte == 0x0B)
+            .count();
+        let end = match text.get(at..at + 2) {
+            Some(b"//") => line_comment_end(text, at),
+            Some(b"/*") => match memchr::memmem::find(&text[at + 2..], b"*/") {
+                Some(close) => at + 2 + close + 2,
+                None => return at,
+            },
+            _ => return at,
+        };
+        found.push(at..end);
+        at = end;
     }
 }
 
@@ -196,40 +235,53 @@ fn template_text_end(text: &[u8], from: usize) -> (usize, bool) {
 
 #[cfg(test)]
 mod tests {
-    use ast_grep_core::AstGrep;
-    use ast_grep_core::tree_sitter::StrDoc;
     use ast_grep_language::SupportLang;
     use pretty_assertions::assert_eq;
     use proptest::prelude::*;
 
     use super::*;
-    use crate::ast_edit::grammar::AstLang;
+    use crate::ast_edit::lex_oracle::{Grammar, Parsed, Verdict, disagreements, files_under};
     use crate::ast_edit::rust_text::covers;
 
-    /// The identifiers the TypeScript grammar finds in `text` that [`comments_and_literals`]
-    /// covers (each by its text and offset), or `None` when the text does not parse cleanly.
-    fn identifiers_taken_for_literals(text: &str) -> Option<Vec<(String, usize)>> {
-        let root =
-            AstGrep::<StrDoc<AstLang>>::try_new(text, AstLang::Builtin(SupportLang::TypeScript))
-                .ok()?;
-        let root = root.root();
-        if root.dfs().any(|node| node.is_error() || node.is_missing()) {
-            return None;
-        }
-        let ranges = comments_and_literals(text.as_bytes()).ranges;
-        Some(
-            root.dfs()
-                .filter(|node| node.is_leaf() && node.kind().ends_with("identifier"))
-                .filter(|node| covers(&ranges, node.range().start))
-                .map(|node| (node.text().to_string(), node.range().start))
-                .collect(),
-        )
+    /// TypeScript, as the oracle checks [`comments_and_literals`] against it: comments, strings
+    /// and templates (of values and of types) are literals, a substitution's code inside its
+    /// `${` and `}` is not.
+    const TYPESCRIPT: Grammar = Grammar {
+        lang: SupportLang::TypeScript,
+        lexer: comments_and_literals,
+        // Named: the type `string` is an unnamed `string` too.
+        literal: |node: &Parsed<'_>| {
+            let kind = node.kind();
+            let literal = matches!(
+                &*kind,
+                "comment"
+                    | "hash_bang_line"
+                    | "string"
+                    | "template_string"
+                    | "template_literal_type"
+            );
+            (literal && node.is_named()).then(|| node.range())
+        },
+        code: |node: &Parsed<'_>| {
+            let range = node.range();
+            matches!(&*node.kind(), "template_substitution" | "template_type")
+                .then(|| range.start + 2..range.end - 1)
+        },
+        joins: false,
+    };
+
+    /// Where the oracle finds the grammar and the lexer disagree in `text` (see
+    /// [`disagreements`]), and whether the lexer was sure of all of it; `None` when the text
+    /// does not parse cleanly.
+    fn check(text: &str) -> Option<(Vec<String>, bool)> {
+        disagreements(&TYPESCRIPT, text).map(|Verdict { wrong, lexed_all }| (wrong, lexed_all))
     }
 
-    /// A statement of generated TypeScript: code, strings, comments and templates holding
-    /// quotes, braces and slashes, regular expressions that hold them too, division.
-    fn statement() -> impl Strategy<Value = &'static str> {
-        prop::sample::select(vec![
+    /// A statement of generated TypeScript: code with brackets and commas (generics, arrows,
+    /// objects, decorators), strings, comments and templates holding quotes, brackets, commas
+    /// and slashes, regular expressions that hold them too, division.
+    fn statement() -> impl Strategy<Value = String> {
+        let fixed = prop::sample::select(vec![
             "a.subscribe(x);",
             "let v = b / c / d;",
             "let w = b / 2; // half 'of it",
@@ -237,74 +289,143 @@ mod tests {
             "s.split(/[\"`]/).map(g);",
             "u = /\\/\\//.test(h) ? i.j : k;",
             "x.split(/}/);",
+            "x.split(/[(,]/);",
+            // Left open, `/*` is no comment to the grammar: `/*/` is a regular expression.
+            "x = [a, /*/[b]];",
             "let q = 'it\\'s a.subscribe(' + \"say \\\"hi\\\" // no\";",
             "let r = '/* no */' + m.n;",
             "// line 'quote \"x a.subscribe(y)",
+            "// brackets ( [ { , in a comment",
             "/* block 'q'\n \"x\" */ o.p();",
+            "/* ( [ { , */ f(a, [b], {c});",
             "/** @example a.subscribe('x') } */ z.subscribe();",
+            "/**/ /***/ /* * / */ f(a);",
             "let t = `t ${a.b('c')} u`;",
             "let n = `nested ${`in ${d} x`} y ${e}`;",
             "let o = `braces ${ {a: f}.a } and '${'}'}' ${g /* } */}`;",
             "let p = `multi\nline ${h.subscribe()}\n`;",
+            "let e = `\\${not (a, substitution}` + `\\`(` + `$` + `{` + `$(`;",
+            "let f = `${ {a: [1, 2], b: (3)} }`;",
+            "let g = `${a}${b}(${c}, [${d}])`;",
             "let l = 'abc\\\ndef' + i.j;",
+            "let c = ['(', \")\", '[', \"]\", '{', \"}\", ',', \"'\", '\"', '\\\\'];",
             "if (k) { l(); } else { m(`${n}`); }",
             "type T = `pre-${string}`;",
+            "type U = `(${number}, [${string}])`;",
             "const c = { 'k': v, \"w\": `x` };",
+            "function f<A, B>(a: A, b: [B, B]): { a: A } { return { a }; }",
+            "const g = <T,>(x: T, y: T[]) => [x, ...y];",
+            "let m = new Map<string, Array<[number, string]>>();",
+            "class C { @D({ a: 1, b: '(' }) m(@E() p: string) {} }",
+            "interface I { [k: string]: (a: number, b: string) => void; }",
+            "let o2 = a?.[0]?.(b, c) ?? d;",
+            "for (const [k, v] of Object.entries({ a: '}' })) { f(k, v); }",
+            "import { a, b as c } from './m';",
+            "export { d, e };",
             // A line comment ends at any line terminator: a lone CR, U+2028, U+2029.
             "// c\ra.subscribe(x);",
             "// d\u{2028}b.subscribe(y);",
             "// e\u{2029}c.subscribe(z);",
         ])
+        .prop_map(str::to_string);
+        let string = (
+            prop::sample::select(vec!["'", "\""]),
+            prop::collection::vec(
+                prop::sample::select(
+                    "( ) , [ ] { } ` ${ // /* */ / \\' \\\" \\\\ \\n \\\n \\u{28}"
+                        .split(' ')
+                        .collect::<Vec<_>>(),
+                ),
+                0..6,
+            ),
+            prop::sample::select(vec![", f(g, [h])", ""]),
+        )
+            .prop_map(|(quote, inside, arguments)| {
+                // The other quote unescaped.
+                let other = if quote == "'" { "\"" } else { "'" };
+                format!(
+                    "v = f({quote}{}{other}{quote}{arguments});",
+                    inside.concat()
+                )
+            });
+        let template = (
+            prop::collection::vec(
+                prop::sample::select(
+                    "( ) , [ ] { } ' \" $ // /* */ / \\` \\${ \\\\ \n ${a(b,[c])} ${{d:[e]}} \
+                     ${`in${f}(`} ${'}'} ${\"{\"} ${/*}*/a}"
+                        .split(' ')
+                        .collect::<Vec<_>>(),
+                ),
+                0..6,
+            ),
+            prop::sample::select(vec![", f(g, [h])", ""]),
+        )
+            .prop_map(|(inside, arguments)| format!("v = f(`{}`{arguments});", inside.concat()));
+        prop_oneof![3 => fixed, 1 => string, 1 => template]
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(400))]
+        #![proptest_config(ProptestConfig::with_cases(1000))]
 
         #[test]
-        fn no_identifier_the_grammar_sees_is_taken_for_a_comment_or_literal(
+        fn before_where_it_is_sure_the_lexer_agrees_with_the_grammar(
             statements in prop::collection::vec(statement(), 0..10),
             separators in prop::collection::vec(prop::sample::select(vec![" ", "\n", "\n  "]), 10),
+            crlf in any::<bool>(),
+            before in prop::sample::select(vec!["", "", "\u{feff}", " \n\t", "// a (\n", "/* b [ */ "]),
+            shebang in prop::sample::select(vec!["", "", "#!/usr/bin/env node\n", "#!node (a, [b]) 'c // d\n"]),
         ) {
             let text: String = statements
                 .iter()
                 .zip(&separators)
                 .map(|(statement, separator)| format!("{statement}{separator}"))
                 .collect();
-            if let Some(taken) = identifiers_taken_for_literals(&text) {
-                prop_assert!(taken.is_empty(), "{taken:?} in {text}");
-            }
-        }
-    }
-
-    /// Every `.ts` file under `dir`.
-    fn typescript_files(dir: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                typescript_files(&path, found);
-            } else if path.extension().is_some_and(|ext| ext == "ts") {
-                found.push(path);
+            let text = format!("{before}{shebang}{text}");
+            let text = if crlf { text.replace('\n', "\r\n") } else { text };
+            if let Some((wrong, _)) = check(&text) {
+                prop_assert!(wrong.is_empty(), "{wrong:#?} in {text:?}");
             }
         }
     }
 
     #[test]
-    fn in_real_typescript_no_identifier_is_taken_for_a_comment_or_literal() {
+    fn the_generated_statements_parse() {
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let (mut parsed, total) = (0, 300);
+        for _ in 0..total {
+            let tree = statement().new_tree(&mut runner).unwrap();
+            let text = proptest::strategy::ValueTree::current(&tree);
+            parsed += usize::from(check(&text).is_some());
+        }
+        assert!(parsed * 10 > total * 9, "only {parsed} of {total} parse");
+    }
+
+    #[test]
+    #[allow(clippy::print_stderr, reason = "the test reports how much it checked")]
+    fn in_real_typescript_the_lexer_agrees_with_the_grammar() {
         let mut files = Vec::new();
         for package in ["puppeteer-core/src", "chromium-bidi/lib"] {
             let Some(dir) = resolve_test_support::installed_npm_dir(package) else {
                 return;
             };
-            typescript_files(&dir, &mut files);
+            files.extend(files_under(&dir, "ts", &[]));
         }
-        let mut checked = 0;
+        let (mut checked, mut to_the_end, mut sure_bytes, mut bytes) = (0, 0, 0, 0);
         for file in &files {
             let text = std::fs::read_to_string(file).unwrap();
-            if let Some(taken) = identifiers_taken_for_literals(&text) {
-                assert!(taken.is_empty(), "{taken:?} in {}", file.display());
+            if let Some((wrong, lexed_all)) = check(&text) {
+                assert!(wrong.is_empty(), "{wrong:#?} in {}", file.display());
                 checked += 1;
+                to_the_end += usize::from(lexed_all);
+                sure_bytes += comments_and_literals(text.as_bytes()).sure_until;
+                bytes += text.len();
             }
         }
+        eprintln!(
+            "{checked} of {} files checked, {to_the_end} lexed to the end, sure of {sure_bytes} \
+             of their {bytes} bytes",
+            files.len()
+        );
         assert!(
             checked > 100,
             "only {checked} of {} files parse cleanly",
@@ -312,10 +433,36 @@ mod tests {
         );
     }
 
+    /// Realistic TypeScript (services, generics, decorators, templates, regular expressions),
+    /// as modules split at lines `// ---- module ----`.
+    const SAMPLE: &str = include_str!("ts_text_sample.ts");
+
+    #[test]
+    #[allow(clippy::print_stderr, reason = "the test reports how much it checked")]
+    fn in_a_realistic_sample_the_lexer_agrees_with_the_grammar() {
+        let modules: Vec<&str> = SAMPLE.split("// ---- module ----\n").collect();
+        assert!(modules.len() > 5);
+        // Each module from its start, and all of them as one text: the lexer is sure of each up
+        // to its first division or regular expression.
+        let mut sure_lines = 0;
+        for text in modules.iter().copied().chain([SAMPLE]) {
+            let (wrong, _) = check(text).unwrap_or_else(|| panic!("{text} does not parse"));
+            assert!(wrong.is_empty(), "{wrong:#?} in {text}");
+            let sure = comments_and_literals(text.as_bytes()).sure_until;
+            sure_lines += text[..sure].lines().count();
+        }
+        eprintln!(
+            "{} modules and the whole sample ({} lines) checked, sure of {sure_lines} lines",
+            modules.len(),
+            SAMPLE.lines().count()
+        );
+        assert!(sure_lines > 200, "sure of only {sure_lines} lines");
+    }
+
     #[test]
     fn the_generated_statements_parse_and_some_names_in_them_are_literals() {
         let text = "let q = 'a.subscribe(';\n/** b.subscribe() */ c.subscribe();\n";
-        assert_eq!(identifiers_taken_for_literals(text), Some(Vec::new()));
+        assert_eq!(check(text), Some((Vec::new(), true)));
         let ranges = comments_and_literals(text.as_bytes()).ranges;
         assert!(covers(&ranges, text.find("a.subscribe").unwrap()));
         assert!(covers(&ranges, text.find("b.subscribe").unwrap()));
@@ -361,6 +508,19 @@ mod tests {
     }
 
     #[test]
+    fn a_hash_bang_line_is_no_code_and_its_slashes_do_not_stop_the_lexer() {
+        let text = "#!/usr/bin/env node (a, 'b\r\nf(c, 'd');";
+        let lexed = comments_and_literals(text.as_bytes());
+        assert_eq!(pieces(text), vec!["#!/usr/bin/env node (a, 'b\r", "'d'"]);
+        assert_eq!(lexed.sure_until, text.len());
+        assert_eq!(check(text), Some((Vec::new(), true)));
+        // The grammar takes one after blanks and comments too.
+        let text = "\u{feff} // a\n/* b */#!node (c\nf('d');";
+        assert_eq!(pieces(text), vec!["// a", "/* b */", "#!node (c", "'d'"]);
+        assert_eq!(check(text), Some((Vec::new(), true)));
+    }
+
+    #[test]
     fn a_string_left_open_ends_at_its_line() {
         assert_eq!(pieces("a = 'b\nc.d();"), vec!["'b"]);
     }
@@ -376,5 +536,13 @@ mod tests {
         assert_eq!(pieces("a = b / 2; // c\n'd';"), Vec::<&str>::new());
         // Inside a substitution any lone slash stops it (a regex may hold a brace).
         assert_eq!(pieces("`a ${ b.replace(/}/g, c) } d`; 'e';"), vec!["`a ${"]);
+        // A block comment left open: the grammar reads `/*/` as a regular expression.
+        let text = "'a'; f(b, /*/[c]);";
+        assert_eq!(pieces(text), vec!["'a'"]);
+        assert_eq!(
+            comments_and_literals(text.as_bytes()).sure_until,
+            text.find('/').unwrap()
+        );
+        assert_eq!(check(text), Some((Vec::new(), false)));
     }
 }

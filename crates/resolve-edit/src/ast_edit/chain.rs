@@ -109,9 +109,9 @@ impl Chain {
             .collect()
     }
 
-    /// Whether the chain holds brackets.
-    pub(super) fn has_brackets(&self) -> bool {
-        self.rest.iter().any(|item| matches!(item, Item::Open(_)))
+    /// Whether the chain holds a single argument between brackets (see [`Item::Argument`]).
+    pub(super) fn has_argument(&self) -> bool {
+        self.rest.iter().any(|item| matches!(item, Item::Argument))
     }
 
     /// The first start at or after `from` where the whole chain follows, its first token

@@ -81,7 +81,7 @@ pub(super) struct LiteralFilter {
     chains: Vec<Chain>,
     /// The chains again, split only where anything may come outside brackets, with the brackets
     /// of the pattern's bracketed nodes in them (see the `chain` module); searched only where
-    /// the language has a lexer, and `None` when the pattern has no such brackets.
+    /// the language has a lexer, and `None` when they tell no more than `chains`.
     bracketed: Option<Vec<Chain>>,
     /// Whether tokens on comment lines are left out (not when the pattern holds `//`).
     skip_comment_lines: bool,
@@ -119,13 +119,15 @@ impl LiteralFilter {
         };
         let mut leaves = Vec::new();
         kinds.collect_leaves(&pattern.node, &mut leaves);
+        let chains = split_into_chains(&leaves, false);
         let bracketed = split_into_chains(&leaves, true);
+        // Brackets tell more only where they join chains or hold one argument; a chain that
+        // merely ends in a call's brackets is searched once, without them.
+        let tells_more =
+            bracketed.len() < chains.len() || bracketed.iter().any(Chain::has_argument);
         Self {
-            chains: split_into_chains(&leaves, false),
-            bracketed: bracketed
-                .iter()
-                .any(Chain::has_brackets)
-                .then_some(bracketed),
+            chains,
+            bracketed: tells_more.then_some(bracketed),
             skip_comment_lines: !source.contains("//"),
             starts_with_name: kinds.starts_with_name(&pattern.node),
         }
@@ -822,7 +824,7 @@ y.bar();
     }
 
     #[test]
-    fn brackets_are_kept_only_in_a_chain_that_has_begun() {
+    fn brackets_are_kept_only_in_a_chain_that_has_begun_and_only_where_they_tell_more() {
         let rust = AstLang::Builtin(SupportLang::Rust);
         let bracketed = |pattern: &str| {
             filter(pattern, rust).bracketed.map(|chains| {
@@ -835,10 +837,14 @@ y.bar();
         // `foo` and `bar` in one chain, across the brackets and the meta-variable in them.
         assert_eq!(bracketed("$X.foo($$$A).bar()"), Some(vec![2]));
         assert_eq!(chains("$X.foo($$$A).bar()", rust), [["foo"], ["bar"]]);
-        // The parentheses before the first token are left out, `foo`'s are kept.
-        assert_eq!(bracketed("($A).foo()"), Some(vec![1]));
+        // The parentheses before the first token are left out, `foo`'s are kept, and tell
+        // more only when they hold one argument.
+        assert_eq!(bracketed("($A).foo($B)"), Some(vec![1]));
+        assert_eq!(bracketed("($A).foo($$$B)"), None);
         assert_eq!(bracketed("($A)"), None);
-        assert_eq!(bracketed("$X.unwrap()"), Some(vec![1]));
+        // A chain that only ends in a call's brackets is searched without them.
+        assert_eq!(bracketed("$X.unwrap()"), None);
+        assert_eq!(bracketed("$X.subscribe($$$A)"), None);
     }
 
     #[test]

@@ -32,8 +32,10 @@
 //! ast-grep's own and TLA⁺), `request` (the call's arguments, outcome and contract texts),
 //! `node_ends` (which children end a node, per grammar), `rust_text`, `ts_text` and `py_text`
 //! (where a Rust, TypeScript or Python text's comments and literals are; `lex_oracle`, in
-//! tests, checks them against the grammars), `prefilter` (which texts may hold a
-//! match of a pattern, without parsing), `anchored` (finding matches by visiting only nodes that
+//! tests, checks them against the grammars), `gap_rules` (what may stand between two tokens a
+//! pattern has next to each other, per language), `chain` (the search of a text for tokens and
+//! brackets a match holds in order), `prefilter` (which texts may hold a match of a pattern,
+//! without parsing), `anchored` (finding matches by visiting only nodes that
 //! cover an occurrence of the pattern's first token), `language` (languages and ops compiled per
 //! language), `census` (how many files the prefilter keeps, for benchmarks),
 //! `packs` (where changed files' texts and diffs are stored), `rewrite` (one file: read,

@@ -330,17 +330,7 @@ impl<'t> Scan<'t> {
             return false;
         }
         let mut depth = 0usize;
-        let mut next_range = lexed.ranges.partition_point(|range| range.end <= from);
-        let mut at = from;
-        while at < close {
-            if let Some(range) = lexed.ranges.get(next_range)
-                && range.start <= at
-            {
-                at = at.max(range.end);
-                next_range += 1;
-                continue;
-            }
-            let byte = text[at];
+        for (at, byte) in code_bytes(text, lexed, from, close) {
             if closer(byte).is_some() {
                 depth += 1;
             } else if matches!(byte, b')' | b']' | b'}') {
@@ -356,7 +346,6 @@ impl<'t> Scan<'t> {
                     return true;
                 }
             }
-            at += 1;
         }
         true
     }
@@ -370,17 +359,7 @@ impl<'t> Scan<'t> {
             return Err(Unsure);
         }
         let mut expected = vec![closer(self.text[open]).ok_or(Unsure)?];
-        let mut next_range = lexed.ranges.partition_point(|range| range.end <= open);
-        let mut at = open + 1;
-        while at < end {
-            if let Some(range) = lexed.ranges.get(next_range)
-                && range.start <= at
-            {
-                at = at.max(range.end);
-                next_range += 1;
-                continue;
-            }
-            let byte = self.text[at];
+        for (at, byte) in code_bytes(self.text, lexed, open + 1, end) {
             if let Some(closer) = closer(byte) {
                 expected.push(closer);
             } else if matches!(byte, b')' | b']' | b'}') {
@@ -391,10 +370,32 @@ impl<'t> Scan<'t> {
                     return Ok(at);
                 }
             }
-            at += 1;
         }
         Err(Unsure)
     }
+}
+
+/// The bytes of `text` from `from` to `end` that lie outside `lexed`'s comments and literals,
+/// with their offsets.
+fn code_bytes<'t>(
+    text: &'t [u8],
+    lexed: &'t Lexed,
+    from: usize,
+    end: usize,
+) -> impl Iterator<Item = (usize, u8)> + 't {
+    let mut next_range = lexed.ranges.partition_point(|range| range.end <= from);
+    let mut at = from;
+    std::iter::from_fn(move || {
+        while let Some(range) = lexed.ranges.get(next_range)
+            && range.start <= at
+        {
+            at = at.max(range.end);
+            next_range += 1;
+        }
+        let byte = *text.get(at).filter(|_| at < end)?;
+        at += 1;
+        Some((at - 1, byte))
+    })
 }
 
 /// Whether the text at `at..at + len` is not part of a longer word (where it starts or ends

@@ -19,6 +19,7 @@ mod mcp;
 mod model;
 mod npm;
 pub mod process;
+mod real_code;
 pub mod text;
 
 pub use dir::{Entry, TestDir, Tree, copy_tree};
@@ -26,3 +27,4 @@ pub use mcp::McpChild;
 #[cfg(feature = "model")]
 pub use model::*;
 pub use npm::{installed_npm_dir, web_npm_dir};
+pub use real_code::{python_stdlib, registry_tokio};

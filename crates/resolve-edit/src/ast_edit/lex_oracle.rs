@@ -7,6 +7,7 @@ use std::ops::Range;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{AstGrep, Node};
 use ast_grep_language::SupportLang;
+use proptest::strategy::{Strategy, ValueTree};
 
 use super::grammar::AstLang;
 use super::rust_text::Lexed;
@@ -129,6 +130,50 @@ pub(super) fn disagreements(grammar: &Grammar, text: &str) -> Option<Verdict> {
         wrong,
         lexed_all: sure == bytes.len(),
     })
+}
+
+/// A generated text: `before` (a byte-order mark, a shebang, or nothing), then `statements`,
+/// each followed by its separator, with CRLF line ends when `crlf`.
+pub(super) fn joined(
+    before: &str,
+    statements: &[String],
+    separators: &[&str],
+    crlf: bool,
+) -> String {
+    let text: String = statements
+        .iter()
+        .zip(separators)
+        .map(|(statement, separator)| format!("{statement}{separator}"))
+        .collect();
+    let text = format!("{before}{text}");
+    if crlf {
+        text.replace('\n', "\r\n")
+    } else {
+        text
+    }
+}
+
+/// Asserts that more than 9 in 10 of the statements `statement` generates parse cleanly in
+/// `grammar`'s language, so a property test over them cannot pass by skipping them.
+pub(super) fn assert_most_parse(grammar: &Grammar, statement: impl Strategy<Value = String>) {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let (mut parsed, total) = (0, 300);
+    for _ in 0..total {
+        let Ok(tree) = statement.new_tree(&mut runner) else {
+            continue;
+        };
+        parsed += usize::from(disagreements(grammar, &tree.current()).is_some());
+    }
+    assert!(parsed * 10 > total * 9, "only {parsed} of {total} parse");
+}
+
+/// The comments and literals `lexer` finds in `text`, as text.
+pub(super) fn pieces(lexer: fn(&[u8]) -> Lexed, text: &str) -> Vec<&str> {
+    lexer(text.as_bytes())
+        .ranges
+        .into_iter()
+        .map(|range| &text[range])
+        .collect()
 }
 
 /// Every file under `dir` whose name ends with `.{ext}`, in order (directories named in `skip`

@@ -310,7 +310,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::ast_edit::lex_oracle::{Grammar, Parsed, Verdict, files_under};
+    use crate::ast_edit::lex_oracle::{Grammar, Parsed, Verdict, files_under, joined};
 
     /// Python, as the oracle checks [`comments_and_literals`] against it: comments and strings
     /// are literals, the code of an f-string's field (up to its format spec or its `}`) is not.
@@ -410,12 +410,7 @@ mod tests {
             separators in prop::collection::vec(prop::sample::select(vec!["\n", "\n", "; "]), 8),
             crlf in any::<bool>(),
         ) {
-            let text: String = statements
-                .iter()
-                .zip(&separators)
-                .map(|(statement, separator)| format!("{statement}{separator}"))
-                .collect();
-            let text = if crlf { text.replace('\n', "\r\n") } else { text };
+            let text = joined("", &statements, &separators, crlf);
             if let Some((wrong, _)) = disagreements(&text) {
                 prop_assert!(wrong.is_empty(), "{wrong:#?} in {text:?}");
             }
@@ -428,17 +423,8 @@ mod tests {
         reason = "the test reports how much it lexed to the end"
     )]
     fn in_the_standard_library_the_lexer_agrees_with_the_grammar() {
-        let Ok(output) = std::process::Command::new("python3")
-            .args([
-                "-c",
-                "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
-            ])
-            .output()
-        else {
-            return;
-        };
         let files = files_under(
-            std::path::Path::new(String::from_utf8(output.stdout).unwrap().trim()),
+            &resolve_test_support::python_stdlib(),
             "py",
             &["site-packages"],
         );

@@ -27,7 +27,9 @@ pub(super) struct Lexed {
 /// to the end of the text. Only `/`, `"` and `'` can start one, so the scan jumps between them.
 pub(super) fn comments_and_literals(text: &[u8]) -> Lexed {
     let mut found = Vec::new();
-    let mut at = first_token(text, &mut found);
+    let mut at = first_token(text, &mut found, line_end, |text, at| {
+        Some(block_comment_end(text, at))
+    });
     if let Some(end) = shebang_end(text, at) {
         found.push(at..end);
         at = end;
@@ -58,8 +60,15 @@ pub(super) fn comments_and_literals(text: &[u8]) -> Lexed {
 }
 
 /// Where `text`'s first token starts: past a byte-order mark, blanks and the comments before it
-/// (pushed to `found`).
-fn first_token(text: &[u8], found: &mut Vec<Range<usize>>) -> usize {
+/// (pushed to `found`), a line comment ending where `line_comment_end` says and a block comment
+/// where `block_comment_end` does (`None`: left open, and the first token is its start). Rust
+/// and TypeScript both read a shebang only there.
+pub(super) fn first_token(
+    text: &[u8],
+    found: &mut Vec<Range<usize>>,
+    line_comment_end: fn(&[u8], usize) -> usize,
+    block_comment_end: fn(&[u8], usize) -> Option<usize>,
+) -> usize {
     let mut at = if text.starts_with("\u{feff}".as_bytes()) {
         3
     } else {
@@ -71,8 +80,11 @@ fn first_token(text: &[u8], found: &mut Vec<Range<usize>>) -> usize {
             .take_while(|byte| byte.is_ascii_whitespace() || **byte == 0x0B)
             .count();
         let end = match text.get(at..at + 2) {
-            Some(b"//") => line_end(text, at),
-            Some(b"/*") => block_comment_end(text, at),
+            Some(b"//") => line_comment_end(text, at),
+            Some(b"/*") => match block_comment_end(text, at) {
+                Some(end) => end,
+                None => return at,
+            },
             _ => return at,
         };
         found.push(at..end);
@@ -216,7 +228,9 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::ast_edit::lex_oracle::{Grammar, Parsed, Verdict, disagreements, files_under};
+    use crate::ast_edit::lex_oracle::{
+        self, Grammar, Parsed, Verdict, assert_most_parse, disagreements, files_under, joined,
+    };
 
     /// The bytes a node of tree-sitter-rust has in a comment or literal, as the lexer has them:
     /// a doc comment's newline (which the grammar puts in it) and a literal's prefix left out.
@@ -355,13 +369,7 @@ mod tests {
             before in prop::sample::select(vec!["", "", "\u{feff}", " \n\t", "// a (\n", "/* b [ */ "]),
             shebang in prop::sample::select(vec!["", "", "#!/usr/bin/env run-cargo-script\n", "#!cargo (a, [b]) \"c\n", "#! [x]\n"]),
         ) {
-            let text: String = statements
-                .iter()
-                .zip(&separators)
-                .map(|(statement, separator)| format!("{statement}{separator}"))
-                .collect();
-            let text = format!("{before}{shebang}{text}");
-            let text = if crlf { text.replace('\n', "\r\n") } else { text };
+            let text = joined(&format!("{before}{shebang}"), &statements, &separators, crlf);
             if let Some(Verdict { wrong, .. }) = disagreements(&RUST, &text) {
                 prop_assert!(wrong.is_empty(), "{wrong:#?} in {text:?}");
             }
@@ -370,42 +378,7 @@ mod tests {
 
     #[test]
     fn the_generated_statements_parse() {
-        let mut runner = proptest::test_runner::TestRunner::deterministic();
-        let (mut parsed, total) = (0, 300);
-        for _ in 0..total {
-            let tree = statement().new_tree(&mut runner).unwrap();
-            let text = proptest::strategy::ValueTree::current(&tree);
-            parsed += usize::from(disagreements(&RUST, &text).is_some());
-        }
-        assert!(parsed * 10 > total * 9, "only {parsed} of {total} parse");
-    }
-
-    /// The source directory of the newest tokio 1.x in cargo's registry, if there is one.
-    fn registry_tokio() -> Option<std::path::PathBuf> {
-        let home = std::env::var_os("CARGO_HOME")
-            .map(std::path::PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("HOME").map(|home| std::path::Path::new(&home).join(".cargo"))
-            })?;
-        let mut found: Vec<_> = std::fs::read_dir(home.join("registry/src"))
-            .ok()?
-            .flatten()
-            .flat_map(|index| {
-                std::fs::read_dir(index.path())
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-            })
-            .map(|krate| krate.path())
-            .filter(|path| {
-                path.file_name()
-                    .and_then(|name| name.to_str())
-                    .is_some_and(|name| name.starts_with("tokio-1."))
-                    && path.join("src").is_dir()
-            })
-            .collect();
-        found.sort();
-        found.pop().map(|krate| krate.join("src"))
+        assert_most_parse(&RUST, statement());
     }
 
     #[test]
@@ -415,7 +388,7 @@ mod tests {
         let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut files = files_under(&crates, "rs", &["target"]);
         let workspace_files = files.len();
-        if let Some(tokio) = registry_tokio() {
+        if let Some(tokio) = resolve_test_support::registry_tokio() {
             files.extend(files_under(&tokio, "rs", &[]));
         }
         let (mut checked, mut to_the_end) = (0, 0);
@@ -443,11 +416,7 @@ mod tests {
 
     /// The comments and literals of `text`, as text.
     fn pieces(text: &str) -> Vec<&str> {
-        comments_and_literals(text.as_bytes())
-            .ranges
-            .into_iter()
-            .map(|range| &text[range])
-            .collect()
+        lex_oracle::pieces(comments_and_literals, text)
     }
 
     #[test]

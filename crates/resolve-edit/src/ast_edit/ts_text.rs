@@ -15,7 +15,7 @@
 //! a block comment left open (the grammar may read `/*/` as a regular expression). A `#!` line
 //! that is the text's first token (after blanks and comments, as the grammar has it) is no code.
 
-use super::rust_text::{Lexed, line_end};
+use super::rust_text::{Lexed, first_token, line_end};
 
 /// The comments and literals of `text`, in order (see the module documentation): each range
 /// covers a whole comment or string with its quotes, a run of a template's text with its
@@ -30,7 +30,7 @@ pub(super) fn comments_and_literals(text: &[u8]) -> Lexed {
     // For each template whose substitution the scan is in, the braces open in it.
     let mut substitutions: Vec<usize> = Vec::new();
     let mut backticks = NextBacktick::default();
-    let mut at = first_token(text, &mut found);
+    let mut at = first_token(text, &mut found, line_comment_end, block_comment_end);
     if text[at..].starts_with(b"#!") {
         let end = line_end(text, at);
         found.push(at..end);
@@ -61,11 +61,10 @@ pub(super) fn comments_and_literals(text: &[u8]) -> Lexed {
                 Some(b'*') => {
                     // Left open, it may be no comment for the grammar (`/*/` a regular
                     // expression), so the lexer stops.
-                    let Some(close) = memchr::memmem::find(&text[at + 2..], b"*/") else {
+                    let Some(end) = block_comment_end(text, at) else {
                         sure_until.get_or_insert(at);
                         break;
                     };
-                    let end = at + 2 + close + 2;
                     found.push(at..end);
                     at = end;
                 }
@@ -122,30 +121,9 @@ pub(super) fn comments_and_literals(text: &[u8]) -> Lexed {
     }
 }
 
-/// Where `text`'s first token starts: past a byte-order mark, blanks and the comments before it
-/// (pushed to `found`; not one left open, where the caller stops).
-fn first_token(text: &[u8], found: &mut Vec<std::ops::Range<usize>>) -> usize {
-    let mut at = if text.starts_with("\u{feff}".as_bytes()) {
-        3
-    } else {
-        0
-    };
-    loop {
-        at += text[at..]
-            .iter()
-            .take_while(|byte| byte.is_ascii_whitespace() || **byte == 0x0B)
-            .count();
-        let end = match text.get(at..at + 2) {
-            Some(b"//") => line_comment_end(text, at),
-            Some(b"/*") => match memchr::memmem::find(&text[at + 2..], b"*/") {
-                Some(close) => at + 2 + close + 2,
-                None => return at,
-            },
-            _ => return at,
-        };
-        found.push(at..end);
-        at = end;
-    }
+/// The end of the block comment at `at`, past its `*/`; `None` when it is left open.
+fn block_comment_end(text: &[u8], at: usize) -> Option<usize> {
+    memchr::memmem::find(&text[at + 2..], b"*/").map(|close| at + 2 + close + 2)
 }
 
 /// Where the next backtick is, looked for again only once the scan is past the last one found
@@ -240,7 +218,9 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::ast_edit::lex_oracle::{Grammar, Parsed, Verdict, disagreements, files_under};
+    use crate::ast_edit::lex_oracle::{
+        self, Grammar, Parsed, Verdict, assert_most_parse, disagreements, files_under, joined,
+    };
     use crate::ast_edit::rust_text::covers;
 
     /// TypeScript, as the oracle checks [`comments_and_literals`] against it: comments, strings
@@ -375,13 +355,7 @@ mod tests {
             before in prop::sample::select(vec!["", "", "\u{feff}", " \n\t", "// a (\n", "/* b [ */ "]),
             shebang in prop::sample::select(vec!["", "", "#!/usr/bin/env node\n", "#!node (a, [b]) 'c // d\n"]),
         ) {
-            let text: String = statements
-                .iter()
-                .zip(&separators)
-                .map(|(statement, separator)| format!("{statement}{separator}"))
-                .collect();
-            let text = format!("{before}{shebang}{text}");
-            let text = if crlf { text.replace('\n', "\r\n") } else { text };
+            let text = joined(&format!("{before}{shebang}"), &statements, &separators, crlf);
             if let Some((wrong, _)) = check(&text) {
                 prop_assert!(wrong.is_empty(), "{wrong:#?} in {text:?}");
             }
@@ -390,14 +364,7 @@ mod tests {
 
     #[test]
     fn the_generated_statements_parse() {
-        let mut runner = proptest::test_runner::TestRunner::deterministic();
-        let (mut parsed, total) = (0, 300);
-        for _ in 0..total {
-            let tree = statement().new_tree(&mut runner).unwrap();
-            let text = proptest::strategy::ValueTree::current(&tree);
-            parsed += usize::from(check(&text).is_some());
-        }
-        assert!(parsed * 10 > total * 9, "only {parsed} of {total} parse");
+        assert_most_parse(&TYPESCRIPT, statement());
     }
 
     #[test]
@@ -471,11 +438,7 @@ mod tests {
 
     /// The comments and literals of `text`, as text.
     fn pieces(text: &str) -> Vec<&str> {
-        comments_and_literals(text.as_bytes())
-            .ranges
-            .into_iter()
-            .map(|range| &text[range])
-            .collect()
+        lex_oracle::pieces(comments_and_literals, text)
     }
 
     #[test]

@@ -13,7 +13,7 @@
 )]
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
@@ -333,32 +333,6 @@ fn copy_files(from: &Path, to: &Path, extension: &str, deep: bool) -> usize {
     copied
 }
 
-/// tokio's `src/` in the local cargo registry, if it is there.
-fn registry_tokio() -> Option<PathBuf> {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))?;
-    let mut found: Vec<PathBuf> = std::fs::read_dir(home.join("registry/src"))
-        .ok()?
-        .flatten()
-        .flat_map(|index| {
-            std::fs::read_dir(index.path())
-                .into_iter()
-                .flatten()
-                .flatten()
-        })
-        .map(|krate| krate.path())
-        .filter(|path| {
-            path.file_name()
-                .and_then(|name| name.to_str())
-                .is_some_and(|name| name.starts_with("tokio-1."))
-                && path.join("src").is_dir()
-        })
-        .collect();
-    found.sort();
-    found.pop().map(|krate| krate.join("src"))
-}
-
 /// The prefilter changes what parsing every file changes for each of `ops` in `lang` on the
 /// real code copied into `dir` (`files` of it), and at least half the patterns match somewhere
 /// (the comparison means something only where they do).
@@ -387,7 +361,7 @@ fn on_real_code_the_prefilter_changes_what_parsing_every_file_changes() {
     let dir = tempfile::tempdir().unwrap();
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = copy_rust_files(&crates, &dir.path().join("crates"));
-    if let Some(tokio) = registry_tokio() {
+    if let Some(tokio) = resolve_test_support::registry_tokio() {
         files += copy_rust_files(&tokio, &dir.path().join("tokio"));
     }
     assert_prefilter_changes_what_parsing_changes(dir.path(), files, CORPUS_OPS, "rust");
@@ -407,26 +381,15 @@ const PYTHON_CORPUS_OPS: &[(&str, &str)] = &[
     ("$X.join($$$A).strip()", "$X.strip()"),
 ];
 
-/// The standard library of the `python3` on PATH (CI has one), top-level modules only.
-fn python_stdlib() -> PathBuf {
-    let output = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "python3 did not name its standard library"
-    );
-    PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
-}
-
 #[test]
 fn on_real_python_the_prefilter_changes_what_parsing_every_file_changes() {
     let dir = tempfile::tempdir().unwrap();
-    let files = copy_files(&python_stdlib(), &dir.path().join("stdlib"), "py", false);
+    let files = copy_files(
+        &resolve_test_support::python_stdlib(),
+        &dir.path().join("stdlib"),
+        "py",
+        false,
+    );
     assert_prefilter_changes_what_parsing_changes(dir.path(), files, PYTHON_CORPUS_OPS, "python");
 }
 

@@ -41,6 +41,7 @@ With `--scale`, a scaling table follows: resolve preview (dense) on 1x, 4x and 1
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import statistics
@@ -275,13 +276,31 @@ def strip_gitignores(tree: Path) -> None:
         path.unlink()
 
 
+# Where set_aside moves what the bench is done with, deleted when the bench ends.
+SET_ASIDE: list[Path] = []
+SET_ASIDE_NAMES = itertools.count()
+
+
+def set_aside(path: Path) -> None:
+    """Move `path` out of the way instead of deleting it now (the work directory goes when
+    the bench ends). On ext4 without a journal (this machine's root), for a minute or more
+    after a deletion every new inode is allocated past the freed ones, each checked in the
+    inode table, so a tool that creates files (an apply's temp files, a fresh store) would
+    pay for the thousands of files the bench itself deleted just before; ast-grep creates
+    none. Measured: an apply of tokio x4 takes 70-90 ms after a quiet minute, 120-130 ms
+    right after the bench deleted a copy. The deletion at the end still reaches a bench
+    started right after: leave a few minutes between runs for the apply row."""
+    if path.exists():
+        SET_ASIDE[0].mkdir(exist_ok=True)
+        path.rename(SET_ASIDE[0] / str(next(SET_ASIDE_NAMES)))
+
+
 def fresh_copy(corpus: Path, dest: Path, copies: int = 1) -> Path:
     """A copy of the corpus at `dest`, written back before anything runs on it: a run that
     syncs a file (resolve stages durably) would otherwise wait for the device to take the
     copy's megabytes too (measured: tokio x4 selective, 34.7 ms on a copy just made, 25.4 ms
     once it is written back)."""
-    if dest.exists():
-        shutil.rmtree(dest)
+    set_aside(dest)
     if copies == 1:
         shutil.copytree(corpus, dest, symlinks=True)
     else:
@@ -309,10 +328,10 @@ def preview_row(args, resolve, ast_grep, corpus, work, pattern, copies=1, runs=N
     tree = fresh_copy(corpus, work / "tree", copies)
     ours, theirs = [], []
     for _ in range(runs or args.runs):
-        shutil.rmtree(tree / ".resolve", ignore_errors=True)
+        set_aside(tree / ".resolve")
         ours.append(measure(resolve_preview(resolve, tree, pattern, args.lang)))
         theirs.append(measure(ast_grep_preview(ast_grep, tree, pattern, args.lang)))
-    shutil.rmtree(tree)
+    set_aside(tree)
     return median(ours), median(theirs)
 
 
@@ -323,7 +342,7 @@ def census(args, corpus: Path, work: Path, pattern: tuple[str, str]) -> str:
     out = subprocess.run(
         [args.census, str(tree), args.lang, pattern[0]], capture_output=True, text=True
     )
-    shutil.rmtree(tree)
+    set_aside(tree)
     if out.returncode != 0:
         sys.exit(f"prefilter_census failed: {out.stderr}")
     counts = {key: int(value) for key, value in (item.split("=") for item in out.stdout.split())}
@@ -405,6 +424,7 @@ def main() -> None:
     ast_grep = ensure_ast_grep(args.ast_grep)
     resolve, args.census = ensure_resolve(args.resolve, not args.no_build)
     work = Path(tempfile.mkdtemp(prefix="resolve-bench-", dir=args.work))
+    SET_ASIDE.append(work / "set-aside")
     try:
         corpus = work / "corpus"
         if args.corpus == "tokio":

@@ -10,7 +10,8 @@
 //! Layers, bottom up: `error`, `producer` (a producer's name and success text), `blocking`;
 //! `text_file`, `diff`, `word_diff` (the changed words of a line pair), `hunks` (a file
 //! change's hunks and composing them), `merge/` (the three-way line merge a stale preview is
-//! rebased with), `ordered`, `selection` (hunk addresses), `scope`;
+//! rebased with), `ordered`, `selection` (hunk addresses), `sorted_walk` (a directory walk in path order
+//! that keeps the `ignore` crate's rules), `scope`;
 //! `preview` (with [`Produce`], the trait of a producer's request); the producers `ast_edit/`,
 //! `text_edit`, `apply_patch/` (Codex-format patches) and the read-only `read_tools`;
 //! `producers` (the list of producers, one line each) and `read_only` (the read-only tools by
@@ -43,6 +44,7 @@ mod line_scan;
 mod ordered;
 mod scope;
 mod selection;
+mod sorted_walk;
 mod text_file;
 mod word_diff;
 

@@ -108,14 +108,13 @@ pub fn read(workspace: &Workspace, request: &ReadRequest) -> Result<String, Edit
         ));
     }
     let offset = request.offset.unwrap_or(1).max(1);
-    let real = workspace.real_path(&target.absolute)?;
-    let mut scanner = LineScanner::open(&target.relative, &real)?;
+    let mut scanner = LineScanner::open(&target.relative, &target.real)?;
     let window = read_window(&mut scanner, offset, limit).map_err(|stop| match stop {
         // `read_window` turns a spent budget into a lower bound; only `Binary` reaches here.
         ScanStop::Binary | ScanStop::Budget => EditError::Binary {
             path: target.relative.clone(),
         },
-        ScanStop::Io(source) => EditError::io("read", &real, source),
+        ScanStop::Io(source) => EditError::io("read", &target.real, source),
     })?;
     let Some(last) = window.last_shown else {
         return match window.total {

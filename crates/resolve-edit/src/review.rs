@@ -373,8 +373,7 @@ pub(crate) fn moved_bytes(
     let Some(FileChange::Update { base_hash, .. }) = record.change_set.get(path) else {
         return Ok(None);
     };
-    let resolved = store.workspace().resolve(path)?;
-    let real = store.workspace().real_path(&resolved.absolute)?;
+    let real = store.workspace().resolve(path)?.real;
     Ok(resolve_store::read_regular_file(&real)?.filter(|bytes| content_hash(bytes) != *base_hash))
 }
 

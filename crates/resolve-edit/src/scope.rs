@@ -1,22 +1,24 @@
 //! Which files a request covers, in path order. Each entry of `paths` is a file, a directory or
 //! a glob, relative to the root and confined by [`Workspace::resolve`]. Directories and globs
-//! are walked with `ignore`, each directory's entries sorted by name: `.gitignore` (also outside
-//! a git repository), `.ignore` and the hidden-file rule apply, symlinks are not followed, and
-//! `.resolve/` and `.git/` (any case) are never entered. A file named explicitly is always included. Globs are anchored
-//! at the root, shell style: `*` stays within one directory and `**` crosses directories.
+//! are walked by [`SortedWalk`], each directory's entries sorted by name: the ignore files
+//! (`.gitignore` also outside a git repository, `.ignore`, git's excludes) and the hidden-file
+//! rule apply, symlinks are not followed, and `.resolve/` and `.git/` (any case) are never
+//! entered. A file named explicitly is always included. Globs are anchored at the root, shell
+//! style: `*` stays within one directory and `**` crosses directories.
 //!
 //! The parts are merged into one sequence in [`path_order`], which is the order a sorted walk
 //! yields, so a file reached by two parts is met twice in a row and given once: the scope
 //! keeps no set of the paths it has seen, and the files come out one at a time as the walks go.
 
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 
-use ignore::WalkBuilder;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use resolve_store::{StoreError, Workspace, path_order};
 
 use crate::error::EditError;
+use crate::sorted_walk::{SortedWalk, WalkRules};
 use crate::text_file::{read_bytes, read_listed_bytes};
 
 /// One file of a scope.
@@ -164,36 +166,28 @@ impl Walk {
     /// The files this walk reaches, in path order.
     fn files<'a>(&'a self, workspace: &'a Workspace) -> impl Iterator<Item = ScopedFile> + 'a {
         let state_dir = workspace.state_dir();
-        let mut builder = WalkBuilder::new(&self.start);
-        builder
-            .hidden(true)
-            .ignore(true)
-            .git_ignore(true)
-            .git_exclude(true)
-            .git_global(true)
-            .parents(true)
-            .require_git(false)
-            .follow_links(false)
-            .sort_by_file_name(|a, b| a.cmp(b))
-            // Neither resolve's state nor git's is ever walked (the names compared as a
-            // case-folding file system would).
-            .filter_entry(move |entry| {
-                entry.path() != state_dir && !entry.file_name().eq_ignore_ascii_case(".git")
-            });
-        builder.build().filter_map(move |entry| {
-            let entry = entry.ok()?;
-            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+        // Neither resolve's state nor git's is ever walked (the names compared as a
+        // case-folding file system would).
+        let keep = move |path: &Path, name: &OsStr| {
+            path != state_dir && !name.eq_ignore_ascii_case(".git")
+        };
+        let rules = WalkRules {
+            ignore_files: true,
+            hidden: true,
+        };
+        SortedWalk::new(&self.start, rules, keep).filter_map(move |entry| {
+            if !entry.kind.is_file() {
                 return None;
             }
             if let Some(glob) = &self.glob
-                && !glob.matched(entry.path(), false).is_ignore()
+                && !glob.matched(&entry.path, false).is_ignore()
             {
                 return None;
             }
-            let relative = workspace.relative_name(entry.path())?;
+            let relative = workspace.relative_name(&entry.path)?;
             Some(ScopedFile {
                 relative,
-                absolute: entry.into_path(),
+                absolute: entry.path,
                 explicit: false,
             })
         })

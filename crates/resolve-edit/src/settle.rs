@@ -84,8 +84,7 @@ pub fn settle(
             "`{path}` is not a file the preview updates; only an updated file's conflicting hunks can be settled. Use `resolve amend` without --take to write its content."
         )));
     };
-    let resolved = store.workspace().resolve(&path)?;
-    let real = store.workspace().real_path(&resolved.absolute)?;
+    let real = store.workspace().resolve(&path)?.real;
     let Some(current) = resolve_store::read_regular_file(&real)? else {
         return Err(StoreError::Stale {
             files: vec![path.clone()],

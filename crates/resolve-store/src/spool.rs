@@ -122,8 +122,7 @@ impl ChangeSetWriter {
         let bytes = self
             .workspace
             .resolve(path)
-            .and_then(|resolved| self.workspace.real_path(&resolved.absolute))
-            .and_then(|real| crate::fs::read_bytes(&real));
+            .and_then(|resolved| crate::fs::read_bytes(&resolved.real));
         if let Ok(Some(bytes)) = bytes
             && content_hash(&bytes) == base_hash
         {

@@ -30,6 +30,9 @@ pub struct WorkspacePath {
     pub absolute: PathBuf,
     /// The path relative to the root, `/`-separated (`.` for the root itself).
     pub relative: String,
+    /// Where it really leads, symlinks followed (what [`Workspace::real_path`] gives for
+    /// `absolute`): a write to it lands there.
+    pub real: PathBuf,
 }
 
 impl Workspace {
@@ -118,6 +121,7 @@ impl Workspace {
         }
         Ok(WorkspacePath {
             absolute,
+            real,
             relative: if relative.is_empty() {
                 ".".to_owned()
             } else {

@@ -4,7 +4,7 @@ use pretty_assertions::assert_eq;
 use resolve_test_support::text::{assert_contains, assert_lacks, assert_starts_with};
 use serde_json::Value;
 
-use super::common::Workspace;
+use super::common::{Run, Workspace};
 
 /// The model's banner, which `--json` keeps in the result's text.
 const BANNER: &str = "Staged as a preview — files are NOT modified yet. Call `resolve` with action \"apply\" to apply it or \"discard\" to drop it.";
@@ -192,6 +192,33 @@ fn binary_and_non_utf8_files_are_skipped_and_reported() {
         workspace.bytes("src/latin1.rs"),
         b"fn f() { foo(1); } // caf\xe9\n"
     );
+}
+
+#[test]
+fn a_directory_preview_skips_what_gits_global_excludes_file_ignores_unless_a_nearer_rule_keeps_it()
+{
+    let workspace = Workspace::with(&[
+        ("src/a.rs", "fn a() { foo(1); }\n"),
+        ("src/out.gen.rs", "fn b() { foo(2); }\n"),
+        ("src/keep.gen.rs", "fn c() { foo(3); }\n"),
+        ("src/.ignore", "!keep.gen.rs\n"),
+    ]);
+    let global = workspace.home().join(".config/git/ignore");
+    std::fs::create_dir_all(global.parent().unwrap()).unwrap();
+    std::fs::write(&global, "*.gen.rs\n").unwrap();
+    let run = Run::from(
+        workspace
+            .command(&["ast-edit", "-p", "foo($A)", "-r", "bar($A)", "src"])
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("GIT_CONFIG_GLOBAL")
+            .current_dir(workspace.root())
+            .output()
+            .unwrap(),
+    )
+    .expect_code(0);
+    assert_contains(&run.stdout, "--- a/src/a.rs");
+    assert_contains(&run.stdout, "--- a/src/keep.gen.rs");
+    assert_lacks(&run.stdout, "out.gen.rs");
 }
 
 #[test]

@@ -11,34 +11,26 @@
 //! beyond the copy's reach to change.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use ignore::{DirEntry, WalkBuilder};
 use resolve_store::{STATE_DIR, Workspace, copy_file, create_dir_all, create_symlink};
 
 use crate::error::EditError;
+use crate::sorted_walk::{SortedWalk, WalkEntry, WalkRules};
 
 /// A walk of the tree under `root`: hidden files included, `.git` and `.resolve` left out,
 /// ignored paths (`.gitignore`, `.ignore`, git's excludes) left out unless `with_ignored`.
-fn walk(root: &Path, with_ignored: bool) -> impl Iterator<Item = (String, DirEntry)> {
-    let mut builder = WalkBuilder::new(root);
-    builder
-        .standard_filters(!with_ignored)
-        .hidden(false)
-        .require_git(false)
-        .follow_links(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(|entry| {
-            entry.depth() == 0 || (entry.file_name() != ".git" && entry.file_name() != STATE_DIR)
-        });
+fn walk(root: &Path, with_ignored: bool) -> impl Iterator<Item = (String, WalkEntry)> {
+    let rules = WalkRules {
+        ignore_files: !with_ignored,
+        hidden: false,
+    };
+    let keep = |_: &Path, name: &OsStr| name != ".git" && name != STATE_DIR;
     let root = root.to_path_buf();
-    builder.build().filter_map(move |entry| {
-        let entry = entry.ok()?;
-        let relative = entry.path().strip_prefix(&root).ok()?;
-        if relative.as_os_str().is_empty() {
-            return None;
-        }
+    SortedWalk::new(&root, rules, keep).filter_map(move |entry| {
+        let relative = entry.path.strip_prefix(&root).ok()?;
         Some((relative.to_string_lossy().into_owned(), entry))
     })
 }
@@ -53,18 +45,16 @@ pub(crate) fn copy_tree(
 ) -> Result<u64, EditError> {
     let mut files = 0;
     for (relative, entry) in walk(workspace.root(), with_ignored) {
-        let Some(kind) = entry.file_type() else {
-            continue;
-        };
+        let kind = entry.kind;
         let target = to.join(&relative);
         if kind.is_dir() {
             create_dir_all(&target)?;
         } else if kind.is_symlink() {
-            if let Some(link_to) = scratch_link(workspace, entry.path(), &relative)? {
+            if let Some(link_to) = scratch_link(workspace, &entry.path, &relative)? {
                 create_symlink(&link_to, &target)?;
             }
         } else if kind.is_file() {
-            copy_file(entry.path(), &target)?;
+            copy_file(&entry.path, &target)?;
             files += 1;
         }
     }
@@ -118,10 +108,10 @@ impl TreeStamps {
     pub(crate) fn of(root: &Path) -> Self {
         let mut stamps = BTreeMap::new();
         for (relative, entry) in walk(root, false) {
-            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+            if !entry.kind.is_file() {
                 continue;
             }
-            if let Ok(metadata) = entry.metadata() {
+            if let Ok(metadata) = std::fs::symlink_metadata(&entry.path) {
                 stamps.insert(relative, stamp(&metadata));
             }
         }

@@ -123,8 +123,7 @@ impl Store {
         let (Some(base_hash), Some(kept)) = (change.base_hash(), change.kept_base()) else {
             return Ok(None);
         };
-        let resolved = self.workspace.resolve(path)?;
-        let real = self.workspace.real_path(&resolved.absolute)?;
+        let real = self.workspace.resolve(path)?.real;
         if let Some(bytes) = fs::read_bytes(&real).or_else(|error| match error {
             // A directory stands where the file was: it changed.
             StoreError::Io { ref source, .. }

@@ -526,8 +526,7 @@ impl Store {
 
     /// Where the workspace file `path` really is, its links followed (confinement checked).
     pub(super) fn real_target(&self, path: &str) -> Result<std::path::PathBuf, StoreError> {
-        let resolved = self.workspace.resolve(path)?;
-        self.workspace.real_path(&resolved.absolute)
+        Ok(self.workspace.resolve(path)?.real)
     }
 }
 

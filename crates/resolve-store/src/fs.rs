@@ -477,20 +477,30 @@ pub(crate) fn write_private_new(path: &Path, bytes: &[u8]) -> Result<bool, Store
 
 /// A fresh file at `path`, replacing a leftover one.
 fn create_new(path: &Path) -> Result<File, StoreError> {
-    remove_file(path)?;
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|source| StoreError::io("create", path, source))
+    let create = || OpenOptions::new().write(true).create_new(true).open(path);
+    replacing(path, create)?.map_err(|source| StoreError::io("create", path, source))
+}
+
+/// Run `create`, which makes something new at `path`; what stands there already is removed
+/// and `create` runs again (not removed first: an apply's temp files have no leftovers).
+fn replacing<T>(
+    path: &Path,
+    create: impl Fn() -> io::Result<T>,
+) -> Result<io::Result<T>, StoreError> {
+    match create() {
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+            remove_file(path)?;
+            Ok(create())
+        }
+        created => Ok(created),
+    }
 }
 
 /// Make `backup` hold the content of the existing file `original`: a hard link when the file
 /// system allows one (no data is copied, and the data is as durable as the original's), else
 /// a copy, which the caller must sync. Returns whether it copied.
 pub(crate) fn link_or_copy(original: &Path, backup: &Path) -> Result<bool, StoreError> {
-    remove_file(backup)?;
-    match fs::hard_link(original, backup) {
+    match replacing(backup, || fs::hard_link(original, backup))? {
         Ok(()) => Ok(false),
         Err(_) => {
             fs::copy(original, backup)
@@ -528,16 +538,14 @@ pub fn copy_file(from: &Path, to: &Path) -> Result<(), StoreError> {
 pub fn copy_symlink(from: &Path, to: &Path) -> Result<(), StoreError> {
     let target =
         fs::read_link(from).map_err(|source| StoreError::io("read the link", from, source))?;
-    remove_file(to)?;
-    std::os::unix::fs::symlink(&target, to)
+    replacing(to, || std::os::unix::fs::symlink(&target, to))?
         .map_err(|source| StoreError::io("create the link", to, source))
 }
 
 /// Make `link` a symbolic link to `target` (replacing what stands there); `target` is stored
 /// as given, relative or absolute.
 pub fn create_symlink(target: &Path, link: &Path) -> Result<(), StoreError> {
-    remove_file(link)?;
-    std::os::unix::fs::symlink(target, link)
+    replacing(link, || std::os::unix::fs::symlink(target, link))?
         .map_err(|source| StoreError::io("create the link", link, source))
 }
 
@@ -804,6 +812,32 @@ mod tests {
     fn write_with_mode(path: &Path, content: &str, mode: u32) {
         std::fs::write(path, content).unwrap();
         std::fs::set_permissions(path, Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn a_leftover_temp_or_backup_is_replaced_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let original = dir.path().join("a.rs");
+        std::fs::write(&original, "original").unwrap();
+        // A leftover of an interrupted transaction, linked to the original: replacing it
+        // must not change the original's bytes.
+        let temp = dir.path().join(".a.rs.tmp");
+        std::fs::hard_link(&original, &temp).unwrap();
+        write_new(&temp, b"new", None).unwrap();
+        assert_eq!(std::fs::read_to_string(&temp).unwrap(), "new");
+        assert_eq!(std::fs::read_to_string(&original).unwrap(), "original");
+
+        let other = dir.path().join("b.rs");
+        std::fs::write(&other, "other").unwrap();
+        let backup = dir.path().join("backup-0");
+        std::fs::hard_link(&other, &backup).unwrap();
+        assert!(!link_or_copy(&original, &backup).unwrap());
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), "original");
+        assert_eq!(std::fs::read_to_string(&other).unwrap(), "other");
+        // And with nothing left over, each is simply made.
+        let fresh = dir.path().join("backup-1");
+        assert!(!link_or_copy(&original, &fresh).unwrap());
+        assert_eq!(std::fs::read_to_string(&fresh).unwrap(), "original");
     }
 
     #[test]

@@ -272,16 +272,22 @@ fn write_files(
     Ok(())
 }
 
-/// The directories (relative, outermost first) that must be created for new files.
+/// The directories (relative, outermost first) that must be created for new files. Each
+/// directory is looked at once, however many files it holds.
 fn missing_dirs(root: &Path, files: &[FileWrite<'_>]) -> Vec<String> {
     let mut dirs: Vec<String> = Vec::new();
+    let mut existing: BTreeSet<&Path> = BTreeSet::new();
     for file in files.iter().filter(|file| file.content.is_some()) {
         let mut missing = Vec::new();
         let mut dir = Path::new(&file.relative).parent();
         while let Some(current) = dir
             && !current.as_os_str().is_empty()
-            && !root.join(current).exists()
+            && !existing.contains(current)
         {
+            if root.join(current).exists() {
+                existing.insert(current);
+                break;
+            }
             missing.push(current.to_string_lossy().into_owned());
             dir = current.parent();
         }

@@ -49,8 +49,9 @@ pub(crate) struct SortedWalk<F> {
     open: Vec<OpenDir>,
     /// The rules of the directories above the start, nearest first (only those that have some).
     above: Vec<DirRules>,
-    /// The start with its links resolved, against which the rules above it match.
-    canonical_start: PathBuf,
+    /// The start with its links resolved, against which the rules above it match, when that
+    /// is not the start as given.
+    canonical_start: Option<PathBuf>,
     /// Git's global excludes file, matched relative to the current directory.
     global: Gitignore,
     /// Whether an entry (its path and name) may be visited at all.
@@ -100,7 +101,7 @@ impl<F: FnMut(&Path, &OsStr) -> bool> SortedWalk<F> {
                 .into_iter()
                 .collect(),
             above,
-            canonical_start: canonical_start.unwrap_or_else(|| start.to_path_buf()),
+            canonical_start: canonical_start.filter(|canonical| canonical != start),
             global,
             keep,
         }
@@ -117,10 +118,12 @@ impl<F: FnMut(&Path, &OsStr) -> bool> SortedWalk<F> {
             rules.match_into(path, is_dir, &mut found);
         }
         if !self.above.is_empty() {
-            let beyond = path.strip_prefix(&self.start).unwrap_or(path);
-            let path = self.canonical_start.join(beyond);
+            let real = self
+                .canonical_start
+                .as_ref()
+                .map(|canonical| canonical.join(path.strip_prefix(&self.start).unwrap_or(path)));
             for rules in &self.above {
-                rules.match_into(&path, is_dir, &mut found);
+                rules.match_into(real.as_deref().unwrap_or(path), is_dir, &mut found);
             }
         }
         let [ignore, git_ignore, git_exclude] = found;

@@ -176,6 +176,56 @@ pub(super) fn pieces(lexer: fn(&[u8]) -> Lexed, text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// What [`check_files`] checked.
+pub(super) struct Checked {
+    /// The files that parse cleanly (each checked).
+    pub(super) checked: usize,
+    /// Those the lexer was sure of to the end.
+    pub(super) to_the_end: usize,
+    /// How many of their bytes lie before where the lexer is sure.
+    pub(super) sure_bytes: usize,
+    /// Their bytes.
+    pub(super) bytes: usize,
+    /// The files that could not be read as UTF-8 text (passed over).
+    pub(super) unreadable: usize,
+}
+
+/// Checks `grammar`'s lexer against its grammar on every readable file of `files` that parses
+/// cleanly (see [`disagreements`]), failing on the first that disagrees, and reports on stderr
+/// how much it checked.
+#[allow(clippy::print_stderr, reason = "the test reports how much it checked")]
+pub(super) fn check_files(grammar: &Grammar, files: &[std::path::PathBuf]) -> Checked {
+    let mut found = Checked {
+        checked: 0,
+        to_the_end: 0,
+        sure_bytes: 0,
+        bytes: 0,
+        unreadable: 0,
+    };
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            found.unreadable += 1;
+            continue;
+        };
+        if let Some(Verdict { wrong, lexed_all }) = disagreements(grammar, &text) {
+            assert!(wrong.is_empty(), "{wrong:#?} in {}", file.display());
+            found.checked += 1;
+            found.to_the_end += usize::from(lexed_all);
+            found.sure_bytes += (grammar.lexer)(text.as_bytes()).sure_until;
+            found.bytes += text.len();
+        }
+    }
+    eprintln!(
+        "{} of {} files checked, {} lexed to the end, sure of {} of their {} bytes",
+        found.checked,
+        files.len(),
+        found.to_the_end,
+        found.sure_bytes,
+        found.bytes
+    );
+    found
+}
+
 /// Every file under `dir` whose name ends with `.{ext}`, in order (directories named in `skip`
 /// left out).
 pub(super) fn files_under(

@@ -310,7 +310,9 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::ast_edit::lex_oracle::{Grammar, Parsed, Verdict, files_under, joined};
+    use crate::ast_edit::lex_oracle::{
+        Checked, Grammar, Parsed, Verdict, check_files, disagreements, files_under, joined,
+    };
 
     /// Python, as the oracle checks [`comments_and_literals`] against it: comments and strings
     /// are literals, the code of an f-string's field (up to its format spec or its `}`) is not.
@@ -335,14 +337,6 @@ mod tests {
         },
         joins: true,
     };
-
-    /// Where the oracle finds the grammar and [`comments_and_literals`] disagree in `text` (see
-    /// [`disagreements`](crate::ast_edit::lex_oracle::disagreements)), and whether it lexed it
-    /// all; `None` when the grammar finds an error in it.
-    fn disagreements(text: &str) -> Option<(Vec<String>, bool)> {
-        crate::ast_edit::lex_oracle::disagreements(&PYTHON, text)
-            .map(|Verdict { wrong, lexed_all }| (wrong, lexed_all))
-    }
 
     /// A statement of generated Python: code with brackets and commas, strings of every kind
     /// holding quotes, brackets, `#`, escapes and line breaks, comments, f-strings with fields
@@ -411,41 +405,24 @@ mod tests {
             crlf in any::<bool>(),
         ) {
             let text = joined("", &statements, &separators, crlf);
-            if let Some((wrong, _)) = disagreements(&text) {
+            if let Some(Verdict { wrong, .. }) = disagreements(&PYTHON, &text) {
                 prop_assert!(wrong.is_empty(), "{wrong:#?} in {text:?}");
             }
         }
     }
 
     #[test]
-    #[allow(
-        clippy::print_stderr,
-        reason = "the test reports how much it lexed to the end"
-    )]
     fn in_the_standard_library_the_lexer_agrees_with_the_grammar() {
         let files = files_under(
             &resolve_test_support::python_stdlib(),
             "py",
             &["site-packages"],
         );
-        let (mut checked, mut to_the_end, mut lexing) = (0, 0, std::time::Duration::ZERO);
-        for file in &files {
-            let Ok(text) = std::fs::read_to_string(file) else {
-                continue;
-            };
-            let started = std::time::Instant::now();
-            std::hint::black_box(comments_and_literals(text.as_bytes()));
-            lexing += started.elapsed();
-            if let Some((wrong, lexed_all)) = disagreements(&text) {
-                assert!(wrong.is_empty(), "{wrong:#?} in {}", file.display());
-                checked += 1;
-                to_the_end += usize::from(lexed_all);
-            }
-        }
-        eprintln!(
-            "{checked} of {} files checked, {to_the_end} lexed to the end in {lexing:?}",
-            files.len()
-        );
+        let Checked {
+            checked,
+            to_the_end,
+            ..
+        } = check_files(&PYTHON, &files);
         assert!(
             checked > 500,
             "only {checked} of {} files parse cleanly",

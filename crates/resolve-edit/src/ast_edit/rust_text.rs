@@ -229,7 +229,8 @@ mod tests {
 
     use super::*;
     use crate::ast_edit::lex_oracle::{
-        self, Grammar, Parsed, Verdict, assert_most_parse, disagreements, files_under, joined,
+        self, Checked, Grammar, Parsed, Verdict, assert_most_parse, check_files, disagreements,
+        files_under, joined,
     };
 
     /// The bytes a node of tree-sitter-rust has in a comment or literal, as the lexer has them:
@@ -382,30 +383,18 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::print_stderr, reason = "the test reports how much it checked")]
     fn in_real_rust_the_lexer_agrees_with_the_grammar() {
         // The workspace's own crates, and tokio's sources when cargo's registry holds them.
         let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut files = files_under(&crates, "rs", &["target"]);
-        let workspace_files = files.len();
         if let Some(tokio) = resolve_test_support::registry_tokio() {
             files.extend(files_under(&tokio, "rs", &[]));
         }
-        let (mut checked, mut to_the_end) = (0, 0);
-        for file in &files {
-            let Ok(text) = std::fs::read_to_string(file) else {
-                continue;
-            };
-            if let Some(Verdict { wrong, lexed_all }) = disagreements(&RUST, &text) {
-                assert!(wrong.is_empty(), "{wrong:#?} in {}", file.display());
-                checked += 1;
-                to_the_end += usize::from(lexed_all);
-            }
-        }
-        eprintln!(
-            "{checked} of {} files ({workspace_files} of the workspace) checked, {to_the_end} lexed to the end",
-            files.len()
-        );
+        let Checked {
+            checked,
+            to_the_end,
+            ..
+        } = check_files(&RUST, &files);
         assert!(
             checked > 100,
             "only {checked} of {} files parse cleanly",

@@ -19,7 +19,7 @@ use resolve_store::{StoreError, Workspace, path_order};
 
 use crate::error::EditError;
 use crate::sorted_walk::{SortedWalk, WalkRules};
-use crate::text_file::{read_bytes, read_listed_bytes};
+use crate::text_file::{read_bytes, read_bytes_into, read_listed_bytes, read_listed_bytes_into};
 
 /// One file of a scope.
 #[derive(Debug, Clone)]
@@ -40,6 +40,15 @@ impl ScopedFile {
             read_bytes(&self.absolute)
         } else {
             read_listed_bytes(&self.absolute)
+        }
+    }
+
+    /// [`ScopedFile::read`] into `bytes` (their room reused).
+    pub(crate) fn read_into(&self, bytes: &mut Vec<u8>) -> Result<(), EditError> {
+        if self.explicit {
+            read_bytes_into(&self.absolute, bytes)
+        } else {
+            read_listed_bytes_into(&self.absolute, bytes)
         }
     }
 }

@@ -28,9 +28,21 @@ pub(crate) fn read_listed_bytes(path: &Path) -> Result<Vec<u8>, EditError> {
     found(path, resolve_store::read_listed_regular_file(path)?)
 }
 
-/// The bytes read, or the error that names a file gone.
-fn found(path: &Path, bytes: Option<Vec<u8>>) -> Result<Vec<u8>, EditError> {
-    bytes.ok_or_else(|| EditError::io("read", path, std::io::ErrorKind::NotFound.into()))
+/// [`read_bytes`] into `bytes` (their room reused).
+pub(crate) fn read_bytes_into(path: &Path, bytes: &mut Vec<u8>) -> Result<(), EditError> {
+    let read = resolve_store::read_regular_file_into(path, bytes)?;
+    found(path, read.then_some(()))
+}
+
+/// [`read_listed_bytes`] into `bytes` (their room reused).
+pub(crate) fn read_listed_bytes_into(path: &Path, bytes: &mut Vec<u8>) -> Result<(), EditError> {
+    let read = resolve_store::read_listed_regular_file_into(path, bytes)?;
+    found(path, read.then_some(()))
+}
+
+/// What was read, or the error that names a file gone.
+fn found<T>(path: &Path, read: Option<T>) -> Result<T, EditError> {
+    read.ok_or_else(|| EditError::io("read", path, std::io::ErrorKind::NotFound.into()))
 }
 
 /// Split a leading byte-order mark off `text`: `(bom, rest)`.

@@ -51,7 +51,8 @@ pub use error::{Invariant, StoreError};
 pub use fs::{
     BINARY_SNIFF_LEN, FileContent, STATE_FILE_MAX_LEN, atomic_write, copy_file, copy_symlink,
     create_dir_all, create_symlink, is_binary, open_regular_file, read_content,
-    read_listed_regular_file, read_regular_file, read_state_file, remove_file,
+    read_listed_regular_file, read_listed_regular_file_into, read_regular_file,
+    read_regular_file_into, read_state_file, remove_file, text_of,
 };
 pub use hash::{content_hash, hex, same_secret, sha256};
 pub use layout::{

@@ -4,6 +4,7 @@
 //! ([`process_file`]), reporting what happened as a [`FileResult`]; [`rewrite_source_noting`]
 //! also tells each replaced match (what a re-derivation compares).
 
+use std::cell::RefCell;
 use std::ops::Range;
 
 use super::grammar::AstLang;
@@ -18,7 +19,8 @@ use super::packs::{Packs, Spooled};
 use crate::diff::{LineCounts, counted_change_diff};
 use crate::error::EditError;
 use crate::scope::ScopedFile;
-use crate::text_file::{decode, split_bom};
+use crate::text_file::split_bom;
+use resolve_store::text_of;
 
 /// What happened to one file.
 pub(super) enum FileResult {
@@ -55,25 +57,40 @@ impl FileResult {
     }
 }
 
+thread_local! {
+    /// The worker's read buffer: each file is read into the room the last one left, so a
+    /// search of many files allocates for the largest, not for each.
+    static READ_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
 pub(super) fn process_file(file: ScopedFile, ops: &FileOps, packs: &Packs) -> FileResult {
+    READ_BUFFER.with_borrow_mut(|bytes| process_file_in(file, ops, packs, bytes))
+}
+
+/// [`process_file`], reading into `bytes`.
+fn process_file_in(
+    file: ScopedFile,
+    ops: &FileOps,
+    packs: &Packs,
+    bytes: &mut Vec<u8>,
+) -> FileResult {
     let skipped = |reason: String| FileResult::Skipped {
         path: file.relative.clone(),
         reason,
         searched: true,
     };
-    let bytes = match file.read() {
-        Ok(bytes) => bytes,
-        Err(error) => return skipped(error.to_string()),
-    };
-    let Some(old) = decode(bytes) else {
+    if let Err(error) = file.read_into(bytes) {
+        return skipped(error.to_string());
+    }
+    let Some(old) = text_of(bytes) else {
         return skipped("binary or not valid UTF-8; not rewritten".to_owned());
     };
-    match rewrite_source(&old, ops) {
+    match rewrite_source(old, ops) {
         Ok(None) => FileResult::Unchanged,
         Ok(Some(rewritten)) => {
             let (diff, lines) =
-                counted_change_diff(&file.relative, Some(&old), Some(&rewritten.text));
-            let spooled = match packs.put(&rewritten.text, &diff, &old) {
+                counted_change_diff(&file.relative, Some(old), Some(&rewritten.text));
+            let spooled = match packs.put(&rewritten.text, &diff, old) {
                 Ok(spooled) => spooled,
                 Err(error) => return FileResult::Failed(error),
             };

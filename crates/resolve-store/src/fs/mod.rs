@@ -4,19 +4,20 @@
 //! Every error names the path and what was being done. Single-file writes are atomic (a temp
 //! file in the target's directory, written, fsynced, renamed over the target, then the
 //! directory fsynced) and keep the existing file's permissions. The transaction module builds
-//! its multi-file guarantee from the smaller steps here. Reads classify content as text or
-//! binary the way every producer must, and never block: a FIFO, device or socket is refused,
-//! not opened. State under `.resolve/` may come from a clone, so it is read without following
-//! links (`O_NOFOLLOW`) and files are read whole with a size cap (the layout module checks the
-//! whole state tree for links and special files before anything touches it).
+//! its multi-file guarantee from the smaller steps here. Reading is the [`read`] module's: it
+//! classifies content as text or binary the way every producer must, and never blocks (a
+//! FIFO, device or socket is refused, not opened). State under `.resolve/` may come from a
+//! clone, so it is read without following links (`O_NOFOLLOW`) and files are read whole with
+//! a size cap (the layout module checks the whole state tree for links and special files
+//! before anything touches it).
 
 #![expect(
     clippy::disallowed_methods,
     reason = "the one module that writes, renames and removes files"
 )]
 
-use std::fs::{self, File, FileType, OpenOptions, Permissions};
-use std::io::{self, BufWriter, Read, Write};
+use std::fs::{self, File, OpenOptions, Permissions};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -24,62 +25,15 @@ use serde::Serialize;
 
 use crate::error::StoreError;
 
-/// How many leading bytes are searched for a NUL byte when classifying a file.
-pub const BINARY_SNIFF_LEN: usize = 8 * 1024;
+mod read;
 
-/// A file's content, classified as text or binary.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FileContent {
-    /// Valid UTF-8 with no NUL byte in the first [`BINARY_SNIFF_LEN`] bytes.
-    Text(String),
-    /// Anything else; never rewritten.
-    Binary(Vec<u8>),
-}
-
-impl FileContent {
-    /// Classify `bytes`: binary when a NUL byte is in the first 8 KiB or it is not UTF-8.
-    pub fn classify(bytes: Vec<u8>) -> Self {
-        if nul_sniffed(&bytes) {
-            return Self::Binary(bytes);
-        }
-        match String::from_utf8(bytes) {
-            Ok(text) => Self::Text(text),
-            Err(error) => Self::Binary(error.into_bytes()),
-        }
-    }
-
-    /// The text of `bytes`, or `None` when they classify as binary.
-    pub fn into_text(self) -> Option<String> {
-        match self {
-            Self::Text(text) => Some(text),
-            Self::Binary(_) => None,
-        }
-    }
-
-    /// The raw bytes.
-    pub fn as_bytes(&self) -> &[u8] {
-        match self {
-            Self::Text(text) => text.as_bytes(),
-            Self::Binary(bytes) => bytes,
-        }
-    }
-}
-
-/// Whether `bytes` classify as binary (see [`FileContent::classify`]): a NUL byte in the
-/// first 8 KiB, or not valid UTF-8.
-pub fn is_binary(bytes: &[u8]) -> bool {
-    nul_sniffed(bytes) || std::str::from_utf8(bytes).is_err()
-}
-
-/// The first half of the binary rule: a NUL byte in the first [`BINARY_SNIFF_LEN`] bytes.
-fn nul_sniffed(bytes: &[u8]) -> bool {
-    bytes[..bytes.len().min(BINARY_SNIFF_LEN)].contains(&0)
-}
-
-/// Read and classify the file at `path`; `Ok(None)` when it does not exist.
-pub fn read_content(path: &Path) -> Result<Option<FileContent>, StoreError> {
-    Ok(read_bytes(path)?.map(FileContent::classify))
-}
+pub use self::read::{
+    BINARY_SNIFF_LEN, FileContent, STATE_FILE_MAX_LEN, is_binary, open_regular_file, read_content,
+    read_listed_regular_file, read_listed_regular_file_into, read_regular_file,
+    read_regular_file_into, read_state_file, text_of,
+};
+use self::read::{Links, link_in_state, open_flags, refuse_irregular};
+pub(crate) use self::read::{is_link_loop, open_existing, read_bytes, state_entry_error};
 
 /// Atomically replace (or create) `path` with `bytes`, keeping an existing file's permissions.
 ///
@@ -146,265 +100,6 @@ fn written_beside(
             .map_err(|source| StoreError::io("set permissions of", temp.path(), source))?;
     }
     Ok(temp)
-}
-
-/// The bytes of the regular file at `path` (symlinks followed), or `None` when it does not
-/// exist. Anything else there (a FIFO, a device, a socket, a directory) is refused with
-/// [`StoreError::NotRegularFile`] without blocking: a FIFO is never opened for a read that
-/// waits for a writer.
-pub(crate) fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
-    read_opened(path, open_regular_sized(path, Links::Follow, Look::First)?)
-}
-
-/// The whole of a file opened by [`open_regular_sized`], or `None` when nothing was there.
-fn read_opened(path: &Path, opened: Option<(File, u64)>) -> Result<Option<Vec<u8>>, StoreError> {
-    let Some((file, len)) = opened else {
-        return Ok(None);
-    };
-    // Room for the whole file and one byte more, so the read needs no size of its own (no
-    // second `fstat` and `lseek`) and ends at the first empty read; a file that grows
-    // meanwhile is still read to its end.
-    let mut bytes = Vec::with_capacity(usize::try_from(len).map_or(0, |len| len.saturating_add(1)));
-    (&file)
-        .take(u64::MAX)
-        .read_to_end(&mut bytes)
-        .map_err(|source| StoreError::io("read", path, source))?;
-    Ok(Some(bytes))
-}
-
-/// The bytes of the workspace file at `path` (symlinks followed: confinement has checked
-/// where they lead), or `None` when it does not exist; anything but a regular file is refused
-/// with [`StoreError::NotRegularFile`] without blocking (a FIFO never hangs a read).
-pub fn read_regular_file(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
-    read_bytes(path)
-}
-
-/// [`read_regular_file`] of a file a directory listing showed as a regular file: what stands
-/// at `path` is not looked at again before the open (the listing did that, and a search of a
-/// large tree pays a path lookup per file for it), only the opened file is, so one swapped
-/// since the listing is still refused, and the open never blocks.
-pub fn read_listed_regular_file(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
-    read_opened(
-        path,
-        open_regular_sized(path, Links::Follow, Look::OpenedOnly)?,
-    )
-}
-
-/// The workspace file at `path` opened for reading, or `None` when it does not exist; as
-/// [`read_regular_file`], anything but a regular file is refused without blocking, for
-/// readers that stream instead of reading whole.
-pub fn open_regular_file(path: &Path) -> Result<Option<File>, StoreError> {
-    open_regular(path, Links::Follow)
-}
-
-/// The most a JSON or TOML state file read whole (a journal, a marker, a configuration) may
-/// hold; a larger one is corrupt state.
-pub const STATE_FILE_MAX_LEN: u64 = 64 * 1024 * 1024;
-
-/// The bytes of the state file at `path`, or `None` when it does not exist. A symlink there
-/// is never followed, and it, anything but a regular file (a FIFO, `/dev/zero`'s kind) and a
-/// file longer than `max_len` bytes are refused as [`StoreError::CorruptState`] naming
-/// `path`, without blocking and without reading past `max_len`.
-pub fn read_state_file(path: &Path, max_len: u64) -> Result<Option<Vec<u8>>, StoreError> {
-    let Some(file) = open_state_file(path)? else {
-        return Ok(None);
-    };
-    let too_long = || StoreError::CorruptState {
-        path: path.to_path_buf(),
-        reason: format!("it is longer than the {max_len} bytes a state file may hold"),
-    };
-    if file_len(&file, path)? > max_len {
-        return Err(too_long());
-    }
-    let mut bytes = Vec::new();
-    file.take(max_len.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|source| StoreError::io("read", path, source))?;
-    if bytes.len() as u64 > max_len {
-        return Err(too_long());
-    }
-    Ok(Some(bytes))
-}
-
-/// The state file at `path` opened for reading, or `None` when it does not exist; a symlink
-/// or anything but a regular file there is refused as [`StoreError::CorruptState`] (see
-/// [`read_state_file`]).
-pub(crate) fn open_state_file(path: &Path) -> Result<Option<File>, StoreError> {
-    open_regular(path, Links::Refuse)
-}
-
-/// The file at `path` opened for reading, or `None` when it does not exist: a state file (a
-/// record, a blob), so as [`open_state_file`].
-pub(crate) fn open_existing(path: &Path) -> Result<Option<File>, StoreError> {
-    open_state_file(path)
-}
-
-/// Whether a read follows a symlink at the path it is given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Links {
-    /// A workspace file: confinement has checked where its links lead.
-    Follow,
-    /// A state file: a link there is corrupt state.
-    Refuse,
-}
-
-/// Whether a read looks at what stands at a path before opening it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Look {
-    /// Look first, so a FIFO or a device is never opened, then look at the opened file too.
-    First,
-    /// A directory listing showed a regular file: look at the opened file only.
-    OpenedOnly,
-}
-
-/// The regular file at `path` opened for reading without blocking, or `None` when nothing is
-/// there. What stands there is looked at first (a FIFO is never opened), and the open file
-/// again (so a swap in between is caught too).
-fn open_regular(path: &Path, links: Links) -> Result<Option<File>, StoreError> {
-    Ok(open_regular_sized(path, links, Look::First)?.map(|(file, _)| file))
-}
-
-/// [`open_regular`], with the file's length when it was opened.
-fn open_regular_sized(
-    path: &Path,
-    links: Links,
-    look: Look,
-) -> Result<Option<(File, u64)>, StoreError> {
-    if look == Look::First {
-        let looked = match links {
-            Links::Follow => fs::metadata(path),
-            Links::Refuse => fs::symlink_metadata(path),
-        };
-        match looked {
-            Ok(metadata) => refuse_irregular(path, metadata.file_type(), links)?,
-            Err(error) if is_absent(&error) => return Ok(None),
-            Err(source) => return Err(StoreError::io("read the metadata of", path, source)),
-        }
-    }
-    let mut options = OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(open_flags(links));
-    }
-    let file = match options.open(path) {
-        Ok(file) => file,
-        Err(error) if is_absent(&error) => return Ok(None),
-        Err(error) if links == Links::Refuse && is_link_loop(&error) => {
-            return Err(link_in_state(path));
-        }
-        Err(source) => return Err(StoreError::io("read", path, source)),
-    };
-    let metadata = file
-        .metadata()
-        .map_err(|source| StoreError::io("read the metadata of", path, source))?;
-    refuse_irregular(path, metadata.file_type(), links)?;
-    Ok(Some((file, metadata.len())))
-}
-
-/// `Ok` for a regular file; for anything else, the error a read of it at `path` gives.
-fn refuse_irregular(path: &Path, file_type: FileType, links: Links) -> Result<(), StoreError> {
-    if file_type.is_file() {
-        return Ok(());
-    }
-    Err(match links {
-        Links::Refuse => state_entry_error(path, file_type),
-        // As a read of a directory has always failed (callers take it for a changed file).
-        Links::Follow if file_type.is_dir() => {
-            StoreError::io("read", path, io::ErrorKind::IsADirectory.into())
-        }
-        Links::Follow => StoreError::NotRegularFile {
-            path: path.to_path_buf(),
-            kind: kind_of(file_type),
-        },
-    })
-}
-
-/// The flags every read opens with: never block (a FIFO or a device), and, for state files,
-/// never follow a final symlink.
-#[cfg(target_os = "linux")]
-fn open_flags(links: Links) -> i32 {
-    use rustix::fs::OFlags;
-    let mut flags = OFlags::NONBLOCK;
-    if links == Links::Refuse {
-        flags |= OFlags::NOFOLLOW;
-    }
-    i32::try_from(flags.bits()).unwrap_or(0)
-}
-
-/// The flags every read opens with; elsewhere than Linux, the checks before and after the
-/// open stand alone.
-#[cfg(all(unix, not(target_os = "linux")))]
-fn open_flags(_links: Links) -> i32 {
-    0
-}
-
-/// Whether `error` is `ELOOP`: what an `O_NOFOLLOW` open of a symlink gives, and a lookup
-/// through more links than the kernel follows.
-pub(crate) fn is_link_loop(error: &io::Error) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        // The look before the open refused the link already.
-        let _ = error;
-        false
-    }
-}
-
-/// What a file type is, in words (`a FIFO (named pipe)`).
-fn kind_of(file_type: FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if file_type.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if file_type.is_socket() {
-            return "a socket";
-        }
-        if file_type.is_char_device() {
-            return "a character device";
-        }
-        if file_type.is_block_device() {
-            return "a block device";
-        }
-    }
-    if file_type.is_dir() {
-        "a directory"
-    } else if file_type.is_symlink() {
-        "a symbolic link"
-    } else if file_type.is_file() {
-        "a regular file"
-    } else {
-        "of an unknown kind"
-    }
-}
-
-/// The error for a symlink found in the state directory at `path`.
-fn link_in_state(path: &Path) -> StoreError {
-    StoreError::CorruptState {
-        path: path.to_path_buf(),
-        reason: "it is a symlink, and resolve's state is never reached through a link: was it committed to the repository? Nothing was touched".to_owned(),
-    }
-}
-
-/// The error for an entry of the state directory at `path` that is neither a regular file
-/// nor a directory.
-pub(crate) fn state_entry_error(path: &Path, file_type: FileType) -> StoreError {
-    if file_type.is_symlink() {
-        return link_in_state(path);
-    }
-    StoreError::CorruptState {
-        path: path.to_path_buf(),
-        reason: format!(
-            "it is {}, where resolve keeps only regular files and directories; nothing was touched",
-            kind_of(file_type)
-        ),
-    }
 }
 
 /// When `path` was last modified, or `None` when it does not exist.
@@ -841,42 +536,6 @@ mod tests {
     }
 
     #[test]
-    fn text_is_utf8_without_nul_and_everything_else_is_binary() {
-        assert_eq!(
-            FileContent::classify(b"fn main() {}\r\n".to_vec()),
-            FileContent::Text("fn main() {}\r\n".into())
-        );
-        assert!(matches!(
-            FileContent::classify(b"a\0b".to_vec()),
-            FileContent::Binary(_)
-        ));
-        assert!(matches!(
-            FileContent::classify(vec![0xff, 0xfe, b'a']),
-            FileContent::Binary(_)
-        ));
-        let mut late_nul = vec![b'a'; BINARY_SNIFF_LEN];
-        late_nul.push(0);
-        assert!(
-            !is_binary(&late_nul),
-            "a NUL after 8 KiB is valid UTF-8 text"
-        );
-        assert!(matches!(
-            FileContent::classify(late_nul),
-            FileContent::Text(_)
-        ));
-        assert!(is_binary(b"abc\0def"));
-        assert!(is_binary(&[b'a', 0xff, b'b']));
-        assert!(!is_binary("héllo\r\n".as_bytes()));
-        assert_eq!(FileContent::classify(vec![0xc3, 0x28]).into_text(), None);
-    }
-
-    #[test]
-    fn read_content_of_a_missing_file_is_none() {
-        let dir = tempfile::tempdir().unwrap();
-        assert_eq!(read_content(&dir.path().join("missing")).unwrap(), None);
-    }
-
-    #[test]
     fn atomic_write_replaces_content_and_keeps_permissions() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.sh");
@@ -915,71 +574,6 @@ mod tests {
             std::fs::read_link(dir.path().join("link2")).unwrap(),
             Path::new("run.sh")
         );
-    }
-
-    #[test]
-    fn a_state_file_is_read_only_when_it_is_a_regular_file_within_its_cap() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("journal.json");
-        std::fs::write(&file, b"{}").unwrap();
-        assert_eq!(read_state_file(&file, 2).unwrap().unwrap(), b"{}");
-        assert_eq!(
-            read_state_file(&dir.path().join("missing"), 2).unwrap(),
-            None
-        );
-        let long = read_state_file(&file, 1).unwrap_err();
-        assert!(matches!(long, StoreError::CorruptState { .. }), "{long}");
-        let link = dir.path().join("link.json");
-        std::os::unix::fs::symlink(&file, &link).unwrap();
-        let err = read_state_file(&link, 100).unwrap_err();
-        assert!(err.to_string().contains("is a symlink"), "{err}");
-        let zero = dir.path().join("zero");
-        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
-        assert!(read_state_file(&zero, 100).is_err());
-        let fifo = dir.path().join("fifo");
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(&fifo)
-                .status()
-                .unwrap()
-                .success()
-        );
-        let err = read_state_file(&fifo, 100).unwrap_err();
-        assert!(err.to_string().contains("FIFO"), "{err}");
-        let err = read_bytes(&fifo).unwrap_err();
-        assert!(matches!(err, StoreError::NotRegularFile { .. }), "{err}");
-        // A workspace read follows a link (confinement checked where it leads).
-        assert_eq!(read_bytes(&link).unwrap().unwrap(), b"{}");
-    }
-
-    #[test]
-    fn a_listed_file_swapped_for_a_fifo_or_a_directory_is_refused_without_blocking() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("a.rs");
-        std::fs::write(&file, b"fn a() {}").unwrap();
-        assert_eq!(
-            read_listed_regular_file(&file).unwrap().unwrap(),
-            b"fn a() {}"
-        );
-        assert_eq!(
-            read_listed_regular_file(&dir.path().join("gone.rs")).unwrap(),
-            None
-        );
-        // Listed as a regular file, then replaced by a FIFO with no writer: the open does not
-        // wait for one, and what was opened is refused.
-        std::fs::remove_file(&file).unwrap();
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(&file)
-                .status()
-                .unwrap()
-                .success()
-        );
-        let err = read_listed_regular_file(&file).unwrap_err();
-        assert!(matches!(err, StoreError::NotRegularFile { .. }), "{err}");
-        std::fs::remove_file(&file).unwrap();
-        std::fs::create_dir(&file).unwrap();
-        assert!(read_listed_regular_file(&file).is_err());
     }
 
     #[test]

@@ -13,7 +13,10 @@
 use std::path::Path;
 
 fn main() {
-    let order = Path::new(env!("CARGO_MANIFEST_DIR")).join("code-order.txt");
+    // Read when the script runs, not built into it: checkouts sharing a target directory
+    // share this script's build, and each must link with its own list.
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let order = Path::new(&manifest_dir).join("code-order.txt");
     println!("cargo::rerun-if-changed={}", order.display());
     println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
     let var = |key: &str| std::env::var(key).unwrap_or_default();

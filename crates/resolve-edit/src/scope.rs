@@ -43,12 +43,13 @@ impl ScopedFile {
         }
     }
 
-    /// [`ScopedFile::read`] into `bytes` (their room reused).
-    pub(crate) fn read_into(&self, bytes: &mut Vec<u8>) -> Result<(), EditError> {
+    /// [`ScopedFile::read`] into `room`, a buffer kept between reads: the bytes are the slice
+    /// given.
+    pub(crate) fn read_into<'r>(&self, room: &'r mut Vec<u8>) -> Result<&'r [u8], EditError> {
         if self.explicit {
-            read_bytes_into(&self.absolute, bytes)
+            read_bytes_into(&self.absolute, room)
         } else {
-            read_listed_bytes_into(&self.absolute, bytes)
+            read_listed_bytes_into(&self.absolute, room)
         }
     }
 }

@@ -28,16 +28,24 @@ pub(crate) fn read_listed_bytes(path: &Path) -> Result<Vec<u8>, EditError> {
     found(path, resolve_store::read_listed_regular_file(path)?)
 }
 
-/// [`read_bytes`] into `bytes` (their room reused).
-pub(crate) fn read_bytes_into(path: &Path, bytes: &mut Vec<u8>) -> Result<(), EditError> {
-    let read = resolve_store::read_regular_file_into(path, bytes)?;
-    found(path, read.then_some(()))
+/// [`read_bytes`] into `room`, a buffer kept between reads (see
+/// [`resolve_store::read_listed_regular_file_into`]).
+pub(crate) fn read_bytes_into<'r>(
+    path: &Path,
+    room: &'r mut Vec<u8>,
+) -> Result<&'r [u8], EditError> {
+    found(path, resolve_store::read_regular_file_into(path, room)?)
 }
 
-/// [`read_listed_bytes`] into `bytes` (their room reused).
-pub(crate) fn read_listed_bytes_into(path: &Path, bytes: &mut Vec<u8>) -> Result<(), EditError> {
-    let read = resolve_store::read_listed_regular_file_into(path, bytes)?;
-    found(path, read.then_some(()))
+/// [`read_listed_bytes`] into `room`, a buffer kept between reads.
+pub(crate) fn read_listed_bytes_into<'r>(
+    path: &Path,
+    room: &'r mut Vec<u8>,
+) -> Result<&'r [u8], EditError> {
+    found(
+        path,
+        resolve_store::read_listed_regular_file_into(path, room)?,
+    )
 }
 
 /// What was read, or the error that names a file gone.

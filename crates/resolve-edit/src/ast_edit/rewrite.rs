@@ -60,28 +60,29 @@ impl FileResult {
 thread_local! {
     /// The worker's read buffer: each file is read into the room the last one left, so a
     /// search of many files allocates for the largest, not for each.
-    static READ_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static READ_ROOM: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 pub(super) fn process_file(file: ScopedFile, ops: &FileOps, packs: &Packs) -> FileResult {
-    READ_BUFFER.with_borrow_mut(|bytes| process_file_in(file, ops, packs, bytes))
+    READ_ROOM.with_borrow_mut(|room| process_file_in(file, ops, packs, room))
 }
 
-/// [`process_file`], reading into `bytes`.
+/// [`process_file`], reading into `room`.
 fn process_file_in(
     file: ScopedFile,
     ops: &FileOps,
     packs: &Packs,
-    bytes: &mut Vec<u8>,
+    room: &mut Vec<u8>,
 ) -> FileResult {
     let skipped = |reason: String| FileResult::Skipped {
         path: file.relative.clone(),
         reason,
         searched: true,
     };
-    if let Err(error) = file.read_into(bytes) {
-        return skipped(error.to_string());
-    }
+    let bytes = match file.read_into(room) {
+        Ok(bytes) => bytes,
+        Err(error) => return skipped(error.to_string()),
+    };
     let Some(old) = text_of(bytes) else {
         return skipped("binary or not valid UTF-8; not rewritten".to_owned());
     };

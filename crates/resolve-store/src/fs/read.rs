@@ -84,38 +84,48 @@ pub(crate) fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
 
 /// The whole of a file opened by [`open_regular_sized`], or `None` when nothing was there.
 fn read_opened(path: &Path, opened: Option<(File, u64)>) -> Result<Option<Vec<u8>>, StoreError> {
-    let mut bytes = Vec::new();
-    Ok(read_opened_into(path, opened, &mut bytes)?.then_some(bytes))
+    let mut room = Vec::new();
+    let filled = read_opened_into(path, opened, &mut room)?;
+    Ok(filled.map(|filled| {
+        room.truncate(filled);
+        room
+    }))
 }
 
-/// [`read_opened`] into `bytes` (what they held is dropped, their room reused); `false` when
-/// nothing was there.
+/// [`read_opened`] into the start of `room` (see [`read_to_end_from`]): how many bytes the
+/// file had, or `None` when nothing was there.
 fn read_opened_into(
     path: &Path,
     opened: Option<(File, u64)>,
-    bytes: &mut Vec<u8>,
-) -> Result<bool, StoreError> {
+    room: &mut Vec<u8>,
+) -> Result<Option<usize>, StoreError> {
     let Some((file, len)) = opened else {
-        return Ok(false);
+        return Ok(None);
     };
-    read_to_end_from(&file, len, bytes).map_err(|source| StoreError::io("read", path, source))?;
-    Ok(true)
+    read_to_end_from(&file, len, room)
+        .map(Some)
+        .map_err(|source| StoreError::io("read", path, source))
 }
 
-/// Read `file`, `len` bytes long when it was opened, into `bytes` to its end. A regular file's
-/// read comes back short of what it asked for only at the end, so the read that brings exactly
-/// `len` bytes (it asked for one more) ends it without an empty read to confirm; a file that
-/// grew meanwhile fills that room and is read on to an empty read, one that shrank ends at one.
-fn read_to_end_from(mut file: &File, len: u64, bytes: &mut Vec<u8>) -> io::Result<()> {
+/// Read `file`, `len` bytes long when it was opened, to its end into the start of `room`,
+/// giving how many bytes it read. `room` only grows (what lies past those bytes is left over
+/// from earlier reads), so a run of reads zeroes memory once for the largest file instead of
+/// once per file. A regular file's read comes back short of what it asked for only at the end,
+/// so the read that brings exactly `len` bytes (it asked for more) ends it without an empty
+/// read to confirm; a file that grew meanwhile fills that room and is read on to an empty read,
+/// one that shrank ends at one.
+fn read_to_end_from(mut file: &File, len: u64, room: &mut Vec<u8>) -> io::Result<usize> {
     let len = usize::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
-    bytes.clear();
-    bytes.resize(len.saturating_add(1), 0);
+    let asked = len.saturating_add(1);
+    if room.len() < asked {
+        room.resize(asked, 0);
+    }
     let mut filled = 0;
     loop {
-        if filled == bytes.len() {
-            bytes.resize(filled.saturating_mul(2).max(8 * 1024), 0);
+        if filled == room.len() {
+            room.resize(filled.saturating_mul(2).max(8 * 1024), 0);
         }
-        match file.read(&mut bytes[filled..]) {
+        match file.read(&mut room[filled..]) {
             Ok(0) => break,
             Ok(read) => {
                 filled += read;
@@ -127,8 +137,7 @@ fn read_to_end_from(mut file: &File, len: u64, bytes: &mut Vec<u8>) -> io::Resul
             Err(error) => return Err(error),
         }
     }
-    bytes.truncate(filled);
-    Ok(())
+    Ok(filled)
 }
 
 /// The bytes of the workspace file at `path` (symlinks followed: confinement has checked
@@ -149,24 +158,26 @@ pub fn read_listed_regular_file(path: &Path) -> Result<Option<Vec<u8>>, StoreErr
     )
 }
 
-/// [`read_listed_regular_file`] into `bytes` (their room reused, what they held dropped);
-/// `false` when nothing is there.
-pub fn read_listed_regular_file_into(path: &Path, bytes: &mut Vec<u8>) -> Result<bool, StoreError> {
-    read_opened_into(
-        path,
-        open_regular_sized(path, Links::Follow, Look::OpenedOnly)?,
-        bytes,
-    )
+/// [`read_listed_regular_file`] into `room`, a buffer kept from one read to the next: the
+/// file's bytes are the slice given, and `room` only grows, so a search of many files
+/// allocates and zeroes memory for the largest of them, not for each.
+pub fn read_listed_regular_file_into<'r>(
+    path: &Path,
+    room: &'r mut Vec<u8>,
+) -> Result<Option<&'r [u8]>, StoreError> {
+    let opened = open_regular_sized(path, Links::Follow, Look::OpenedOnly)?;
+    let filled = read_opened_into(path, opened, room)?;
+    Ok(filled.map(|filled| &room[..filled]))
 }
 
-/// [`read_regular_file`] into `bytes` (their room reused, what they held dropped); `false`
-/// when nothing is there.
-pub fn read_regular_file_into(path: &Path, bytes: &mut Vec<u8>) -> Result<bool, StoreError> {
-    read_opened_into(
-        path,
-        open_regular_sized(path, Links::Follow, Look::First)?,
-        bytes,
-    )
+/// [`read_regular_file`] into `room` (see [`read_listed_regular_file_into`]).
+pub fn read_regular_file_into<'r>(
+    path: &Path,
+    room: &'r mut Vec<u8>,
+) -> Result<Option<&'r [u8]>, StoreError> {
+    let opened = open_regular_sized(path, Links::Follow, Look::First)?;
+    let filled = read_opened_into(path, opened, room)?;
+    Ok(filled.map(|filled| &room[..filled]))
 }
 
 /// The workspace file at `path` opened for reading, or `None` when it does not exist; as
@@ -404,16 +415,18 @@ mod tests {
         // shrank since (larger), and none.
         for opened_len in [20_000, 3, 0, 19_999, 20_001, 1 << 20] {
             let file = File::open(&path).unwrap();
-            // What the buffer held before is dropped, whatever its length.
-            let mut bytes = vec![b'x'; 30_000];
-            read_to_end_from(&file, opened_len, &mut bytes).unwrap();
-            assert_eq!(bytes, content, "opened with length {opened_len}");
+            // What the room held before is left past the bytes read, whatever its length.
+            let mut room = vec![b'x'; 30_000];
+            let filled = read_to_end_from(&file, opened_len, &mut room).unwrap();
+            assert_eq!(room[..filled], content, "opened with length {opened_len}");
         }
         let empty = dir.path().join("empty.rs");
         std::fs::write(&empty, b"").unwrap();
-        let mut bytes = b"left over".to_vec();
-        assert!(read_regular_file_into(&empty, &mut bytes).unwrap());
-        assert!(bytes.is_empty());
+        let mut room = b"left over".to_vec();
+        assert_eq!(
+            read_regular_file_into(&empty, &mut room).unwrap(),
+            Some(&b""[..])
+        );
     }
 
     #[test]
@@ -421,14 +434,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a.rs");
         std::fs::write(&file, b"fn a() {}").unwrap();
-        let mut bytes = b"a longer leftover of the last file read".to_vec();
-        assert!(read_listed_regular_file_into(&file, &mut bytes).unwrap());
-        assert_eq!(bytes, b"fn a() {}");
-        assert!(read_regular_file_into(&file, &mut bytes).unwrap());
-        assert_eq!(bytes, b"fn a() {}");
+        let mut room = b"a longer leftover of the last file read".to_vec();
+        let read = read_listed_regular_file_into(&file, &mut room).unwrap();
+        assert_eq!(read, Some(&b"fn a() {}"[..]));
+        let read = read_regular_file_into(&file, &mut room).unwrap();
+        assert_eq!(read, Some(&b"fn a() {}"[..]));
+        let mut small = Vec::new();
+        let read = read_regular_file_into(&file, &mut small).unwrap();
+        assert_eq!(read, Some(&b"fn a() {}"[..]));
         let gone = dir.path().join("gone.rs");
-        assert!(!read_listed_regular_file_into(&gone, &mut bytes).unwrap());
-        assert!(!read_regular_file_into(&gone, &mut bytes).unwrap());
+        assert_eq!(
+            read_listed_regular_file_into(&gone, &mut room).unwrap(),
+            None
+        );
+        assert_eq!(read_regular_file_into(&gone, &mut room).unwrap(), None);
         let fifo = dir.path().join("fifo");
         assert!(
             std::process::Command::new("mkfifo")
@@ -437,9 +456,9 @@ mod tests {
                 .unwrap()
                 .success()
         );
-        let err = read_regular_file_into(&fifo, &mut bytes).unwrap_err();
+        let err = read_regular_file_into(&fifo, &mut room).unwrap_err();
         assert!(matches!(err, StoreError::NotRegularFile { .. }), "{err}");
-        let err = read_listed_regular_file_into(&fifo, &mut bytes).unwrap_err();
+        let err = read_listed_regular_file_into(&fifo, &mut room).unwrap_err();
         assert!(matches!(err, StoreError::NotRegularFile { .. }), "{err}");
     }
 

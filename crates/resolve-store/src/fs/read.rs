@@ -165,9 +165,7 @@ pub fn read_listed_regular_file_into<'r>(
     path: &Path,
     room: &'r mut Vec<u8>,
 ) -> Result<Option<&'r [u8]>, StoreError> {
-    let opened = open_regular_sized(path, Links::Follow, Look::OpenedOnly)?;
-    let filled = read_opened_into(path, opened, room)?;
-    Ok(filled.map(|filled| &room[..filled]))
+    read_into(path, Look::OpenedOnly, room)
 }
 
 /// [`read_regular_file`] into `room` (see [`read_listed_regular_file_into`]).
@@ -175,7 +173,16 @@ pub fn read_regular_file_into<'r>(
     path: &Path,
     room: &'r mut Vec<u8>,
 ) -> Result<Option<&'r [u8]>, StoreError> {
-    let opened = open_regular_sized(path, Links::Follow, Look::First)?;
+    read_into(path, Look::First, room)
+}
+
+/// The regular file at `path` (symlinks followed, looked at as `look` says) read into `room`.
+fn read_into<'r>(
+    path: &Path,
+    look: Look,
+    room: &'r mut Vec<u8>,
+) -> Result<Option<&'r [u8]>, StoreError> {
+    let opened = open_regular_sized(path, Links::Follow, look)?;
     let filled = read_opened_into(path, opened, room)?;
     Ok(filled.map(|filled| &room[..filled]))
 }

@@ -160,29 +160,7 @@ pub(super) fn rewrite_source_noting(
     if !ops.may_match(body) {
         return Ok(None);
     }
-    let root =
-        AstGrep::<StrDoc<AstLang>>::try_new(body, ops.lang).map_err(SourceProblem::Unparsable)?;
-    refuse_parse_errors(&root)?;
-    let mut spans = Vec::new();
-    if let Some(own) = &ops.own {
-        find_spans(&root, own, body, &mut spans);
-    }
-    if !ops.embedded.is_empty() {
-        // Each `<script>` or `<style>` element is a tree of its own over the file's bytes, so
-        // its matches' offsets are the file's.
-        let regions = root.get_injections(|name| {
-            AstLang::named(name).filter(|lang| ops.embedded_ops(*lang).is_some())
-        });
-        for region in &regions {
-            let Some(region_ops) = ops.embedded_ops(*region.lang()) else {
-                continue;
-            };
-            if region_ops.may_match(region_text(region, body)) {
-                refuse_parse_errors(region)?;
-                find_spans(region, region_ops, body, &mut spans);
-            }
-        }
-    }
+    let mut spans = matched_spans(body, ops)?;
     spans.sort_by(|a, b| {
         (a.range.start, a.range.end, &a.text).cmp(&(b.range.start, b.range.end, &b.text))
     });
@@ -227,6 +205,35 @@ pub(super) fn rewrite_source_noting(
     let text = String::from_utf8(out)
         .map_err(|_| SourceProblem::Unparsable("the rewrite produced invalid UTF-8".to_owned()))?;
     Ok(Some(Rewritten { text, replacements }))
+}
+
+/// The replacements of every op's matches in `body`, unordered. The trees are gone when this
+/// returns, so the new text is built without a file's tree (many times its size) still held.
+fn matched_spans(body: &str, ops: &FileOps) -> Result<Vec<Span>, SourceProblem> {
+    let root =
+        AstGrep::<StrDoc<AstLang>>::try_new(body, ops.lang).map_err(SourceProblem::Unparsable)?;
+    refuse_parse_errors(&root)?;
+    let mut spans = Vec::new();
+    if let Some(own) = &ops.own {
+        find_spans(&root, own, body, &mut spans);
+    }
+    if !ops.embedded.is_empty() {
+        // Each `<script>` or `<style>` element is a tree of its own over the file's bytes, so
+        // its matches' offsets are the file's.
+        let regions = root.get_injections(|name| {
+            AstLang::named(name).filter(|lang| ops.embedded_ops(*lang).is_some())
+        });
+        for region in &regions {
+            let Some(region_ops) = ops.embedded_ops(*region.lang()) else {
+                continue;
+            };
+            if region_ops.may_match(region_text(region, body)) {
+                refuse_parse_errors(region)?;
+                find_spans(region, region_ops, body, &mut spans);
+            }
+        }
+    }
+    Ok(spans)
 }
 
 /// A tree with ERROR or MISSING nodes is not rewritten: [`SourceProblem::ParseErrors`] with the

@@ -10,11 +10,21 @@
 //! grow to [`CHUNK`] as items are handed out: with runs of [`CHUNK`] from the start, the two
 //! dozen files a selective search parses, when they lie close together, all went to one thread
 //! while the others had nothing to do.
+//!
+//! The work may come in two steps ([`map_in_order_screened`]): a quick look at each item that
+//! gives its result or sets it aside with a weight, and the full work on what was set aside,
+//! which a thread takes up only when no run waits, the heaviest first. A search of a tree that
+//! is walked faster than its files are screened thereby screens every file first and then
+//! parses the few that can match spread over the threads; handed out in path order, the last
+//! one found was parsed alone while the other threads had nothing left. A tree walked slower
+//! than its files are screened gives the threads nothing to screen while they wait, so they
+//! parse what was set aside as it comes.
 
-use std::collections::BTreeMap;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::ops::ControlFlow;
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// How many items may be handed out ahead of the one whose result the sink waits for.
 pub(crate) const WINDOW: usize = 1024;
@@ -38,8 +48,35 @@ pub(crate) fn default_threads() -> usize {
         .min(12)
 }
 
-/// A run of consecutive items, or of their results, and the index of its first.
+/// What the first look at an item found.
+pub(crate) enum Screened<L, R> {
+    /// The item's result.
+    Done(R),
+    /// The item needs the full work, on `later`; `weight` orders what is set aside (the
+    /// heaviest is worked on first).
+    Later { later: L, weight: u64 },
+}
+
+impl<L, R> Screened<L, R> {
+    /// The same, with a result made into another.
+    pub(crate) fn map_done<S>(self, into: impl FnOnce(R) -> S) -> Screened<L, S> {
+        match self {
+            Self::Done(result) => Screened::Done(into(result)),
+            Self::Later { later, weight } => Screened::Later { later, weight },
+        }
+    }
+}
+
+/// A run of consecutive items, and the index of its first.
 type Run<T> = (usize, Vec<T>);
+
+/// Results as a worker sends them back.
+enum Piece<R> {
+    /// A run's results from its first index on; `None` for each item set aside.
+    Run(usize, Vec<Option<R>>),
+    /// The result of the item at this index, set aside before.
+    One(usize, R),
+}
 
 /// Call `work` on every item of `items`, on `threads` threads, and hand each result to `sink`
 /// in the order of `items`. `items` is advanced on the calling thread (so walking a tree can
@@ -50,93 +87,303 @@ pub(crate) fn map_in_order<I, R>(
     items: I,
     threads: usize,
     work: impl Fn(I::Item) -> R + Sync,
-    mut sink: impl FnMut(R) -> ControlFlow<()>,
+    sink: impl FnMut(R) -> ControlFlow<()>,
 ) where
     I: Iterator,
     I::Item: Send,
     R: Send,
 {
-    let (runs, jobs) = mpsc::channel::<Run<I::Item>>();
-    let jobs = Mutex::new(jobs);
-    // `None` says a worker panicked: its run's results will never come.
-    let (sender, results) = mpsc::channel::<Option<Run<R>>>();
+    map_in_order_screened(
+        items,
+        threads,
+        |item| Screened::<I::Item, R>::Done(work(item)),
+        &work,
+        sink,
+    );
+}
+
+/// [`map_in_order`] with the work in two steps: `screen` on every item, then `finish` on what
+/// it set aside (see the module doc). The results still reach `sink` in the items' order.
+pub(crate) fn map_in_order_screened<I, L, R>(
+    items: I,
+    threads: usize,
+    screen: impl Fn(I::Item) -> Screened<L, R> + Sync,
+    finish: impl Fn(L) -> R + Sync,
+    mut sink: impl FnMut(R) -> ControlFlow<()>,
+) where
+    I: Iterator,
+    I::Item: Send,
+    L: Send,
+    R: Send,
+{
+    let jobs = Jobs::new();
+    // `None` says a worker panicked: its results will never come.
+    let (sender, results) = mpsc::channel::<Option<Piece<R>>>();
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
-            let (jobs, work, sender) = (&jobs, &work, sender.clone());
-            scope.spawn(move || run_worker(jobs, work, &sender));
+            let (jobs, screen, finish, sender) = (&jobs, &screen, &finish, sender.clone());
+            scope.spawn(move || run_worker(jobs, screen, finish, &sender));
         }
         drop(sender);
-        deliver_in_order(items, threads, runs, &results, &mut sink);
-        // Whatever is still queued is not wanted (the sink broke, or a worker panicked): the
-        // workers are let go without it.
-        let queued = jobs.lock().unwrap_or_else(PoisonError::into_inner);
-        while queued.try_recv().is_ok() {}
+        // Whatever is still queued when the sink is done (it broke, it panicked, or a worker
+        // panicked) is not wanted: the workers are let go without it.
+        let _let_go = LetGo(&jobs);
+        deliver_in_order(items, threads, &jobs, &results, &mut sink);
     });
 }
 
-/// The calling thread's part of [`map_in_order`]: hand out runs of items while the window has
-/// room, and give the results to `sink` in order as they come back. Returns once every result
-/// is delivered, the sink broke, or a worker panicked; `runs` is dropped then, so the workers
-/// stop.
-fn deliver_in_order<I: Iterator, R>(
+/// The calling thread's part of [`map_in_order_screened`]: hand out runs of items while the
+/// window has room, and give the results to `sink` in order as they come back. Returns once
+/// every result is delivered, the sink broke, or a worker panicked.
+fn deliver_in_order<I: Iterator, L, R>(
     items: I,
     threads: usize,
-    runs: Sender<Run<I::Item>>,
-    results: &Receiver<Option<Run<R>>>,
+    jobs: &Jobs<I::Item, L>,
+    results: &Receiver<Option<Piece<R>>>,
     sink: &mut impl FnMut(R) -> ControlFlow<()>,
 ) {
     let mut items = items.fuse();
-    // `None` once the items ran out.
-    let mut runs = Some(runs);
+    let mut items_left = true;
     let (mut handed_out, mut delivered) = (0, 0);
-    // Runs of results that came in ahead of the one expected next, by their first index.
-    let mut early = BTreeMap::new();
+    // Runs of results not yet all delivered, by their first index, each with how many of its
+    // results went to the sink; `None` while an item set aside is being worked on.
+    let mut held: BTreeMap<usize, (usize, Vec<Option<R>>)> = BTreeMap::new();
     loop {
-        while let Some(sending) = &runs
-            && handed_out < delivered + WINDOW
-        {
+        while items_left && handed_out < delivered + WINDOW {
             let run: Vec<I::Item> = items
                 .by_ref()
                 .take((delivered + WINDOW - handed_out).min(run_len(handed_out, threads)))
                 .collect();
             let len = run.len();
-            if len == 0 || sending.send((handed_out, run)).is_err() {
-                runs = None;
+            if len == 0 {
+                items_left = false;
+                jobs.close();
             } else {
+                jobs.push((handed_out, run));
                 handed_out += len;
             }
         }
-        if delivered == handed_out && runs.is_none() {
+        if delivered == handed_out && !items_left {
             return;
         }
         // `None` (or no sender left) means a worker panicked; the scope raises its panic.
-        let Ok(Some((first, done))) = results.recv() else {
+        let Ok(Some(piece)) = results.recv() else {
             return;
         };
-        early.insert(first, done);
-        while let Some(done) = early.remove(&delivered) {
-            delivered += done.len();
-            if done.into_iter().any(|result| sink(result).is_break()) {
+        match piece {
+            Piece::Run(first, run) => {
+                held.insert(first, (0, run));
+            }
+            // Its run came back before it was set aside.
+            Piece::One(index, result) => {
+                if let Some((first, (_, run))) = held.range_mut(..=index).next_back()
+                    && let Some(slot) = run.get_mut(index - first)
+                {
+                    *slot = Some(result);
+                }
+            }
+        }
+        // The first run held starts at or before the next result due, unless it is still out.
+        while let Some(mut entry) = held.first_entry()
+            && *entry.key() <= delivered
+        {
+            let (sent, run) = entry.get_mut();
+            let Some(result) = run.get_mut(*sent).and_then(Option::take) else {
+                break;
+            };
+            *sent += 1;
+            if *sent == run.len() {
+                entry.remove();
+            }
+            delivered += 1;
+            if sink(result).is_break() {
                 return;
             }
         }
     }
 }
 
-/// A worker: run the work on each run of items until there are no more, and send the results.
-fn run_worker<T, R>(
-    jobs: &Mutex<Receiver<Run<T>>>,
-    work: impl Fn(T) -> R,
-    sender: &Sender<Option<Run<R>>>,
+/// A worker: screen each run handed out and finish what was set aside, until there is nothing
+/// more to do, sending the results back.
+fn run_worker<T, L, R>(
+    jobs: &Jobs<T, L>,
+    screen: impl Fn(T) -> Screened<L, R>,
+    finish: impl Fn(L) -> R,
+    sender: &Sender<Option<Piece<R>>>,
 ) {
     let _reports = ReportPanic(sender);
-    loop {
-        let job = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
-        let Ok((first, run)) = job else { return };
-        let done = run.into_iter().map(&work).collect();
-        if sender.send(Some((first, done))).is_err() {
+    while let Some(job) = jobs.next() {
+        match job {
+            Job::Screen((first, run)) => {
+                let mut set_aside = Vec::new();
+                let results = (first..)
+                    .zip(run)
+                    .map(|(index, item)| match screen(item) {
+                        Screened::Done(result) => Some(result),
+                        Screened::Later { later, weight } => {
+                            set_aside.push(SetAside {
+                                weight,
+                                index,
+                                later,
+                            });
+                            None
+                        }
+                    })
+                    .collect();
+                // The run's holes are sent before anyone can fill them.
+                if sender.send(Some(Piece::Run(first, results))).is_err() {
+                    return;
+                }
+                jobs.set_aside(set_aside);
+            }
+            Job::Finish(index, later) => {
+                if sender.send(Some(Piece::One(index, finish(later)))).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// What a worker does next.
+enum Job<T, L> {
+    /// Screen a run of items.
+    Screen(Run<T>),
+    /// Finish the item at this index.
+    Finish(usize, L),
+}
+
+/// The work waiting for a thread: runs handed out, and items set aside.
+struct Jobs<T, L> {
+    state: Mutex<JobState<T, L>>,
+    /// Workers sleep here while there is nothing to do.
+    wake: Condvar,
+}
+
+/// See [`Jobs`].
+struct JobState<T, L> {
+    runs: VecDeque<Run<T>>,
+    set_aside: BinaryHeap<SetAside<L>>,
+    /// No run will come any more.
+    closed: bool,
+    /// How many workers sleep on `wake` (signalled only then: a signal is a system call).
+    sleeping: usize,
+}
+
+/// An item set aside for the full work.
+struct SetAside<L> {
+    weight: u64,
+    index: usize,
+    later: L,
+}
+
+impl<L> SetAside<L> {
+    /// The heavier first, then the earlier.
+    fn rank(&self) -> (u64, std::cmp::Reverse<usize>) {
+        (self.weight, std::cmp::Reverse(self.index))
+    }
+}
+
+impl<L> PartialEq for SetAside<L> {
+    fn eq(&self, other: &Self) -> bool {
+        self.rank() == other.rank()
+    }
+}
+
+impl<L> Eq for SetAside<L> {}
+
+impl<L> PartialOrd for SetAside<L> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<L> Ord for SetAside<L> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.rank().cmp(&other.rank())
+    }
+}
+
+impl<T, L> Jobs<T, L> {
+    fn new() -> Self {
+        Self {
+            state: Mutex::new(JobState {
+                runs: VecDeque::new(),
+                set_aside: BinaryHeap::new(),
+                closed: false,
+                sleeping: 0,
+            }),
+            wake: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, JobState<T, L>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queue a run for screening.
+    fn push(&self, run: Run<T>) {
+        let mut state = self.lock();
+        state.runs.push_back(run);
+        if state.sleeping > 0 {
+            self.wake.notify_one();
+        }
+    }
+
+    /// Queue items set aside for the full work.
+    fn set_aside(&self, items: Vec<SetAside<L>>) {
+        if items.is_empty() {
             return;
         }
+        let mut state = self.lock();
+        state.set_aside.extend(items);
+        if state.sleeping > 0 {
+            self.wake.notify_all();
+        }
+    }
+
+    /// No more runs: workers stop once the queues are empty.
+    fn close(&self) {
+        self.lock().closed = true;
+        self.wake.notify_all();
+    }
+
+    /// The next job: a run to screen first, else the heaviest item set aside; `None` once
+    /// closed with nothing left.
+    fn next(&self) -> Option<Job<T, L>> {
+        let mut state = self.lock();
+        loop {
+            if let Some(run) = state.runs.pop_front() {
+                return Some(Job::Screen(run));
+            }
+            if let Some(item) = state.set_aside.pop() {
+                return Some(Job::Finish(item.index, item.later));
+            }
+            if state.closed {
+                return None;
+            }
+            state.sleeping += 1;
+            state = self
+                .wake
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+            state.sleeping -= 1;
+        }
+    }
+}
+
+/// Drops whatever work is still queued and closes the queue when the calling thread leaves
+/// [`map_in_order_screened`] (also by a panic), so the workers end and the scope can join them.
+struct LetGo<'a, T, L>(&'a Jobs<T, L>);
+
+impl<T, L> Drop for LetGo<'_, T, L> {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.runs.clear();
+        state.set_aside.clear();
+        state.closed = true;
+        drop(state);
+        self.0.wake.notify_all();
     }
 }
 
@@ -287,6 +534,122 @@ mod tests {
                 2,
                 |item| {
                     assert!(item != 5, "item 5 is broken");
+                    item
+                },
+                |_| ControlFlow::Continue(()),
+            );
+        });
+        assert!(outcome.is_err());
+    }
+
+    /// Items divisible by 3 are set aside weighing themselves; the others are done at once.
+    fn screen_thirds(item: u64) -> Screened<u64, u64> {
+        if item.is_multiple_of(3) {
+            Screened::Later {
+                later: item,
+                weight: item,
+            }
+        } else {
+            Screened::Done(item * 2)
+        }
+    }
+
+    #[test]
+    fn items_set_aside_are_finished_once_and_delivered_in_the_order_of_the_items() {
+        let finished = AtomicUsize::new(0);
+        let mut seen = Vec::new();
+        map_in_order_screened(
+            0..(3 * WINDOW as u64),
+            3,
+            screen_thirds,
+            |item| {
+                finished.fetch_add(1, Ordering::SeqCst);
+                item * 2
+            },
+            |result| {
+                seen.push(result);
+                ControlFlow::Continue(())
+            },
+        );
+        assert_eq!(
+            seen,
+            (0..3 * WINDOW as u64)
+                .map(|item| item * 2)
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(finished.load(Ordering::SeqCst), WINDOW);
+    }
+
+    #[test]
+    fn runs_are_screened_before_what_was_set_aside_and_the_heaviest_is_finished_first() {
+        let jobs = Jobs::new();
+        jobs.push((0, vec![10_u64, 11]));
+        jobs.set_aside(
+            [(1, 5), (2, 50), (3, 50), (4, 7)]
+                .into_iter()
+                .map(|(index, weight)| SetAside {
+                    weight,
+                    index,
+                    later: index,
+                })
+                .collect(),
+        );
+        jobs.push((2, vec![12]));
+        jobs.close();
+        let mut order = Vec::new();
+        while let Some(job) = jobs.next() {
+            order.push(match job {
+                Job::Screen((first, run)) => format!("screen {first} {run:?}"),
+                Job::Finish(index, _) => format!("finish {index}"),
+            });
+        }
+        assert_eq!(
+            order,
+            [
+                "screen 0 [10, 11]",
+                "screen 2 [12]",
+                "finish 2",
+                "finish 3",
+                "finish 4",
+                "finish 1"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_sink_that_breaks_with_items_set_aside_stops_the_work() {
+        let finished = AtomicUsize::new(0);
+        let mut seen = Vec::new();
+        map_in_order_screened(
+            0..100_000,
+            2,
+            screen_thirds,
+            |item| {
+                finished.fetch_add(1, Ordering::SeqCst);
+                item * 2
+            },
+            |result| {
+                seen.push(result);
+                if result == 18 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        );
+        assert_eq!(seen, (0..10).map(|item| item * 2).collect::<Vec<_>>());
+        assert!(finished.load(Ordering::SeqCst) <= (10 + WINDOW) / 3 + 1);
+    }
+
+    #[test]
+    fn a_panic_in_the_finishing_work_is_raised_instead_of_hanging() {
+        let outcome = std::panic::catch_unwind(|| {
+            map_in_order_screened(
+                0..10_000,
+                2,
+                screen_thirds,
+                |item| {
+                    assert!(item != 300, "item 300 is broken");
                     item
                 },
                 |_| ControlFlow::Continue(()),

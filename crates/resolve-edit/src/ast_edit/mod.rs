@@ -72,12 +72,12 @@ use self::grammar::AstLang;
 use self::assembly::Assembly;
 use self::language::{FileOps, LanguageOps, parse_language, unusable_op_error};
 use self::packs::Packs;
-use self::rewrite::{FileResult, process_file};
+use self::rewrite::{FileResult, process_file, screen_file};
 use resolve_store::{Blobs, Content, Workspace};
 use serde_json::{Value, json};
 
 use crate::error::EditError;
-use crate::ordered::{default_threads, map_in_order};
+use crate::ordered::{Screened, default_threads, map_in_order_screened};
 use crate::preview::{Produce, ProduceLimits, Produced, closed_object};
 use crate::producer::Producer;
 use crate::scope::{Scope, ScopedFile};
@@ -185,8 +185,9 @@ pub fn preview_ast_edit_with(
     let file_counts: Mutex<HashMap<AstLang, usize>> = Mutex::new(HashMap::new());
     let mut assembly = Assembly::new(workspace, max_files, scope.display(), &request.ops);
 
-    // Each file is searched on a worker thread; its result reaches the assembly in path order.
-    let search = |file: ScopedFile| -> Option<FileResult> {
+    // Each file is screened, and then parsed if it may match, on a worker thread; its result
+    // reaches the assembly in path order.
+    let screen = |file: ScopedFile| -> Screened<(ScopedFile, FileOps), Option<FileResult>> {
         let ops_of = |lang: AstLang| match &forced_ops {
             Some(ops) => Arc::clone(ops),
             None => Arc::clone(
@@ -200,23 +201,27 @@ pub fn preview_ast_edit_with(
             ),
         };
         let Some(ops) = FileOps::of_file(&file.absolute, file.explicit, forced, ops_of) else {
-            return file.explicit.then(|| FileResult::Skipped {
+            return Screened::Done(file.explicit.then(|| FileResult::Skipped {
                 path: file.relative,
                 reason: "no supported language for this extension; pass `lang`".to_owned(),
                 searched: false,
-            });
+            }));
         };
         *file_counts
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .entry(ops.lang)
             .or_insert(0) += 1;
-        ops.usable().then(|| process_file(file, &ops, &packs))
+        if !ops.usable() {
+            return Screened::Done(None);
+        }
+        screen_file(file, ops).map_done(Some)
     };
-    map_in_order(
+    map_in_order_screened(
         scope.files(workspace),
         default_threads(),
-        search,
+        screen,
+        |(file, ops): (ScopedFile, FileOps)| Some(process_file(file, &ops, &packs)),
         |result| {
             if let Some(result) = result {
                 assembly.add(result);

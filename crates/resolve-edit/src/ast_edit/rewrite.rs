@@ -1,8 +1,10 @@
-//! Per-file work: read one file, rewrite its text with the ops compiled for its language
-//! ([`rewrite_source`]: outermost matches only, overlapping edits of two ops refused, bytes
-//! outside the edits kept), and store the new text and diff of a changed file
-//! ([`process_file`]), reporting what happened as a [`FileResult`]; [`rewrite_source_noting`]
-//! also tells each replaced match (what a re-derivation compares).
+//! Per-file work: a first look at one file that settles most files unparsed ([`screen_file`]:
+//! unreadable, binary, or none of its patterns' literal tokens), then for the rest: read it
+//! again, rewrite its text with the ops compiled for its language ([`rewrite_source`]:
+//! outermost matches only, overlapping edits of two ops refused, bytes outside the edits
+//! kept), and store the new text and diff of a changed file ([`process_file`]), reporting what
+//! happened as a [`FileResult`]; [`rewrite_source_noting`] also tells each replaced match
+//! (what a re-derivation compares).
 
 use std::cell::RefCell;
 use std::ops::Range;
@@ -18,6 +20,7 @@ use super::packs::{Packs, Spooled};
 
 use crate::diff::{LineCounts, counted_change_diff};
 use crate::error::EditError;
+use crate::ordered::Screened;
 use crate::scope::ScopedFile;
 use crate::text_file::split_bom;
 use resolve_store::text_of;
@@ -63,8 +66,46 @@ thread_local! {
     static READ_ROOM: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
+/// The first look at a file: its result when it cannot be rewritten (unreadable, binary) or
+/// holds none of its patterns' literal tokens, else the file and its ops back, weighing its
+/// length in bytes, for [`process_file`]. Most files of a search end here unparsed.
+pub(super) fn screen_file(
+    file: ScopedFile,
+    ops: FileOps,
+) -> Screened<(ScopedFile, FileOps), FileResult> {
+    READ_ROOM.with_borrow_mut(|room| {
+        let weight = match text_in(&file, room) {
+            Ok(text) if !ops.may_match(split_bom(text).1) => {
+                return Screened::Done(FileResult::Unchanged);
+            }
+            Ok(text) => text.len() as u64,
+            Err(reason) => return Screened::Done(skipped(&file, reason)),
+        };
+        Screened::Later {
+            later: (file, ops),
+            weight,
+        }
+    })
+}
+
+/// Read, parse and rewrite one file, and store its new text and diff when it changed.
 pub(super) fn process_file(file: ScopedFile, ops: &FileOps, packs: &Packs) -> FileResult {
     READ_ROOM.with_borrow_mut(|room| process_file_in(file, ops, packs, room))
+}
+
+/// The text of `file`, read into `room`, or why it is not rewritten (unreadable, binary).
+fn text_in<'r>(file: &ScopedFile, room: &'r mut Vec<u8>) -> Result<&'r str, String> {
+    let bytes = file.read_into(room).map_err(|error| error.to_string())?;
+    text_of(bytes).ok_or_else(|| "binary or not valid UTF-8; not rewritten".to_owned())
+}
+
+/// `file`, searched and not rewritten for `reason`.
+fn skipped(file: &ScopedFile, reason: String) -> FileResult {
+    FileResult::Skipped {
+        path: file.relative.clone(),
+        reason,
+        searched: true,
+    }
 }
 
 /// [`process_file`], reading into `room`.
@@ -74,17 +115,9 @@ fn process_file_in(
     packs: &Packs,
     room: &mut Vec<u8>,
 ) -> FileResult {
-    let skipped = |reason: String| FileResult::Skipped {
-        path: file.relative.clone(),
-        reason,
-        searched: true,
-    };
-    let bytes = match file.read_into(room) {
-        Ok(bytes) => bytes,
-        Err(error) => return skipped(error.to_string()),
-    };
-    let Some(old) = text_of(bytes) else {
-        return skipped("binary or not valid UTF-8; not rewritten".to_owned());
+    let old = match text_in(&file, room) {
+        Ok(old) => old,
+        Err(reason) => return skipped(&file, reason),
     };
     match rewrite_source(old, ops) {
         Ok(None) => FileResult::Unchanged,
@@ -102,12 +135,14 @@ fn process_file_in(
                 lines,
             }
         }
-        Err(SourceProblem::ParseErrors { line }) => skipped(format!(
-            "parse errors (first at line {line}); not rewritten"
-        )),
-        Err(SourceProblem::Unparsable(reason)) => {
-            skipped(format!("could not be parsed ({reason}); not rewritten"))
-        }
+        Err(SourceProblem::ParseErrors { line }) => skipped(
+            &file,
+            format!("parse errors (first at line {line}); not rewritten"),
+        ),
+        Err(SourceProblem::Unparsable(reason)) => skipped(
+            &file,
+            format!("could not be parsed ({reason}); not rewritten"),
+        ),
         Err(SourceProblem::Overlap { first, second }) => FileResult::Overlap {
             path: file.relative,
             first,

@@ -30,6 +30,10 @@ and peak RSS (from GNU time, `/usr/bin/time`, when it is there; else wait4). Row
   apply               resolve apply (hash check, journal, write, fsync, rename) of the dense
                       preview vs ast-grep -U (search + write) on the same change
 
+With `--baseline BIN`, each preview row also runs that other `resolve` binary (an earlier build)
+in the same alternation and adds its median wall time and the change: the ratios to ast-grep
+move with the machine's state from one run to the next, the paired times of two builds less.
+
 Each preview row also says how precise the literal prefilter is: of the files searched, how
 many it kept for parsing and how many really match, and the shares of the bytes searched those
 hold (what parsing costs follows the bytes; `cargo run --example prefilter_census`).
@@ -324,15 +328,21 @@ def ast_grep_preview(ast_grep: str, root: Path, pattern: tuple[str, str], lang: 
             "--json=compact", str(root)]
 
 
-def preview_row(args, resolve, ast_grep, corpus, work, pattern, copies=1, runs=None):
+def preview_row(args, resolve, ast_grep, corpus, work, pattern, copies=1, runs=None,
+                baseline=None):
+    """Medians of resolve's and ast-grep's runs, and of `baseline`'s (another resolve binary)
+    when one is given, else None."""
     tree = fresh_copy(corpus, work / "tree", copies)
-    ours, theirs = [], []
+    ours, theirs, base = [], [], []
     for _ in range(runs or args.runs):
         set_aside(tree / ".resolve")
         ours.append(measure(resolve_preview(resolve, tree, pattern, args.lang)))
         theirs.append(measure(ast_grep_preview(ast_grep, tree, pattern, args.lang)))
+        if baseline:
+            set_aside(tree / ".resolve")
+            base.append(measure(resolve_preview(baseline, tree, pattern, args.lang)))
     set_aside(tree)
-    return median(ours), median(theirs)
+    return median(ours), median(theirs), median(base) if base else None
 
 
 def census(args, corpus: Path, work: Path, pattern: tuple[str, str]) -> str:
@@ -392,13 +402,19 @@ def sync() -> None:
 # --- output -------------------------------------------------------------------------------
 
 
-def fmt_row(name: str, ours: Sample, theirs: Sample, files: str = "") -> str:
-    return (
+def fmt_row(name: str, ours: Sample, theirs: Sample, files: str = "",
+            base: Sample | None = None, with_base: bool = False) -> str:
+    row = (
         f"| {name} | {files} | {ours.wall:.4f} s | {theirs.wall:.4f} s | **{ours.wall / theirs.wall:.3f}×** "
         f"| {ours.cpu:.3f} s | {theirs.cpu:.3f} s | {ours.cpu / theirs.cpu:.2f}× "
         f"| {ours.rss_kb / 1024:.1f} MB | {theirs.rss_kb / 1024:.1f} MB "
         f"| {ours.rss_kb / theirs.rss_kb:.2f}× |"
     )
+    if base:
+        row += f" {base.wall:.4f} s | {100 * (ours.wall - base.wall) / base.wall:+.1f}% |"
+    elif with_base:
+        row += "  |  |"
+    return row
 
 
 def main() -> None:
@@ -415,6 +431,8 @@ def main() -> None:
     parser.add_argument("--no-build", action="store_true", help="do not run cargo build")
     parser.add_argument("--ast-grep", help="the ast-grep binary (default: venv, installed if missing)")
     parser.add_argument("--work", type=Path, help="scratch directory (default: a temp dir)")
+    parser.add_argument("--baseline",
+                        help="another resolve binary, run alongside on every preview row")
     parser.add_argument("--skip", default="",
                         help="comma list of row shapes to skip (selective, method chain, medium, "
                              "dense) and apply")
@@ -449,26 +467,33 @@ def main() -> None:
         print(f"corpus: {described}, {files} .{EXTENSIONS[args.lang]} files; "
               f"{os.cpu_count()} cores; median of {args.runs} alternating runs")
         print(f"resolve: {resolve}\nast-grep: {ast_grep}\n")
+        baseline = os.path.realpath(args.baseline) if args.baseline else None
+        if baseline:
+            print(f"baseline: {baseline}\n")
         print("| row | files kept / matching / searched (bytes) | resolve wall | ast-grep wall | ratio "
-              "| resolve CPU | ast-grep CPU | ratio | resolve RSS | ast-grep RSS | ratio |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
+              "| resolve CPU | ast-grep CPU | ratio | resolve RSS | ast-grep RSS | ratio |"
+              + (" baseline wall | change |" if baseline else ""))
+        print("|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if baseline else ""))
         for name, pattern in rows:
             if name not in skip:
                 files = census(args, corpus, work, pattern)
-                ours, theirs = preview_row(args, resolve, ast_grep, corpus, work, pattern)
-                print(fmt_row(f"preview {name} `{pattern[0]}`", ours, theirs, files), flush=True)
+                ours, theirs, base = preview_row(args, resolve, ast_grep, corpus, work, pattern,
+                                                 baseline=baseline)
+                print(fmt_row(f"preview {name} `{pattern[0]}`", ours, theirs, files, base),
+                      flush=True)
         dense = rows[-1][1]
         if "apply" not in skip:
             ours, theirs = apply_row(args, resolve, ast_grep, corpus, work, dense)
-            print(fmt_row(f"apply `{dense[0]}` (vs `-U`)", ours, theirs), flush=True)
+            print(fmt_row(f"apply `{dense[0]}` (vs `-U`)", ours, theirs,
+                          with_base=bool(baseline)), flush=True)
         if args.scale:
             print(f"\nScaling, preview dense `{dense[0]}` (median of {args.scale_runs}):\n")
             print("| corpus | MB | resolve wall | resolve RSS | ast-grep wall | ast-grep RSS |")
             print("|---|---|---|---|---|---|")
             size = rs_bytes(corpus, EXTENSIONS[args.lang]) / 1e6
             for factor in (int(f) for f in args.scale.split(",")):
-                ours, theirs = preview_row(args, resolve, ast_grep, corpus, work, dense,
-                                           copies=factor, runs=args.scale_runs)
+                ours, theirs, _ = preview_row(args, resolve, ast_grep, corpus, work, dense,
+                                              copies=factor, runs=args.scale_runs)
                 print(f"| {factor}× | {size * factor:.0f} | {ours.wall:.2f} s "
                       f"| {ours.rss_kb / 1024:.1f} MB | {theirs.wall:.2f} s "
                       f"| {theirs.rss_kb / 1024:.1f} MB |", flush=True)

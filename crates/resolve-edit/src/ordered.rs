@@ -554,6 +554,12 @@ mod tests {
         }
     }
 
+    /// The second step of [`screen_thirds`]'s items: the item doubled, counted in `finished`.
+    fn doubled_counting(item: u64, finished: &AtomicUsize) -> u64 {
+        finished.fetch_add(1, Ordering::SeqCst);
+        item * 2
+    }
+
     #[test]
     fn items_set_aside_are_finished_once_and_delivered_in_the_order_of_the_items() {
         let finished = AtomicUsize::new(0);
@@ -562,10 +568,7 @@ mod tests {
             0..(3 * WINDOW as u64),
             3,
             screen_thirds,
-            |item| {
-                finished.fetch_add(1, Ordering::SeqCst);
-                item * 2
-            },
+            |item| doubled_counting(item, &finished),
             |result| {
                 seen.push(result);
                 ControlFlow::Continue(())
@@ -624,10 +627,7 @@ mod tests {
             0..100_000,
             2,
             screen_thirds,
-            |item| {
-                finished.fetch_add(1, Ordering::SeqCst);
-                item * 2
-            },
+            |item| doubled_counting(item, &finished),
             |result| {
                 seen.push(result);
                 if result == 18 {

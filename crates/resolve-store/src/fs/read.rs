@@ -414,6 +414,14 @@ pub(crate) fn state_entry_error(path: &Path, file_type: FileType) -> StoreError 
 mod tests {
     use super::*;
 
+    /// A FIFO named `fifo` in `dir`.
+    fn fifo_in(dir: &Path) -> std::path::PathBuf {
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success(), "mkfifo {}", fifo.display());
+        fifo
+    }
+
     #[test]
     fn a_file_is_read_to_its_end_whatever_length_it_had_when_opened() {
         let dir = tempfile::tempdir().unwrap();
@@ -457,14 +465,7 @@ mod tests {
             None
         );
         assert_eq!(read_regular_file_into(&gone, &mut room).unwrap(), None);
-        let fifo = dir.path().join("fifo");
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(&fifo)
-                .status()
-                .unwrap()
-                .success()
-        );
+        let fifo = fifo_in(dir.path());
         let err = read_regular_file_into(&fifo, &mut room).unwrap_err();
         assert!(matches!(err, StoreError::NotRegularFile { .. }), "{err}");
         let err = read_listed_regular_file_into(&fifo, &mut room).unwrap_err();
@@ -526,14 +527,7 @@ mod tests {
         let zero = dir.path().join("zero");
         std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
         assert!(read_state_file(&zero, 100).is_err());
-        let fifo = dir.path().join("fifo");
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(&fifo)
-                .status()
-                .unwrap()
-                .success()
-        );
+        let fifo = fifo_in(dir.path());
         let err = read_state_file(&fifo, 100).unwrap_err();
         assert!(err.to_string().contains("FIFO"), "{err}");
         let err = read_bytes(&fifo).unwrap_err();

@@ -187,26 +187,23 @@ impl Blobs {
         Ok(bytes)
     }
 
-    /// Keep the content of the file at `source`, which hashes to `hash`, as a hard link (a copy
-    /// where the file system has none); nothing happens when the blob exists. Returns the path
-    /// of a copy the caller must sync, or `None` when only the directory needs syncing.
-    pub(crate) fn keep_file(
-        &self,
-        source: &Path,
-        hash: &str,
-    ) -> Result<Option<PathBuf>, StoreError> {
+    /// Move the file at `source`, which hashes to `hash` and which nothing but the store
+    /// holds (a journal backup), into the store as that blob: one rename, replacing a blob of
+    /// the same content if there is one. A `source` already gone was moved by an earlier try.
+    /// Where the store is on another file system its content is copied in instead. Returns the
+    /// path of such a copy, which the caller must sync, or `None` when only the directory needs
+    /// syncing.
+    pub(crate) fn move_in(&self, source: &Path, hash: &str) -> Result<Option<PathBuf>, StoreError> {
         let path = self.path(hash)?;
-        if fs::exists(&path)? {
-            return Ok(None);
-        }
         self.ensure_dir()?;
-        // A link appears whole or not at all, so it needs no temporary name.
-        if fs::hard_link(source, &path)? {
-            return Ok(None);
+        match fs::move_file(source, &path)? {
+            fs::Moved::Done | fs::Moved::Absent => Ok(None),
+            fs::Moved::OtherFileSystem => {
+                let bytes = fs::read_bytes(source)?.ok_or_else(|| missing(source.to_path_buf()))?;
+                self.put(&bytes)?;
+                Ok(Some(path))
+            }
         }
-        let bytes = fs::read_bytes(source)?.ok_or_else(|| missing(source.to_path_buf()))?;
-        self.put(&bytes)?;
-        Ok(Some(path))
     }
 
     /// The path of the blob or pack `name`; a name that is neither a SHA-256 in hex nor a
@@ -491,14 +488,16 @@ mod tests {
     }
 
     #[test]
-    fn a_kept_file_survives_the_file_being_replaced() {
+    fn a_file_moved_in_is_the_blob_and_moving_it_again_does_nothing() {
         let (dir, blobs) = blobs();
-        let file = dir.path().join("a.rs");
+        let file = dir.path().join("backup-0");
         std::fs::write(&file, b"old").unwrap();
         let hash = content_hash(b"old");
-        blobs.keep_file(&file, &hash).unwrap();
-        std::fs::write(dir.path().join("new"), b"new").unwrap();
-        std::fs::rename(dir.path().join("new"), &file).unwrap();
+        assert_eq!(blobs.move_in(&file, &hash).unwrap(), None);
+        assert!(!file.exists());
+        assert_eq!(blobs.read_blob(&hash).unwrap(), b"old");
+        // A retry after a crash finds the backup gone and the blob in place.
+        assert_eq!(blobs.move_in(&file, &hash).unwrap(), None);
         assert_eq!(blobs.read_blob(&hash).unwrap(), b"old");
     }
 

@@ -106,10 +106,13 @@ impl Workspace {
         refuse_own_state(&relative, path)?;
         let absolute = self.root.join(&relative_part);
         // Follow symlinks on the longest existing prefix.
-        let real = canonical_prefix(&absolute).ok_or_else(|| StoreError::TooManyLinks {
-            path: path.to_owned(),
-            hops: MAX_LINK_HOPS,
-        })?;
+        let real = match linkless(&self.root, &relative_part) {
+            Some(real) => real,
+            None => canonical_prefix(&absolute).ok_or_else(|| StoreError::TooManyLinks {
+                path: path.to_owned(),
+                hops: MAX_LINK_HOPS,
+            })?,
+        };
         if !real.starts_with(&self.root) {
             return Err(StoreError::SymlinkEscape {
                 path: path.to_owned(),
@@ -266,6 +269,28 @@ fn canonical_prefix(path: &Path) -> Option<PathBuf> {
     None
 }
 
+/// `root/relative` when no part of `relative` is a symlink, so that it is its own real path
+/// (`root` is canonical and `relative` lexically normal): each existing part is looked at
+/// without following it, down to the first that does not exist, since nothing below that
+/// exists either. One `lstat` per part inside the root, where canonicalizing reads every part
+/// from `/` down again for each file. `None` when a part is a symlink or cannot be looked at
+/// (not a directory, no permission): [`canonical_prefix`] decides those.
+fn linkless(root: &Path, relative: &Path) -> Option<PathBuf> {
+    let mut path = root.to_path_buf();
+    for part in relative.components() {
+        path.push(part);
+        match std::fs::symlink_metadata(&path) {
+            Ok(metadata) if metadata.file_type().is_symlink() => return None,
+            Ok(_) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Some(root.join(relative));
+            }
+            Err(_) => return None,
+        }
+    }
+    Some(path)
+}
+
 /// `path` with `.` dropped and `..` applied lexically (never above the root).
 fn lexical(path: &Path) -> PathBuf {
     apply_dots(path, AboveStart::Stay).unwrap_or_default()
@@ -322,6 +347,38 @@ mod tests {
         assert_eq!(
             ws.resolve(inside.to_str().unwrap()).unwrap().relative,
             "src/lib.rs"
+        );
+    }
+
+    #[test]
+    fn a_real_path_is_the_one_canonicalizing_gives_with_or_without_links_on_the_way() {
+        let (dir, ws) = workspace_with_src_dir();
+        std::fs::create_dir_all(dir.path().join("deep/inner")).unwrap();
+        std::fs::write(dir.path().join("deep/inner/file.rs"), "x").unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), "x").unwrap();
+        std::os::unix::fs::symlink("deep/inner", dir.path().join("shortcut")).unwrap();
+        std::os::unix::fs::symlink("inner/file.rs", dir.path().join("deep/alias.rs")).unwrap();
+        for path in [
+            "deep/inner/file.rs",
+            "deep/inner/new.rs",
+            "deep/missing/dir/new.rs",
+            "shortcut/file.rs",
+            "shortcut/new.rs",
+            "deep/alias.rs",
+            "src/lib.rs",
+            "src/lib.rs/inside",
+            ".",
+        ] {
+            let resolved = ws.resolve(path).unwrap();
+            assert_eq!(
+                Some(resolved.real),
+                canonical_prefix(&ws.root().join(path)),
+                "{path}"
+            );
+        }
+        assert_eq!(
+            ws.resolve("shortcut/file.rs").unwrap().real,
+            ws.root().join("deep/inner/file.rs")
         );
     }
 

@@ -313,17 +313,6 @@ pub(crate) fn exists(path: &Path) -> Result<bool, StoreError> {
     }
 }
 
-/// Make `link` a hard link to `original`: `Ok(true)` when it is one (also when something
-/// already stands there), `Ok(false)` when the file system cannot link.
-pub(crate) fn hard_link(original: &Path, link: &Path) -> Result<bool, StoreError> {
-    match fs::hard_link(original, link) {
-        Ok(()) => Ok(true),
-        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Ok(true),
-        Err(error) if is_absent(&error) => Err(StoreError::io("link", original, error)),
-        Err(_) => Ok(false),
-    }
-}
-
 /// Fsync every file or directory in `paths`, several at a time: concurrent fsyncs share the
 /// file system's journal commits, so N files cost about as much as a few. Returns when all
 /// are durable; the first error wins.
@@ -370,6 +359,27 @@ pub(crate) fn sync_all(paths: &[PathBuf]) -> Result<(), StoreError> {
 pub(crate) fn rename(from: &Path, to: &Path) -> Result<(), StoreError> {
     fs::rename(from, to)
         .map_err(|source| StoreError::io("rename a temporary file onto", to, source))
+}
+
+/// What [`move_file`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Moved {
+    /// The file is at its new path now.
+    Done,
+    /// Nothing was at the old path.
+    Absent,
+    /// The two paths are on different file systems; nothing was moved.
+    OtherFileSystem,
+}
+
+/// Rename the file `from` onto `to`, replacing `to`, as one step.
+pub(crate) fn move_file(from: &Path, to: &Path) -> Result<Moved, StoreError> {
+    match fs::rename(from, to) {
+        Ok(()) => Ok(Moved::Done),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(Moved::Absent),
+        Err(error) if error.kind() == io::ErrorKind::CrossesDevices => Ok(Moved::OtherFileSystem),
+        Err(source) => Err(StoreError::io("move a file onto", to, source)),
+    }
 }
 
 /// Remove the file at `path`; `Ok(false)` when there was none.

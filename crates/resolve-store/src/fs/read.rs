@@ -212,10 +212,15 @@ pub fn read_state_file(path: &Path, max_len: u64) -> Result<Option<Vec<u8>>, Sto
         path: path.to_path_buf(),
         reason: format!("it is longer than the {max_len} bytes a state file may hold"),
     };
-    if file_len(&file, path)? > max_len {
+    let len = file_len(&file, path)?;
+    if len > max_len {
         return Err(too_long());
     }
-    let mut bytes = Vec::new();
+    // Room for all of it and the byte that finds its end, so that it is read in one go; a
+    // huge length is only believed up to the cap on state files, past which the text grows as
+    // it is read (a length is no promise that the bytes are there).
+    let room = len.min(STATE_FILE_MAX_LEN).saturating_add(1);
+    let mut bytes = Vec::with_capacity(usize::try_from(room).unwrap_or(0));
     file.take(max_len.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|source| StoreError::io("read", path, source))?;

@@ -601,23 +601,18 @@ pub(super) fn read_record<T: DeserializeOwned>(
     Ok(Some(record))
 }
 
-/// Parse the JSON file at `path` as it is read (a record's text is never held whole);
-/// `None` when it does not exist.
+/// Parse the JSON file at `path`; `None` when it does not exist. The text is read whole and
+/// parsed from memory, several times faster than parsing it as it is read (which took a tenth
+/// of an apply's CPU on its pending record), at the cost of holding the text while parsing.
 pub(super) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, StoreError> {
-    let Some(file) = fs::open_existing(path)? else {
+    let Some(text) = fs::read_state_file(path, u64::MAX)? else {
         return Ok(None);
     };
-    serde_json::from_reader(std::io::BufReader::with_capacity(64 * 1024, file))
+    serde_json::from_slice(&text)
         .map(Some)
-        .map_err(|error| {
-            if error.is_io() {
-                StoreError::io("read", path, error.into())
-            } else {
-                StoreError::CorruptState {
-                    path: path.to_path_buf(),
-                    reason: error.to_string(),
-                }
-            }
+        .map_err(|error| StoreError::CorruptState {
+            path: path.to_path_buf(),
+            reason: error.to_string(),
         })
 }
 

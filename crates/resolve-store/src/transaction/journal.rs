@@ -121,8 +121,8 @@ pub(super) enum JournalState {
         /// Relative to the state directory.
         path: String,
     },
-    /// Keep every backup of the journal's entries (the originals, replaced by now) in the blob
-    /// store, named by its original hash: an apply keeps originals for undo.
+    /// Move every backup of the journal's entries (the originals, replaced by now) into the
+    /// blob store, named by its original hash: an apply keeps originals for undo.
     KeepOriginals,
 }
 

@@ -17,8 +17,8 @@
 //! | `renamed:<n>` | the n-th target is renamed into place or removed; before the first, every temp file was synced |
 //! | `synced` | every touched directory is fsynced |
 //! | `committed` | the journal is marked committed |
-//! | `state:<n>` | the n-th store-state change is done (keep the originals in the blob store, place the history record, remove the pending record) |
-//! | `journal-removed` | `journal.json` is gone; the backups are removed next |
+//! | `state:<n>` | the n-th store-state change is done (move the backups of the originals into the blob store, place the history record, remove the pending record) |
+//! | `journal-removed` | `journal.json` is gone; the journal's other files (a rolled-back one's backups) are removed next |
 //!
 //! A trial (for a check) goes through the same steps up to the last `renamed:<n>` and
 //! `synced`, then reaches `trial` (its files are in place; the command runs next), and is

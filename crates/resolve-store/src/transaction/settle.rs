@@ -14,7 +14,7 @@ use crate::hash::content_hash;
 use crate::workspace::Workspace;
 
 /// Make the state changes of a committed journal, then remove the journal.
-/// Originals are kept in the blob store first, and are durable before the history record that
+/// Originals are moved into the blob store first, and are durable before the history record that
 /// names them is placed.
 pub(super) fn finish(
     workspace: &Workspace,
@@ -53,9 +53,10 @@ pub(super) fn finish(
     remove_journal(layout, hook)
 }
 
-/// Keep each journal backup (a bare name in `journal_dir`) in `blobs` under its hash, then make
-/// them durable: the copies made where the file system cannot link, and the blob directory. A
-/// backup already gone was kept by an earlier try that got this far.
+/// Move each journal backup (a bare name in `journal_dir`) into `blobs` under its hash, then
+/// make them durable: the copies made where the store is on another file system, and the blob
+/// directory. A backup already gone was moved by an earlier try that got this far. A committed
+/// journal is never rolled back, so its backups are not needed any more.
 fn keep_backups<'a>(
     blobs: &Blobs,
     journal_dir: &Path,
@@ -63,10 +64,7 @@ fn keep_backups<'a>(
 ) -> Result<(), StoreError> {
     let mut unsynced = Vec::new();
     for (backup, blob) in backups {
-        let backup = journal_dir.join(backup);
-        if fs::exists(&backup)? {
-            unsynced.extend(blobs.keep_file(&backup, blob)?);
-        }
+        unsynced.extend(blobs.move_in(&journal_dir.join(backup), blob)?);
     }
     unsynced.push(blobs.dir().to_path_buf());
     fs::sync_all(&unsynced)

@@ -18,7 +18,9 @@
 //! parses the few that can match spread over the threads; handed out in path order, the last
 //! one found was parsed alone while the other threads had nothing left. A tree walked slower
 //! than its files are screened gives the threads nothing to screen while they wait, so they
-//! parse what was set aside as it comes.
+//! parse what was set aside as it comes. Items set aside heavier than a bound the caller gives
+//! are finished one at a time, the other threads taking lighter ones meanwhile: two large
+//! files parsed at once held both trees, which set a preview's peak memory.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
@@ -98,17 +100,20 @@ pub(crate) fn map_in_order<I, R>(
         threads,
         |item| Screened::<I::Item, R>::Done(work(item)),
         &work,
+        u64::MAX,
         sink,
     );
 }
 
 /// [`map_in_order`] with the work in two steps: `screen` on every item, then `finish` on what
-/// it set aside (see the module doc). The results still reach `sink` in the items' order.
+/// it set aside (see the module doc), never on two items heavier than `one_at_a_time_above`
+/// at once. The results still reach `sink` in the items' order.
 pub(crate) fn map_in_order_screened<I, L, R>(
     items: I,
     threads: usize,
     screen: impl Fn(I::Item) -> Screened<L, R> + Sync,
     finish: impl Fn(L) -> R + Sync,
+    one_at_a_time_above: u64,
     mut sink: impl FnMut(R) -> ControlFlow<()>,
 ) where
     I: Iterator,
@@ -116,7 +121,7 @@ pub(crate) fn map_in_order_screened<I, L, R>(
     L: Send,
     R: Send,
 {
-    let jobs = Jobs::new();
+    let jobs = Jobs::new(one_at_a_time_above);
     // `None` says a worker panicked: its results will never come.
     let (sender, results) = mpsc::channel::<Option<Piece<R>>>();
     std::thread::scope(|scope| {
@@ -236,8 +241,12 @@ fn run_worker<T, L, R>(
                 }
                 jobs.set_aside(set_aside);
             }
-            Job::Finish(index, later) => {
-                if sender.send(Some(Piece::One(index, finish(later)))).is_err() {
+            Job::Finish(item) => {
+                let result = finish(item.later);
+                if item.weight > jobs.one_at_a_time_above {
+                    jobs.heavy_done();
+                }
+                if sender.send(Some(Piece::One(item.index, result))).is_err() {
                     return;
                 }
             }
@@ -249,8 +258,8 @@ fn run_worker<T, L, R>(
 enum Job<T, L> {
     /// Screen a run of items.
     Screen(Run<T>),
-    /// Finish the item at this index.
-    Finish(usize, L),
+    /// Finish an item set aside.
+    Finish(SetAside<L>),
 }
 
 /// The work waiting for a thread: runs handed out, and items set aside.
@@ -258,12 +267,19 @@ struct Jobs<T, L> {
     state: Mutex<JobState<T, L>>,
     /// Workers sleep here while there is nothing to do.
     wake: Condvar,
+    /// Items set aside heavier than this are finished one at a time.
+    one_at_a_time_above: u64,
 }
 
 /// See [`Jobs`].
 struct JobState<T, L> {
     runs: VecDeque<Run<T>>,
+    /// Items set aside no heavier than [`Jobs::one_at_a_time_above`].
     set_aside: BinaryHeap<SetAside<L>>,
+    /// Items set aside heavier than that.
+    heavy: BinaryHeap<SetAside<L>>,
+    /// A heavy item is being finished.
+    heavy_running: bool,
     /// No run will come any more.
     closed: bool,
     /// How many workers sleep on `wake` (signalled only then: a signal is a system call).
@@ -305,15 +321,18 @@ impl<L> Ord for SetAside<L> {
 }
 
 impl<T, L> Jobs<T, L> {
-    fn new() -> Self {
+    fn new(one_at_a_time_above: u64) -> Self {
         Self {
             state: Mutex::new(JobState {
                 runs: VecDeque::new(),
                 set_aside: BinaryHeap::new(),
+                heavy: BinaryHeap::new(),
+                heavy_running: false,
                 closed: false,
                 sleeping: 0,
             }),
             wake: Condvar::new(),
+            one_at_a_time_above,
         }
     }
 
@@ -336,9 +355,24 @@ impl<T, L> Jobs<T, L> {
             return;
         }
         let mut state = self.lock();
-        state.set_aside.extend(items);
+        for item in items {
+            if item.weight > self.one_at_a_time_above {
+                state.heavy.push(item);
+            } else {
+                state.set_aside.push(item);
+            }
+        }
         if state.sleeping > 0 {
             self.wake.notify_all();
+        }
+    }
+
+    /// The heavy item being finished is done: another may start.
+    fn heavy_done(&self) {
+        let mut state = self.lock();
+        state.heavy_running = false;
+        if state.sleeping > 0 && !state.heavy.is_empty() {
+            self.wake.notify_one();
         }
     }
 
@@ -348,18 +382,24 @@ impl<T, L> Jobs<T, L> {
         self.wake.notify_all();
     }
 
-    /// The next job: a run to screen first, else the heaviest item set aside; `None` once
-    /// closed with nothing left.
+    /// The next job: a run to screen first, else the heaviest item set aside that may start
+    /// (a heavy one only while none runs); `None` once closed with nothing left.
     fn next(&self) -> Option<Job<T, L>> {
         let mut state = self.lock();
         loop {
             if let Some(run) = state.runs.pop_front() {
                 return Some(Job::Screen(run));
             }
-            if let Some(item) = state.set_aside.pop() {
-                return Some(Job::Finish(item.index, item.later));
+            if !state.heavy_running
+                && let Some(item) = state.heavy.pop()
+            {
+                state.heavy_running = true;
+                return Some(Job::Finish(item));
             }
-            if state.closed {
+            if let Some(item) = state.set_aside.pop() {
+                return Some(Job::Finish(item));
+            }
+            if state.closed && state.heavy.is_empty() {
                 return None;
             }
             state.sleeping += 1;
@@ -381,6 +421,7 @@ impl<T, L> Drop for LetGo<'_, T, L> {
         let mut state = self.0.lock();
         state.runs.clear();
         state.set_aside.clear();
+        state.heavy.clear();
         state.closed = true;
         drop(state);
         self.0.wake.notify_all();
@@ -569,6 +610,7 @@ mod tests {
             3,
             screen_thirds,
             |item| doubled_counting(item, &finished),
+            u64::MAX,
             |result| {
                 seen.push(result);
                 ControlFlow::Continue(())
@@ -585,7 +627,7 @@ mod tests {
 
     #[test]
     fn runs_are_screened_before_what_was_set_aside_and_the_heaviest_is_finished_first() {
-        let jobs = Jobs::new();
+        let jobs = Jobs::new(u64::MAX);
         jobs.push((0, vec![10_u64, 11]));
         jobs.set_aside(
             [(1, 5), (2, 50), (3, 50), (4, 7)]
@@ -603,7 +645,7 @@ mod tests {
         while let Some(job) = jobs.next() {
             order.push(match job {
                 Job::Screen((first, run)) => format!("screen {first} {run:?}"),
-                Job::Finish(index, _) => format!("finish {index}"),
+                Job::Finish(item) => format!("finish {}", item.index),
             });
         }
         assert_eq!(
@@ -620,6 +662,71 @@ mod tests {
     }
 
     #[test]
+    fn a_heavy_item_waits_while_another_runs_and_lighter_ones_go_first() {
+        let jobs: Jobs<u64, usize> = Jobs::new(20);
+        jobs.set_aside(
+            [(1, 5), (2, 50), (3, 60), (4, 7)]
+                .into_iter()
+                .map(|(index, weight)| SetAside {
+                    weight,
+                    index,
+                    later: index,
+                })
+                .collect(),
+        );
+        jobs.close();
+        let next_index = || match jobs.next() {
+            Some(Job::Finish(item)) => Some(item.index),
+            Some(Job::Screen(_)) => unreachable!("no run was pushed"),
+            None => None,
+        };
+        assert_eq!(next_index(), Some(3));
+        assert_eq!(next_index(), Some(4));
+        assert_eq!(next_index(), Some(1));
+        jobs.heavy_done();
+        assert_eq!(next_index(), Some(2));
+        jobs.heavy_done();
+        assert_eq!(next_index(), None);
+    }
+
+    #[test]
+    fn no_two_heavy_items_are_finished_at_once_and_every_result_comes_back_in_order() {
+        let (running, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let mut seen = Vec::new();
+        map_in_order_screened(
+            0..600_u64,
+            4,
+            |item| {
+                if item % 3 == 0 {
+                    Screened::Later {
+                        later: item,
+                        weight: item,
+                    }
+                } else {
+                    Screened::Done(item)
+                }
+            },
+            |item| {
+                let heavy = item > 300;
+                if heavy {
+                    let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                    running.fetch_sub(1, Ordering::SeqCst);
+                }
+                item
+            },
+            300,
+            |result| {
+                seen.push(result);
+                ControlFlow::Continue(())
+            },
+        );
+        assert_eq!(seen, (0..600).collect::<Vec<_>>());
+        assert_eq!(most.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
     fn a_sink_that_breaks_with_items_set_aside_stops_the_work() {
         let finished = AtomicUsize::new(0);
         let mut seen = Vec::new();
@@ -628,6 +735,7 @@ mod tests {
             2,
             screen_thirds,
             |item| doubled_counting(item, &finished),
+            u64::MAX,
             |result| {
                 seen.push(result);
                 if result == 18 {
@@ -652,6 +760,7 @@ mod tests {
                     assert!(item != 300, "item 300 is broken");
                     item
                 },
+                u64::MAX,
                 |_| ControlFlow::Continue(()),
             );
         });

@@ -19,8 +19,9 @@
 //! one found was parsed alone while the other threads had nothing left. A tree walked slower
 //! than its files are screened gives the threads nothing to screen while they wait, so they
 //! parse what was set aside as it comes. Items set aside heavier than a bound the caller gives
-//! are finished one at a time, the other threads taking lighter ones meanwhile: two large
-//! files parsed at once held both trees, which set a preview's peak memory.
+//! are finished by the first thread only, the others taking lighter ones: two large files
+//! parsed at once held both trees, and the allocator keeps each thread's room for the largest
+//! tree it ever built, so the peak memory of a preview was about one large tree per thread.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
@@ -106,8 +107,8 @@ pub(crate) fn map_in_order<I, R>(
 }
 
 /// [`map_in_order`] with the work in two steps: `screen` on every item, then `finish` on what
-/// it set aside (see the module doc), never on two items heavier than `one_at_a_time_above`
-/// at once. The results still reach `sink` in the items' order.
+/// it set aside (see the module doc), on items heavier than `one_at_a_time_above` by the
+/// first thread only (so one at a time). The results still reach `sink` in the items' order.
 pub(crate) fn map_in_order_screened<I, L, R>(
     items: I,
     threads: usize,
@@ -125,9 +126,9 @@ pub(crate) fn map_in_order_screened<I, L, R>(
     // `None` says a worker panicked: its results will never come.
     let (sender, results) = mpsc::channel::<Option<Piece<R>>>();
     std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
+        for worker in 0..threads.max(1) {
             let (jobs, screen, finish, sender) = (&jobs, &screen, &finish, sender.clone());
-            scope.spawn(move || run_worker(jobs, screen, finish, &sender));
+            scope.spawn(move || run_worker(worker == 0, jobs, screen, finish, &sender));
         }
         drop(sender);
         // Whatever is still queued when the sink is done (it broke, it panicked, or a worker
@@ -211,13 +212,14 @@ fn deliver_in_order<I: Iterator, L, R>(
 /// A worker: screen each run handed out and finish what was set aside, until there is nothing
 /// more to do, sending the results back.
 fn run_worker<T, L, R>(
+    takes_heavy: bool,
     jobs: &Jobs<T, L>,
     screen: impl Fn(T) -> Screened<L, R>,
     finish: impl Fn(L) -> R,
     sender: &Sender<Option<Piece<R>>>,
 ) {
     let _reports = ReportPanic(sender);
-    while let Some(job) = jobs.next() {
+    while let Some(job) = jobs.next(takes_heavy) {
         match job {
             Job::Screen((first, run)) => {
                 let mut set_aside = Vec::new();
@@ -243,9 +245,6 @@ fn run_worker<T, L, R>(
             }
             Job::Finish(item) => {
                 let result = finish(item.later);
-                if item.weight > jobs.one_at_a_time_above {
-                    jobs.heavy_done();
-                }
                 if sender.send(Some(Piece::One(item.index, result))).is_err() {
                     return;
                 }
@@ -276,10 +275,8 @@ struct JobState<T, L> {
     runs: VecDeque<Run<T>>,
     /// Items set aside no heavier than [`Jobs::one_at_a_time_above`].
     set_aside: BinaryHeap<SetAside<L>>,
-    /// Items set aside heavier than that.
+    /// Items set aside heavier than that, for the first worker only.
     heavy: BinaryHeap<SetAside<L>>,
-    /// A heavy item is being finished.
-    heavy_running: bool,
     /// No run will come any more.
     closed: bool,
     /// How many workers sleep on `wake` (signalled only then: a signal is a system call).
@@ -327,7 +324,6 @@ impl<T, L> Jobs<T, L> {
                 runs: VecDeque::new(),
                 set_aside: BinaryHeap::new(),
                 heavy: BinaryHeap::new(),
-                heavy_running: false,
                 closed: false,
                 sleeping: 0,
             }),
@@ -367,39 +363,28 @@ impl<T, L> Jobs<T, L> {
         }
     }
 
-    /// The heavy item being finished is done: another may start.
-    fn heavy_done(&self) {
-        let mut state = self.lock();
-        state.heavy_running = false;
-        if state.sleeping > 0 && !state.heavy.is_empty() {
-            self.wake.notify_one();
-        }
-    }
-
     /// No more runs: workers stop once the queues are empty.
     fn close(&self) {
         self.lock().closed = true;
         self.wake.notify_all();
     }
 
-    /// The next job: a run to screen first, else the heaviest item set aside that may start
-    /// (a heavy one only while none runs); `None` once closed with nothing left.
-    fn next(&self) -> Option<Job<T, L>> {
+    /// The next job for a worker: a run to screen first, else the heaviest item set aside it
+    /// may take (a heavy one only when it `takes_heavy`); `None` once closed with nothing left
+    /// for it.
+    fn next(&self, takes_heavy: bool) -> Option<Job<T, L>> {
         let mut state = self.lock();
         loop {
             if let Some(run) = state.runs.pop_front() {
                 return Some(Job::Screen(run));
             }
-            if !state.heavy_running
-                && let Some(item) = state.heavy.pop()
-            {
-                state.heavy_running = true;
+            if takes_heavy && let Some(item) = state.heavy.pop() {
                 return Some(Job::Finish(item));
             }
             if let Some(item) = state.set_aside.pop() {
                 return Some(Job::Finish(item));
             }
-            if state.closed && state.heavy.is_empty() {
+            if state.closed {
                 return None;
             }
             state.sleeping += 1;
@@ -642,7 +627,7 @@ mod tests {
         jobs.push((2, vec![12]));
         jobs.close();
         let mut order = Vec::new();
-        while let Some(job) = jobs.next() {
+        while let Some(job) = jobs.next(true) {
             order.push(match job {
                 Job::Screen((first, run)) => format!("screen {first} {run:?}"),
                 Job::Finish(item) => format!("finish {}", item.index),
@@ -662,7 +647,7 @@ mod tests {
     }
 
     #[test]
-    fn a_heavy_item_waits_while_another_runs_and_lighter_ones_go_first() {
+    fn heavy_items_go_to_the_first_worker_only_and_the_heaviest_first() {
         let jobs: Jobs<u64, usize> = Jobs::new(20);
         jobs.set_aside(
             [(1, 5), (2, 50), (3, 60), (4, 7)]
@@ -675,23 +660,24 @@ mod tests {
                 .collect(),
         );
         jobs.close();
-        let next_index = || match jobs.next() {
+        let next_index = |takes_heavy| match jobs.next(takes_heavy) {
             Some(Job::Finish(item)) => Some(item.index),
             Some(Job::Screen(_)) => unreachable!("no run was pushed"),
             None => None,
         };
-        assert_eq!(next_index(), Some(3));
-        assert_eq!(next_index(), Some(4));
-        assert_eq!(next_index(), Some(1));
-        jobs.heavy_done();
-        assert_eq!(next_index(), Some(2));
-        jobs.heavy_done();
-        assert_eq!(next_index(), None);
+        assert_eq!(next_index(false), Some(4));
+        assert_eq!(next_index(true), Some(3));
+        assert_eq!(next_index(false), Some(1));
+        // Only heavy items are left: the other workers are done.
+        assert_eq!(next_index(false), None);
+        assert_eq!(next_index(true), Some(2));
+        assert_eq!(next_index(true), None);
     }
 
     #[test]
-    fn no_two_heavy_items_are_finished_at_once_and_every_result_comes_back_in_order() {
+    fn heavy_items_are_all_finished_on_one_thread_and_every_result_comes_back_in_order() {
         let (running, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let heavy_threads = Mutex::new(std::collections::HashSet::new());
         let mut seen = Vec::new();
         map_in_order_screened(
             0..600_u64,
@@ -709,6 +695,10 @@ mod tests {
             |item| {
                 let heavy = item > 300;
                 if heavy {
+                    heavy_threads
+                        .lock()
+                        .unwrap()
+                        .insert(std::thread::current().id());
                     let now = running.fetch_add(1, Ordering::SeqCst) + 1;
                     most.fetch_max(now, Ordering::SeqCst);
                     std::thread::sleep(std::time::Duration::from_micros(200));
@@ -724,6 +714,7 @@ mod tests {
         );
         assert_eq!(seen, (0..600).collect::<Vec<_>>());
         assert_eq!(most.load(Ordering::SeqCst), 1);
+        assert_eq!(heavy_threads.lock().unwrap().len(), 1);
     }
 
     #[test]

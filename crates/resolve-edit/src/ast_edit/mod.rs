@@ -82,9 +82,9 @@ use crate::preview::{Produce, ProduceLimits, Produced, closed_object};
 use crate::producer::Producer;
 use crate::scope::{Scope, ScopedFile};
 
-/// Files longer than this (bytes) are parsed one at a time: a syntax tree takes about 20
-/// times its file's length, and two of the largest files of a tree parsed at once set a whole
-/// preview's peak memory (the registry's dense row: 19.4 MB with them together).
+/// Files longer than this (bytes) are parsed by one thread only, so one at a time: a syntax
+/// tree takes about 20 times its file's length, and the allocator keeps each thread's room for
+/// the largest tree it built, so a preview's peak memory was about one large tree per thread.
 const LARGE_FILE: u64 = 64 * 1024;
 
 pub use self::census::PrefilterCensus;

@@ -18,10 +18,7 @@
 //! parses the few that can match spread over the threads; handed out in path order, the last
 //! one found was parsed alone while the other threads had nothing left. A tree walked slower
 //! than its files are screened gives the threads nothing to screen while they wait, so they
-//! parse what was set aside as it comes. Items set aside heavier than a bound the caller gives
-//! are finished by the first thread only, the others taking lighter ones: two large files
-//! parsed at once held both trees, and the allocator keeps each thread's room for the largest
-//! tree it ever built, so the peak memory of a preview was about one large tree per thread.
+//! parse what was set aside as it comes.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
@@ -101,20 +98,17 @@ pub(crate) fn map_in_order<I, R>(
         threads,
         |item| Screened::<I::Item, R>::Done(work(item)),
         &work,
-        u64::MAX,
         sink,
     );
 }
 
 /// [`map_in_order`] with the work in two steps: `screen` on every item, then `finish` on what
-/// it set aside (see the module doc), on items heavier than `one_at_a_time_above` by the
-/// first thread only (so one at a time). The results still reach `sink` in the items' order.
+/// it set aside (see the module doc). The results still reach `sink` in the items' order.
 pub(crate) fn map_in_order_screened<I, L, R>(
     items: I,
     threads: usize,
     screen: impl Fn(I::Item) -> Screened<L, R> + Sync,
     finish: impl Fn(L) -> R + Sync,
-    one_at_a_time_above: u64,
     mut sink: impl FnMut(R) -> ControlFlow<()>,
 ) where
     I: Iterator,
@@ -122,13 +116,13 @@ pub(crate) fn map_in_order_screened<I, L, R>(
     L: Send,
     R: Send,
 {
-    let jobs = Jobs::new(one_at_a_time_above);
+    let jobs = Jobs::new();
     // `None` says a worker panicked: its results will never come.
     let (sender, results) = mpsc::channel::<Option<Piece<R>>>();
     std::thread::scope(|scope| {
-        for worker in 0..threads.max(1) {
+        for _ in 0..threads.max(1) {
             let (jobs, screen, finish, sender) = (&jobs, &screen, &finish, sender.clone());
-            scope.spawn(move || run_worker(worker == 0, jobs, screen, finish, &sender));
+            scope.spawn(move || run_worker(jobs, screen, finish, &sender));
         }
         drop(sender);
         // Whatever is still queued when the sink is done (it broke, it panicked, or a worker
@@ -212,14 +206,13 @@ fn deliver_in_order<I: Iterator, L, R>(
 /// A worker: screen each run handed out and finish what was set aside, until there is nothing
 /// more to do, sending the results back.
 fn run_worker<T, L, R>(
-    takes_heavy: bool,
     jobs: &Jobs<T, L>,
     screen: impl Fn(T) -> Screened<L, R>,
     finish: impl Fn(L) -> R,
     sender: &Sender<Option<Piece<R>>>,
 ) {
     let _reports = ReportPanic(sender);
-    while let Some(job) = jobs.next(takes_heavy) {
+    while let Some(job) = jobs.next() {
         match job {
             Job::Screen((first, run)) => {
                 let mut set_aside = Vec::new();
@@ -243,9 +236,8 @@ fn run_worker<T, L, R>(
                 }
                 jobs.set_aside(set_aside);
             }
-            Job::Finish(item) => {
-                let result = finish(item.later);
-                if sender.send(Some(Piece::One(item.index, result))).is_err() {
+            Job::Finish(index, later) => {
+                if sender.send(Some(Piece::One(index, finish(later)))).is_err() {
                     return;
                 }
             }
@@ -257,8 +249,8 @@ fn run_worker<T, L, R>(
 enum Job<T, L> {
     /// Screen a run of items.
     Screen(Run<T>),
-    /// Finish an item set aside.
-    Finish(SetAside<L>),
+    /// Finish the item at this index.
+    Finish(usize, L),
 }
 
 /// The work waiting for a thread: runs handed out, and items set aside.
@@ -266,17 +258,12 @@ struct Jobs<T, L> {
     state: Mutex<JobState<T, L>>,
     /// Workers sleep here while there is nothing to do.
     wake: Condvar,
-    /// Items set aside heavier than this are finished one at a time.
-    one_at_a_time_above: u64,
 }
 
 /// See [`Jobs`].
 struct JobState<T, L> {
     runs: VecDeque<Run<T>>,
-    /// Items set aside no heavier than [`Jobs::one_at_a_time_above`].
     set_aside: BinaryHeap<SetAside<L>>,
-    /// Items set aside heavier than that, for the first worker only.
-    heavy: BinaryHeap<SetAside<L>>,
     /// No run will come any more.
     closed: bool,
     /// How many workers sleep on `wake` (signalled only then: a signal is a system call).
@@ -318,17 +305,15 @@ impl<L> Ord for SetAside<L> {
 }
 
 impl<T, L> Jobs<T, L> {
-    fn new(one_at_a_time_above: u64) -> Self {
+    fn new() -> Self {
         Self {
             state: Mutex::new(JobState {
                 runs: VecDeque::new(),
                 set_aside: BinaryHeap::new(),
-                heavy: BinaryHeap::new(),
                 closed: false,
                 sleeping: 0,
             }),
             wake: Condvar::new(),
-            one_at_a_time_above,
         }
     }
 
@@ -351,13 +336,7 @@ impl<T, L> Jobs<T, L> {
             return;
         }
         let mut state = self.lock();
-        for item in items {
-            if item.weight > self.one_at_a_time_above {
-                state.heavy.push(item);
-            } else {
-                state.set_aside.push(item);
-            }
-        }
+        state.set_aside.extend(items);
         if state.sleeping > 0 {
             self.wake.notify_all();
         }
@@ -369,20 +348,16 @@ impl<T, L> Jobs<T, L> {
         self.wake.notify_all();
     }
 
-    /// The next job for a worker: a run to screen first, else the heaviest item set aside it
-    /// may take (a heavy one only when it `takes_heavy`); `None` once closed with nothing left
-    /// for it.
-    fn next(&self, takes_heavy: bool) -> Option<Job<T, L>> {
+    /// The next job: a run to screen first, else the heaviest item set aside; `None` once
+    /// closed with nothing left.
+    fn next(&self) -> Option<Job<T, L>> {
         let mut state = self.lock();
         loop {
             if let Some(run) = state.runs.pop_front() {
                 return Some(Job::Screen(run));
             }
-            if takes_heavy && let Some(item) = state.heavy.pop() {
-                return Some(Job::Finish(item));
-            }
             if let Some(item) = state.set_aside.pop() {
-                return Some(Job::Finish(item));
+                return Some(Job::Finish(item.index, item.later));
             }
             if state.closed {
                 return None;
@@ -406,7 +381,6 @@ impl<T, L> Drop for LetGo<'_, T, L> {
         let mut state = self.0.lock();
         state.runs.clear();
         state.set_aside.clear();
-        state.heavy.clear();
         state.closed = true;
         drop(state);
         self.0.wake.notify_all();
@@ -595,7 +569,6 @@ mod tests {
             3,
             screen_thirds,
             |item| doubled_counting(item, &finished),
-            u64::MAX,
             |result| {
                 seen.push(result);
                 ControlFlow::Continue(())
@@ -612,7 +585,7 @@ mod tests {
 
     #[test]
     fn runs_are_screened_before_what_was_set_aside_and_the_heaviest_is_finished_first() {
-        let jobs = Jobs::new(u64::MAX);
+        let jobs = Jobs::new();
         jobs.push((0, vec![10_u64, 11]));
         jobs.set_aside(
             [(1, 5), (2, 50), (3, 50), (4, 7)]
@@ -627,10 +600,10 @@ mod tests {
         jobs.push((2, vec![12]));
         jobs.close();
         let mut order = Vec::new();
-        while let Some(job) = jobs.next(true) {
+        while let Some(job) = jobs.next() {
             order.push(match job {
                 Job::Screen((first, run)) => format!("screen {first} {run:?}"),
-                Job::Finish(item) => format!("finish {}", item.index),
+                Job::Finish(index, _) => format!("finish {index}"),
             });
         }
         assert_eq!(
@@ -647,77 +620,6 @@ mod tests {
     }
 
     #[test]
-    fn heavy_items_go_to_the_first_worker_only_and_the_heaviest_first() {
-        let jobs: Jobs<u64, usize> = Jobs::new(20);
-        jobs.set_aside(
-            [(1, 5), (2, 50), (3, 60), (4, 7)]
-                .into_iter()
-                .map(|(index, weight)| SetAside {
-                    weight,
-                    index,
-                    later: index,
-                })
-                .collect(),
-        );
-        jobs.close();
-        let next_index = |takes_heavy| match jobs.next(takes_heavy) {
-            Some(Job::Finish(item)) => Some(item.index),
-            Some(Job::Screen(_)) => unreachable!("no run was pushed"),
-            None => None,
-        };
-        assert_eq!(next_index(false), Some(4));
-        assert_eq!(next_index(true), Some(3));
-        assert_eq!(next_index(false), Some(1));
-        // Only heavy items are left: the other workers are done.
-        assert_eq!(next_index(false), None);
-        assert_eq!(next_index(true), Some(2));
-        assert_eq!(next_index(true), None);
-    }
-
-    #[test]
-    fn heavy_items_are_all_finished_on_one_thread_and_every_result_comes_back_in_order() {
-        let (running, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
-        let heavy_threads = Mutex::new(std::collections::HashSet::new());
-        let mut seen = Vec::new();
-        map_in_order_screened(
-            0..600_u64,
-            4,
-            |item| {
-                if item % 3 == 0 {
-                    Screened::Later {
-                        later: item,
-                        weight: item,
-                    }
-                } else {
-                    Screened::Done(item)
-                }
-            },
-            |item| {
-                let heavy = item > 300;
-                if heavy {
-                    heavy_threads
-                        .lock()
-                        .unwrap()
-                        .insert(std::thread::current().id());
-                    let now = running.fetch_add(1, Ordering::SeqCst) + 1;
-                    most.fetch_max(now, Ordering::SeqCst);
-                    std::thread::sleep(std::time::Duration::from_micros(200));
-                    running.fetch_sub(1, Ordering::SeqCst);
-                }
-                item
-            },
-            300,
-            |result| {
-                seen.push(result);
-                ControlFlow::Continue(())
-            },
-        );
-        assert_eq!(seen, (0..600).collect::<Vec<_>>());
-        assert_eq!(most.load(Ordering::SeqCst), 1);
-        assert_eq!(heavy_threads.lock().unwrap().len(), 1);
-    }
-
-    #[test]
     fn a_sink_that_breaks_with_items_set_aside_stops_the_work() {
         let finished = AtomicUsize::new(0);
         let mut seen = Vec::new();
@@ -726,7 +628,6 @@ mod tests {
             2,
             screen_thirds,
             |item| doubled_counting(item, &finished),
-            u64::MAX,
             |result| {
                 seen.push(result);
                 if result == 18 {
@@ -751,7 +652,6 @@ mod tests {
                     assert!(item != 300, "item 300 is broken");
                     item
                 },
-                u64::MAX,
                 |_| ControlFlow::Continue(()),
             );
         });

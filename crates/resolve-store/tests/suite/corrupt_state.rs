@@ -171,6 +171,37 @@ fn a_record_whose_seq_disagrees_with_its_file_name_is_corrupt_not_applied() {
 }
 
 #[test]
+fn a_truncated_record_is_corrupt_state_naming_it_and_is_kept() {
+    // Records are read whole and parsed from memory; a cut-off text is the record's fault
+    // (corrupt state naming it), not an I/O error, and nothing is written.
+    let fx = fixture();
+    let set = change_set([("b.txt", update("beta\n", "BETA\n"))]);
+    let record = fx
+        .store
+        .stage(new_action(Origin::Cli, "write", "Write: b.txt"), set)
+        .unwrap();
+    let file = fx.root.join(STATE_DIR).join("pending/1.json");
+    let text = std::fs::read(&file).unwrap();
+    let cut = &text[..text.len() / 2];
+    std::fs::write(&file, cut).unwrap();
+
+    for error in [
+        fx.store.apply(&record.id, None, "r", None).unwrap_err(),
+        fx.store.pending().unwrap_err(),
+    ] {
+        match &error {
+            StoreError::CorruptState { path, .. } => assert_eq!(path, &file),
+            other => panic!("expected corrupt state, got {other}"),
+        }
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), cut);
+    assert_eq!(
+        std::fs::read_to_string(fx.root.join("b.txt")).unwrap(),
+        "beta\n"
+    );
+}
+
+#[test]
 fn an_exhausted_id_counter_is_a_clear_error_not_an_overflow() {
     let fx = fixture();
     fx.store.next_seq().unwrap();

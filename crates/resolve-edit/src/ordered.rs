@@ -18,7 +18,12 @@
 //! parses the few that can match spread over the threads; handed out in path order, the last
 //! one found was parsed alone while the other threads had nothing left. A tree walked slower
 //! than its files are screened gives the threads nothing to screen while they wait, so they
-//! parse what was set aside as it comes.
+//! parse what was set aside as it comes. Items set aside heavier than a bound the caller gives
+//! are finished by the first thread only, the others taking lighter ones: two large files
+//! parsed at once held both trees, and the allocator keeps each thread's room for the largest
+//! tree it ever built, so the peak memory of a preview was about one large tree per thread. The
+//! first thread ends only once no run is being screened any more, since another thread's last
+//! run may still set a heavy item aside.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
@@ -98,17 +103,20 @@ pub(crate) fn map_in_order<I, R>(
         threads,
         |item| Screened::<I::Item, R>::Done(work(item)),
         &work,
+        u64::MAX,
         sink,
     );
 }
 
 /// [`map_in_order`] with the work in two steps: `screen` on every item, then `finish` on what
-/// it set aside (see the module doc). The results still reach `sink` in the items' order.
+/// it set aside (see the module doc), on items heavier than `one_at_a_time_above` by the
+/// first thread only (so one at a time). The results still reach `sink` in the items' order.
 pub(crate) fn map_in_order_screened<I, L, R>(
     items: I,
     threads: usize,
     screen: impl Fn(I::Item) -> Screened<L, R> + Sync,
     finish: impl Fn(L) -> R + Sync,
+    one_at_a_time_above: u64,
     mut sink: impl FnMut(R) -> ControlFlow<()>,
 ) where
     I: Iterator,
@@ -116,13 +124,13 @@ pub(crate) fn map_in_order_screened<I, L, R>(
     L: Send,
     R: Send,
 {
-    let jobs = Jobs::new();
+    let jobs = Jobs::new(one_at_a_time_above);
     // `None` says a worker panicked: its results will never come.
     let (sender, results) = mpsc::channel::<Option<Piece<R>>>();
     std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
+        for worker in 0..threads.max(1) {
             let (jobs, screen, finish, sender) = (&jobs, &screen, &finish, sender.clone());
-            scope.spawn(move || run_worker(jobs, screen, finish, &sender));
+            scope.spawn(move || run_worker(worker == 0, jobs, screen, finish, &sender));
         }
         drop(sender);
         // Whatever is still queued when the sink is done (it broke, it panicked, or a worker
@@ -166,9 +174,16 @@ fn deliver_in_order<I: Iterator, L, R>(
         if delivered == handed_out && !items_left {
             return;
         }
-        // `None` (or no sender left) means a worker panicked; the scope raises its panic.
-        let Ok(Some(piece)) = results.recv() else {
-            return;
+        let piece = match results.recv() {
+            Ok(Some(piece)) => piece,
+            // A worker panicked; the scope raises its panic.
+            Ok(None) => return,
+            // Every worker ended, none by a panic (that is reported first), with results still
+            // due: one was lost, which is a bug in the queue, never an outcome.
+            Err(_) => {
+                debug_assert_eq!(delivered, handed_out, "the workers ended with results due");
+                return;
+            }
         };
         match piece {
             Piece::Run(first, run) => {
@@ -206,13 +221,14 @@ fn deliver_in_order<I: Iterator, L, R>(
 /// A worker: screen each run handed out and finish what was set aside, until there is nothing
 /// more to do, sending the results back.
 fn run_worker<T, L, R>(
+    takes_heavy: bool,
     jobs: &Jobs<T, L>,
     screen: impl Fn(T) -> Screened<L, R>,
     finish: impl Fn(L) -> R,
     sender: &Sender<Option<Piece<R>>>,
 ) {
     let _reports = ReportPanic(sender);
-    while let Some(job) = jobs.next() {
+    while let Some(job) = jobs.next(takes_heavy) {
         match job {
             Job::Screen((first, run)) => {
                 let mut set_aside = Vec::new();
@@ -234,10 +250,11 @@ fn run_worker<T, L, R>(
                 if sender.send(Some(Piece::Run(first, results))).is_err() {
                     return;
                 }
-                jobs.set_aside(set_aside);
+                jobs.screened(set_aside);
             }
-            Job::Finish(index, later) => {
-                if sender.send(Some(Piece::One(index, finish(later)))).is_err() {
+            Job::Finish(item) => {
+                let result = finish(item.later);
+                if sender.send(Some(Piece::One(item.index, result))).is_err() {
                     return;
                 }
             }
@@ -249,8 +266,8 @@ fn run_worker<T, L, R>(
 enum Job<T, L> {
     /// Screen a run of items.
     Screen(Run<T>),
-    /// Finish the item at this index.
-    Finish(usize, L),
+    /// Finish an item set aside.
+    Finish(SetAside<L>),
 }
 
 /// The work waiting for a thread: runs handed out, and items set aside.
@@ -258,14 +275,24 @@ struct Jobs<T, L> {
     state: Mutex<JobState<T, L>>,
     /// Workers sleep here while there is nothing to do.
     wake: Condvar,
+    /// Items set aside heavier than this are finished one at a time.
+    one_at_a_time_above: u64,
 }
 
 /// See [`Jobs`].
 struct JobState<T, L> {
     runs: VecDeque<Run<T>>,
+    /// Items set aside no heavier than [`Jobs::one_at_a_time_above`].
     set_aside: BinaryHeap<SetAside<L>>,
+    /// Items set aside heavier than that, for the first worker only.
+    heavy: BinaryHeap<SetAside<L>>,
+    /// How many runs are being screened: each may still set heavy items aside, so the first
+    /// worker stays while any is.
+    screening: usize,
     /// No run will come any more.
     closed: bool,
+    /// The calling thread left: no result is wanted any more, every worker ends.
+    abandoned: bool,
     /// How many workers sleep on `wake` (signalled only then: a signal is a system call).
     sleeping: usize,
 }
@@ -305,15 +332,19 @@ impl<L> Ord for SetAside<L> {
 }
 
 impl<T, L> Jobs<T, L> {
-    fn new() -> Self {
+    fn new(one_at_a_time_above: u64) -> Self {
         Self {
             state: Mutex::new(JobState {
                 runs: VecDeque::new(),
                 set_aside: BinaryHeap::new(),
+                heavy: BinaryHeap::new(),
+                screening: 0,
                 closed: false,
+                abandoned: false,
                 sleeping: 0,
             }),
             wake: Condvar::new(),
+            one_at_a_time_above,
         }
     }
 
@@ -330,14 +361,21 @@ impl<T, L> Jobs<T, L> {
         }
     }
 
-    /// Queue items set aside for the full work.
-    fn set_aside(&self, items: Vec<SetAside<L>>) {
-        if items.is_empty() {
-            return;
-        }
+    /// A run handed out by [`Jobs::next`] is screened: queue what it set aside for the full
+    /// work.
+    fn screened(&self, items: Vec<SetAside<L>>) {
         let mut state = self.lock();
-        state.set_aside.extend(items);
-        if state.sleeping > 0 {
+        state.screening -= 1;
+        // The first worker may sleep only because this run was still being screened.
+        let wake = !items.is_empty() || (state.closed && state.screening == 0);
+        for item in items {
+            if item.weight > self.one_at_a_time_above {
+                state.heavy.push(item);
+            } else {
+                state.set_aside.push(item);
+            }
+        }
+        if wake && state.sleeping > 0 {
             self.wake.notify_all();
         }
     }
@@ -348,18 +386,28 @@ impl<T, L> Jobs<T, L> {
         self.wake.notify_all();
     }
 
-    /// The next job: a run to screen first, else the heaviest item set aside; `None` once
-    /// closed with nothing left.
-    fn next(&self) -> Option<Job<T, L>> {
+    /// The next job for a worker: a run to screen first (the worker then reports it with
+    /// [`Jobs::screened`]), else the heaviest item set aside it may take (a heavy one only
+    /// when it `takes_heavy`); `None` once closed with nothing left for it. The worker that
+    /// `takes_heavy` is the only one that can finish what a run still being screened sets
+    /// aside heavy, so it ends only once no run is.
+    fn next(&self, takes_heavy: bool) -> Option<Job<T, L>> {
         let mut state = self.lock();
         loop {
+            if state.abandoned {
+                return None;
+            }
             if let Some(run) = state.runs.pop_front() {
+                state.screening += 1;
                 return Some(Job::Screen(run));
             }
-            if let Some(item) = state.set_aside.pop() {
-                return Some(Job::Finish(item.index, item.later));
+            if takes_heavy && let Some(item) = state.heavy.pop() {
+                return Some(Job::Finish(item));
             }
-            if state.closed {
+            if let Some(item) = state.set_aside.pop() {
+                return Some(Job::Finish(item));
+            }
+            if state.closed && (!takes_heavy || state.screening == 0) {
                 return None;
             }
             state.sleeping += 1;
@@ -381,7 +429,9 @@ impl<T, L> Drop for LetGo<'_, T, L> {
         let mut state = self.0.lock();
         state.runs.clear();
         state.set_aside.clear();
+        state.heavy.clear();
         state.closed = true;
+        state.abandoned = true;
         drop(state);
         self.0.wake.notify_all();
     }
@@ -569,6 +619,7 @@ mod tests {
             3,
             screen_thirds,
             |item| doubled_counting(item, &finished),
+            u64::MAX,
             |result| {
                 seen.push(result);
                 ControlFlow::Continue(())
@@ -583,28 +634,40 @@ mod tests {
         assert_eq!(finished.load(Ordering::SeqCst), WINDOW);
     }
 
+    /// Items set aside, each weighing as given, each its index as the work to finish.
+    fn set_aside_weighing(weights: &[(usize, u64)]) -> Vec<SetAside<usize>> {
+        weights
+            .iter()
+            .map(|&(index, weight)| SetAside {
+                weight,
+                index,
+                later: index,
+            })
+            .collect()
+    }
+
+    /// What `next` handed out, said in words.
+    fn job_in_words(job: Job<u64, usize>) -> String {
+        match job {
+            Job::Screen((first, run)) => format!("screen {first} {run:?}"),
+            Job::Finish(item) => format!("finish {}", item.index),
+        }
+    }
+
     #[test]
     fn runs_are_screened_before_what_was_set_aside_and_the_heaviest_is_finished_first() {
-        let jobs = Jobs::new();
+        let jobs = Jobs::new(u64::MAX);
         jobs.push((0, vec![10_u64, 11]));
-        jobs.set_aside(
-            [(1, 5), (2, 50), (3, 50), (4, 7)]
-                .into_iter()
-                .map(|(index, weight)| SetAside {
-                    weight,
-                    index,
-                    later: index,
-                })
-                .collect(),
-        );
+        let mut order = vec![job_in_words(jobs.next(true).unwrap())];
         jobs.push((2, vec![12]));
+        jobs.screened(set_aside_weighing(&[(1, 5), (2, 50), (3, 50), (4, 7)]));
         jobs.close();
-        let mut order = Vec::new();
-        while let Some(job) = jobs.next() {
-            order.push(match job {
-                Job::Screen((first, run)) => format!("screen {first} {run:?}"),
-                Job::Finish(index, _) => format!("finish {index}"),
-            });
+        while let Some(job) = jobs.next(true) {
+            let screening = matches!(job, Job::Screen(_));
+            order.push(job_in_words(job));
+            if screening {
+                jobs.screened(Vec::new());
+            }
         }
         assert_eq!(
             order,
@@ -620,6 +683,131 @@ mod tests {
     }
 
     #[test]
+    fn heavy_items_go_to_the_first_worker_only_and_the_heaviest_first() {
+        let jobs: Jobs<u64, usize> = Jobs::new(20);
+        jobs.push((0, vec![0]));
+        assert!(matches!(jobs.next(false), Some(Job::Screen(_))));
+        jobs.screened(set_aside_weighing(&[(1, 5), (2, 50), (3, 60), (4, 7)]));
+        jobs.close();
+        let next_index = |takes_heavy| match jobs.next(takes_heavy) {
+            Some(Job::Finish(item)) => Some(item.index),
+            Some(Job::Screen(_)) => unreachable!("no other run was pushed"),
+            None => None,
+        };
+        assert_eq!(next_index(false), Some(4));
+        assert_eq!(next_index(true), Some(3));
+        assert_eq!(next_index(false), Some(1));
+        // Only heavy items are left: the other workers are done.
+        assert_eq!(next_index(false), None);
+        assert_eq!(next_index(true), Some(2));
+        assert_eq!(next_index(true), None);
+    }
+
+    #[test]
+    fn the_first_worker_stays_while_another_screens_a_run_that_may_set_heavy_items_aside() {
+        let jobs: Jobs<u64, usize> = Jobs::new(20);
+        jobs.push((0, vec![0]));
+        // Another worker takes the last run; then no run will come any more.
+        assert!(matches!(jobs.next(false), Some(Job::Screen(_))));
+        jobs.close();
+        std::thread::scope(|scope| {
+            let first = scope.spawn(|| jobs.next(true).map(job_in_words));
+            // Ending now would leave what the run sets aside heavy with no one to finish it.
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            jobs.screened(set_aside_weighing(&[(0, 50)]));
+            assert_eq!(first.join().unwrap().as_deref(), Some("finish 0"));
+        });
+        assert!(jobs.next(true).is_none());
+    }
+
+    #[test]
+    fn the_first_worker_ends_once_the_last_run_screened_sets_nothing_aside() {
+        let jobs: Jobs<u64, usize> = Jobs::new(20);
+        jobs.push((0, vec![0]));
+        assert!(matches!(jobs.next(false), Some(Job::Screen(_))));
+        jobs.close();
+        std::thread::scope(|scope| {
+            let first = scope.spawn(|| jobs.next(true).map(job_in_words));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            jobs.screened(Vec::new());
+            assert_eq!(first.join().unwrap(), None);
+        });
+    }
+
+    #[test]
+    fn heavy_items_set_aside_by_the_last_runs_on_other_threads_are_all_finished() {
+        // The last items are heavy and slow to screen, so other workers still screen them when
+        // the first worker runs out of runs.
+        for _ in 0..20 {
+            let mut seen = Vec::new();
+            map_in_order_screened(
+                0..64_u64,
+                4,
+                |item| {
+                    if item < 56 {
+                        return Screened::Done(item);
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                    Screened::Later {
+                        later: item,
+                        weight: 1000,
+                    }
+                },
+                |item| item,
+                100,
+                |result| {
+                    seen.push(result);
+                    ControlFlow::Continue(())
+                },
+            );
+            assert_eq!(seen, (0..64).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn heavy_items_are_all_finished_on_one_thread_and_every_result_comes_back_in_order() {
+        let (running, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let heavy_threads = Mutex::new(std::collections::HashSet::new());
+        let mut seen = Vec::new();
+        map_in_order_screened(
+            0..600_u64,
+            4,
+            |item| {
+                if item % 3 == 0 {
+                    Screened::Later {
+                        later: item,
+                        weight: item,
+                    }
+                } else {
+                    Screened::Done(item)
+                }
+            },
+            |item| {
+                let heavy = item > 300;
+                if heavy {
+                    heavy_threads
+                        .lock()
+                        .unwrap()
+                        .insert(std::thread::current().id());
+                    let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                    running.fetch_sub(1, Ordering::SeqCst);
+                }
+                item
+            },
+            300,
+            |result| {
+                seen.push(result);
+                ControlFlow::Continue(())
+            },
+        );
+        assert_eq!(seen, (0..600).collect::<Vec<_>>());
+        assert_eq!(most.load(Ordering::SeqCst), 1);
+        assert_eq!(heavy_threads.lock().unwrap().len(), 1);
+    }
+
+    #[test]
     fn a_sink_that_breaks_with_items_set_aside_stops_the_work() {
         let finished = AtomicUsize::new(0);
         let mut seen = Vec::new();
@@ -628,6 +816,7 @@ mod tests {
             2,
             screen_thirds,
             |item| doubled_counting(item, &finished),
+            u64::MAX,
             |result| {
                 seen.push(result);
                 if result == 18 {
@@ -652,6 +841,7 @@ mod tests {
                     assert!(item != 300, "item 300 is broken");
                     item
                 },
+                u64::MAX,
                 |_| ControlFlow::Continue(()),
             );
         });

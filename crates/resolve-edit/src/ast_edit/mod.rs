@@ -82,6 +82,11 @@ use crate::preview::{Produce, ProduceLimits, Produced, closed_object};
 use crate::producer::Producer;
 use crate::scope::{Scope, ScopedFile};
 
+/// Files longer than this (bytes) are parsed by one thread only, so one at a time: a syntax
+/// tree takes about 20 times its file's length, and the allocator keeps each thread's room for
+/// the largest tree it built, so a preview's peak memory was about one large tree per thread.
+const LARGE_FILE: u64 = 64 * 1024;
+
 pub use self::census::PrefilterCensus;
 pub use self::language::{language_of_path, supported_languages};
 pub use self::prefilter::Prefilter;
@@ -222,6 +227,7 @@ pub fn preview_ast_edit_with(
         default_threads(),
         screen,
         |(file, ops): (ScopedFile, FileOps)| Some(process_file(file, &ops, &packs)),
+        LARGE_FILE,
         |result| {
             if let Some(result) = result {
                 assembly.add(result);

@@ -287,13 +287,16 @@ SET_ASIDE_NAMES = itertools.count()
 
 def set_aside(path: Path) -> None:
     """Move `path` out of the way instead of deleting it now (the work directory goes when
-    the bench ends). On ext4 without a journal (this machine's root), for a minute or more
-    after a deletion every new inode is allocated past the freed ones, each checked in the
-    inode table, so a tool that creates files (an apply's temp files, a fresh store) would
-    pay for the thousands of files the bench itself deleted just before; ast-grep creates
-    none. Measured: an apply of tokio x4 takes 70-90 ms after a quiet minute, 120-130 ms
-    right after the bench deleted a copy. The deletion at the end still reaches a bench
-    started right after: leave a few minutes between runs for the apply row."""
+    the bench ends). On ext4 without a journal (this machine's root: its
+    /sys/fs/ext4/<device>/journal_task says `<none>`), a new inode skips every inode freed in
+    the last 60 s, or 360 s while its inode-table block is not yet written back (the kernel's
+    `recently_deleted`, checked only without a journal), one by one, so a tool that creates
+    files (an apply's temp files, a fresh store) would pay for the thousands of files the
+    bench itself deleted just before; ast-grep creates none. Measured: an apply of tokio x4
+    takes 70-90 ms after a quiet minute, 120-130 ms right after the bench deleted a copy; of
+    rxjs x4, 0.10 s once 13 minutes passed, 0.13-0.23 s (over half its CPU in
+    `recently_deleted`) within 5 minutes. The deletion at the end still reaches a bench
+    started right after: leave six minutes between runs for the apply row."""
     if path.exists():
         SET_ASIDE[0].mkdir(exist_ok=True)
         path.rename(SET_ASIDE[0] / str(next(SET_ASIDE_NAMES)))

@@ -105,10 +105,12 @@ async function resume(page) {
   await page.type('.hunk[data-address="b.txt#1"] .hunk-reason', 'b stays.');
   await page.click('.hunk[data-address="a.txt#1"] tr.added td.ln[data-side="new"]');
   await page.type('tr.comment-form textarea', 'Why A?');
+  // Saving the comment saves the reason typed before it too; leave only once that save is done.
+  const saved = page.waitForResponse((response) => response.url().endsWith('/api/draft')
+    && (response.request().postData() || '').includes('Why A?'), { timeout: 20000 });
   await page.click('tr.comment-form .save-comment');
   await page.waitForSelector('tr.comment');
-  // The reason is saved once typing pauses.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  check((await saved).ok(), 'the review in progress was saved');
   await page.goto('about:blank');
   await page.goto(url);
   await page.waitForSelector('.hunk');
@@ -118,6 +120,21 @@ async function resume(page) {
   check(reason === 'b stays.', `the reason after reopening: ${reason}`);
   const comment = await page.$eval('tr.comment', (el) => el.textContent);
   check(comment.includes('Why A?'), `the comment after reopening: ${comment}`);
+
+  // More of the reason, typed just before leaving (no pause to save it), is saved on the way
+  // out; the page is opened again until the server has it, at most 20 s.
+  await page.focus('.hunk[data-address="b.txt#1"] .hunk-reason');
+  await page.keyboard.press('End');
+  await page.keyboard.type(' Really.');
+  await page.goto('about:blank');
+  const until = Date.now() + 20000;
+  let typedLast = '';
+  while (typedLast !== 'b stays. Really.' && Date.now() < until) {
+    await page.goto(url);
+    await page.waitForSelector('.hunk');
+    typedLast = await page.$eval('.hunk[data-address="b.txt#1"] .hunk-reason', (el) => el.value);
+  }
+  check(typedLast === 'b stays. Really.', `the reason typed just before leaving: ${typedLast}`);
   return { resumed: true };
 }
 

@@ -18,8 +18,9 @@
     return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
   }
 
-  async function api(path, body) {
-    const init = { headers: { 'X-Resolve-Token': TOKEN } };
+  // `keepalive` lets the request finish after the page is left.
+  async function api(path, body, keepalive) {
+    const init = { headers: { 'X-Resolve-Token': TOKEN }, keepalive: Boolean(keepalive) };
     if (body !== undefined) {
       init.method = 'POST';
       init.headers['Content-Type'] = 'application/json';
@@ -88,21 +89,34 @@
   }
 
   // Save the choices made on `action` as its review in progress; typing a reason saves once
-  // the typing pauses.
-  const saving = {};
+  // the typing pauses, or when the page is left first. Saves go one after another: the server
+  // may take two at once in either order, and the older one landing last lost the newer.
+  const saving = {}; // id -> { timer, send } of a save waiting for the typing to pause
+  let lastSave = Promise.resolve();
   function saveDraft(action, later) {
-    clearTimeout(saving[action.id]);
-    const send = () => {
+    if (saving[action.id]) clearTimeout(saving[action.id].timer);
+    delete saving[action.id];
+    const body = () => {
       const rejected = decisionsOf(action).rejected;
-      api('/api/draft', {
+      return {
         id: action.id, version: action.version,
         rejected: Object.keys(rejected).map((address) => ({ address, reason: rejected[address] || null })),
         comments: S.comments[action.id] || [],
-      }).catch((error) => status(`The review in progress was not saved: ${error.message}`, true));
+      };
     };
-    if (later) saving[action.id] = setTimeout(send, 400);
+    const failed = (error) => status(`The review in progress was not saved: ${error.message}`, true);
+    const send = (leaving) => {
+      delete saving[action.id];
+      // Leaving, nothing may wait: the save goes now and outlives the page.
+      if (leaving) { api('/api/draft', body(), true).catch(failed); return; }
+      lastSave = lastSave.then(() => api('/api/draft', body())).catch(failed);
+    };
+    if (later) saving[action.id] = { timer: setTimeout(send, 400), send };
     else send();
   }
+  window.addEventListener('pagehide', () => {
+    for (const pending of Object.values(saving)) { clearTimeout(pending.timer); pending.send(true); }
+  });
 
   // The text of line `number` on `side` of `path` in the action now, or null when not shown.
   function lineNow(action, path, side, number) {

@@ -703,8 +703,9 @@ mod tests {
         assert_eq!(next_index(true), None);
     }
 
-    #[test]
-    fn the_first_worker_stays_while_another_screens_a_run_that_may_set_heavy_items_aside() {
+    /// What the first worker is handed when another worker screens the last run, which then
+    /// sets `set_aside` aside (after the first worker had 50 ms to end too early).
+    fn first_worker_while_the_last_run_sets_aside(set_aside: &[(usize, u64)]) -> Option<String> {
         let jobs: Jobs<u64, usize> = Jobs::new(20);
         jobs.push((0, vec![0]));
         // Another worker takes the last run; then no run will come any more.
@@ -712,26 +713,24 @@ mod tests {
         jobs.close();
         std::thread::scope(|scope| {
             let first = scope.spawn(|| jobs.next(true).map(job_in_words));
-            // Ending now would leave what the run sets aside heavy with no one to finish it.
             std::thread::sleep(std::time::Duration::from_millis(50));
-            jobs.screened(set_aside_weighing(&[(0, 50)]));
-            assert_eq!(first.join().unwrap().as_deref(), Some("finish 0"));
-        });
-        assert!(jobs.next(true).is_none());
+            jobs.screened(set_aside_weighing(set_aside));
+            first.join().unwrap()
+        })
+    }
+
+    #[test]
+    fn the_first_worker_stays_while_another_screens_a_run_that_may_set_heavy_items_aside() {
+        // Ending early would leave the heavy item with no one to finish it.
+        assert_eq!(
+            first_worker_while_the_last_run_sets_aside(&[(0, 50)]).as_deref(),
+            Some("finish 0")
+        );
     }
 
     #[test]
     fn the_first_worker_ends_once_the_last_run_screened_sets_nothing_aside() {
-        let jobs: Jobs<u64, usize> = Jobs::new(20);
-        jobs.push((0, vec![0]));
-        assert!(matches!(jobs.next(false), Some(Job::Screen(_))));
-        jobs.close();
-        std::thread::scope(|scope| {
-            let first = scope.spawn(|| jobs.next(true).map(job_in_words));
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            jobs.screened(Vec::new());
-            assert_eq!(first.join().unwrap(), None);
-        });
+        assert_eq!(first_worker_while_the_last_run_sets_aside(&[]), None);
     }
 
     #[test]

@@ -275,7 +275,8 @@ struct Jobs<T, L> {
     state: Mutex<JobState<T, L>>,
     /// Workers sleep here while there is nothing to do.
     wake: Condvar,
-    /// Items set aside heavier than this are finished one at a time.
+    /// Items set aside heavier than this are finished by the first worker only (so one at a
+    /// time).
     one_at_a_time_above: u64,
 }
 

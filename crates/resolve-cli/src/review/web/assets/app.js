@@ -107,7 +107,8 @@
     const failed = (error) => status(`The review in progress was not saved: ${error.message}`, true);
     const send = (leaving) => {
       delete saving[action.id];
-      // Leaving, nothing may wait: the save goes now and outlives the page.
+      // Leaving, nothing may wait: the save goes now and outlives the page (a save still in
+      // flight then is not waited for either; only ordering on the server would settle that).
       if (leaving) { api('/api/draft', body(), true).catch(failed); return; }
       lastSave = lastSave.then(() => api('/api/draft', body())).catch(failed);
     };

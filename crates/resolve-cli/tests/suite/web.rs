@@ -332,3 +332,38 @@ fn a_discard_keeps_the_line_comments_in_its_reason() {
         "Wrong rename.\nThe reviewer commented on src/main.rs:1, the line `fn main() { bar(1); }`: \"Not bar.\""
     );
 }
+
+#[test]
+fn a_save_of_the_review_in_progress_older_than_one_kept_from_the_same_page_is_ignored() {
+    let workspace = two_file_preview();
+    let web = WebReview::start(&workspace);
+    let action = web.get("/api/actions")["actions"][0].clone();
+    let save = |page: &str, sequence: u64, reason: &str| {
+        let (status, body) = web.post(
+            "/api/draft",
+            &json!({
+                "id": action["id"], "version": action["version"], "page": page,
+                "sequence": sequence,
+                "rejected": [{ "address": "src/lib.rs#2", "reason": reason }],
+            }),
+        );
+        assert_eq!(status, 200, "{body}");
+        body["saved"].clone()
+    };
+    let reason_kept = || {
+        let drafts = web.get("/api/actions")["drafts"].clone();
+        drafts[action["id"].as_str().unwrap()]["rejected"][0]["reason"].clone()
+    };
+    assert_eq!(save("page-a", 2, "Newer."), json!(true));
+    assert_eq!(save("page-a", 1, "Older."), json!(false), "arrived last");
+    assert_eq!(reason_kept(), json!("Newer."));
+    assert_eq!(save("page-a", 2, "Same number."), json!(false));
+    assert_eq!(
+        save("page-b", 1, "Another page."),
+        json!(true),
+        "another page's numbers are its own"
+    );
+    assert_eq!(reason_kept(), json!("Another page."));
+    assert_eq!(save("page-a", 3, "Later still."), json!(true));
+    assert_eq!(reason_kept(), json!("Later still."));
+}

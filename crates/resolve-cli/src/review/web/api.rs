@@ -2,12 +2,13 @@
 //! and amend a file, apply what is kept or discard. Every change goes through the review's
 //! adapter, the same pipeline as the terminal review.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
-use axum::Json;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 use resolve_edit::LineComment;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -70,21 +71,37 @@ pub async fn actions(State(review): State<Shared>) -> Result<Json<Value>, ApiErr
     Ok(Json(value))
 }
 
-/// The body of `POST /api/draft`: the marks made so far on one action.
+/// The body of `POST /api/draft`: the marks made so far on one action, and which save of which
+/// page this is.
 #[derive(Debug, Deserialize)]
 pub struct DraftBody {
     id: String,
     version: String,
+    /// A random id the page drew when it loaded.
+    page: String,
+    /// Counts the page's saves: a later save has a greater number.
+    sequence: u64,
     #[serde(default)]
     rejected: Vec<RejectionBody>,
     #[serde(default)]
     comments: Vec<LineComment>,
 }
 
+/// The last save kept of each page's review in progress of each action, by (page, action id).
+///
+/// A page sends its saves without waiting for the one before (the last as the page is left
+/// cannot wait), and the server takes them on several threads, so two saves of one page may
+/// arrive in either order. Each carries the whole review in progress, so the one with the
+/// greater number wins: an older save arriving last is ignored instead of undoing the newer.
+#[derive(Debug, Default)]
+pub struct DraftSaves(Mutex<HashMap<(String, String), u64>>);
+
 /// `POST /api/draft`: keep the review in progress of one action, so that leaving the page (or
-/// going to the terminal review) loses nothing.
+/// going to the terminal review) loses nothing. Answers `{"saved": false}` for a save older than
+/// one already kept from the same page.
 pub async fn draft(
     State(review): State<Shared>,
+    Extension(saves): Extension<Arc<DraftSaves>>,
     Json(body): Json<DraftBody>,
 ) -> Result<Json<Value>, ApiError> {
     let draft = resolve_edit::ReviewDraft {
@@ -99,9 +116,20 @@ pub async fn draft(
             .collect(),
         comments: body.comments,
     };
-    let id = body.id;
-    blocking(&review, move |review| review.save_draft(&id, &draft)).await?;
-    Ok(Json(json!({ "saved": true })))
+    let key = (body.page, body.id);
+    let sequence = body.sequence;
+    let saved = blocking(&review, move |review| {
+        // One lock around the check and the write: two saves of one page never interleave.
+        let mut kept = saves.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.get(&key).is_some_and(|last| *last >= sequence) {
+            return Ok(false);
+        }
+        review.save_draft(&key.1, &draft)?;
+        kept.insert(key, sequence);
+        Ok(true)
+    })
+    .await?;
+    Ok(Json(json!({ "saved": saved })))
 }
 
 /// `GET /api/version`: changes when an action is staged, resolved or amended anywhere.

@@ -89,6 +89,7 @@ fn router(review: api::Shared, guard: Arc<guard::Guard>) -> Router {
         .route("/api/amend", post(api::amend))
         .route("/api/check", post(api::check))
         .with_state(review)
+        .layer(axum::Extension(Arc::new(api::DraftSaves::default())))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&guard),
             guard::guard,

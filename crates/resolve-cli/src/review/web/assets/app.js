@@ -89,28 +89,24 @@
   }
 
   // Save the choices made on `action` as its review in progress; typing a reason saves once
-  // the typing pauses, or when the page is left first. Saves go one after another: the server
-  // may take two at once in either order, and the older one landing last lost the newer.
+  // the typing pauses, or when the page is left first. Saves do not wait for one another (the
+  // one sent as the page is left cannot), so each carries this page's id and a number that
+  // grows, and the server ignores a save older than one it already kept from this page.
   const saving = {}; // id -> { timer, send } of a save waiting for the typing to pause
-  let lastSave = Promise.resolve();
+  const PAGE = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+  let saves = 0;
   function saveDraft(action, later) {
     if (saving[action.id]) clearTimeout(saving[action.id].timer);
     delete saving[action.id];
-    const body = () => {
-      const rejected = decisionsOf(action).rejected;
-      return {
-        id: action.id, version: action.version,
-        rejected: Object.keys(rejected).map((address) => ({ address, reason: rejected[address] || null })),
-        comments: S.comments[action.id] || [],
-      };
-    };
-    const failed = (error) => status(`The review in progress was not saved: ${error.message}`, true);
     const send = (leaving) => {
       delete saving[action.id];
-      // Leaving, nothing may wait: the save goes now and outlives the page (a save still in
-      // flight then is not waited for either; only ordering on the server would settle that).
-      if (leaving) { api('/api/draft', body(), true).catch(failed); return; }
-      lastSave = lastSave.then(() => api('/api/draft', body())).catch(failed);
+      const rejected = decisionsOf(action).rejected;
+      saves += 1;
+      api('/api/draft', {
+        id: action.id, version: action.version, page: PAGE, sequence: saves,
+        rejected: Object.keys(rejected).map((address) => ({ address, reason: rejected[address] || null })),
+        comments: S.comments[action.id] || [],
+      }, leaving === true).catch((error) => status(`The review in progress was not saved: ${error.message}`, true));
     };
     if (later) saving[action.id] = { timer: setTimeout(send, 400), send };
     else send();

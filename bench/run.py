@@ -36,7 +36,11 @@ move with the machine's state from one run to the next, the paired times of two 
 
 Each preview row also says how precise the literal prefilter is: of the files searched, how
 many it kept for parsing and how many really match, and the shares of the bytes searched those
-hold (what parsing costs follows the bytes; `cargo run --example prefilter_census`).
+hold (what parsing costs follows the bytes; `cargo run --example prefilter_census`), and its
+floor: ast-grep's own wall time on only the files that match, in the same alternation, as a
+share of its time on the whole tree. Every matching file has to be parsed whole (a file whose
+tree has parse errors is skipped, so the whole tree must be known), with the same tree-sitter
+parser ast-grep runs, so no preview row can go much below its floor.
 With `--scale`, a scaling table follows: resolve preview (dense) on 1x, 4x and 16x the corpus
 (copies side by side), with ast-grep on the same tree for reference.
 """
@@ -46,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import os
 import shutil
 import statistics
@@ -109,9 +114,13 @@ def measure(argv: list[str], cwd: Path | None = None, stdout=subprocess.DEVNULL)
     Peak RSS comes from GNU time (`/usr/bin/time -f %M`): the ru_maxrss that wait4 reports for a
     child of this script starts at this script's own peak (Linux carries the peak of the
     memory a process replaces at exec into its rusage), which hides any child smaller than it.
+    CPU time comes from wait4, which counts the child's own and that of the children it waited
+    for (the tool under GNU time) to the microsecond; GNU time's `%U %S` are rounded down to
+    10 ms each, which made a 25 ms run read as 10 ms. It includes GNU time's own start, about
+    1 ms, in both tools' rows alike.
     """
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
-        timed = [str(TIME), "-f", "%M %U %S", "-o", report.name, *argv] if TIME.exists() else argv
+        timed = [str(TIME), "-f", "%M", "-o", report.name, *argv] if TIME.exists() else argv
         started = time.perf_counter()
         proc = subprocess.Popen(timed, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -120,10 +129,10 @@ def measure(argv: list[str], cwd: Path | None = None, stdout=subprocess.DEVNULL)
         err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
         if proc.returncode != 0:
             sys.exit(f"failed ({proc.returncode}): {' '.join(argv)}\n{err}")
+        cpu = usage.ru_utime + usage.ru_stime
         if not TIME.exists():
-            return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
-        rss_kb, user, system = report.read().split()[-3:]
-        return Sample(wall, float(user) + float(system), int(rss_kb))
+            return Sample(wall, cpu, usage.ru_maxrss)
+        return Sample(wall, cpu, int(report.read().split()[-1]))
 
 
 def median(samples: list[Sample]) -> Sample:
@@ -165,9 +174,11 @@ def ensure_resolve(explicit: str | None, build: bool) -> tuple[str, str]:
         )
     binary = Path(explicit) if explicit else target / "release/resolve"
     census = target / "release/examples/prefilter_census"
-    for path in (binary, census):
-        if not path.exists():
-            sys.exit(f"no release build at {path}; drop --no-build or pass --resolve")
+    if not binary.exists():
+        sys.exit(f"no release build at {binary}; drop --no-build or pass --resolve")
+    if not census.exists():
+        sys.exit(f"no prefilter_census example at {census}; drop --no-build, or set "
+                 "CARGO_TARGET_DIR to the target directory it was built in")
     return str(binary), str(census)
 
 
@@ -332,20 +343,35 @@ def ast_grep_preview(ast_grep: str, root: Path, pattern: tuple[str, str], lang: 
 
 
 def preview_row(args, resolve, ast_grep, corpus, work, pattern, copies=1, runs=None,
-                baseline=None):
-    """Medians of resolve's and ast-grep's runs, and of `baseline`'s (another resolve binary)
+                baseline=None, with_floor=True):
+    """Medians of resolve's and ast-grep's runs, of ast-grep's runs on only the files that match
+    (None when none does or `with_floor` is false), and of `baseline`'s (another resolve binary)
     when one is given, else None."""
     tree = fresh_copy(corpus, work / "tree", copies)
-    ours, theirs, base = [], [], []
+    matching = list_matching(ast_grep, tree, pattern, args.lang) if with_floor else []
+    ours, theirs, floor, base = [], [], [], []
     for _ in range(runs or args.runs):
         set_aside(tree / ".resolve")
         ours.append(measure(resolve_preview(resolve, tree, pattern, args.lang)))
         theirs.append(measure(ast_grep_preview(ast_grep, tree, pattern, args.lang)))
+        if matching:
+            floor.append(measure([*ast_grep_preview(ast_grep, tree, pattern, args.lang)[:-1],
+                                  *matching]))
         if baseline:
             set_aside(tree / ".resolve")
             base.append(measure(resolve_preview(baseline, tree, pattern, args.lang)))
     set_aside(tree)
-    return median(ours), median(theirs), median(base) if base else None
+    return (median(ours), median(theirs), median(floor) if floor else None,
+            median(base) if base else None)
+
+
+def list_matching(ast_grep: str, tree: Path, pattern: tuple[str, str], lang: str) -> list[str]:
+    """The files of `tree` that hold a match of the pattern, as ast-grep finds them."""
+    listed = subprocess.run([ast_grep, "run", "-p", pattern[0], "--lang", lang, "--json=compact",
+                             str(tree)], capture_output=True, text=True)
+    if listed.returncode != 0:
+        sys.exit(f"ast-grep failed to list the matching files: {listed.stderr}")
+    return sorted({found["file"] for found in json.loads(listed.stdout)})
 
 
 def census(args, corpus: Path, work: Path, pattern: tuple[str, str]) -> str:
@@ -406,9 +432,12 @@ def sync() -> None:
 
 
 def fmt_row(name: str, ours: Sample, theirs: Sample, files: str = "",
-            base: Sample | None = None, with_base: bool = False) -> str:
+            floor: Sample | None = None, base: Sample | None = None,
+            with_base: bool = False) -> str:
+    floor_ratio = f"{floor.wall / theirs.wall:.3f}×" if floor else ""
     row = (
         f"| {name} | {files} | {ours.wall:.4f} s | {theirs.wall:.4f} s | **{ours.wall / theirs.wall:.3f}×** "
+        f"| {floor_ratio} "
         f"| {ours.cpu:.3f} s | {theirs.cpu:.3f} s | {ours.cpu / theirs.cpu:.2f}× "
         f"| {ours.rss_kb / 1024:.1f} MB | {theirs.rss_kb / 1024:.1f} MB "
         f"| {ours.rss_kb / theirs.rss_kb:.2f}× |"
@@ -474,15 +503,15 @@ def main() -> None:
         if baseline:
             print(f"baseline: {baseline}\n")
         print("| row | files kept / matching / searched (bytes) | resolve wall | ast-grep wall | ratio "
-              "| resolve CPU | ast-grep CPU | ratio | resolve RSS | ast-grep RSS | ratio |"
+              "| floor (ast-grep on the matching files) | resolve CPU | ast-grep CPU | ratio | resolve RSS | ast-grep RSS | ratio |"
               + (" baseline wall | change |" if baseline else ""))
-        print("|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if baseline else ""))
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if baseline else ""))
         for name, pattern in rows:
             if name not in skip:
                 files = census(args, corpus, work, pattern)
-                ours, theirs, base = preview_row(args, resolve, ast_grep, corpus, work, pattern,
-                                                 baseline=baseline)
-                print(fmt_row(f"preview {name} `{pattern[0]}`", ours, theirs, files, base),
+                ours, theirs, floor, base = preview_row(args, resolve, ast_grep, corpus, work,
+                                                        pattern, baseline=baseline)
+                print(fmt_row(f"preview {name} `{pattern[0]}`", ours, theirs, files, floor, base),
                       flush=True)
         dense = rows[-1][1]
         if "apply" not in skip:
@@ -495,8 +524,9 @@ def main() -> None:
             print("|---|---|---|---|---|---|")
             size = rs_bytes(corpus, EXTENSIONS[args.lang]) / 1e6
             for factor in (int(f) for f in args.scale.split(",")):
-                ours, theirs, _ = preview_row(args, resolve, ast_grep, corpus, work, dense,
-                                              copies=factor, runs=args.scale_runs)
+                ours, theirs, _, _ = preview_row(args, resolve, ast_grep, corpus, work, dense,
+                                                 copies=factor, runs=args.scale_runs,
+                                                 with_floor=False)
                 print(f"| {factor}× | {size * factor:.0f} | {ours.wall:.2f} s "
                       f"| {ours.rss_kb / 1024:.1f} MB | {theirs.wall:.2f} s "
                       f"| {theirs.rss_kb / 1024:.1f} MB |", flush=True)

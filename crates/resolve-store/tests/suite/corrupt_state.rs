@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
-use resolve_store::{JOURNAL_DIR, NewAction, Origin, STATE_DIR, Store, StoreError, content_hash};
+use resolve_store::{JOURNAL_DIR, Origin, STATE_DIR, Store, StoreError, content_hash};
 use serde_json::{Value, json};
 
 use super::common::{change_set, new_action, stage_as_agent, store_at, store_holding, update};
@@ -130,43 +130,53 @@ fn a_backup_that_is_not_the_original_is_never_restored() {
     );
 }
 
+/// Stage a change to `b.txt`, let `damage` rewrite its pending record, then apply it and list
+/// the pending actions: both must fail as corrupt state naming the record, with `b.txt`
+/// untouched. The record's path and the two reasons.
+fn refusals_of_a_damaged_record(
+    fx: &Fixture,
+    damage: impl FnOnce(&Path),
+) -> (PathBuf, Vec<String>) {
+    let set = change_set([("b.txt", update("beta\n", "BETA\n"))]);
+    let record = fx
+        .store
+        .stage(new_action(Origin::Cli, "write", "Write: b.txt"), set)
+        .unwrap();
+    let file = fx.root.join(STATE_DIR).join("pending/1.json");
+    damage(&file);
+    let reasons = [
+        fx.store.apply(&record.id, None, "r", None).unwrap_err(),
+        fx.store.pending().unwrap_err(),
+    ]
+    .into_iter()
+    .map(|error| match error {
+        StoreError::CorruptState { path, reason } => {
+            assert_eq!(path, file);
+            reason
+        }
+        other => panic!("expected corrupt state, got {other}"),
+    })
+    .collect();
+    assert_eq!(
+        std::fs::read_to_string(fx.root.join("b.txt")).unwrap(),
+        "beta\n"
+    );
+    (file, reasons)
+}
+
 #[test]
 fn a_record_whose_seq_disagrees_with_its_file_name_is_corrupt_not_applied() {
     // Before the fix, applying it wrote `history/7.json`, removed the missing `pending/7.json`
     // and left `pending/1.json`: the action was applied yet stayed pending.
     let fx = fixture();
-    let set = change_set([("b.txt", update("beta\n", "BETA\n"))]);
-    let record = fx
-        .store
-        .stage(
-            NewAction {
-                preview_text: "p".into(),
-                ..new_action(Origin::Cli, "write", "Write: b.txt")
-            },
-            set,
-        )
-        .unwrap();
-    let file = fx.root.join(STATE_DIR).join("pending/1.json");
-    let mut value: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-    value["seq"] = json!(7);
-    std::fs::write(&file, value.to_string()).unwrap();
-
-    for error in [
-        fx.store.apply(&record.id, None, "r", None).unwrap_err(),
-        fx.store.pending().unwrap_err(),
-    ] {
-        match &error {
-            StoreError::CorruptState { path, reason } => {
-                assert_eq!(path, &file);
-                assert!(reason.contains("does not match its name"), "{reason}");
-            }
-            other => panic!("expected corrupt state, got {other}"),
-        }
+    let (_, reasons) = refusals_of_a_damaged_record(&fx, |file| {
+        let mut value: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+        value["seq"] = json!(7);
+        std::fs::write(file, value.to_string()).unwrap();
+    });
+    for reason in reasons {
+        assert!(reason.contains("does not match its name"), "{reason}");
     }
-    assert_eq!(
-        std::fs::read_to_string(fx.root.join("b.txt")).unwrap(),
-        "beta\n"
-    );
     assert!(!fx.root.join(STATE_DIR).join("history/7.json").exists());
 }
 
@@ -175,30 +185,13 @@ fn a_truncated_record_is_corrupt_state_naming_it_and_is_kept() {
     // Records are read whole and parsed from memory; a cut-off text is the record's fault
     // (corrupt state naming it), not an I/O error, and nothing is written.
     let fx = fixture();
-    let set = change_set([("b.txt", update("beta\n", "BETA\n"))]);
-    let record = fx
-        .store
-        .stage(new_action(Origin::Cli, "write", "Write: b.txt"), set)
-        .unwrap();
-    let file = fx.root.join(STATE_DIR).join("pending/1.json");
-    let text = std::fs::read(&file).unwrap();
-    let cut = &text[..text.len() / 2];
-    std::fs::write(&file, cut).unwrap();
-
-    for error in [
-        fx.store.apply(&record.id, None, "r", None).unwrap_err(),
-        fx.store.pending().unwrap_err(),
-    ] {
-        match &error {
-            StoreError::CorruptState { path, .. } => assert_eq!(path, &file),
-            other => panic!("expected corrupt state, got {other}"),
-        }
-    }
+    let mut cut = Vec::new();
+    let (file, _) = refusals_of_a_damaged_record(&fx, |file| {
+        let text = std::fs::read(file).unwrap();
+        cut = text[..text.len() / 2].to_vec();
+        std::fs::write(file, &cut).unwrap();
+    });
     assert_eq!(std::fs::read(&file).unwrap(), cut);
-    assert_eq!(
-        std::fs::read_to_string(fx.root.join("b.txt")).unwrap(),
-        "beta\n"
-    );
 }
 
 #[test]
